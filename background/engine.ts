@@ -1,0 +1,307 @@
+/**
+ * The engine: capture, search and admin over IndexedDB. No chrome.* here (the router in main.ts does
+ * the browser glue), so the whole engine runs in Node against fake-indexeddb in the storage tests.
+ */
+import { bm25Search, type QueryTerm } from '../src/bm25.js';
+import { chunkBlocks, countWords } from '../src/chunker.js';
+import { groupByPage } from '../src/group.js';
+import { hashHex } from '../src/hash.js';
+import { classifyQuery, fuseHybrid, type DenseCalibration } from '../src/hybrid.js';
+import type { CapturePayload, CaptureResponse, SearchRequest, SearchResponse, SearchResult, ResultSection, SiteCount, Stats } from '../src/protocol.js';
+import { parseDateOperand, parseQuery, type ParsedQuery } from '../src/query.js';
+import type { FusedHit, LaneHit } from '../src/rrf.js';
+import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
+import { makeSnippet } from '../src/snippet.js';
+import { foldText, queryTerms, type TokenizerOptions } from '../src/tokenizer.js';
+import { sectionHref, siteMatches, siteOf } from '../src/url.js';
+import { getDb, type ChunkRecord, type DB } from './db.js';
+import { LexicalReader } from './lexicalIndex.js';
+import { deletePages, writePage } from './pageStore.js';
+import { PageTable } from './pageTable.js';
+
+/** The dense lane as the engine sees it (implemented in dense.ts). */
+export interface DenseLane {
+  /** The model new chunks are queued for, or null when the lane is off. */
+  queueModel(): string | null;
+  /** Null while the model is not loaded or the lane is off: the search runs lexical-only then. */
+  search(text: string, k: number, allowed: ReadonlySet<number> | null): Promise<{ hits: LaneHit[]; calibration: DenseCalibration } | null>;
+  onChunksRemoved(ids: readonly number[]): void;
+  onChunksAdded(): void;
+  pending(): Promise<number>;
+  /** Settings changed: a new model or a re-enabled lane re-embeds what it lacks. */
+  onSettingsChanged(previous: Settings): void;
+  status(): { model: string | null; error?: string };
+}
+
+export const TOKENIZER: TokenizerOptions = {};
+
+/** Pages with less main text than this are not worth a result. */
+export const MIN_PAGE_WORDS = 12;
+
+export class Engine {
+  readonly lexical: LexicalReader;
+  readonly pages: PageTable;
+  private settingsCache: Settings | null = null;
+  dense: DenseLane | null = null;
+  /** The last captures' diagnostics (extraction method, retention, page cost), newest last. */
+  readonly captureLog: { url: string; at: number; outcome: string; chunks: number; words: number; extraction?: CapturePayload['extraction'] }[] = [];
+  /** Serialises writes so a capture storm never interleaves read-modify-write cycles. */
+  private writeChain: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly db: () => Promise<DB> = () => getDb()) {
+    this.lexical = new LexicalReader(db);
+    this.pages = new PageTable(db);
+  }
+
+  /** Runs `fn` with no other write in flight (verify, import and repairs use it too). */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.writeChain.then(fn, fn);
+    this.writeChain = run.catch(() => undefined);
+    return run;
+  }
+
+  async settings(): Promise<Settings> {
+    if (this.settingsCache) return this.settingsCache;
+    const db = await this.db();
+    const stored = await db.get('meta', 'settings');
+    this.settingsCache = mergeSettings(structuredClone(DEFAULT_SETTINGS) as Settings, stored ?? {});
+    return this.settingsCache;
+  }
+
+  async updateSettings(patch: unknown): Promise<Settings> {
+    const previous = await this.settings();
+    const next = mergeSettings(previous, patch);
+    const db = await this.db();
+    await db.put('meta', next, 'settings');
+    this.settingsCache = next;
+    if (previous.model !== next.model || previous.denseEnabled !== next.denseEnabled) this.dense?.onSettingsChanged(previous);
+    return next;
+  }
+
+  /** Whether a page at this URL may be captured (checked before the content script extracts anything). */
+  async captureAllowed(url: string): Promise<{ allowed: boolean; reason?: string }> {
+    const s = await this.settings();
+    if (s.paused) return { allowed: false, reason: 'paused' };
+    const site = siteOf(url);
+    if (!site) return { allowed: false, reason: 'not a web page' };
+    if (s.excludedSites.some((p) => siteMatches(site, p))) return { allowed: false, reason: 'excluded site' };
+    return { allowed: true };
+  }
+
+  async capture(url: string, payload: CapturePayload, now = Date.now()): Promise<CaptureResponse> {
+    const res = await this.captureInner(url, payload, now);
+    this.captureLog.push({ url, at: now, outcome: res.outcome, chunks: res.chunks, words: payload.blocks.reduce((n, b) => n + countWords(b.text), 0), extraction: payload.extraction });
+    if (this.captureLog.length > 2000) this.captureLog.splice(0, this.captureLog.length - 2000);
+    return res;
+  }
+
+  private async captureInner(url: string, payload: CapturePayload, now: number): Promise<CaptureResponse> {
+    const check = await this.captureAllowed(url);
+    if (!check.allowed) return { outcome: 'skipped', chunks: 0, reason: check.reason };
+    const { chunks, truncated } = chunkBlocks(payload.blocks);
+    const words = chunks.reduce((n, c) => n + countWords(c.text), 0);
+    if (words < MIN_PAGE_WORDS && countWords(payload.title) + words < MIN_PAGE_WORDS) {
+      return { outcome: 'skipped', chunks: 0, reason: 'too little text' };
+    }
+    if (truncated.chunks || truncated.chars) console.warn(`reread: capped ${url}: ${truncated.chunks} chunks, ${truncated.chars} chars dropped`);
+    const hash = hashHex(payload.title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
+    return this.exclusive(async () => {
+      const db = await this.db();
+      const result = await writePage(
+        db,
+        { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: this.dense?.queueModel() ?? null },
+        TOKENIZER,
+      );
+      this.lexical.invalidate(result.touchedTerms);
+      this.pages.put(result.page);
+      if (result.removedChunkIds.length) this.dense?.onChunksRemoved(result.removedChunkIds);
+      if (result.addedChunkIds.length) this.dense?.onChunksAdded();
+      return { outcome: result.outcome, chunks: result.page.chunkIds.length };
+    });
+  }
+
+  async deleteUrls(urls: readonly string[]): Promise<number> {
+    if (!urls.length) return 0;
+    return this.exclusive(async () => {
+      const db = await this.db();
+      const res = await deletePages(db, urls, TOKENIZER);
+      this.lexical.invalidate(res.touchedTerms);
+      for (const p of res.pages) this.pages.remove(p.url);
+      this.dense?.onChunksRemoved(res.removedChunkIds);
+      return res.pages.length;
+    });
+  }
+
+  async deleteSite(site: string): Promise<number> {
+    const urls = [...(await this.pages.all()).values()].filter((p) => siteMatches(p.site, site)).map((p) => p.url);
+    return this.deleteUrls(urls);
+  }
+
+  async deleteRange(after?: number, before?: number): Promise<number> {
+    const urls = [...(await this.pages.all()).values()]
+      .filter((p) => (after === undefined || p.lastVisit >= after) && (before === undefined || p.lastVisit < before))
+      .map((p) => p.url);
+    return this.deleteUrls(urls);
+  }
+
+  async deleteAll(): Promise<number> {
+    return this.exclusive(async () => {
+      const db = await this.db();
+      const n = await db.count('pages');
+      const tx = db.transaction(['pages', 'chunks', 'postings', 'embedQueue', 'vectors', 'meta'], 'readwrite');
+      await Promise.all([
+        tx.objectStore('pages').clear(),
+        tx.objectStore('chunks').clear(),
+        tx.objectStore('postings').clear(),
+        tx.objectStore('embedQueue').clear(),
+        tx.objectStore('vectors').clear(),
+        tx.objectStore('meta').delete('stats'),
+      ]);
+      await tx.done;
+      this.lexical.invalidate('all');
+      this.pages.reset();
+      this.dense?.onChunksRemoved([]);
+      return n;
+    });
+  }
+
+  async stats(): Promise<Stats> {
+    const db = await this.db();
+    const [pages, chunks] = await Promise.all([db.count('pages'), db.count('chunks')]);
+    const sites = new Set([...(await this.pages.all()).values()].map((p) => p.site)).size;
+    const st = this.dense?.status();
+    const out: Stats = { pages, chunks, pendingEmbeddings: (await this.dense?.pending()) ?? 0, sites, activeModel: st?.model ?? null };
+    if (st?.error) out.embeddingError = st.error;
+    return out;
+  }
+
+  async siteCounts(): Promise<SiteCount[]> {
+    const counts = new Map<string, number>();
+    for (const p of (await this.pages.all()).values()) counts.set(p.site, (counts.get(p.site) ?? 0) + 1);
+    return [...counts].map(([site, pages]) => ({ site, pages })).sort((a, b) => b.pages - a.pages || a.site.localeCompare(b.site));
+  }
+
+  /** Merges the typed query with the filter controls / URL parameters. */
+  static parse(req: SearchRequest, now = Date.now()): ParsedQuery {
+    const parsed = parseQuery(req.q, now);
+    if (req.site) {
+      for (const s of req.site.split(/[\s,]+/).filter(Boolean)) {
+        const site = s.toLowerCase().replace(/^https?:\/\//, '').replace(/\/.*$/, '').replace(/^www\./, '');
+        if (site && !parsed.sites.includes(site)) parsed.sites.push(site);
+      }
+    }
+    if (req.after) {
+      const t = parseDateOperand(req.after, now, 'after');
+      if (t !== undefined) parsed.after = Math.max(parsed.after ?? -Infinity, t);
+    }
+    if (req.before) {
+      const t = parseDateOperand(req.before, now, 'before');
+      if (t !== undefined) parsed.before = Math.min(parsed.before ?? Infinity, t);
+    }
+    return parsed;
+  }
+
+  async search(req: SearchRequest): Promise<SearchResponse> {
+    const started = performance.now();
+    const settings = await this.settings();
+    const limit = req.limit ?? 30;
+    const parsed = Engine.parse(req);
+    const allowed = await this.pages.allowedChunks(parsed, req.excludeUrl);
+    const terms = queryTerms(parsed.text, TOKENIZER);
+    const empty = (): SearchResponse => ({ results: [], parsed, tookMs: performance.now() - started, lanesUsed: { lexical: false, dense: false } });
+    if (!terms.length || (allowed && allowed.size === 0)) return empty();
+
+    // Filters on text (phrases, excluded words) are checked on candidates, so retrieve deeper.
+    const textFilters = parsed.phrases.length + parsed.excludeWords.length + parsed.excludePhrases.length > 0;
+    const depth = textFilters ? Math.max(500, limit * 10) : Math.max(limit * 3, 30);
+    const [lexical, dense] = await Promise.all([
+      this.lexicalSearch(terms, depth, allowed, settings),
+      settings.denseEnabled && this.dense ? this.dense.search(parsed.text, depth, allowed).catch(() => null) : Promise.resolve(null),
+    ]);
+    const fused = fuseHybrid({
+      lexical,
+      dense: dense?.hits ?? [],
+      queryClass: classifyQuery(parsed.text),
+      calibration: dense?.calibration ?? null,
+      rrfK: settings.ranking.rrfK,
+      userWeights: { lexical: settings.ranking.lexicalWeight, dense: settings.ranking.denseWeight },
+    });
+    const results = await this.present(fused, parsed, terms, limit);
+    return { results, parsed, tookMs: Math.round((performance.now() - started) * 10) / 10, lanesUsed: { lexical: true, dense: dense !== null } };
+  }
+
+  private async lexicalSearch(terms: string[], k: number, allowed: ReadonlySet<number> | null, settings: Settings): Promise<LaneHit[]> {
+    const [postings, stats] = await Promise.all([this.lexical.postings(terms), this.lexical.corpusStats()]);
+    const query: QueryTerm[] = terms.map((term) => ({ term, postings: postings.get(term)! }));
+    return bm25Search(query, stats, { k, allowed, params: { k1: settings.ranking.k1, b: settings.ranking.b } });
+  }
+
+  /** Reads the candidates' chunks, applies text filters, groups by page and builds the result cards. */
+  private async present(fused: FusedHit[], parsed: ParsedQuery, terms: string[], limit: number): Promise<SearchResult[]> {
+    if (!fused.length) return [];
+    const db = await this.db();
+    const phrases = parsed.phrases.map((p) => foldText(p).toLowerCase());
+    const excludePhrases = [...parsed.excludePhrases, ...parsed.excludeWords].map((p) => foldText(p).toLowerCase());
+    const textFilters = phrases.length + excludePhrases.length > 0;
+    const table = await this.pages.all();
+    const termSet = new Set(terms);
+    type Hit = FusedHit & { url: string; chunk: ChunkRecord };
+    const hits: Hit[] = [];
+    // Read in slices: enough to fill `limit` pages with their extra sections, without reading everything.
+    const pagesSeen = new Set<string>();
+    for (let i = 0; i < fused.length && pagesSeen.size < limit; i += 64) {
+      const slice = fused.slice(i, i + 64);
+      const tx = db.transaction('chunks');
+      const chunks = await Promise.all(slice.map((h) => tx.store.get(h.id)));
+      slice.forEach((h, j) => {
+        const chunk = chunks[j];
+        if (!chunk || !table.has(chunk.url)) return;
+        if (textFilters) {
+          const folded = foldText(`${table.get(chunk.url)!.title}\n${chunk.text}`).toLowerCase();
+          if (!phrases.every((p) => folded.includes(p))) return;
+          if (excludePhrases.some((p) => containsWord(folded, p))) return;
+        }
+        hits.push({ ...h, url: chunk.url, chunk });
+        pagesSeen.add(chunk.url);
+      });
+    }
+    const section = (h: Hit): ResultSection => {
+      const body = h.chunk.text.includes('\n') && h.chunk.headingPath.length ? h.chunk.text.slice(h.chunk.text.indexOf('\n') + 1) : h.chunk.text;
+      return {
+        chunkId: h.id,
+        section: h.chunk.section,
+        headingPath: h.chunk.headingPath,
+        href: sectionHref(h.url, h.chunk.anchor),
+        snippet: makeSnippet(body, termSet),
+        whyMatched: h.terms,
+        lanes: { ...h.ranks },
+        score: Math.round(h.score * 1000) / 1000,
+      };
+    };
+    return groupByPage(hits, limit).map((g) => {
+      const page = table.get(g.best.url)!;
+      return {
+        ...section(g.best),
+        url: page.url,
+        title: page.title,
+        site: page.site,
+        lastVisit: page.lastVisit,
+        visitCount: page.visitCount,
+        more: g.more.map(section),
+      };
+    });
+  }
+}
+
+/** Whole-word containment on folded text (so `-java` does not drop "javascript"). */
+function containsWord(haystack: string, needle: string): boolean {
+  let from = 0;
+  for (;;) {
+    const i = haystack.indexOf(needle, from);
+    if (i < 0) return false;
+    const before = i === 0 ? '' : haystack[i - 1]!;
+    const after = haystack[i + needle.length] ?? '';
+    if (!/[\p{L}\p{N}_]/u.test(before) && !/[\p{L}\p{N}_]/u.test(after)) return true;
+    from = i + 1;
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The service worker (Chrome) / background script (Firefox). Every listener is registered synchronously
+ * at the top level so an event that wakes the worker finds its listener.
+ */
+import browser from 'webextension-polyfill';
+import type { MessageType } from '../src/protocol.js';
+import { validateCapture, validateSearch, validateObject, optionalNumber, requiredString } from '../src/validate.js';
+import { normalizeSitePattern } from '../src/settings.js';
+import { ProtocolError } from '../src/protocol.js';
+import { Engine } from './engine.js';
+import { createRouter, type Handlers, type SenderInfo, type Validators } from './router.js';
+import { registerOmnibox } from './omnibox.js';
+import { registerContextMenu } from './contextMenu.js';
+import { exportJsonl, importJsonl } from './transfer.js';
+import { verifyIndex } from './verify.js';
+import { DenseService } from './dense.js';
+import { inProcessHost } from './embedding/workerHost.js';
+import { openUrl } from './tabs.js';
+
+const engine = new Engine();
+const dense = new DenseService(engine, inProcessHost);
+engine.dense = dense;
+// Settings are read once at start; a backlog left by a killed worker resumes right away.
+const ready = dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e));
+
+const empty = (p: unknown, t: MessageType) => {
+  validateObject(p, t);
+  return {} as Record<string, never>;
+};
+
+const validators: Validators = {
+  'page/check': (p) => empty(p, 'page/check'),
+  'page/capture': (p) => validateCapture(p).payload,
+  search: validateSearch,
+  stats: (p) => empty(p, 'stats'),
+  sites: (p) => empty(p, 'sites'),
+  'settings/get': (p) => empty(p, 'settings/get'),
+  'settings/set': (p) => validateObject(p, 'settings/set'),
+  'delete/site': (p) => {
+    const site = normalizeSitePattern(requiredString(validateObject(p, 'delete/site').site, 'site', 300));
+    if (!site) throw new ProtocolError('bad-request', 'not a site name');
+    return { site };
+  },
+  'delete/range': (p) => {
+    const o = validateObject(p, 'delete/range');
+    return { after: optionalNumber(o.after, 'after'), before: optionalNumber(o.before, 'before') };
+  },
+  'delete/all': (p) => empty(p, 'delete/all'),
+  export: (p) => ({ vectors: validateObject(p, 'export').vectors === true }),
+  import: (p) => ({ jsonl: requiredString(validateObject(p, 'import').jsonl, 'jsonl', 500_000_000) }),
+  verify: (p) => ({ repair: validateObject(p, 'verify').repair === true }),
+  open: (p) => {
+    const o = validateObject(p, 'open');
+    const url = requiredString(o.url, 'url');
+    if (!/^https?:\/\//i.test(url)) throw new ProtocolError('bad-request', 'only web pages can be opened');
+    return { url, newTab: o.newTab === true };
+  },
+};
+
+const handlers: Handlers = {
+  'page/check': async (_p, ctx) => engine.captureAllowed(ctx.pageUrl!),
+  'page/capture': async (p, ctx) => engine.capture(ctx.pageUrl!, p),
+  search: async (p) => engine.search(p),
+  stats: async () => {
+    const s = await engine.stats();
+    const est = await navigator.storage?.estimate?.().catch(() => undefined);
+    if (est?.usage !== undefined) s.bytesUsed = est.usage;
+    return s;
+  },
+  sites: async () => engine.siteCounts(),
+  'settings/get': async () => engine.settings(),
+  'settings/set': async (p) => engine.updateSettings(p),
+  'delete/site': async (p) => ({ pages: await engine.deleteSite(p.site) }),
+  'delete/range': async (p) => ({ pages: await engine.deleteRange(p.after, p.before) }),
+  'delete/all': async () => ({ pages: await engine.deleteAll() }),
+  export: async (p) => exportJsonl(engine, p.vectors === true),
+  import: async (p) => importJsonl(engine, p.jsonl),
+  verify: async (p) => verifyIndex(engine, p.repair === true),
+  open: async (p) => ({ tabId: await openUrl(p.url, p.newTab ? 'newForegroundTab' : 'currentTab') }),
+};
+
+const route = createRouter({
+  extensionId: browser.runtime.id,
+  extensionOrigin: browser.runtime.getURL(''),
+  handlers,
+  validators,
+});
+
+browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.Runtime.MessageSender) => {
+  await ready;
+  const info: SenderInfo = { id: sender.id, url: sender.url, frameId: sender.frameId };
+  if (sender.tab) info.tab = { id: sender.tab.id, incognito: sender.tab.incognito, url: sender.tab.url };
+  return route(message, info);
+});
+
+registerOmnibox(engine);
+registerContextMenu(engine);
+
+// For end-to-end tests and benchmarks driving the worker through CDP (not reachable from any page).
+(globalThis as unknown as { reread: unknown }).reread = { engine, dense };

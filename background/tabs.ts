@@ -1,0 +1,36 @@
+/** Opening results: switch to a tab that already shows the page, else open it where the user asked. */
+import browser from 'webextension-polyfill';
+import { normalizeUrl } from '../src/url.js';
+
+export type Disposition = 'currentTab' | 'newForegroundTab' | 'newBackgroundTab';
+
+export async function openUrl(href: string, disposition: Disposition): Promise<number | null> {
+  const target = normalizeUrl(href);
+  if (target) {
+    // Tab URLs are visible to us on pages our content script runs on (its host access).
+    const tabs = await browser.tabs.query({}).catch(() => []);
+    const open = tabs.find((t) => t.url && !t.incognito && normalizeUrl(t.url) === target);
+    if (open?.id !== undefined) {
+      // Same page: update only when the fragment differs, so the page jumps without a reload.
+      if (open.url !== href) await browser.tabs.update(open.id, { url: href, active: true });
+      else await browser.tabs.update(open.id, { active: true });
+      if (open.windowId !== undefined) await browser.windows.update(open.windowId, { focused: true }).catch(() => undefined);
+      return open.id;
+    }
+  }
+  if (disposition === 'currentTab') {
+    const [active] = await browser.tabs.query({ active: true, currentWindow: true });
+    if (active?.id !== undefined) {
+      await browser.tabs.update(active.id, { url: href });
+      return active.id;
+    }
+  }
+  const tab = await browser.tabs.create({ url: href, active: disposition !== 'newBackgroundTab' });
+  return tab.id ?? null;
+}
+
+export function searchPageUrl(params: Record<string, string | undefined>): string {
+  const u = new URL(browser.runtime.getURL('search.html'));
+  for (const [k, v] of Object.entries(params)) if (v) u.searchParams.set(k, v);
+  return u.toString();
+}

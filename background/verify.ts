@@ -1,0 +1,162 @@
+/**
+ * verifyIndex: recomputes what the index should be from the chunks (document frequencies, lengths,
+ * N, total length, postings) and compares it with what is stored; checks pages against chunks and
+ * vectors and the embedding queue against chunks. `repair` rebuilds the derived stores from the chunks.
+ */
+import { decodeBlock, appendToBlock, type PostingEntry } from '../src/postings.js';
+import { termFrequencies, tokenize } from '../src/tokenizer.js';
+import type { VerifyReport } from '../src/protocol.js';
+import type { ChunkRecord, PageRecord, StatsRecord, VectorBlockRecord } from './db.js';
+import type { Engine } from './engine.js';
+import { TOKENIZER } from './engine.js';
+import { indexedText } from './pageStore.js';
+
+const MAX_PROBLEMS = 50;
+
+export async function verifyIndex(engine: Engine, repair = false): Promise<VerifyReport> {
+  return engine.exclusive(async () => {
+    const db = await engine.db();
+    const problems: string[] = [];
+    const report = (p: string) => {
+      if (problems.length < MAX_PROBLEMS) problems.push(p);
+      else if (problems.length === MAX_PROBLEMS) problems.push('… more problems not listed');
+    };
+    const tx = db.transaction(['pages', 'chunks', 'postings', 'meta', 'vectors', 'embedQueue']);
+    const [pages, chunks, postings, stats, vectors, queue] = await Promise.all([
+      tx.objectStore('pages').getAll(),
+      tx.objectStore('chunks').getAll(),
+      tx.objectStore('postings').getAll(),
+      tx.objectStore('meta').get('stats') as Promise<StatsRecord | undefined>,
+      tx.objectStore('vectors').getAll(),
+      tx.objectStore('embedQueue').getAll(),
+    ]);
+    await tx.done;
+
+    const pageByUrl = new Map<string, PageRecord>(pages.map((p) => [p.url, p]));
+    const chunkById = new Map<number, ChunkRecord>(chunks.map((c) => [c.id, c]));
+    const owned = new Set<number>();
+    for (const p of pages) {
+      for (const id of p.chunkIds) {
+        const c = chunkById.get(id);
+        if (!c) report(`page ${p.url} lists missing chunk ${id}`);
+        else if (c.url !== p.url) report(`chunk ${id} belongs to ${c.url}, listed by ${p.url}`);
+        if (owned.has(id)) report(`chunk ${id} listed twice`);
+        owned.add(id);
+      }
+    }
+    const orphans = chunks.filter((c) => !owned.has(c.id));
+    for (const c of orphans) report(`orphan chunk ${c.id} (${c.url})`);
+
+    // What the postings should be.
+    const expected = new Map<string, Map<number, { tf: number; len: number }>>();
+    let N = 0;
+    let totalLength = 0;
+    let maxId = 0;
+    const lens = new Map<number, number>();
+    for (const c of chunks) {
+      if (!owned.has(c.id)) continue;
+      const terms = tokenize(indexedText(pageByUrl.get(c.url)?.title ?? '', c.text), TOKENIZER);
+      if (terms.length !== c.len) report(`chunk ${c.id} length ${c.len}, recomputed ${terms.length}`);
+      lens.set(c.id, terms.length);
+      N++;
+      totalLength += terms.length;
+      maxId = Math.max(maxId, c.id);
+      for (const [t, tf] of termFrequencies(terms)) {
+        let m = expected.get(t);
+        if (!m) expected.set(t, (m = new Map()));
+        m.set(c.id, { tf, len: terms.length });
+      }
+    }
+    if ((stats?.N ?? 0) !== N) report(`stored N ${stats?.N ?? 0}, recomputed ${N}`);
+    if ((stats?.totalLength ?? 0) !== totalLength) report(`stored total length ${stats?.totalLength ?? 0}, recomputed ${totalLength}`);
+    if (stats && stats.nextChunkId <= maxId) report(`next chunk id ${stats.nextChunkId} not above ${maxId}`);
+
+    const seen = new Map<string, Set<number>>();
+    for (const block of postings) {
+      const entries = decodeBlock({ first: block.f, n: block.n, data: block.d });
+      const want = expected.get(block.t);
+      let s = seen.get(block.t);
+      if (!s) seen.set(block.t, (s = new Set()));
+      for (const e of entries) {
+        if (e.id < block.f) report(`block ${block.t}/${block.f} holds smaller id ${e.id}`);
+        const w = want?.get(e.id);
+        if (!w) report(`posting ${block.t} -> ${e.id} has no chunk with that term`);
+        else if (w.tf !== e.tf || w.len !== e.len) report(`posting ${block.t} -> ${e.id}: tf ${e.tf}/len ${e.len}, expected ${w.tf}/${w.len}`);
+        if (s.has(e.id)) report(`posting ${block.t} -> ${e.id} duplicated`);
+        s.add(e.id);
+      }
+    }
+    for (const [t, m] of expected) {
+      const s = seen.get(t);
+      if (!s || s.size !== m.size) report(`term ${t}: df ${s?.size ?? 0}, expected ${m.size}`);
+    }
+
+    let vectorCount = 0;
+    const vecSeen = new Set<string>();
+    for (const b of vectors) {
+      for (const id of b.ids) {
+        vectorCount++;
+        if (!owned.has(id)) report(`vector ${b.m}/${id} has no chunk`);
+        const key = `${b.m}/${id}`;
+        if (vecSeen.has(key)) report(`vector ${key} duplicated`);
+        vecSeen.add(key);
+      }
+    }
+    for (const q of queue) {
+      if (!owned.has(q.id)) report(`queued chunk ${q.id} does not exist`);
+      if (vecSeen.has(`${q.model}/${q.id}`)) report(`chunk ${q.id} is queued and already embedded`);
+    }
+
+    if (repair && problems.length) await rebuild(engine, chunks.filter((c) => owned.has(c.id)), orphans, pageByUrl, expected, N, totalLength, Math.max(maxId + 1, stats?.nextChunkId ?? 1), vectors, owned, lens);
+    return { ok: problems.length === 0, problems, checked: { chunks: chunks.length, terms: expected.size, vectors: vectorCount } };
+  });
+}
+
+async function rebuild(
+  engine: Engine,
+  live: ChunkRecord[],
+  orphans: ChunkRecord[],
+  pageByUrl: Map<string, PageRecord>,
+  expected: Map<string, Map<number, { tf: number; len: number }>>,
+  N: number,
+  totalLength: number,
+  nextChunkId: number,
+  vectors: VectorBlockRecord[],
+  owned: Set<number>,
+  lens: Map<number, number>,
+): Promise<void> {
+  const db = await engine.db();
+  const tx = db.transaction(['pages', 'chunks', 'postings', 'meta', 'vectors', 'embedQueue'], 'readwrite');
+  await tx.objectStore('postings').clear();
+  const puts: Promise<unknown>[] = [];
+  for (const [term, m] of expected) {
+    const entries: PostingEntry[] = [...m].map(([id, v]) => ({ id, tf: v.tf, len: v.len })).sort((a, b) => a.id - b.id);
+    for (const b of appendToBlock(undefined, entries)) puts.push(tx.objectStore('postings').put({ t: term, f: b.first, n: b.n, d: b.data }));
+  }
+  for (const c of orphans) puts.push(tx.objectStore('chunks').delete(c.id));
+  for (const c of live) {
+    const len = lens.get(c.id);
+    if (len !== undefined && len !== c.len) puts.push(tx.objectStore('chunks').put({ ...c, len }));
+  }
+  for (const p of pageByUrl.values()) {
+    const ids = p.chunkIds.filter((id) => owned.has(id) && live.some((c) => c.id === id));
+    if (ids.length !== p.chunkIds.length) puts.push(tx.objectStore('pages').put({ ...p, chunkIds: ids }));
+  }
+  // Vectors of missing chunks go; their blocks are rewritten without them.
+  for (const b of vectors) {
+    const keep = [...b.ids].map((id, i) => ({ id, i })).filter((e) => owned.has(e.id));
+    if (keep.length === b.ids.length) continue;
+    if (!keep.length) puts.push(tx.objectStore('vectors').delete([b.m, b.f]));
+    else {
+      const codes = new Int8Array(keep.length * b.dim);
+      keep.forEach((e, j) => codes.set(b.codes.subarray(e.i * b.dim, (e.i + 1) * b.dim), j * b.dim));
+      puts.push(tx.objectStore('vectors').put({ ...b, ids: Uint32Array.from(keep.map((e) => e.id)), codes, scales: Float32Array.from(keep.map((e) => b.scales[e.i]!)) }));
+    }
+  }
+  puts.push(tx.objectStore('meta').put({ N, totalLength, nextChunkId } satisfies StatsRecord, 'stats'));
+  await Promise.all(puts);
+  await tx.done;
+  engine.lexical.invalidate('all');
+  engine.pages.reset();
+  engine.dense?.onChunksRemoved([]);
+}

@@ -1,0 +1,24 @@
+/** Typed requests from extension pages to the background. */
+import browser from 'webextension-polyfill';
+import type { MessageType, Reply, Request, Response } from '../src/protocol.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function call<K extends MessageType>(type: K, payload: Request<K>): Promise<Response<K>> {
+  let reply: Reply<K> | undefined;
+  try {
+    reply = (await browser.runtime.sendMessage({ type, payload })) as Reply<K> | undefined;
+  } catch {
+    throw new ApiError('unavailable', 'Reread’s background is not answering. Try again in a moment.');
+  }
+  if (!reply) throw new ApiError('unavailable', 'Reread’s background is not answering. Try again in a moment.');
+  if (!reply.ok) throw new ApiError(reply.error.code, reply.error.message);
+  return reply.data;
+}

@@ -1,0 +1,66 @@
+/**
+ * Filter controls (site, date presets, custom range) that read from and write to the typed query's
+ * operators, so the box and the controls never disagree.
+ */
+import type { SiteCount } from '../../src/protocol.js';
+import { isoDate, parseQuery } from '../../src/query.js';
+
+/** Replaces every `op:value` in the query by `op:value` (or removes them when value is null). */
+export function setOperator(q: string, op: string, value: string | null): string {
+  const re = new RegExp(`(^|\\s)${op}:(?:"[^"]*"|\\S+)`, 'gi');
+  const stripped = q.replace(re, ' ').replace(/\s+/g, ' ').trim();
+  return value ? `${stripped} ${op}:${value}`.trim() : stripped;
+}
+
+const PRESETS: { label: string; after: string | null }[] = [
+  { label: 'Any time', after: null },
+  { label: 'Today', after: 'today' },
+  { label: '7 days', after: '7d' },
+  { label: '30 days', after: '30d' },
+];
+
+export function FilterBar({ query, sites, onChange }: { query: string; sites: SiteCount[]; onChange: (q: string) => void }) {
+  const parsed = parseQuery(query);
+  const site = parsed.sites[0] ?? '';
+  const afterRaw = /(?:^|\s)after:(\S+)/i.exec(query)?.[1]?.toLowerCase() ?? null;
+  const preset = PRESETS.find((p) => p.after === afterRaw) ? afterRaw : afterRaw ? 'custom' : null;
+  const siteOptions = site && !sites.some((s) => s.site === site) ? [{ site, pages: 0 }, ...sites] : sites;
+  return (
+    <div class="filters" data-testid="filters">
+      <label class="filters__site">
+        <span class="visually-hidden">Site</span>
+        <select data-testid="filter-site" value={site} onChange={(e) => onChange(setOperator(query, 'site', (e.target as HTMLSelectElement).value || null))}>
+          <option value="">All sites</option>
+          {siteOptions.slice(0, 200).map((s) => (
+            <option value={s.site} key={s.site}>
+              {s.site}
+              {s.pages ? ` (${s.pages})` : ''}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div class="filters__dates" role="group" aria-label="Visited">
+        {PRESETS.map((p) => (
+          <button
+            type="button"
+            key={p.label}
+            class={`chip${preset === p.after ? ' chip--on' : ''}`}
+            aria-pressed={preset === p.after}
+            data-testid={`date-${p.after ?? 'any'}`}
+            onClick={() => onChange(setOperator(setOperator(query, 'before', null), 'after', p.after))}
+          >
+            {p.label}
+          </button>
+        ))}
+        <label class="filters__range">
+          <span class="visually-hidden">From</span>
+          <input type="date" data-testid="filter-after" value={parsed.after !== undefined ? isoDate(parsed.after) : ''} onChange={(e) => onChange(setOperator(query, 'after', (e.target as HTMLInputElement).value || null))} />
+        </label>
+        <label class="filters__range">
+          <span class="visually-hidden">Before</span>
+          <input type="date" data-testid="filter-before" value={parsed.before !== undefined ? isoDate(parsed.before) : ''} onChange={(e) => onChange(setOperator(query, 'before', (e.target as HTMLInputElement).value || null))} />
+        </label>
+      </div>
+    </div>
+  );
+}

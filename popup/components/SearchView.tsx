@@ -1,0 +1,193 @@
+/**
+ * The search box and results, shared by the popup and the full results page (search.html).
+ * Keyboard first: the box has focus, Up/Down move, Enter opens, Ctrl/Cmd+Enter opens in a new tab,
+ * Esc clears. The typed query is the one source of truth: the filter controls rewrite its operators.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import type { SearchResponse, SearchResult, SiteCount, Stats } from '../../src/protocol.js';
+import { parseQuery } from '../../src/query.js';
+import { call } from '../api.js';
+import { ResultCard } from './ResultCard.js';
+import { FilterBar, setOperator } from './FilterBar.js';
+
+export interface SearchViewProps {
+  mode: 'popup' | 'page';
+  initialQuery: string;
+  excludeUrl?: string;
+  /** Called after every answered search (the page mirrors the query into its URL). */
+  onQueryChange?: (q: string) => void;
+}
+
+type Status = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; response: SearchResponse } | { kind: 'error'; message: string };
+
+const TYPE_DEBOUNCE_MS = 40;
+
+export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: SearchViewProps) {
+  const [query, setQuery] = useState(initialQuery);
+  const [status, setStatus] = useState<Status>(initialQuery.trim() ? { kind: 'searching' } : { kind: 'idle' });
+  const [selected, setSelected] = useState(0);
+  const [stats, setStats] = useState<Stats | null>(null);
+  const [sites, setSites] = useState<SiteCount[]>([]);
+  const ticket = useRef(0);
+  const input = useRef<HTMLInputElement>(null);
+  const limit = mode === 'popup' ? 8 : 30;
+
+  const run = useCallback(
+    (q: string) => {
+      const mine = ++ticket.current;
+      if (!q.trim()) {
+        setStatus({ kind: 'idle' });
+        onQueryChange?.(q);
+        return;
+      }
+      setStatus({ kind: 'searching' });
+      call('search', { q, limit, ...(excludeUrl ? { excludeUrl } : {}) })
+        .then((response) => {
+          if (mine !== ticket.current) return; // a newer keystroke owns the screen
+          setStatus({ kind: 'done', response });
+          setSelected(0);
+          onQueryChange?.(q);
+        })
+        .catch((e: unknown) => {
+          if (mine !== ticket.current) return;
+          setStatus({ kind: 'error', message: e instanceof Error ? e.message : String(e) });
+        });
+    },
+    [limit, excludeUrl, onQueryChange],
+  );
+
+  useEffect(() => {
+    input.current?.focus();
+    if (initialQuery.trim()) run(initialQuery);
+    call('stats', {}).then(setStats).catch(() => undefined);
+    call('sites', {}).then(setSites).catch(() => undefined);
+  }, []);
+
+  const timer = useRef<ReturnType<typeof setTimeout>>();
+  const onInput = (q: string) => {
+    setQuery(q);
+    clearTimeout(timer.current);
+    // Mark the answer on screen as stale right away; the request follows the typing by a few ms.
+    ticket.current++;
+    if (q.trim()) setStatus({ kind: 'searching' });
+    timer.current = setTimeout(() => run(q), TYPE_DEBOUNCE_MS);
+  };
+
+  const results: SearchResult[] = status.kind === 'done' ? status.response.results : [];
+  const open = (r: SearchResult | undefined, newTab: boolean) => {
+    if (!r) return;
+    void call('open', { url: r.href, newTab }).then(() => {
+      if (mode === 'popup') window.close();
+    });
+  };
+
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      setSelected((s) => Math.min(s + 1, Math.max(0, results.length - 1)));
+    } else if (e.key === 'ArrowUp') {
+      e.preventDefault();
+      setSelected((s) => Math.max(0, s - 1));
+    } else if (e.key === 'Enter') {
+      e.preventDefault();
+      open(results[selected], e.ctrlKey || e.metaKey);
+    } else if (e.key === 'Escape' && query) {
+      e.preventDefault();
+      onInput('');
+    }
+  };
+
+  useEffect(() => {
+    document.getElementById(`result-${selected}`)?.scrollIntoView?.({ block: 'nearest' });
+  }, [selected]);
+
+  const parsed = useMemo(() => parseQuery(query), [query]);
+  const hasFilters = parsed.sites.length > 0 || parsed.excludeSites.length > 0 || parsed.after !== undefined || parsed.before !== undefined;
+  const dropFilters = () => {
+    let q = query;
+    for (const op of ['site', 'after', 'before']) q = setOperator(q, op, null);
+    q = q.replace(/(^|\s)-site:\S+/g, ' ').replace(/\s+/g, ' ').trim();
+    onInput(q);
+  };
+
+  return (
+    <div class={`search search--${mode}`}>
+      <div class="search__box">
+        <input
+          ref={input}
+          type="search"
+          data-testid="search-input"
+          role="combobox"
+          aria-expanded={results.length > 0}
+          aria-controls="results"
+          aria-activedescendant={results.length ? `result-${selected}` : undefined}
+          aria-label="Search what you have read"
+          placeholder="Search what you have read…   site:  after:7d  &quot;exact words&quot;"
+          value={query}
+          onInput={(e) => onInput((e.target as HTMLInputElement).value)}
+          onKeyDown={onKeyDown}
+          autocomplete="off"
+          spellcheck={false}
+        />
+      </div>
+      <FilterBar query={query} sites={sites} onChange={onInput} />
+      {status.kind === 'searching' && (
+        <div class="search__status" data-testid="searching" role="status">
+          Searching…
+        </div>
+      )}
+      {status.kind === 'error' && (
+        <div class="search__error" role="alert" data-testid="error">
+          Something went wrong: {status.message}
+        </div>
+      )}
+      {status.kind === 'idle' && stats && stats.pages === 0 && <FirstRun />}
+      {status.kind === 'done' && results.length === 0 && (
+        <div class="search__empty" data-testid="no-results">
+          <p>Nothing you have read matches “{query}”.</p>
+          {hasFilters && (
+            <button type="button" data-testid="drop-filters" onClick={dropFilters}>
+              Search without filters
+            </button>
+          )}
+        </div>
+      )}
+      {results.length > 0 && (
+        <ol id="results" class="results" role="listbox" aria-label="Results" data-testid="results">
+          {results.map((r, i) => (
+            <ResultCard key={r.chunkId} result={r} index={i} selected={i === selected} onOpen={(newTab) => open(r, newTab)} onHover={() => setSelected(i)} />
+          ))}
+        </ol>
+      )}
+      {status.kind === 'done' && (
+        <div class="search__meta" data-testid="search-meta">
+          {results.length} pages · {status.response.tookMs} ms · {status.response.lanesUsed.dense ? 'keywords + meaning' : 'keywords'}
+        </div>
+      )}
+      {stats && stats.pendingEmbeddings > 0 && (
+        <div class="search__progress" data-testid="embedding-progress">
+          Understanding {stats.pendingEmbeddings} new sections…
+        </div>
+      )}
+    </div>
+  );
+}
+
+function FirstRun() {
+  return (
+    <div class="firstrun" data-testid="first-run">
+      <h2>Search everything you read</h2>
+      <p>
+        Reread keeps the text of pages you visit, cut into sections, and lets you find them again by the words they contain or by
+        what they mean. Everything stays on this computer: nothing you read or search is ever sent anywhere.
+      </p>
+      <p>
+        Browse as usual; pages appear here a second after they load. For better search by meaning, pick the stronger model in{' '}
+        <a href="options.html" target="_blank">
+          options
+        </a>{' '}
+        (a one-time 23 MB download).
+      </p>
+    </div>
+  );
+}

@@ -1,0 +1,68 @@
+/**
+ * Builds two unpacked extensions from one source: dist/chrome (MV3 service worker) and dist/firefox
+ * (MV3 background script). Three Vite builds: the extension pages (Preact), the background as one ES
+ * module with no dynamic import(), the content script as one IIFE.
+ */
+import { build } from 'vite';
+import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromeManifest, firefoxManifest } from './manifest.mjs';
+import { makeIcons } from './icons.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const chrome = join(dist, 'chrome');
+const firefox = join(dist, 'firefox');
+const quiet = { logLevel: process.env.VERBOSE ? 'info' : 'warn', configFile: join(root, 'vite.config.ts') };
+
+await rm(dist, { recursive: true, force: true });
+
+await build({
+  ...quiet,
+  root: join(root, 'popup'),
+  base: './',
+  build: {
+    outDir: chrome,
+    emptyOutDir: true,
+    rollupOptions: { input: { popup: join(root, 'popup/popup.html'), search: join(root, 'popup/search.html'), options: join(root, 'popup/options.html') } },
+  },
+});
+
+for (const [entry, format, name] of [
+  ['background/main.ts', 'es', 'background'],
+  ['content/main.ts', 'iife', 'content'],
+]) {
+  await build({
+    ...quiet,
+    build: {
+      outDir: chrome,
+      emptyOutDir: false,
+      copyPublicDir: false,
+      lib: { entry: join(root, entry), formats: [format], fileName: () => `${name}.js`, name: `reread_${name}` },
+      rollupOptions: { output: { codeSplitting: false } },
+    },
+  });
+}
+
+// ONNX runtime WASM (single-threaded SIMD, plain fallback) and the bundled model.
+await mkdir(join(chrome, 'wasm'), { recursive: true });
+for (const f of ['ort-wasm-simd.wasm', 'ort-wasm.wasm']) await cp(join(root, 'node_modules/onnxruntime-web/dist', f), join(chrome, 'wasm', f));
+await cp(join(root, 'models'), join(chrome, 'models'), { recursive: true, filter: (src) => !src.endsWith('README.md') });
+await makeIcons(join(chrome, 'icons'));
+
+const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
+const src = JSON.parse(await readFile(join(root, 'manifest.json'), 'utf8'));
+await writeFile(join(chrome, 'manifest.json'), JSON.stringify(chromeManifest(src, { version: pkg.version }), null, 2));
+
+await cp(chrome, firefox, { recursive: true });
+await writeFile(join(firefox, 'manifest.json'), JSON.stringify(firefoxManifest(src, { version: pkg.version }), null, 2));
+
+// Guard the constraint MV3 service workers impose: no dynamic import() in the worker bundle.
+const bg = await readFile(join(chrome, 'background.js'), 'utf8');
+if (/\bimport\s*\(/.test(bg.replace(/\/\/.*$/gm, ''))) {
+  console.warn('warning: background.js contains import(): MV3 service workers cannot use it');
+}
+if (!existsSync(join(chrome, 'popup.html'))) throw new Error('pages missing from the build');
+console.log(`built ${chrome} and ${firefox}`);

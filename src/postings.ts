@@ -1,0 +1,137 @@
+/**
+ * Posting blocks: how one term's postings are cut and encoded for storage.
+ *
+ * A term's postings are stored as blocks keyed by (term, first chunk id in the block), each holding up
+ * to BLOCK_SIZE entries sorted by chunk id. Chunk ids only grow, so a new chunk is always appended to
+ * the term's last block; deleting a chunk rewrites only the one block that holds it (found by key, no
+ * scan). Adding or deleting a page therefore costs work proportional to the page, not to the index.
+ *
+ * Entry encoding (LEB128 varints): id delta from the previous entry (first entry: delta from `first`),
+ * term frequency, chunk length. Typically 3–5 bytes an entry.
+ */
+
+import type { PostingList } from './bm25.js';
+
+export const BLOCK_SIZE = 512;
+
+export interface PostingEntry {
+  id: number;
+  tf: number;
+  len: number;
+}
+
+export interface EncodedBlock {
+  /** The first (smallest) chunk id in the block; part of the block's key. */
+  first: number;
+  /** Number of entries. */
+  n: number;
+  data: Uint8Array;
+}
+
+function writeVarint(out: number[], v: number): void {
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+}
+
+/** `first` may be below the first entry's id (a block keeps its key when its first entry is deleted). */
+export function encodeBlock(entries: readonly PostingEntry[], first = entries[0]?.id ?? 0): EncodedBlock {
+  if (!entries.length) throw new Error('empty posting block');
+  if (first > entries[0]!.id) throw new Error('block key above its first entry');
+  const bytes: number[] = [];
+  let prev = first;
+  for (const e of entries) {
+    writeVarint(bytes, e.id - prev);
+    writeVarint(bytes, e.tf);
+    writeVarint(bytes, e.len);
+    prev = e.id;
+  }
+  return { first, n: entries.length, data: Uint8Array.from(bytes) };
+}
+
+/** Decodes into `out` at `offset`; returns the new offset. */
+export function decodeInto(block: EncodedBlock, out: PostingList, offset: number): number {
+  const d = block.data;
+  let pos = 0;
+  let id = block.first;
+  for (let i = 0; i < block.n; i++) {
+    let shift = 1;
+    let delta = 0;
+    let byte: number;
+    do {
+      byte = d[pos++]!;
+      delta += (byte & 0x7f) * shift;
+      shift *= 128;
+    } while (byte & 0x80);
+    id += delta;
+    let tf = 0;
+    shift = 1;
+    do {
+      byte = d[pos++]!;
+      tf += (byte & 0x7f) * shift;
+      shift *= 128;
+    } while (byte & 0x80);
+    let len = 0;
+    shift = 1;
+    do {
+      byte = d[pos++]!;
+      len += (byte & 0x7f) * shift;
+      shift *= 128;
+    } while (byte & 0x80);
+    out.ids[offset] = id;
+    out.tfs[offset] = tf;
+    out.lens[offset] = len;
+    offset++;
+  }
+  return offset;
+}
+
+export function decodeBlock(block: EncodedBlock): PostingEntry[] {
+  const list = emptyList(block.n);
+  decodeInto(block, list, 0);
+  const out: PostingEntry[] = [];
+  for (let i = 0; i < block.n; i++) out.push({ id: list.ids[i]!, tf: list.tfs[i]!, len: list.lens[i]! });
+  return out;
+}
+
+export function emptyList(n: number): PostingList {
+  return { ids: new Uint32Array(n), tfs: new Uint32Array(n), lens: new Uint32Array(n) };
+}
+
+/** Concatenates a term's blocks (in key order, i.e. ascending ids) into one posting list. */
+export function decodeBlocks(blocks: readonly EncodedBlock[]): PostingList {
+  let n = 0;
+  for (const b of blocks) n += b.n;
+  const list = emptyList(n);
+  let off = 0;
+  for (const b of blocks) off = decodeInto(b, list, off);
+  return list;
+}
+
+/**
+ * Appends entries (ids all greater than the block's) to a term's last block. Returns the blocks to
+ * write: the updated last block (same key) and any new blocks once it is full.
+ */
+export function appendToBlock(last: EncodedBlock | undefined, entries: readonly PostingEntry[]): EncodedBlock[] {
+  const existing = last ? decodeBlock(last) : [];
+  if (existing.length && entries.length && entries[0]!.id <= existing[existing.length - 1]!.id) {
+    throw new Error('posting ids must grow');
+  }
+  const all = existing.concat(entries);
+  const out: EncodedBlock[] = [];
+  for (let i = 0; i < all.length; i += BLOCK_SIZE) {
+    out.push(encodeBlock(all.slice(i, i + BLOCK_SIZE), i === 0 && last ? last.first : undefined));
+  }
+  return out;
+}
+
+/** Removes the given chunk ids from a block; null when the block becomes empty. */
+export function removeFromBlock(block: EncodedBlock, ids: ReadonlySet<number>): EncodedBlock | null {
+  const kept = decodeBlock(block).filter((e) => !ids.has(e.id));
+  if (!kept.length) return null;
+  // Keep the block's key (its `first`) stable even if the first entry went: the key only has to be
+  // <= every id in the block for lookups by "greatest first <= id" to find it.
+  return encodeBlock(kept, block.first);
+}

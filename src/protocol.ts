@@ -1,0 +1,171 @@
+/**
+ * The one typed message protocol between the parts of the extension.
+ *
+ * `Messages` maps each message type to its request and response. The background's handler table is
+ * typed from it (a message with no handler does not compile), and `sendMessage` in the glue is typed
+ * by it. Every request is answered: `{ ok: true, data }` or `{ ok: false, error: { code, message } }`.
+ *
+ * Who may send what (checked by the background before any work):
+ * - `page/*` only content scripts in a normal tab; the page URL is taken from the sender, never the payload.
+ * - everything else only the extension's own pages.
+ */
+import type { Block } from './chunker.js';
+import type { ParsedQuery } from './query.js';
+import type { SnippetSegment } from './snippet.js';
+import type { Settings } from './settings.js';
+
+export interface CapturePayload {
+  title: string;
+  /** BCP 47 language tag from the page (`<html lang>`), '' when unknown. */
+  lang: string;
+  blocks: Block[];
+  /** Capture diagnostics: how much of the page's visible text the extraction kept (0..1), and how. */
+  extraction?: Extraction;
+}
+
+export interface Extraction {
+  method: 'readability' | 'body' | 'merged';
+  /** Readability's words over the cleaned body's words (0..1). */
+  retention: number;
+  visibleWords: number;
+  /** Main-thread milliseconds the capture cost the page, and its longest single task. */
+  costMs: number;
+  longestTaskMs: number;
+}
+
+export type CaptureOutcome = 'new' | 'changed' | 'revisit' | 'skipped';
+
+export interface CaptureResponse {
+  outcome: CaptureOutcome;
+  chunks: number;
+  reason?: string;
+}
+
+export interface CaptureCheckResponse {
+  allowed: boolean;
+  reason?: string;
+}
+
+export interface SearchRequest {
+  q: string;
+  /** Filter controls and URL parameters: merged with the operators typed in `q`. */
+  site?: string;
+  /** ISO date or relative form (see query.ts). */
+  after?: string;
+  before?: string;
+  limit?: number;
+  /** Exclude this page (more-like-this). */
+  excludeUrl?: string;
+}
+
+export type LaneRanks = { lexical?: number; dense?: number };
+
+export interface ResultSection {
+  chunkId: number;
+  section: string;
+  headingPath: string[];
+  /** The page URL with a jump-to-section fragment. */
+  href: string;
+  snippet: SnippetSegment[];
+  whyMatched: string[];
+  lanes: LaneRanks;
+  /** Fused score, rounded to 3 decimals. */
+  score: number;
+}
+
+export interface SearchResult extends ResultSection {
+  url: string;
+  title: string;
+  site: string;
+  lastVisit: number;
+  visitCount: number;
+  /** Up to two more sections of the same page. */
+  more: ResultSection[];
+}
+
+export interface SearchResponse {
+  results: SearchResult[];
+  parsed: ParsedQuery;
+  tookMs: number;
+  /** Which lanes ran for this query. */
+  lanesUsed: { lexical: boolean; dense: boolean };
+}
+
+export interface Stats {
+  pages: number;
+  chunks: number;
+  pendingEmbeddings: number;
+  sites: number;
+  /** Bytes used by the extension's origin, when the browser reports it. */
+  bytesUsed?: number;
+  activeModel: string | null;
+  embeddingError?: string;
+}
+
+export interface SiteCount {
+  site: string;
+  pages: number;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  problems: string[];
+  checked: { chunks: number; terms: number; vectors: number };
+}
+
+export interface ExportLine {
+  kind: 'page' | 'chunk';
+  [k: string]: unknown;
+}
+
+export interface Messages {
+  'page/check': { req: Record<string, never>; res: CaptureCheckResponse };
+  'page/capture': { req: CapturePayload; res: CaptureResponse };
+  search: { req: SearchRequest; res: SearchResponse };
+  stats: { req: Record<string, never>; res: Stats };
+  sites: { req: Record<string, never>; res: SiteCount[] };
+  'settings/get': { req: Record<string, never>; res: Settings };
+  'settings/set': { req: Partial<Settings>; res: Settings };
+  'delete/site': { req: { site: string }; res: { pages: number } };
+  'delete/range': { req: { after?: number; before?: number }; res: { pages: number } };
+  'delete/all': { req: Record<string, never>; res: { pages: number } };
+  export: { req: { vectors?: boolean }; res: { jsonl: string; pages: number } };
+  import: { req: { jsonl: string }; res: { pages: number; skipped: number } };
+  verify: { req: { repair?: boolean }; res: VerifyReport };
+  open: { req: { url: string; newTab?: boolean }; res: { tabId: number | null } };
+}
+
+export type MessageType = keyof Messages;
+export type Request<K extends MessageType> = Messages[K]['req'];
+export type Response<K extends MessageType> = Messages[K]['res'];
+
+export type Envelope = { [K in MessageType]: { type: K; payload: Request<K> } }[MessageType];
+
+export type ErrorCode =
+  | 'bad-request'
+  | 'forbidden'
+  | 'unknown-type'
+  | 'too-large'
+  | 'quota'
+  | 'unavailable'
+  | 'internal';
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+}
+
+export type Reply<K extends MessageType> = { ok: true; data: Response<K> } | { ok: false; error: ErrorBody };
+
+export class ProtocolError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ProtocolError';
+  }
+}
+
+/** Message types only content scripts may send. */
+export const CONTENT_MESSAGES: ReadonlySet<MessageType> = new Set<MessageType>(['page/check', 'page/capture']);

@@ -1,0 +1,144 @@
+/**
+ * The one query parser, shared by the popup, the results page and the omnibox.
+ *
+ *   free words  "exact phrase"  -word  -"phrase"  site:example.com  -site:example.com
+ *   after:2024-01-31  before:2024-02-01  after:today|yesterday|7d|2w|3m|1y|last-week|"last week"
+ *
+ * Unknown operators (`foo:bar`) are plain words. Nothing a user types throws.
+ */
+
+export interface ParsedQuery {
+  /** The free text that is scored (words and phrases, without operators). */
+  text: string;
+  /** Phrases that must appear in the chunk text (folded comparison). */
+  phrases: string[];
+  /** Words that must not appear. */
+  excludeWords: string[];
+  excludePhrases: string[];
+  sites: string[];
+  excludeSites: string[];
+  /** Epoch milliseconds, inclusive lower bound on the last visit. */
+  after?: number;
+  /** Epoch milliseconds, exclusive upper bound on the last visit. */
+  before?: number;
+}
+
+const DAY = 86_400_000;
+
+function startOfDay(ms: number): number {
+  const d = new Date(ms);
+  d.setHours(0, 0, 0, 0);
+  return d.getTime();
+}
+
+/**
+ * Parses a date operand: ISO date (YYYY-MM-DD, also YYYY-MM, YYYY) or a relative form. Returns the
+ * start of the period it names (for `before:` the caller uses the end of the period).
+ */
+export function parseDateOperand(raw: string, now: number, bound: 'after' | 'before'): number | undefined {
+  const v = raw.trim().toLowerCase().replace(/[\s_]+/g, '-');
+  if (!v) return undefined;
+  const today = startOfDay(now);
+  if (v === 'today') return bound === 'after' ? today : today + DAY;
+  if (v === 'yesterday') return bound === 'after' ? today - DAY : today;
+  if (v === 'last-week') return bound === 'after' ? today - 7 * DAY : today;
+  if (v === 'last-month') return bound === 'after' ? today - 30 * DAY : today;
+  if (v === 'last-year') return bound === 'after' ? today - 365 * DAY : today;
+  const rel = /^(\d{1,4})(d|w|m|y)$/.exec(v);
+  if (rel) {
+    const n = Number(rel[1]);
+    const days = rel[2] === 'd' ? n : rel[2] === 'w' ? 7 * n : rel[2] === 'm' ? 30 * n : 365 * n;
+    return today - days * DAY;
+  }
+  const iso = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$/.exec(v);
+  if (iso) {
+    const y = Number(iso[1]);
+    const m = iso[2] ? Number(iso[2]) : undefined;
+    const d = iso[3] ? Number(iso[3]) : undefined;
+    if ((m !== undefined && (m < 1 || m > 12)) || (d !== undefined && (d < 1 || d > 31))) return undefined;
+    const start = new Date(y, (m ?? 1) - 1, d ?? 1).getTime();
+    if (bound === 'after') return start;
+    // before:2024-02 means before the end of February? No: "before" a date is before its start,
+    // matching Gmail and GitHub. Only the start is used.
+    return start;
+  }
+  return undefined;
+}
+
+const TOKEN = /(-?)(?:([a-zA-Z]+):)?(?:"([^"]*)"?|(\S+))/g;
+
+export function parseQuery(input: string, now: number = Date.now()): ParsedQuery {
+  const q: ParsedQuery = { text: '', phrases: [], excludeWords: [], excludePhrases: [], sites: [], excludeSites: [] };
+  const words: string[] = [];
+  const src = String(input ?? '')
+    .slice(0, 2000)
+    .replace(/\b(after|before):last\s+(week|month|year)\b/gi, '$1:last-$2');
+  for (const m of src.matchAll(TOKEN)) {
+    const neg = m[1] === '-';
+    const op = m[2]?.toLowerCase();
+    const quoted = m[3];
+    const bare = m[4];
+    const value = quoted ?? bare ?? '';
+    if (op === 'site') {
+      const site = value.toLowerCase().replace(/^https?:\/\//, '').replace(/\/.*$/, '').replace(/^www\./, '');
+      if (site) (neg ? q.excludeSites : q.sites).push(site);
+      continue;
+    }
+    if ((op === 'after' || op === 'before') && !neg) {
+      const t = parseDateOperand(value, now, op);
+      if (t !== undefined) {
+        if (op === 'after') q.after = Math.max(q.after ?? -Infinity, t);
+        else q.before = Math.min(q.before ?? Infinity, t);
+        continue;
+      }
+    }
+    // Not an operator we know: the whole thing is text.
+    const literal = op ? `${m[2]}:${value}` : value;
+    if (quoted !== undefined && !op) {
+      const phrase = quoted.trim().replace(/\s+/g, ' ');
+      if (!phrase) continue;
+      if (neg) q.excludePhrases.push(phrase);
+      else {
+        q.phrases.push(phrase);
+        words.push(phrase);
+      }
+      continue;
+    }
+    if (neg && literal.length > 0 && !op) {
+      q.excludeWords.push(literal);
+      continue;
+    }
+    if (literal === '-' || !literal) continue;
+    words.push(neg ? `-${literal}` : literal);
+  }
+  q.text = words.join(' ');
+  return q;
+}
+
+/** Renders a parsed query back to text (for syncing filter controls with the search box). */
+export function formatQuery(q: ParsedQuery): string {
+  const parts: string[] = [];
+  const phraseSet = new Set(q.phrases);
+  let rest = q.text;
+  for (const p of phraseSet) rest = rest.replace(p, ' ');
+  if (rest.trim()) parts.push(rest.trim().replace(/\s+/g, ' '));
+  for (const p of q.phrases) parts.push(`"${p}"`);
+  for (const w of q.excludeWords) parts.push(`-${w}`);
+  for (const p of q.excludePhrases) parts.push(`-"${p}"`);
+  for (const s of q.sites) parts.push(`site:${s}`);
+  for (const s of q.excludeSites) parts.push(`-site:${s}`);
+  if (q.after !== undefined) parts.push(`after:${isoDate(q.after)}`);
+  if (q.before !== undefined) parts.push(`before:${isoDate(q.before)}`);
+  return parts.join(' ');
+}
+
+export function isoDate(ms: number): string {
+  const d = new Date(ms);
+  const p = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+}
+
+/** True when the query has anything that narrows or scores. */
+export function isEmptyQuery(q: ParsedQuery): boolean {
+  return !q.text.trim() && !q.sites.length && q.after === undefined && q.before === undefined;
+}

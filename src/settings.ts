@@ -1,0 +1,98 @@
+/** User settings: defaults, and validation of anything read from storage or sent by a page. */
+import { DEFAULT_BM25 } from './bm25.js';
+import { DEFAULT_RRF_K } from './rrf.js';
+
+export interface Settings {
+  paused: boolean;
+  /** Hosts never captured (subdomains included). */
+  excludedSites: string[];
+  /** Pages not visited for this many days are forgotten; 0 keeps everything. */
+  retentionDays: number;
+  /** Soft cap on stored data, in MB; the oldest pages go first. 0 = no cap. */
+  maxStorageMb: number;
+  /** Dense lane on/off (off: lexical only, for low-end machines). */
+  denseEnabled: boolean;
+  /** Active embedding model id (see models.ts). */
+  model: string;
+  /** Let the extension download the chosen model from the Hugging Face hub. */
+  allowModelDownload: boolean;
+  /** Forget pages when the browser's history is cleared (needs the optional `history` permission). */
+  followHistoryDeletes: boolean;
+  ranking: {
+    k1: number;
+    b: number;
+    rrfK: number;
+    /** Multipliers on the model's calibrated lane weights. */
+    lexicalWeight: number;
+    denseWeight: number;
+  };
+}
+
+export const DEFAULT_EXCLUDED_SITES: readonly string[] = [
+  // Webmail, banking and password managers: private by nature.
+  'mail.google.com',
+  'outlook.live.com',
+  'outlook.office.com',
+  'mail.yahoo.com',
+  'mail.proton.me',
+  'paypal.com',
+  'chase.com',
+  'bankofamerica.com',
+  'wellsfargo.com',
+  '1password.com',
+  'bitwarden.com',
+  'lastpass.com',
+  'accounts.google.com',
+  'login.microsoftonline.com',
+];
+
+export const DEFAULT_SETTINGS: Readonly<Settings> = {
+  paused: false,
+  excludedSites: [...DEFAULT_EXCLUDED_SITES],
+  retentionDays: 0,
+  maxStorageMb: 0,
+  denseEnabled: true,
+  model: 'reread/glove-100d',
+  allowModelDownload: false,
+  followHistoryDeletes: false,
+  ranking: { k1: DEFAULT_BM25.k1, b: DEFAULT_BM25.b, rrfK: DEFAULT_RRF_K, lexicalWeight: 1, denseWeight: 1 },
+};
+
+function num(v: unknown, min: number, max: number, fallback: number): number {
+  return typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : fallback;
+}
+
+function bool(v: unknown, fallback: boolean): boolean {
+  return typeof v === 'boolean' ? v : fallback;
+}
+
+export function normalizeSitePattern(s: string): string | null {
+  const v = s.trim().toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '').replace(/^www\./, '').replace(/^\*\./, '');
+  return /^[a-z0-9.-]+$/.test(v) && v.length <= 253 && !v.startsWith('.') ? v : null;
+}
+
+/** Merges `patch` over `base`, dropping anything malformed. Never throws. */
+export function mergeSettings(base: Settings, patch: unknown): Settings {
+  const p = (patch && typeof patch === 'object' ? patch : {}) as Record<string, unknown>;
+  const r = (p.ranking && typeof p.ranking === 'object' ? p.ranking : {}) as Record<string, unknown>;
+  const sites = Array.isArray(p.excludedSites)
+    ? [...new Set(p.excludedSites.filter((x): x is string => typeof x === 'string').map(normalizeSitePattern).filter((x): x is string => !!x))].slice(0, 5000)
+    : base.excludedSites;
+  return {
+    paused: bool(p.paused, base.paused),
+    excludedSites: sites,
+    retentionDays: Math.round(num(p.retentionDays, 0, 36500, base.retentionDays)),
+    maxStorageMb: Math.round(num(p.maxStorageMb, 0, 1_000_000, base.maxStorageMb)),
+    denseEnabled: bool(p.denseEnabled, base.denseEnabled),
+    model: typeof p.model === 'string' && /^[\w.-]+\/[\w.-]+$/.test(p.model) ? p.model : base.model,
+    allowModelDownload: bool(p.allowModelDownload, base.allowModelDownload),
+    followHistoryDeletes: bool(p.followHistoryDeletes, base.followHistoryDeletes),
+    ranking: {
+      k1: num(r.k1, 0, 10, base.ranking.k1),
+      b: num(r.b, 0, 1, base.ranking.b),
+      rrfK: num(r.rrfK, 1, 1000, base.ranking.rrfK),
+      lexicalWeight: num(r.lexicalWeight, 0, 10, base.ranking.lexicalWeight),
+      denseWeight: num(r.denseWeight, 0, 10, base.ranking.denseWeight),
+    },
+  };
+}

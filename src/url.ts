@@ -1,0 +1,58 @@
+/** URL normalisation: one page, one key, whatever fragment or tracking parameters it was reached with. */
+
+const TRACKING_PARAMS = /^(?:utm_[a-z_]+|fbclid|gclid|dclid|gbraid|wbraid|msclkid|mc_cid|mc_eid|igshid|yclid|twclid|_hsenc|_hsmi|mkt_tok|ref_src|__s|vero_id|oly_anon_id|oly_enc_id|s_cid)$/i;
+
+/** Returns the normalised URL, or null when it is not an http(s) URL worth indexing. */
+export function normalizeUrl(input: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  url.hash = '';
+  url.username = '';
+  url.password = '';
+  const kept: [string, string][] = [];
+  url.searchParams.forEach((v, k) => {
+    if (!TRACKING_PARAMS.test(k)) kept.push([k, v]);
+  });
+  url.search = '';
+  for (const [k, v] of kept) url.searchParams.append(k, v);
+  return url.toString();
+}
+
+/** The site of a URL: its host without a leading `www.` (and without the port for default ports). */
+export function siteOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^www\./, '').toLowerCase();
+  } catch {
+    return '';
+  }
+}
+
+/** True when `site` is `pattern` or a subdomain of it (`docs.python.org` matches `python.org`). */
+export function siteMatches(site: string, pattern: string): boolean {
+  const p = pattern.toLowerCase().replace(/^www\./, '').replace(/^\*\./, '').replace(/\.$/, '');
+  if (!p) return false;
+  return site === p || site.endsWith('.' + p);
+}
+
+/**
+ * The link that jumps back to a section: the heading's id when it has one, else a text fragment
+ * (`#:~:text=`) built from the heading text, else the bare page URL.
+ */
+export function sectionHref(url: string, anchor: { id?: string; text?: string } | undefined): string {
+  if (anchor?.id) return url + '#' + encodeURIComponent(anchor.id);
+  if (anchor?.text) {
+    const words = anchor.text.trim().split(/\s+/).slice(0, 8).join(' ');
+    if (words) return url + '#:~:text=' + encodeTextFragment(words);
+  }
+  return url;
+}
+
+function encodeTextFragment(s: string): string {
+  // `-`, `&` and `,` have meaning inside text directives and must be percent-encoded.
+  return encodeURIComponent(s).replace(/-/g, '%2D').replace(/,/g, '%2C').replace(/&/g, '%26');
+}

@@ -1,0 +1,108 @@
+/**
+ * Shape checks for every request the background accepts. A page is hostile until proven otherwise:
+ * anything malformed is refused with `bad-request`, anything over the caps is cut.
+ */
+import type { Block, BlockKind } from './chunker.js';
+import { ProtocolError, type CapturePayload, type MessageType, type SearchRequest } from './protocol.js';
+
+export const CAPTURE_LIMITS = {
+  /** Total characters of block text kept from one page. */
+  maxPageChars: 2_000_000,
+  maxBlocks: 20_000,
+  maxTitleChars: 500,
+  maxBlockChars: 200_000,
+} as const;
+
+const BLOCK_KINDS: ReadonlySet<string> = new Set<BlockKind>(['heading', 'text', 'code', 'table', 'list', 'quote']);
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function fail(message: string): never {
+  throw new ProtocolError('bad-request', message);
+}
+
+function str(v: unknown, name: string, max: number, optional = false): string | undefined {
+  if (v === undefined && optional) return undefined;
+  if (typeof v !== 'string') fail(`${name} must be a string`);
+  return v.length > max ? v.slice(0, max) : v;
+}
+
+export interface CaptureValidation {
+  payload: CapturePayload;
+  truncatedChars: number;
+}
+
+export function validateCapture(v: unknown): CaptureValidation {
+  if (!isObject(v)) fail('capture payload must be an object');
+  const title = str(v.title, 'title', CAPTURE_LIMITS.maxTitleChars)!.replace(/\s+/g, ' ').trim();
+  const lang = (str(v.lang, 'lang', 35, true) ?? '').trim();
+  if (!Array.isArray(v.blocks)) fail('blocks must be an array');
+  const blocks: Block[] = [];
+  let chars = 0;
+  let truncatedChars = 0;
+  for (const raw of v.blocks.slice(0, CAPTURE_LIMITS.maxBlocks)) {
+    if (!isObject(raw) || typeof raw.kind !== 'string' || !BLOCK_KINDS.has(raw.kind)) fail('malformed block');
+    if (typeof raw.text !== 'string') fail('block text must be a string');
+    let text = raw.text.length > CAPTURE_LIMITS.maxBlockChars ? raw.text.slice(0, CAPTURE_LIMITS.maxBlockChars) : raw.text;
+    truncatedChars += raw.text.length - text.length;
+    if (chars + text.length > CAPTURE_LIMITS.maxPageChars) {
+      const room = Math.max(0, CAPTURE_LIMITS.maxPageChars - chars);
+      truncatedChars += text.length - room;
+      text = text.slice(0, room);
+    }
+    chars += text.length;
+    const block: Block = { kind: raw.kind as BlockKind, text };
+    if (raw.kind === 'heading') block.level = typeof raw.level === 'number' && raw.level >= 1 && raw.level <= 6 ? Math.round(raw.level) : 2;
+    if (typeof raw.id === 'string' && raw.id.length > 0 && raw.id.length <= 200) block.id = raw.id;
+    if (text) blocks.push(block);
+    if (chars >= CAPTURE_LIMITS.maxPageChars) break;
+  }
+  const payload: CapturePayload = { title, lang, blocks };
+  if (isObject(v.extraction)) {
+    const e = v.extraction;
+    const method = e.method === 'readability' || e.method === 'body' || e.method === 'merged' ? e.method : 'body';
+    const retention = typeof e.retention === 'number' && e.retention >= 0 && e.retention <= 1 ? e.retention : 0;
+    const visibleWords = typeof e.visibleWords === 'number' && e.visibleWords >= 0 ? Math.round(e.visibleWords) : 0;
+    const ms = (x: unknown) => (typeof x === 'number' && x >= 0 && x < 1e7 ? x : 0);
+    payload.extraction = { method, retention, visibleWords, costMs: ms(e.costMs), longestTaskMs: ms(e.longestTaskMs) };
+  }
+  return { payload, truncatedChars };
+}
+
+export function validateSearch(v: unknown): SearchRequest {
+  if (!isObject(v)) fail('search request must be an object');
+  const q = str(v.q, 'q', 2000)!;
+  const out: SearchRequest = { q };
+  const site = str(v.site, 'site', 300, true);
+  const after = str(v.after, 'after', 40, true);
+  const before = str(v.before, 'before', 40, true);
+  const excludeUrl = str(v.excludeUrl, 'excludeUrl', 4000, true);
+  if (site) out.site = site;
+  if (after) out.after = after;
+  if (before) out.before = before;
+  if (excludeUrl) out.excludeUrl = excludeUrl;
+  if (v.limit !== undefined) {
+    if (typeof v.limit !== 'number' || !Number.isFinite(v.limit)) fail('limit must be a number');
+    out.limit = Math.max(1, Math.min(200, Math.round(v.limit)));
+  }
+  return out;
+}
+
+/** Loose check used for the admin messages whose payloads are small objects. */
+export function validateObject(v: unknown, type: MessageType): Record<string, unknown> {
+  if (v === undefined || v === null) return {};
+  if (!isObject(v)) fail(`${type}: payload must be an object`);
+  return v;
+}
+
+export function optionalNumber(v: unknown, name: string): number | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${name} must be a finite number`);
+  return v;
+}
+
+export function requiredString(v: unknown, name: string, max = 4000): string {
+  return str(v, name, max)!;
+}

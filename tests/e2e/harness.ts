@@ -1,0 +1,252 @@
+/**
+ * End-to-end harness: Debian's Chromium with the built extension (dist/chrome) loaded, driven by
+ * Playwright; fixture pages served on 127.0.0.1. See ../shared/guide/testing-in-chromium.md.
+ */
+import { chromium, type BrowserContext, type Page, type Worker } from 'playwright';
+import { createServer, type Server } from 'node:http';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { extname, join, normalize, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const DIST = join(ROOT, 'dist/chrome');
+export const FIXTURES = join(ROOT, 'tests/fixtures');
+export const PYTHON_DOCS = '/usr/share/doc/python3.11/html';
+export const ARTIFACTS = join(ROOT, 'tests/e2e/artifacts');
+
+const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css',
+  '.js': 'text/javascript',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.json': 'application/json',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export interface FixtureServer {
+  origin: string;
+  url(path: string): string;
+  /** Every request path seen, in order. */
+  requests: string[];
+  /** Dynamic routes: path -> html. */
+  routes: Map<string, string>;
+  close(): Promise<void>;
+}
+
+/** Serves `mounts` (url prefix -> folder) and dynamic routes on 127.0.0.1 at a free port. */
+export async function serve(mounts: Record<string, string> = { '/': join(FIXTURES, 'pages') }): Promise<FixtureServer> {
+  const requests: string[] = [];
+  const routes = new Map<string, string>();
+  const server: Server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    requests.push(path);
+    const dynamic = routes.get(path);
+    if (dynamic !== undefined) {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(dynamic);
+      return;
+    }
+    const prefix = Object.keys(mounts)
+      .sort((a, b) => b.length - a.length)
+      .find((p) => path.startsWith(p));
+    if (prefix === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    const base = mounts[prefix]!;
+    let file = normalize(join(base, path.slice(prefix.length)));
+    if (!file.startsWith(base)) {
+      res.writeHead(403).end();
+      return;
+    }
+    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
+    if (!existsSync(file)) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    origin,
+    url: (p) => origin + (p.startsWith('/') ? p : '/' + p),
+    requests,
+    routes,
+    close: () => new Promise((r) => server.close(() => r())),
+  };
+}
+
+export interface Extension {
+  ctx: BrowserContext;
+  extId: string;
+  profile: string;
+  sw(): Promise<Worker>;
+  extensionUrl(path: string): string;
+  /** Stops the service worker the way Chrome does when it idles. */
+  stopWorker(): Promise<number>;
+  /** Evaluates in the service worker against `globalThis.reread` (waking it first if stopped). */
+  evalSw<T>(fn: string): Promise<T>;
+  close(opts?: { keepProfile?: boolean }): Promise<void>;
+}
+
+export interface LaunchOptions {
+  profile?: string;
+  /** Extra Local State written before launch (e.g. internal_only_uis_enabled). */
+  localState?: Record<string, unknown>;
+  colorScheme?: 'light' | 'dark';
+}
+
+export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
+  if (!CHROMIUM) throw new Error('Chromium not found: apt-get install chromium (see .ci/run)');
+  if (!existsSync(join(DIST, 'manifest.json'))) throw new Error('dist/chrome missing: run npm run build');
+  const profile = opts.profile ?? mkdtempSync(join(tmpdir(), 'reread-profile-'));
+  if (opts.localState) {
+    mkdirSync(profile, { recursive: true });
+    writeFileSync(join(profile, 'Local State'), JSON.stringify(opts.localState));
+  }
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    colorScheme: opts.colorScheme ?? 'light',
+    args: [
+      `--disable-extensions-except=${DIST}`,
+      `--load-extension=${DIST}`,
+      '--no-first-run',
+      '--disable-sync',
+      '--disable-component-update',
+      '--disable-background-networking',
+      '--disable-gpu',
+      '--no-sandbox',
+    ],
+  });
+  let worker = ctx.serviceWorkers()[0] ?? (await ctx.waitForEvent('serviceworker', { timeout: 30_000 }));
+  const extId = new URL(worker.url()).host;
+  const ext: Extension = {
+    ctx,
+    extId,
+    profile,
+    async sw() {
+      // Wake the worker if it was stopped: any extension event does; opening an extension page is simplest.
+      if (!(await workerRunning(ctx, extId))) {
+        const p = await ctx.newPage();
+        await p.goto(`chrome-extension://${extId}/options.html`);
+        await p.close();
+      }
+      worker = ctx.serviceWorkers().find((w) => w.url().includes(extId)) ?? worker;
+      return worker;
+    },
+    extensionUrl: (path) => `chrome-extension://${extId}/${path.replace(/^\//, '')}`,
+    async stopWorker() {
+      const cdp = await ctx.browser()!.newBrowserCDPSession();
+      const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: { targetId: string; type: string; url: string }[] };
+      let n = 0;
+      for (const t of targetInfos) {
+        if (t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${extId}/`)) {
+          await cdp.send('Target.closeTarget', { targetId: t.targetId });
+          n++;
+        }
+      }
+      await cdp.detach();
+      return n;
+    },
+    async evalSw<T>(fn: string): Promise<T> {
+      const w = await ext.sw();
+      return (await w.evaluate(`(async () => { const { engine, dense } = globalThis.reread; return (${fn}); })()`)) as T;
+    },
+    async close(o = {}) {
+      await ctx.close();
+      if (!o.keepProfile && !opts.profile) rmSync(profile, { recursive: true, force: true });
+    },
+  };
+  return ext;
+}
+
+async function workerRunning(ctx: BrowserContext, extId: string): Promise<boolean> {
+  const cdp = await ctx.browser()!.newBrowserCDPSession();
+  const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: { type: string; url: string }[] };
+  await cdp.detach();
+  return targetInfos.some((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${extId}/`));
+}
+
+/** Polls until `check` returns a truthy value. */
+export async function until<T>(check: () => Promise<T>, what: string, timeoutMs = 20_000, everyMs = 100): Promise<NonNullable<T>> {
+  const end = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await check();
+      if (v) return v as NonNullable<T>;
+      last = v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${String(last)})`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
+
+export interface Stats {
+  pages: number;
+  chunks: number;
+  pendingEmbeddings: number;
+}
+
+/** Reads the status the way a user would: the options page's counters. */
+export async function readStats(ext: Extension, page?: Page): Promise<Stats> {
+  const p = page ?? (await ext.ctx.newPage());
+  await p.goto(ext.extensionUrl('options.html'));
+  const read = async (id: string) => Number((await p.getByTestId(id).textContent({ timeout: 10_000 }))?.trim());
+  await p.getByTestId('stat-pages').waitFor();
+  const stats = { pages: await read('stat-pages'), chunks: await read('stat-chunks'), pendingEmbeddings: await read('stat-pending-embeddings') };
+  if (!page) await p.close();
+  return stats;
+}
+
+/** Stats straight from the engine (cheaper for polling). */
+export function engineStats(ext: Extension): Promise<Stats> {
+  return ext.evalSw<Stats>('engine.stats()');
+}
+
+export interface ResultRow {
+  href: string;
+  title: string;
+  section: string;
+  snippet: string;
+  lanes: string[];
+}
+
+/** Opens search.html?… and returns the results once the answer for this query is on screen. */
+export async function searchPage(ext: Extension, params: Record<string, string>, page?: Page): Promise<ResultRow[]> {
+  const p = page ?? (await ext.ctx.newPage());
+  const qs = new URLSearchParams(params).toString();
+  await p.goto(ext.extensionUrl(`search.html?${qs}`));
+  await p.waitForFunction(() => !document.querySelector('[data-testid="searching"]') && (document.querySelector('[data-testid="result"]') || document.querySelector('[data-testid="no-results"]') || document.querySelector('[data-testid="error"]')), null, { timeout: 20_000 });
+  const rows = await p.$$eval('[data-testid="result"]', (els) =>
+    els.map((el) => ({
+      href: (el.querySelector('[data-testid="result-link"]') as HTMLAnchorElement).href,
+      title: el.querySelector('[data-testid="result-title"]')?.textContent ?? '',
+      section: el.querySelector('[data-testid="result-section"]')?.textContent ?? '',
+      snippet: el.querySelector('[data-testid="result-snippet"]')?.textContent ?? '',
+      lanes: [...el.querySelectorAll('[data-lane]')].map((l) => l.getAttribute('data-lane') ?? ''),
+    })),
+  );
+  if (!page) await p.close();
+  return rows;
+}
+
+/** Visits pages one after another, each kept open until it was captured (or `dwellMs`). */
+export async function visit(ext: Extension, urls: string[], dwellMs = 1300): Promise<void> {
+  const page = await ext.ctx.newPage();
+  for (const u of urls) {
+    await page.goto(u, { waitUntil: 'load' });
+    await page.waitForTimeout(dwellMs);
+  }
+  await page.close();
+}
