@@ -98,3 +98,4 @@ registerContextMenu(engine);
 
 // For end-to-end tests and benchmarks driving the worker through CDP (not reachable from any page).
 (globalThis as unknown as { reread: unknown }).reread = { engine, dense };
+(globalThis as unknown as { rereadDebug: unknown }).rereadDebug = { verifyIndex };

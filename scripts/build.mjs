@@ -4,7 +4,7 @@
  * module with no dynamic import(), the content script as one IIFE.
  */
 import { build } from 'vite';
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,12 +12,15 @@ import { chromeManifest, firefoxManifest } from './manifest.mjs';
 import { makeIcons } from './icons.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist');
+const finalDist = join(root, 'dist');
+// Build beside the old output and swap at the end, so a browser using dist/ never sees it half-built.
+const dist = join(root, `.dist-${process.pid}`);
 const chrome = join(dist, 'chrome');
 const firefox = join(dist, 'firefox');
 const quiet = { logLevel: process.env.VERBOSE ? 'info' : 'warn', configFile: join(root, 'vite.config.ts') };
 
 await rm(dist, { recursive: true, force: true });
+await mkdir(dist, { recursive: true });
 
 await build({
   ...quiet,
@@ -65,4 +68,14 @@ if (/\bimport\s*\(/.test(bg.replace(/\/\/.*$/gm, ''))) {
   console.warn('warning: background.js contains import(): MV3 service workers cannot use it');
 }
 if (!existsSync(join(chrome, 'popup.html'))) throw new Error('pages missing from the build');
-console.log(`built ${chrome} and ${firefox}`);
+const old = join(root, `.dist-old-${process.pid}`);
+await mkdir(finalDist, { recursive: true });
+for (const target of ['chrome', 'firefox']) {
+  await rm(join(old, target), { recursive: true, force: true });
+  await mkdir(old, { recursive: true });
+  if (existsSync(join(finalDist, target))) await rename(join(finalDist, target), join(old, target));
+  await rename(join(dist, target), join(finalDist, target));
+}
+await rm(old, { recursive: true, force: true });
+await rm(dist, { recursive: true, force: true });
+console.log(`built ${join(finalDist, 'chrome')} and ${join(finalDist, 'firefox')}`);

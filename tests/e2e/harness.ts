@@ -92,7 +92,7 @@ export interface Extension {
   /** Stops the service worker the way Chrome does when it idles. */
   stopWorker(): Promise<number>;
   /** Evaluates in the service worker against `globalThis.reread` (waking it first if stopped). */
-  evalSw<T>(fn: string): Promise<T>;
+  evalSw<T>(fn: string, attempts?: number): Promise<T>;
   close(opts?: { keepProfile?: boolean }): Promise<void>;
 }
 
@@ -135,11 +135,15 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
     async sw() {
       // Wake the worker if it was stopped: any extension event does; opening an extension page is simplest.
       if (!(await workerRunning(ctx, extId))) {
+        // The options page asks the worker for its settings: once it shows them, the worker is up.
         const p = await ctx.newPage();
         await p.goto(`chrome-extension://${extId}/options.html`);
+        await p.getByTestId('stat-pages').waitFor({ timeout: 30_000 });
         await p.close();
       }
-      worker = ctx.serviceWorkers().find((w) => w.url().includes(extId)) ?? worker;
+      // After a restart Playwright may keep the old Worker object or announce a new one: take the newest.
+      const all = ctx.serviceWorkers().filter((w) => w.url().includes(extId));
+      worker = all[all.length - 1] ?? worker;
       return worker;
     },
     extensionUrl: (path) => `chrome-extension://${extId}/${path.replace(/^\//, '')}`,
@@ -156,9 +160,61 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
       await cdp.detach();
       return n;
     },
-    async evalSw<T>(fn: string): Promise<T> {
-      const w = await ext.sw();
-      return (await w.evaluate(`(async () => { const { engine, dense } = globalThis.reread; return (${fn}); })()`)) as T;
+    async evalSw<T>(fn: string, attempts = 3): Promise<T> {
+      // Straight CDP rather than Playwright's Worker object, which can go stale (and hang) after the
+      // worker has been stopped and restarted more than once.
+      // The target can be listed before the worker's module has run: wait for its globals.
+      const code = `(async () => { for (let i = 0; i < 200 && !globalThis.reread; i++) await new Promise((r) => setTimeout(r, 50)); const { engine, dense } = globalThis.reread; return (${fn}); })()`;
+      const dbg = (m: string) => process.env.HARNESS_DEBUG && console.log('evalSw:', m);
+      // A worker caught while starting can drop the first evaluation: retry (callers pass idempotent code).
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await evalOnce();
+        } catch (e) {
+          if (attempt >= attempts || !/did not answer|did not start/.test(String(e))) throw e;
+          dbg(`retrying after: ${String(e)}`);
+        }
+      }
+      async function evalOnce(): Promise<T> {
+      dbg('waking');
+      await ext.sw();
+      dbg('awake');
+      const cdp = await ctx.browser()!.newBrowserCDPSession();
+      try {
+        let target: { targetId: string } | undefined;
+        for (let i = 0; i < 100 && !target; i++) {
+          const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: { targetId: string; type: string; url: string }[] };
+          target = targetInfos.find((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${extId}/`));
+          if (!target) {
+            if (i % 20 === 19) await ext.sw();
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+        if (!target) throw new Error('service worker did not start');
+        dbg('attaching');
+        const { sessionId } = (await cdp.send('Target.attachToTarget', { targetId: target.targetId, flatten: false })) as { sessionId: string };
+        const reply = new Promise<{ result?: { result: { value?: unknown; description?: string }; exceptionDetails?: { exception?: { description?: string }; text: string } } }>((resolve) => {
+          cdp.on('Target.receivedMessageFromTarget', (ev: { sessionId: string; message: string }) => {
+            if (ev.sessionId !== sessionId) return;
+            const msg = JSON.parse(ev.message) as { id?: number };
+            if (msg.id === 1) resolve(msg as never);
+          });
+        });
+        await cdp.send('Target.sendMessageToTarget', {
+          sessionId,
+          message: JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: code, awaitPromise: true, returnByValue: true } }),
+        });
+        const { result } = await Promise.race([
+          reply,
+          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the service worker did not answer in time')), Number(process.env.HARNESS_EVAL_TIMEOUT ?? 15_000))),
+        ]);
+        if (!result) throw new Error('no answer from the service worker');
+        if (result.exceptionDetails) throw new Error(result.exceptionDetails.exception?.description ?? result.exceptionDetails.text);
+        return result.result.value as T;
+      } finally {
+        await cdp.detach().catch(() => undefined);
+      }
+      }
     },
     async close(o = {}) {
       await ctx.close();
