@@ -63,18 +63,21 @@ function Options() {
 
       <section>
         <h2>What is stored</h2>
+        {!stats && <p>Counting…</p>}
+        {stats && (
         <dl class="stats">
           <dt>Pages</dt>
-          <dd data-testid="stat-pages">{stats?.pages ?? 0}</dd>
+          <dd data-testid="stat-pages">{stats.pages}</dd>
           <dt>Sections</dt>
-          <dd data-testid="stat-chunks">{stats?.chunks ?? 0}</dd>
+          <dd data-testid="stat-chunks">{stats.chunks}</dd>
           <dt>Sections waiting to be understood</dt>
-          <dd data-testid="stat-pending-embeddings">{stats?.pendingEmbeddings ?? 0}</dd>
+          <dd data-testid="stat-pending-embeddings">{stats.pendingEmbeddings}</dd>
           <dt>Sites</dt>
-          <dd data-testid="stat-sites">{stats?.sites ?? 0}</dd>
+          <dd data-testid="stat-sites">{stats.sites}</dd>
           <dt>Storage used</dt>
-          <dd data-testid="stat-bytes-text">{stats?.bytesUsed !== undefined ? formatBytes(stats.bytesUsed) : 'unknown'}</dd>
+          <dd data-testid="stat-bytes-text">{stats.bytesUsed !== undefined ? formatBytes(stats.bytesUsed) : 'unknown'}</dd>
         </dl>
+        )}
         {stats?.embeddingError && <p class="warn">Search by meaning is paused: {stats.embeddingError}</p>}
       </section>
 

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { SearchResponse, SearchResult, SiteCount, Stats } from '../../src/protocol.js';
 import { parseQuery } from '../../src/query.js';
+import browser from 'webextension-polyfill';
 import { call } from '../api.js';
 import { ResultCard } from './ResultCard.js';
 import { FilterBar, setOperator } from './FilterBar.js';
@@ -76,8 +77,9 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
   const results: SearchResult[] = status.kind === 'done' ? status.response.results : [];
   const open = (r: SearchResult | undefined, newTab: boolean) => {
     if (!r) return;
-    void call('open', { url: r.href, newTab }).then(() => {
-      if (mode === 'popup') window.close();
+    void call('open', { url: r.href, newTab }).then(async () => {
+      // A real popup closes once the result is open; popup.html opened as a tab stays.
+      if (mode === 'popup' && !(await browser.tabs.getCurrent())) window.close();
     });
   };
 
@@ -161,7 +163,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
       )}
       {status.kind === 'done' && (
         <div class="search__meta" data-testid="search-meta">
-          {results.length} pages · {status.response.tookMs} ms · {status.response.lanesUsed.dense ? 'keywords + meaning' : 'keywords'}
+          {results.length} {results.length === 1 ? 'page' : 'pages'} · {status.response.tookMs} ms · {status.response.lanesUsed.dense ? 'keywords + meaning' : 'keywords'}
         </div>
       )}
       {stats && stats.pendingEmbeddings > 0 && (

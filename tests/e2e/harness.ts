@@ -37,7 +37,7 @@ export interface FixtureServer {
 }
 
 /** Serves `mounts` (url prefix -> folder) and dynamic routes on 127.0.0.1 at a free port. */
-export async function serve(mounts: Record<string, string> = { '/': join(FIXTURES, 'pages') }): Promise<FixtureServer> {
+export async function serve(mounts: Record<string, string> = { '/': join(FIXTURES, 'pages') }, host = '127.0.0.1'): Promise<FixtureServer> {
   const requests: string[] = [];
   const routes = new Map<string, string>();
   const server: Server = createServer((req, res) => {
@@ -70,16 +70,21 @@ export async function serve(mounts: Record<string, string> = { '/': join(FIXTURE
     res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
     res.end(readFileSync(file));
   });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise<void>((r) => server.listen(0, host, r));
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
-  const origin = `http://127.0.0.1:${port}`;
+  const origin = `http://${host}:${port}`;
   return {
     origin,
     url: (p) => origin + (p.startsWith('/') ? p : '/' + p),
     requests,
     routes,
-    close: () => new Promise((r) => server.close(() => r())),
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        // Browsers keep connections alive for minutes; do not wait for them.
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -1,0 +1,260 @@
+/**
+ * Every user surface in the real browser: popup (typing, keyboard), results page (URL parameters and
+ * filters), omnibox (through its real listeners), context menu (selection, related pages), options
+ * (exclude a site, forget a site, export then import into a fresh profile), and rendering of hostile
+ * page text as text.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright';
+import { ARTIFACTS, ROOT, engineStats, launch, readStats, searchPage, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
+
+let ext: Extension;
+let server: FixtureServer;
+
+const HOSTILE = `<!doctype html><html><head><title>&lt;img src=x onerror="window.__pwned=1"&gt; Hostile title</title></head>
+<body><article><h1>Payloads &lt;script&gt;window.__pwned=2&lt;/script&gt;</h1>
+<h2 id="x">&lt;b onmouseover=alert(1)&gt;quasarbolt heading&lt;/b&gt;</h2>
+<p>The quasarbolt text contains &lt;img src=x onerror=alert(1)&gt; and &lt;/mark&gt;&lt;script&gt;alert(3)&lt;/script&gt; and ]]&gt; &amp;amp; &lt;match&gt;omnibox&lt;/match&gt; markup that must stay text everywhere it is shown.</p>
+<p>More words so the page is long enough to be worth keeping in the index for this test of escaping.</p>
+</article></body></html>`;
+
+beforeAll(async () => {
+  server = await serve();
+  server.routes.set('/hostile.html', HOSTILE);
+  ext = await launch();
+  await visit(ext, [server.url('/cats.html'), server.url('/git-undo.html'), server.url('/bread.html'), server.url('/hostile.html')]);
+  await until(async () => (await engineStats(ext)).pages >= 4, 'fixture pages stored');
+});
+afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+async function results(page: Page): Promise<string[]> {
+  await page.waitForFunction(() => !document.querySelector('[data-testid="searching"]'));
+  return page.$$eval('[data-testid="result-link"]', (els) => els.map((e) => (e as HTMLAnchorElement).href));
+}
+
+describe('popup', () => {
+  it('searches as you type, moves with the keyboard and opens the selected section', async () => {
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('popup.html'));
+    const box = page.getByTestId('search-input');
+    await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
+    // Type fast: only the answer for the last keystroke may end up on screen.
+    await box.pressSequentially('dental care', { delay: 15 });
+    await expect.poll(() => results(page)).toEqual(expect.arrayContaining([server.url('/cats.html') + '#teeth']));
+    expect((await results(page))[0]).toBe(server.url('/cats.html') + '#teeth');
+    await box.fill('commit');
+    await expect.poll(async () => (await results(page))[0]?.startsWith(server.url('/git-undo.html'))).toBe(true);
+    const options = page.locator('[role="option"]');
+    await expect.poll(() => options.count()).toBeGreaterThanOrEqual(1);
+    expect(await options.first().getAttribute('aria-selected')).toBe('true');
+    // Up at the top stays at the top; Down moves when there is somewhere to go.
+    await box.press('ArrowUp');
+    expect(await options.first().getAttribute('aria-selected')).toBe('true');
+    await box.fill('the');
+    await expect.poll(() => options.count()).toBeGreaterThanOrEqual(3);
+    await box.press('ArrowDown');
+    await box.press('ArrowDown');
+    expect(await options.nth(2).getAttribute('aria-selected')).toBe('true');
+    expect(await box.getAttribute('aria-activedescendant')).toBe('result-2');
+    await box.press('ArrowUp');
+    expect(await options.nth(1).getAttribute('aria-selected')).toBe('true');
+    expect(await options.first().getAttribute('aria-selected')).toBe('false');
+    await box.press('Escape');
+    expect(await box.inputValue()).toBe('');
+    await box.fill('litter');
+    await expect.poll(async () => (await results(page))[0]).toBe(server.url('/cats.html') + '#litter');
+    // Enter opens the selected result (the popup runs as a tab here, so it becomes the result).
+    await box.press('Enter');
+    await until(async () => ext.ctx.pages().some((p) => p.url() === server.url('/cats.html') + '#litter'), 'result opened');
+  });
+
+  it('saves screenshots in light and dark themes', async () => {
+    mkdirSync(ARTIFACTS, { recursive: true });
+    for (const scheme of ['light', 'dark'] as const) {
+      const page = await ext.ctx.newPage();
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize({ width: 560, height: 600 });
+      await page.goto(ext.extensionUrl('popup.html'));
+      await page.getByTestId('search-input').fill('cats');
+      await page.getByTestId('result').first().waitFor();
+      await page.waitForFunction(() => !document.querySelector('[data-testid="searching"]'));
+      const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+      expect(bg).toBe(scheme === 'dark' ? 'rgb(27, 28, 31)' : 'rgb(255, 255, 255)');
+      const file = join(ARTIFACTS, `popup-${scheme}.png`);
+      await page.screenshot({ path: file });
+      if (process.env.UPDATE_DOCS) {
+        mkdirSync(join(ROOT, 'docs'), { recursive: true });
+        copyFileSync(file, join(ROOT, 'docs', `popup-${scheme}.png`));
+      }
+      await page.close();
+    }
+  });
+});
+
+describe('results page', () => {
+  it('honours site, after and before parameters, and offers to drop filters', async () => {
+    expect((await searchPage(ext, { q: 'litter', site: '127.0.0.1' }))[0]?.href).toBe(server.url('/cats.html') + '#litter');
+    expect(await searchPage(ext, { q: 'litter', site: 'example.com' })).toEqual([]);
+    expect(await searchPage(ext, { q: 'litter', after: '2999-01-01' })).toEqual([]);
+    expect((await searchPage(ext, { q: 'litter', before: '2999-01-01' })).length).toBe(1);
+    expect((await searchPage(ext, { q: 'litter', after: '7d' })).length).toBe(1);
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('search.html?q=litter&site=example.com'));
+    await page.getByTestId('no-results').waitFor();
+    await page.getByTestId('drop-filters').click();
+    await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
+    // The query syntax and the URL stay in sync (bookmarkable).
+    expect(new URL(page.url()).searchParams.get('q')).toBe('litter');
+    await page.close();
+  });
+
+  it('renders hostile page text as text and runs none of it', async () => {
+    const page = await ext.ctx.newPage();
+    let dialogs = 0;
+    page.on('dialog', (d) => {
+      dialogs++;
+      void d.dismiss();
+    });
+    await page.goto(ext.extensionUrl('search.html?q=quasarbolt'));
+    await page.getByTestId('result').first().waitFor();
+    const title = await page.getByTestId('result-title').first().textContent();
+    expect(title).toContain('<img src=x onerror="window.__pwned=1">');
+    const snippet = await page.getByTestId('result-snippet').first().textContent();
+    expect(snippet).toContain('<img src=x onerror=alert(1)>');
+    expect(await page.locator('[data-testid="result"] img[src="x"], [data-testid="result"] script, [data-testid="result"] b').count()).toBe(0);
+    await page.getByTestId('result').first().hover();
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(dialogs).toBe(0);
+    await page.close();
+  });
+});
+
+describe('omnibox', () => {
+  it('suggests sections with escaped, marked descriptions and opens them', async () => {
+    const suggestions = await ext.evalSw<{ content: string; description: string }[]>(
+      `new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch('quasarbolt', resolve))`,
+    );
+    expect(suggestions.length).toBe(1);
+    expect(suggestions[0]!.content).toBe(server.url('/hostile.html') + '#x');
+    // Valid XML: page text escaped, matched words marked.
+    expect(suggestions[0]!.description).toContain('<match>quasarbolt</match>');
+    expect(suggestions[0]!.description).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(suggestions[0]!.description).not.toMatch(/<(?!\/?(match|dim|url)>)/);
+    const many = await ext.evalSw<unknown[]>(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch('the', resolve))`);
+    expect(many.length).toBeLessThanOrEqual(6);
+    const filtered = await ext.evalSw<unknown[]>(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch('litter site:example.com', resolve))`);
+    expect(filtered).toEqual([]);
+
+    // Enter on the typed text opens the results page; on a suggestion, the page at its section.
+    const opened = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch('sourdough starter', 'newForegroundTab'), true)`);
+    const resultsTab = await opened;
+    await resultsTab.waitForLoadState();
+    expect(resultsTab.url()).toBe(ext.extensionUrl('search.html?q=sourdough+starter'));
+    expect(await results(resultsTab)).toContain(server.url('/bread.html') + '#starter');
+    const opened2 = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(server.url('/git-undo.html') + '#revert')}, 'newBackgroundTab'), true)`);
+    expect((await opened2).url()).toBe(server.url('/git-undo.html') + '#revert');
+  });
+});
+
+describe('context menu', () => {
+  it('looks up the selection on the results page', async () => {
+    const opened = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.contextMenus.onClicked.dispatch({ menuItemId: 'reread-selection', selectionText: '  the  litter box ', pageUrl: 'https://example.org/' }, undefined), true)`);
+    const tab = await opened;
+    await tab.waitForLoadState();
+    expect(new URL(tab.url()).searchParams.get('q')).toBe('the litter box');
+    expect((await results(tab))[0]).toBe(server.url('/cats.html') + '#litter');
+  });
+
+  it('finds pages related to this one, leaving this one out', async () => {
+    const opened = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.contextMenus.onClicked.dispatch({ menuItemId: 'reread-related', pageUrl: ${JSON.stringify(server.url('/bread.html'))} }, undefined), true)`);
+    const tab = await opened;
+    await tab.waitForLoadState();
+    const hrefs = await results(tab);
+    expect(hrefs.length).toBeGreaterThan(0);
+    expect(hrefs.some((h) => h.startsWith(server.url('/bread.html')))).toBe(false);
+  });
+});
+
+describe('options', () => {
+  it('excludes a site: its pages are forgotten and no longer captured', async () => {
+    // The same fixture server under another host name is another site.
+    const other = server.url('/cats.html').replace('127.0.0.1', 'localhost');
+    await visit(ext, [other]);
+    await until(async () => (await searchPage(ext, { q: 'zephyrine', site: 'localhost' })).length === 1, 'localhost page stored');
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('options.html'));
+    await page.getByTestId('exclude-input').fill('localhost');
+    await page.getByTestId('exclude-add').click();
+    await expect.poll(() => page.getByTestId('excluded-list').textContent()).toContain('localhost');
+    expect(await searchPage(ext, { q: 'zephyrine', site: 'localhost' })).toEqual([]);
+    const before = (await readStats(ext)).pages;
+    await visit(ext, [server.url('/git-undo.html').replace('127.0.0.1', 'localhost')]);
+    await new Promise((r) => setTimeout(r, 800));
+    expect((await readStats(ext)).pages).toBe(before);
+    expect(await searchPage(ext, { q: 'revert', site: 'localhost' })).toEqual([]);
+    await page.close();
+  });
+
+  it('forgets a site and leaves no trace of it in any store', async () => {
+    const page = await ext.ctx.newPage();
+    // Another site: a second server on another loopback address.
+    const other = await serve({}, '127.0.0.2');
+    other.routes.set('/forget.html', '<html><head><title>Forget me</title></head><body><h1>Forget me</h1><p>The word grumblewick appears only on this page, which lives on a separate site for this test of forgetting.</p></body></html>');
+    await visit(ext, [other.url('/forget.html')]);
+    await other.close();
+    await until(async () => (await searchPage(ext, { q: 'grumblewick' })).length === 1, 'page on 127.0.0.2 stored');
+    await page.goto(ext.extensionUrl('options.html'));
+    await page.getByTestId('delete-site-select').selectOption('127.0.0.2');
+    await page.getByTestId('delete-site').click();
+    await expect.poll(() => page.getByTestId('options-message').textContent()).toContain('Forgot 1 pages from 127.0.0.2');
+    expect(await searchPage(ext, { q: 'grumblewick' })).toEqual([]);
+    const dump = await ext.evalSw<string>(`(async () => {
+      const db = await engine.db();
+      const out = [];
+      for (const store of db.objectStoreNames) out.push(JSON.stringify(await db.getAll(store), (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
+      return out.join('\\n');
+    })()`);
+    expect(dump).not.toContain('127.0.0.2');
+    expect(dump.toLowerCase()).not.toContain('grumblewick');
+    const check = await ext.evalSw<{ ok: boolean; problems: string[] }>(`globalThis.rereadDebug.verifyIndex(engine, false)`);
+    expect(check.problems).toEqual([]);
+    await page.close();
+  });
+
+  it('exports, then imports into a fresh profile with the same results', async () => {
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('options.html'));
+    const download = page.waitForEvent('download');
+    await page.getByTestId('export').click();
+    const file = join(ext.profile, 'export.jsonl');
+    await (await download).saveAs(file);
+    const queries = ['litter', 'revert a pushed commit', 'sourdough', 'quasarbolt'];
+    const expected = [];
+    for (const q of queries) expected.push((await searchPage(ext, { q })).map((r) => r.href));
+
+    const fresh = await launch();
+    try {
+      const p = await fresh.ctx.newPage();
+      await p.goto(fresh.extensionUrl('options.html'));
+      await p.getByTestId('import-file').setInputFiles(file);
+      await expect.poll(() => p.getByTestId('options-message').textContent(), { timeout: 20_000 }).toMatch(/Imported \d+ pages/);
+      for (const [i, q] of queries.entries()) {
+        // Wait for the meaning lane to catch up so both profiles rank with both lanes.
+        await until(async () => (await engineStats(fresh)).pendingEmbeddings === 0, 'imported pages embedded');
+        expect((await searchPage(fresh, { q })).map((r) => r.href)).toEqual(expected[i]);
+      }
+    } finally {
+      await fresh.close();
+    }
+    await page.close();
+  });
+});
