@@ -7,7 +7,7 @@ import { chunkBlocks, countWords } from '../src/chunker.js';
 import { groupByPage } from '../src/group.js';
 import { hashHex } from '../src/hash.js';
 import { classifyQuery, fuseHybrid, type DenseCalibration } from '../src/hybrid.js';
-import type { CapturePayload, CaptureResponse, SearchRequest, SearchResponse, SearchResult, ResultSection, SiteCount, Stats } from '../src/protocol.js';
+import { ProtocolError, type CapturePayload, CaptureResponse, SearchRequest, SearchResponse, SearchResult, ResultSection, SiteCount, Stats } from '../src/protocol.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from '../src/query.js';
 import type { FusedHit, LaneHit } from '../src/rrf.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
@@ -35,6 +35,15 @@ export interface DenseLane {
 
 export const TOKENIZER: TokenizerOptions = {};
 
+/** Share of pages forgotten per round when storage runs out (least recently visited first). */
+export const EVICT_FRACTION = 0.1;
+
+export function isQuotaError(e: unknown): boolean {
+  const name = (e as { name?: string } | null)?.name;
+  const inner = (e as { inner?: { name?: string }; target?: { error?: { name?: string } } } | null);
+  return name === 'QuotaExceededError' || inner?.inner?.name === 'QuotaExceededError' || inner?.target?.error?.name === 'QuotaExceededError';
+}
+
 /** Pages with less main text than this are not worth a result. */
 export const MIN_PAGE_WORDS = 12;
 
@@ -43,6 +52,8 @@ export class Engine {
   readonly pages: PageTable;
   private settingsCache: Settings | null = null;
   dense: DenseLane | null = null;
+  /** Shown to the user (options, popup) after storage ran out. */
+  storageWarning: string | undefined;
   /** The last captures' diagnostics (extraction method, retention, page cost), newest last. */
   readonly captureLog: { url: string; at: number; outcome: string; chunks: number; words: number; extraction?: CapturePayload['extraction'] }[] = [];
   /** Serialises writes so a capture storm never interleaves read-modify-write cycles. */
@@ -107,11 +118,25 @@ export class Engine {
     const hash = hashHex(payload.title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
     return this.exclusive(async () => {
       const db = await this.db();
-      const result = await writePage(
-        db,
-        { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: this.dense?.queueModel() ?? null },
-        TOKENIZER,
-      );
+      const write = () =>
+        writePage(db, { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: this.dense?.queueModel() ?? null }, TOKENIZER);
+      let result: Awaited<ReturnType<typeof write>>;
+      try {
+        result = await write();
+      } catch (e) {
+        // The page's transaction aborted whole: nothing half-written. Make room by the retention
+        // policy (least recently visited first), tell the user, and try once more.
+        if (!isQuotaError(e)) throw e;
+        const freed = await this.evictOldestLocked(EVICT_FRACTION, url);
+        this.storageWarning = `Storage was full: Reread forgot the ${freed} least recently visited pages to make room.`;
+        try {
+          result = await write();
+        } catch (again) {
+          if (!isQuotaError(again)) throw again;
+          this.storageWarning = 'Storage is full and nothing more could be freed: new pages are not being saved.';
+          throw new ProtocolError('quota', this.storageWarning);
+        }
+      }
       this.lexical.invalidate(result.touchedTerms);
       this.pages.put(result.page);
       if (result.removedChunkIds.length) this.dense?.onChunksRemoved(result.removedChunkIds);
@@ -122,13 +147,63 @@ export class Engine {
 
   async deleteUrls(urls: readonly string[]): Promise<number> {
     if (!urls.length) return 0;
+    return this.exclusive(() => this.deleteUrlsLocked(urls));
+  }
+
+  /** Deletes with the write lock already held. */
+  private async deleteUrlsLocked(urls: readonly string[]): Promise<number> {
+    if (!urls.length) return 0;
+    const db = await this.db();
+    const res = await deletePages(db, urls, TOKENIZER);
+    this.lexical.invalidate(res.touchedTerms);
+    for (const p of res.pages) this.pages.remove(p.url);
+    this.dense?.onChunksRemoved(res.removedChunkIds);
+    return res.pages.length;
+  }
+
+  /**
+   * Forgets the least recently visited `fraction` of pages (at least one), never `keepUrl`. One page a
+   * transaction: near a full quota even a delete must write (rewritten posting blocks count against
+   * it), and small transactions still fit where one big one would not.
+   */
+  private async evictOldestLocked(fraction: number, keepUrl?: string): Promise<number> {
+    const pages = [...(await this.pages.all()).values()].filter((p) => p.url !== keepUrl).sort((a, b) => a.lastVisit - b.lastVisit);
+    const n = Math.min(pages.length, Math.max(1, Math.ceil(pages.length * fraction)));
+    let freed = 0;
+    let failures = 0;
+    for (const p of pages) {
+      if (freed >= n || failures > 5) break;
+      try {
+        freed += await this.deleteUrlsLocked([p.url]);
+      } catch (e) {
+        if (!isQuotaError(e)) throw e;
+        failures++;
+      }
+    }
+    return freed;
+  }
+
+  /**
+   * The retention policy: forget pages not visited for `retentionDays`, then, while the storage used
+   * is over `maxStorageMb`, the least recently visited ones. Returns how many pages were forgotten.
+   */
+  async enforceRetention(now = Date.now(), usage?: () => Promise<number | undefined>): Promise<number> {
+    const s = await this.settings();
     return this.exclusive(async () => {
-      const db = await this.db();
-      const res = await deletePages(db, urls, TOKENIZER);
-      this.lexical.invalidate(res.touchedTerms);
-      for (const p of res.pages) this.pages.remove(p.url);
-      this.dense?.onChunksRemoved(res.removedChunkIds);
-      return res.pages.length;
+      let forgotten = 0;
+      if (s.retentionDays > 0) {
+        const cutoff = now - s.retentionDays * 86_400_000;
+        forgotten += await this.deleteUrlsLocked([...(await this.pages.all()).values()].filter((p) => p.lastVisit < cutoff).map((p) => p.url));
+      }
+      if (s.maxStorageMb > 0 && usage) {
+        for (let round = 0; round < 20; round++) {
+          const used = await usage();
+          if (used === undefined || used <= s.maxStorageMb * 1024 * 1024 || (await this.pages.all()).size === 0) break;
+          forgotten += await this.evictOldestLocked(EVICT_FRACTION);
+        }
+      }
+      if (forgotten) this.storageWarning = undefined;
+      return forgotten;
     });
   }
 
@@ -172,6 +247,7 @@ export class Engine {
     const st = this.dense?.status();
     const out: Stats = { pages, chunks, pendingEmbeddings: (await this.dense?.pending()) ?? 0, sites, activeModel: st?.model ?? null };
     if (st?.error) out.embeddingError = st.error;
+    if (this.storageWarning) out.storageWarning = this.storageWarning;
     return out;
   }
 

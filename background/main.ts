@@ -16,6 +16,7 @@ import { verifyIndex } from './verify.js';
 import { DenseService } from './dense.js';
 import { inProcessHost } from './embedding/workerHost.js';
 import { openUrl } from './tabs.js';
+import { registerMaintenance, runRetention } from './maintenance.js';
 
 const engine = new Engine();
 const dense = new DenseService(engine, inProcessHost);
@@ -69,7 +70,11 @@ const handlers: Handlers = {
   },
   sites: async () => engine.siteCounts(),
   'settings/get': async () => engine.settings(),
-  'settings/set': async (p) => engine.updateSettings(p),
+  'settings/set': async (p) => {
+    const next = await engine.updateSettings(p);
+    if ('retentionDays' in p || 'maxStorageMb' in p) void runRetention(engine);
+    return next;
+  },
   'delete/site': async (p) => ({ pages: await engine.deleteSite(p.site) }),
   'delete/range': async (p) => ({ pages: await engine.deleteRange(p.after, p.before) }),
   'delete/all': async () => ({ pages: await engine.deleteAll() }),
@@ -95,6 +100,7 @@ browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.R
 
 registerOmnibox(engine);
 registerContextMenu(engine);
+registerMaintenance(engine);
 
 // For end-to-end tests and benchmarks driving the worker through CDP (not reachable from any page).
 (globalThis as unknown as { reread: unknown }).reread = { engine, dense };

@@ -5,6 +5,7 @@ import { MODELS } from '../src/models.js';
 import type { SiteCount, Stats, VerifyReport } from '../src/protocol.js';
 import type { Settings } from '../src/settings.js';
 import { normalizeSitePattern } from '../src/settings.js';
+import browser from 'webextension-polyfill';
 import { call } from './api.js';
 import { formatBytes } from './format.js';
 
@@ -79,6 +80,11 @@ function Options() {
         </dl>
         )}
         {stats?.embeddingError && <p class="warn">Search by meaning is paused: {stats.embeddingError}</p>}
+        {stats?.storageWarning && (
+          <p class="warn" data-testid="storage-warning">
+            {stats.storageWarning}
+          </p>
+        )}
       </section>
 
       <section>
@@ -115,6 +121,25 @@ function Options() {
             </li>
           ))}
         </ul>
+        <label>
+          <input
+            type="checkbox"
+            data-testid="follow-history"
+            checked={settings.followHistoryDeletes}
+            onChange={(e) => {
+              const on = (e.target as HTMLInputElement).checked;
+              void (async () => {
+                // Asked only now, from this click: the history permission is optional.
+                if (on && !(await browser.permissions.request({ permissions: ['history'] }).catch(() => false))) {
+                  setMessage('Without access to history, Reread cannot follow your history deletions.');
+                  return;
+                }
+                await save({ followHistoryDeletes: on });
+              })();
+            }}
+          />{' '}
+          When I clear browsing history, forget the same pages
+        </label>
         <label>
           Forget pages not visited for{' '}
           <input type="number" min={0} data-testid="retention-days" value={settings.retentionDays} onChange={(e) => void save({ retentionDays: Number((e.target as HTMLInputElement).value) })} /> days (0 = keep

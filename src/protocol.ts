@@ -100,6 +100,8 @@ export interface Stats {
   bytesUsed?: number;
   activeModel: string | null;
   embeddingError?: string;
+  /** Set after storage ran out and pages were forgotten to make room. */
+  storageWarning?: string;
 }
 
 export interface SiteCount {

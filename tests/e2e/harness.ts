@@ -106,11 +106,14 @@ export interface LaunchOptions {
   /** Extra Local State written before launch (e.g. internal_only_uis_enabled). */
   localState?: Record<string, unknown>;
   colorScheme?: 'light' | 'dark';
+  /** Another unpacked build to load (default dist/chrome). */
+  dist?: string;
 }
 
 export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
   if (!CHROMIUM) throw new Error('Chromium not found: apt-get install chromium (see .ci/run)');
-  if (!existsSync(join(DIST, 'manifest.json'))) throw new Error('dist/chrome missing: run npm run build');
+  const dist = opts.dist ?? DIST;
+  if (!existsSync(join(dist, 'manifest.json'))) throw new Error(`${dist} missing: run npm run build`);
   const profile = opts.profile ?? mkdtempSync(join(tmpdir(), 'reread-profile-'));
   if (opts.localState) {
     mkdirSync(profile, { recursive: true });
@@ -121,8 +124,8 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
     headless: true,
     colorScheme: opts.colorScheme ?? 'light',
     args: [
-      `--disable-extensions-except=${DIST}`,
-      `--load-extension=${DIST}`,
+      `--disable-extensions-except=${dist}`,
+      `--load-extension=${dist}`,
       '--no-first-run',
       '--disable-sync',
       '--disable-component-update',

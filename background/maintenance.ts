@@ -1,0 +1,48 @@
+/**
+ * Housekeeping that runs without the user: the retention policy (on a twice-daily alarm and after the
+ * settings change), and following the browser's history deletions when the user opted in.
+ */
+import browser from 'webextension-polyfill';
+import { normalizeUrl } from '../src/url.js';
+import type { Engine } from './engine.js';
+
+const RETENTION_ALARM = 'reread-retention';
+
+const usage = async (): Promise<number | undefined> => (await navigator.storage?.estimate?.().catch(() => undefined))?.usage;
+
+export function runRetention(engine: Engine): Promise<number> {
+  return engine.enforceRetention(Date.now(), usage).catch((e: unknown) => {
+    console.warn('reread: retention', e);
+    return 0;
+  });
+}
+
+function onVisitRemoved(engine: Engine) {
+  return (removed: { allHistory: boolean; urls?: string[] }) => {
+    void (async () => {
+      if (!(await engine.settings()).followHistoryDeletes) return;
+      if (removed.allHistory) await engine.deleteAll();
+      else await engine.deleteUrls([...new Set((removed.urls ?? []).map((u) => normalizeUrl(u)).filter((u): u is string => !!u))]);
+    })();
+  };
+}
+
+let historyListener: ReturnType<typeof onVisitRemoved> | null = null;
+
+/** The history API exists only once the optional permission is granted. */
+function listenToHistory(engine: Engine): void {
+  if (historyListener || !browser.history?.onVisitRemoved) return;
+  historyListener = onVisitRemoved(engine);
+  browser.history.onVisitRemoved.addListener(historyListener);
+}
+
+export function registerMaintenance(engine: Engine): void {
+  browser.alarms?.onAlarm.addListener((alarm) => {
+    if (alarm.name === RETENTION_ALARM) void runRetention(engine);
+  });
+  void browser.alarms?.get(RETENTION_ALARM).then((a) => {
+    if (!a) void browser.alarms.create(RETENTION_ALARM, { periodInMinutes: 12 * 60, delayInMinutes: 1 });
+  });
+  listenToHistory(engine);
+  browser.permissions?.onAdded.addListener(() => listenToHistory(engine));
+}
