@@ -85,7 +85,9 @@ export class Engine {
     const db = await this.db();
     await db.put('meta', next, 'settings');
     this.settingsCache = next;
-    if (previous.model !== next.model || previous.denseEnabled !== next.denseEnabled) this.dense?.onSettingsChanged(previous);
+    // A new model, the lane turned on or off, or a download just allowed (the model chosen earlier can now be had).
+    const downloadAllowed = next.allowModelDownload && !previous.allowModelDownload;
+    if (previous.model !== next.model || previous.denseEnabled !== next.denseEnabled || downloadAllowed) this.dense?.onSettingsChanged(previous);
     return next;
   }
 
@@ -230,7 +232,9 @@ export class Engine {
         tx.objectStore('postings').clear(),
         tx.objectStore('embedQueue').clear(),
         tx.objectStore('vectors').clear(),
-        tx.objectStore('meta').delete('stats'),
+        // Keep counting chunk ids from where they were: ids are never reused (an embedding batch in
+        // flight must not attach an old chunk's vector to a new chunk with the same id).
+        tx.objectStore('meta').get('stats').then((st) => tx.objectStore('meta').put({ N: 0, totalLength: 0, nextChunkId: (st as { nextChunkId?: number } | undefined)?.nextChunkId ?? 1 }, 'stats')),
       ]);
       await tx.done;
       this.lexical.invalidate('all');
@@ -285,7 +289,18 @@ export class Engine {
     const allowed = await this.pages.allowedChunks(parsed, req.excludeUrl);
     const terms = queryTerms(parsed.text, TOKENIZER);
     const empty = (): SearchResponse => ({ results: [], parsed, tookMs: performance.now() - started, lanesUsed: { lexical: false, dense: false } });
-    if (!terms.length || (allowed && allowed.size === 0)) return empty();
+    if (allowed && allowed.size === 0) return empty();
+    if (!terms.length) {
+      if (!allowed) return empty();
+      // Filters alone (`site:docs.python.org after:7d`): the matching pages, most recently visited first.
+      const pages = [...(await this.pages.all()).values()]
+        .filter((p) => p.chunkIds.length && allowed.has(p.chunkIds[0]!))
+        .sort((a, b) => b.lastVisit - a.lastVisit)
+        .slice(0, limit);
+      const listed = pages.map((p) => ({ id: p.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }));
+      const results = await this.present(listed, parsed, [], limit);
+      return { results, parsed, tookMs: Math.round((performance.now() - started) * 10) / 10, lanesUsed: { lexical: false, dense: false } };
+    }
 
     // Filters on text (phrases, excluded words) are checked on candidates, so retrieve deeper.
     const textFilters = parsed.phrases.length + parsed.excludeWords.length + parsed.excludePhrases.length > 0;

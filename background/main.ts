@@ -15,7 +15,7 @@ import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
 import { DenseService } from './dense.js';
 import { inProcessHost } from './embedding/workerHost.js';
-import { openUrl } from './tabs.js';
+import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
 
 const engine = new Engine();
@@ -56,6 +56,7 @@ const validators: Validators = {
     if (!/^https?:\/\//i.test(url)) throw new ProtocolError('bad-request', 'only web pages can be opened');
     return { url, newTab: o.newTab === true };
   },
+  'search/handover': (p) => ({ token: requiredString(validateObject(p, 'search/handover').token, 'token', 100) }),
 };
 
 const handlers: Handlers = {
@@ -82,6 +83,7 @@ const handlers: Handlers = {
   import: async (p) => importJsonl(engine, p.jsonl),
   verify: async (p) => verifyIndex(engine, p.repair === true),
   open: async (p) => ({ tabId: await openUrl(p.url, p.newTab ? 'newForegroundTab' : 'currentTab') }),
+  'search/handover': async (p) => takeHandover(p.token),
 };
 
 const route = createRouter({

@@ -112,10 +112,33 @@ async function removeChunks(tx: WriteTx, chunks: readonly ChunkRecord[], titleOf
   await removeVectors(tx, chunks.map((c) => c.id));
 }
 
+/**
+ * Runs `body` against `tx` and aborts the transaction if it throws. An exception thrown between
+ * requests (not by a request) does not abort an IndexedDB transaction: without this, the requests
+ * already made would commit and leave half a write behind.
+ */
+async function allOrNothing<T>(tx: WriteTx, body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (e) {
+    tx.done.catch(() => undefined);
+    try {
+      tx.abort();
+    } catch {
+      // Already aborted by a failed request, or finished.
+    }
+    throw e;
+  }
+}
+
 export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions): Promise<WriteResult> {
   // Tokenize before the transaction opens: nothing but IndexedDB requests may be awaited inside it.
   const newDocs = input.chunks.map((c) => tokenize(indexedText(input.title, c.text), tok));
   const tx = db.transaction([...WRITE_STORES], 'readwrite');
+  return allOrNothing(tx, () => writePageIn(tx, input, newDocs, tok));
+}
+
+async function writePageIn(tx: WriteTx, input: PageInput, newDocs: string[][], tok: TokenizerOptions): Promise<WriteResult> {
   const touched = new Set<string>();
   const old = await tx.objectStore('pages').get(input.url);
   if (old && old.hash === input.hash) {
@@ -172,6 +195,10 @@ export interface DeleteResult {
 /** Deletes pages (and everything derived from them) in one transaction. */
 export async function deletePages(db: DB, urls: readonly string[], tok: TokenizerOptions): Promise<DeleteResult> {
   const tx = db.transaction([...WRITE_STORES], 'readwrite');
+  return allOrNothing(tx, () => deletePagesIn(tx, urls, tok));
+}
+
+async function deletePagesIn(tx: WriteTx, urls: readonly string[], tok: TokenizerOptions): Promise<DeleteResult> {
   const touched = new Set<string>();
   const stats = await readStats(tx);
   const pages = (await Promise.all(urls.map((u) => tx.objectStore('pages').get(u)))).filter(Boolean) as PageRecord[];

@@ -18,13 +18,17 @@ export class PageTable {
   private async load(): Promise<Map<string, PageMeta>> {
     if (this.pages) return this.pages;
     this.loading ??= (async () => {
-      const db = await this.db();
-      const all = await db.getAll('pages');
-      const map = new Map<string, PageMeta>();
-      for (const p of all) map.set(p.url, meta(p));
-      this.pages = map;
-      this.loading = null;
-      return map;
+      try {
+        const db = await this.db();
+        const all = await db.getAll('pages');
+        const map = new Map<string, PageMeta>();
+        for (const p of all) map.set(p.url, meta(p));
+        this.pages = map;
+        return map;
+      } finally {
+        // On failure too: a rejected load kept here would fail every later filter until a reset.
+        this.loading = null;
+      }
     })();
     return this.loading;
   }

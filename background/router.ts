@@ -60,7 +60,7 @@ export function createRouter(opts: RouterOptions) {
     try {
       if (typeof message !== 'object' || message === null) throw new ProtocolError('bad-request', 'message must be an object');
       const { type, payload } = message as { type?: unknown; payload?: unknown };
-      if (typeof type !== 'string' || !Object.prototype.hasOwnProperty.call(handlers, type)) throw new ProtocolError('unknown-type', `unknown message type: ${String(type).slice(0, 40)}`);
+      if (typeof type !== 'string' || !Object.prototype.hasOwnProperty.call(handlers, type)) throw new ProtocolError('unknown-type', `unknown message type: ${typeof type === 'string' ? type.slice(0, 40) : typeof type}`);
       const t = type as MessageType;
       const ctx = authorize(t, sender);
       const valid = validators[t](payload);

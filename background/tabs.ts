@@ -29,8 +29,26 @@ export async function openUrl(href: string, disposition: Disposition): Promise<n
   return tab.id ?? null;
 }
 
+/** Results-page parameters waiting for the tab opened for them, by one-time token. */
+const handovers = new Map<string, Record<string, string>>();
+
+/**
+ * The results page for these parameters. They travel in memory, not in the URL the tab is opened
+ * with: Chromium keeps that URL in its history (synced to the user's account, offered back as
+ * address-bar suggestions), and what someone searches their private index for belongs in neither.
+ * The page trades the one-time token for the parameters (a token in history means nothing).
+ */
 export function searchPageUrl(params: Record<string, string | undefined>): string {
-  const u = new URL(browser.runtime.getURL('search.html'));
-  for (const [k, v] of Object.entries(params)) if (v) u.searchParams.set(k, v);
-  return u.toString();
+  const clean: Record<string, string> = {};
+  for (const [k, v] of Object.entries(params)) if (v) clean[k] = v;
+  const token = crypto.randomUUID();
+  handovers.set(token, clean);
+  setTimeout(() => handovers.delete(token), 60_000);
+  return `${browser.runtime.getURL('search.html')}#handover=${token}`;
+}
+
+export function takeHandover(token: string): Record<string, string> | null {
+  const params = handovers.get(token) ?? null;
+  handovers.delete(token);
+  return params;
 }

@@ -26,7 +26,10 @@ interface ExportedChunk {
 
 export async function exportJsonl(engine: Engine, _vectors: boolean): Promise<{ jsonl: string; pages: number }> {
   const db = await engine.db();
-  const pages = await db.getAll('pages');
+  // In write order (chunk ids grow with each write): the import then assigns ids in the same relative
+  // order, so equal scores break the same way and the imported profile ranks exactly like this one.
+  const firstId = (p: PageRecord) => (p.chunkIds.length ? Math.min(...p.chunkIds) : Infinity);
+  const pages = (await db.getAll('pages')).sort((a, b) => firstId(a) - firstId(b) || (a.url < b.url ? -1 : 1));
   const lines: string[] = [JSON.stringify({ kind: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), pages: pages.length })];
   for (const p of pages) {
     const { chunkIds: _ids, hash: _hash, ...page } = p;
@@ -99,26 +102,36 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
     const url = page.url!;
     const title = page.title ?? '';
     const db = await engine.db();
-    const res = await engine.exclusive(() => writePage(
-      db,
-      {
-        url,
-        site: siteOf(url),
-        title,
-        lang: page.lang ?? '',
-        hash: hashHex(title + '\u0000' + chunks.map((c) => c.text).join('\u0000')),
-        words: chunks.reduce((n, c) => n + c.words, 0),
-        chunks,
-        now: page.lastVisit!,
-        embedModel: engine.dense?.queueModel() ?? null,
-      },
-      TOKENIZER,
-    ));
-    // Keep the exported visit history rather than "visited now".
-    const fixed = { ...res.page, firstVisit: page.firstVisit!, lastVisit: page.lastVisit!, visitCount: page.visitCount! };
-    await db.put('pages', fixed);
+    // The page record is fixed up under the same lock as the write: a capture of the same URL slipping
+    // in between would otherwise have its chunk list overwritten with this one's (orphaning its chunks).
+    const { res, fixed } = await engine.exclusive(async () => {
+      const prev = await db.get('pages', url);
+      const res = await writePage(
+        db,
+        {
+          url,
+          site: siteOf(url),
+          title,
+          lang: page.lang ?? '',
+          hash: hashHex(title + '\u0000' + chunks.map((c) => c.text).join('\u0000')),
+          words: chunks.reduce((n, c) => n + c.words, 0),
+          chunks,
+          now: page.lastVisit!,
+          embedModel: engine.dense?.queueModel() ?? null,
+        },
+        TOKENIZER,
+      );
+      // Keep the exported visit history rather than "visited now", merged with what this profile
+      // already knew of the page (an import must not make a recent visit look older).
+      const fixed = prev
+        ? { ...res.page, firstVisit: Math.min(prev.firstVisit, page.firstVisit!), lastVisit: Math.max(prev.lastVisit, page.lastVisit!), visitCount: Math.max(prev.visitCount, page.visitCount!) }
+        : { ...res.page, firstVisit: page.firstVisit!, lastVisit: page.lastVisit!, visitCount: page.visitCount! };
+      await db.put('pages', fixed);
+      return { res, fixed };
+    });
     engine.lexical.invalidate(res.touchedTerms);
     engine.pages.put(fixed);
+    if (res.removedChunkIds.length) engine.dense?.onChunksRemoved(res.removedChunkIds);
     if (res.addedChunkIds.length) engine.dense?.onChunksAdded();
     imported++;
   }

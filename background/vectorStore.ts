@@ -74,6 +74,8 @@ export async function removeVectors(tx: VectorTx, ids: readonly number[]): Promi
  * Chunks deleted while their batch was being embedded are skipped.
  */
 export async function storeVectors(db: DB, model: string, dim: number, entries: readonly Entry[], doneIds: readonly number[]): Promise<Entry[]> {
+  // Checked before any write: a wrong-sized vector would throw half-way, after its block was deleted.
+  for (const e of entries) if (e.codes.length !== dim) throw new Error(`vector ${e.id} has ${e.codes.length} dims, model ${model} has ${dim}`);
   const tx = db.transaction(['vectors', 'embedQueue', 'chunks'], 'readwrite');
   const store = tx.objectStore('vectors');
   const queue = tx.objectStore('embedQueue');

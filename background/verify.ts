@@ -3,10 +3,10 @@
  * N, total length, postings) and compares it with what is stored; checks pages against chunks and
  * vectors and the embedding queue against chunks. `repair` rebuilds the derived stores from the chunks.
  */
-import { decodeBlock, appendToBlock, type PostingEntry } from '../src/postings.js';
+import { decodeBlock, appendToBlock, BLOCK_SIZE, type PostingEntry } from '../src/postings.js';
 import { termFrequencies, tokenize } from '../src/tokenizer.js';
 import type { VerifyReport } from '../src/protocol.js';
-import type { ChunkRecord, PageRecord, StatsRecord, VectorBlockRecord } from './db.js';
+import type { ChunkRecord, PageRecord, QueueRecord, StatsRecord, VectorBlockRecord } from './db.js';
 import type { Engine } from './engine.js';
 import { TOKENIZER } from './engine.js';
 import { indexedText } from './pageStore.js';
@@ -72,13 +72,28 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
     if (stats && stats.nextChunkId <= maxId) report(`next chunk id ${stats.nextChunkId} not above ${maxId}`);
 
     const seen = new Map<string, Set<number>>();
-    for (const block of postings) {
+    let lastId = -1; // the previous entry of the same term: getAll returns blocks in key order
+    for (let b = 0; b < postings.length; b++) {
+      const block = postings[b]!;
+      if (b === 0 || postings[b - 1]!.t !== block.t) lastId = -1;
+      // Every entry takes at least 3 bytes; a header that says otherwise would make decoding allocate
+      // whatever `n` claims (or read garbage), so such a block is reported, not decoded.
+      if (!(Number.isInteger(block.n) && block.n >= 1 && block.n <= BLOCK_SIZE && block.n * 3 <= (block.d?.length ?? 0))) {
+        report(`block ${block.t}/${block.f} is malformed (n ${block.n}, ${block.d?.length ?? 0} bytes)`);
+        continue;
+      }
       const entries = decodeBlock({ first: block.f, n: block.n, data: block.d });
+      const next = postings[b + 1];
+      const nextKey = next && next.t === block.t ? next.f : Infinity;
       const want = expected.get(block.t);
       let s = seen.get(block.t);
       if (!s) seen.set(block.t, (s = new Set()));
       for (const e of entries) {
         if (e.id < block.f) report(`block ${block.t}/${block.f} holds smaller id ${e.id}`);
+        // Deletes find a chunk's block by key (greatest first <= id): ids must ascend, each block's
+        // below the next block's key.
+        if (e.id <= lastId || e.id >= nextKey) report(`posting ${block.t} -> ${e.id} out of order`);
+        lastId = e.id;
         const w = want?.get(e.id);
         if (!w) report(`posting ${block.t} -> ${e.id} has no chunk with that term`);
         else if (w.tf !== e.tf || w.len !== e.len) report(`posting ${block.t} -> ${e.id}: tf ${e.tf}/len ${e.len}, expected ${w.tf}/${w.len}`);
@@ -107,7 +122,7 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
       if (vecSeen.has(`${q.model}/${q.id}`)) report(`chunk ${q.id} is queued and already embedded`);
     }
 
-    if (repair && problems.length) await rebuild(engine, chunks.filter((c) => owned.has(c.id)), orphans, pageByUrl, expected, N, totalLength, Math.max(maxId + 1, stats?.nextChunkId ?? 1), vectors, owned, lens);
+    if (repair && problems.length) await rebuild(engine, chunks.filter((c) => owned.has(c.id)), orphans, pageByUrl, expected, N, totalLength, Math.max(maxId + 1, stats?.nextChunkId ?? 1), vectors, owned, lens, queue);
     return { ok: problems.length === 0, problems, checked: { chunks: chunks.length, terms: expected.size, vectors: vectorCount } };
   });
 }
@@ -124,6 +139,7 @@ async function rebuild(
   vectors: VectorBlockRecord[],
   owned: Set<number>,
   lens: Map<number, number>,
+  queue: QueueRecord[],
 ): Promise<void> {
   const db = await engine.db();
   const tx = db.transaction(['pages', 'chunks', 'postings', 'meta', 'vectors', 'embedQueue'], 'readwrite');
@@ -138,9 +154,15 @@ async function rebuild(
     const len = lens.get(c.id);
     if (len !== undefined && len !== c.len) puts.push(tx.objectStore('chunks').put({ ...c, len }));
   }
+  const liveIds = new Set(live.map((c) => c.id));
   for (const p of pageByUrl.values()) {
-    const ids = p.chunkIds.filter((id) => owned.has(id) && live.some((c) => c.id === id));
+    const ids = p.chunkIds.filter((id) => liveIds.has(id));
     if (ids.length !== p.chunkIds.length) puts.push(tx.objectStore('pages').put({ ...p, chunkIds: ids }));
+  }
+  // The queue loses chunks that are gone and chunks already embedded for the model they wait for.
+  const embedded = new Set(vectors.flatMap((b) => [...b.ids].map((id) => `${b.m}/${id}`)));
+  for (const q of queue) {
+    if (!liveIds.has(q.id) || embedded.has(`${q.model}/${q.id}`)) puts.push(tx.objectStore('embedQueue').delete(q.id));
   }
   // Vectors of missing chunks go; their blocks are rewritten without them.
   for (const b of vectors) {

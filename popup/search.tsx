@@ -4,6 +4,7 @@
  */
 import { render } from 'preact';
 import { SearchView } from './components/SearchView.js';
+import { call } from './api.js';
 
 function initialQuery(params: URLSearchParams): string {
   let q = (params.get('q') ?? '').trim();
@@ -14,30 +15,36 @@ function initialQuery(params: URLSearchParams): string {
   return q.trim();
 }
 
-const params = new URLSearchParams(location.search);
-const exclude = params.get('exclude') ?? undefined;
-const app = document.getElementById('app')!;
+async function start(): Promise<void> {
+  let params = new URLSearchParams(location.search);
+  // Opened by the omnibox or the context menu: the parameters are handed over in memory (never in the
+  // URL the tab was opened with, which the browser keeps in its history).
+  const token = new URLSearchParams(location.hash.slice(1)).get('handover');
+  if (token) {
+    const got = await call('search/handover', { token }).catch(() => null);
+    if (got) params = new URLSearchParams(got);
+  }
+  const exclude = params.get('exclude') ?? undefined;
+  const app = document.getElementById('app')!;
 
-function mirror(q: string): void {
-  const u = new URL(location.href);
-  u.search = '';
-  if (q) u.searchParams.set('q', q);
-  if (exclude) u.searchParams.set('exclude', exclude);
-  history.replaceState(null, '', u);
-  document.title = q ? `${q} – Reread` : 'Reread';
+  // Queries stay out of the address bar and the title: Chromium records both in its history,
+  // history.replaceState included. (Bookmarkable links: a "copy link to this search" button instead.)
+  if (token) history.replaceState(null, '', location.pathname);
+
+  app.textContent = '';
+  render(
+    <main class="page">
+      <header class="page__header">
+        <h1 class="brand">Reread</h1>
+        <a class="page__options" href="options.html">
+          Options
+        </a>
+      </header>
+      {exclude && <p class="page__note">Pages related to {exclude}</p>}
+      <SearchView mode="page" initialQuery={initialQuery(params)} excludeUrl={exclude} />
+    </main>,
+    app,
+  );
 }
 
-app.textContent = '';
-render(
-  <main class="page">
-    <header class="page__header">
-      <h1 class="brand">Reread</h1>
-      <a class="page__options" href="options.html">
-        Options
-      </a>
-    </header>
-    {exclude && <p class="page__note">Pages related to {exclude}</p>}
-    <SearchView mode="page" initialQuery={initialQuery(params)} excludeUrl={exclude} onQueryChange={mirror} />
-  </main>,
-  app,
-);
+void start();

@@ -79,7 +79,8 @@ const scratch = new Scratch();
 export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, options: Bm25SearchOptions): LexicalHit[] {
   const { k1, b } = options.params ?? DEFAULT_BM25;
   const allowed = options.allowed ?? null;
-  const terms = query.slice(0, MAX_QUERY_TERMS).filter((q) => q.postings.ids.length > 0);
+  // Drop absent terms before capping, so words the index lacks do not use up the 32 mask bits.
+  const terms = query.filter((q) => q.postings.ids.length > 0).slice(0, MAX_QUERY_TERMS);
   if (!terms.length || stats.N <= 0 || options.k <= 0) return [];
   const avgLen = stats.totalLength / stats.N || 1;
   let maxId = 0;

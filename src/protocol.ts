@@ -135,6 +135,8 @@ export interface Messages {
   import: { req: { jsonl: string }; res: { pages: number; skipped: number } };
   verify: { req: { repair?: boolean }; res: VerifyReport };
   open: { req: { url: string; newTab?: boolean }; res: { tabId: number | null } };
+  /** The results page's parameters, handed over in memory (see background/tabs.ts searchPageUrl). */
+  'search/handover': { req: { token: string }; res: Record<string, string> | null };
 }
 
 export type MessageType = keyof Messages;

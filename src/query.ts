@@ -4,7 +4,8 @@
  *   free words  "exact phrase"  -word  -"phrase"  site:example.com  -site:example.com
  *   after:2024-01-31  before:2024-02-01  after:today|yesterday|7d|2w|3m|1y|last-week|"last week"
  *
- * Unknown operators (`foo:bar`) are plain words. Nothing a user types throws.
+ * `-after:X` means `before:X` and `-before:X` means `after:X`. Unknown operators (`foo:bar`) and
+ * operators with values they cannot use are plain words. Nothing a user types throws.
  */
 
 export interface ParsedQuery {
@@ -56,7 +57,12 @@ export function parseDateOperand(raw: string, now: number, bound: 'after' | 'bef
     const m = iso[2] ? Number(iso[2]) : undefined;
     const d = iso[3] ? Number(iso[3]) : undefined;
     if ((m !== undefined && (m < 1 || m > 12)) || (d !== undefined && (d < 1 || d > 31))) return undefined;
-    const start = new Date(y, (m ?? 1) - 1, d ?? 1).getTime();
+    // setFullYear, not the constructor: `new Date(99, 0)` is 1999. A day past the month's end
+    // (2024-02-30) rolls into the next month; refuse it instead.
+    const date = new Date(2000, 0, 1);
+    date.setFullYear(y, (m ?? 1) - 1, d ?? 1);
+    if (date.getMonth() !== (m ?? 1) - 1) return undefined;
+    const start = date.getTime();
     if (bound === 'after') return start;
     // before:2024-02 means before the end of February? No: "before" a date is before its start,
     // matching Gmail and GitHub. Only the start is used.
@@ -65,7 +71,9 @@ export function parseDateOperand(raw: string, now: number, bound: 'after' | 'bef
   return undefined;
 }
 
-const TOKEN = /(-?)(?:([a-zA-Z]+):)?(?:"([^"]*)"?|(\S+))/g;
+// The operand may be empty so that a bare `site:` (half typed) is an operator with nothing to
+// filter by, not the word "site"; the empty matches this allows between words are skipped.
+const TOKEN = /(-?)(?:([a-zA-Z]+):)?(?:"([^"]*)"?|(\S*))/g;
 
 export function parseQuery(input: string, now: number = Date.now()): ParsedQuery {
   const q: ParsedQuery = { text: '', phrases: [], excludeWords: [], excludePhrases: [], sites: [], excludeSites: [] };
@@ -84,10 +92,11 @@ export function parseQuery(input: string, now: number = Date.now()): ParsedQuery
       if (site) (neg ? q.excludeSites : q.sites).push(site);
       continue;
     }
-    if ((op === 'after' || op === 'before') && !neg) {
+    if (op === 'after' || op === 'before') {
       const t = parseDateOperand(value, now, op);
       if (t !== undefined) {
-        if (op === 'after') q.after = Math.max(q.after ?? -Infinity, t);
+        // Negated, a bound turns into the opposite one: -after:X (not on or after X) is before:X.
+        if ((op === 'after') !== neg) q.after = Math.max(q.after ?? -Infinity, t);
         else q.before = Math.min(q.before ?? Infinity, t);
         continue;
       }

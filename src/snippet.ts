@@ -45,8 +45,17 @@ export function makeSnippet(body: string, terms: ReadonlySet<string>, maxWords =
       bestStart = i - maxWords + 1;
     }
   }
-  // Start a little before the first match so it has context.
-  const start = Math.max(0, bestStart - (best > 0 ? 4 : 0));
+  // The first window with the most matches ends on a match. Start a little before its first match
+  // instead, for context, but never so early that its last match falls out of the window.
+  let start = 0;
+  if (best > 0) {
+    let first = bestStart;
+    while (!hits[first]) first++;
+    let last = bestStart + maxWords - 1;
+    while (!hits[last]) last--;
+    start = Math.max(0, last - maxWords + 1, first - 4);
+    start = Math.max(0, Math.min(start, words.length - maxWords));
+  }
   const end = Math.min(words.length, start + maxWords);
   const from = words[start]!.index ?? 0;
   const lastWord = words[end - 1]!;

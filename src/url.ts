@@ -14,13 +14,24 @@ export function normalizeUrl(input: string): string | null {
   url.hash = '';
   url.username = '';
   url.password = '';
-  const kept: [string, string][] = [];
-  url.searchParams.forEach((v, k) => {
-    if (!TRACKING_PARAMS.test(k)) kept.push([k, v]);
-  });
-  url.search = '';
-  for (const [k, v] of kept) url.searchParams.append(k, v);
+  // Filter the raw `name=value` pairs rather than re-serialising through URLSearchParams, which would
+  // rewrite the parameters kept (`%20` -> `+`, `?page` -> `?page=`) and so change the URL we link to.
+  const kept = url.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => pair && !TRACKING_PARAMS.test(paramName(pair)));
+  url.search = kept.length ? `?${kept.join('&')}` : '';
   return url.toString();
+}
+
+function paramName(pair: string): string {
+  const eq = pair.indexOf('=');
+  const raw = (eq < 0 ? pair : pair.slice(0, eq)).replace(/\+/g, ' ');
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
 }
 
 /** The site of a URL: its host without a leading `www.` (and without the port for default ports). */

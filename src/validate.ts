@@ -42,7 +42,9 @@ export function validateCapture(v: unknown): CaptureValidation {
   const blocks: Block[] = [];
   let chars = 0;
   let truncatedChars = 0;
-  for (const raw of v.blocks.slice(0, CAPTURE_LIMITS.maxBlocks)) {
+  let i = 0;
+  for (; i < Math.min(v.blocks.length, CAPTURE_LIMITS.maxBlocks); i++) {
+    const raw: unknown = v.blocks[i];
     if (!isObject(raw) || typeof raw.kind !== 'string' || !BLOCK_KINDS.has(raw.kind)) fail('malformed block');
     if (typeof raw.text !== 'string') fail('block text must be a string');
     let text = raw.text.length > CAPTURE_LIMITS.maxBlockChars ? raw.text.slice(0, CAPTURE_LIMITS.maxBlockChars) : raw.text;
@@ -57,7 +59,15 @@ export function validateCapture(v: unknown): CaptureValidation {
     if (raw.kind === 'heading') block.level = typeof raw.level === 'number' && raw.level >= 1 && raw.level <= 6 ? Math.round(raw.level) : 2;
     if (typeof raw.id === 'string' && raw.id.length > 0 && raw.id.length <= 200) block.id = raw.id;
     if (text) blocks.push(block);
-    if (chars >= CAPTURE_LIMITS.maxPageChars) break;
+    if (chars >= CAPTURE_LIMITS.maxPageChars) {
+      i++;
+      break;
+    }
+  }
+  // Blocks never reached (past the page or block cap) were cut too.
+  for (; i < v.blocks.length; i++) {
+    const raw: unknown = v.blocks[i];
+    if (isObject(raw) && typeof raw.text === 'string') truncatedChars += raw.text.length;
   }
   const payload: CapturePayload = { title, lang, blocks };
   if (isObject(v.extraction)) {

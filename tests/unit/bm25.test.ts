@@ -1,0 +1,218 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { bm25Search, DEFAULT_BM25, idf, MAX_QUERY_TERMS, TopK, type Bm25Params, type CorpusStats, type PostingList, type QueryTerm } from '../../src/bm25.js';
+
+interface Corpus {
+  docs: Map<number, string[]>;
+  stats: CorpusStats;
+  postings: Map<string, PostingList>;
+}
+
+function buildCorpus(docs: Map<number, string[]>): Corpus {
+  const byTerm = new Map<string, { id: number; tf: number; len: number }[]>();
+  let totalLength = 0;
+  for (const [id, terms] of docs) {
+    totalLength += terms.length;
+    const tf = new Map<string, number>();
+    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const [t, f] of tf) {
+      if (!byTerm.has(t)) byTerm.set(t, []);
+      byTerm.get(t)!.push({ id, tf: f, len: terms.length });
+    }
+  }
+  const postings = new Map<string, PostingList>();
+  for (const [t, entries] of byTerm) {
+    entries.sort((a, b) => a.id - b.id);
+    postings.set(t, {
+      ids: Uint32Array.from(entries.map((e) => e.id)),
+      tfs: Uint32Array.from(entries.map((e) => e.tf)),
+      lens: Uint32Array.from(entries.map((e) => e.len)),
+    });
+  }
+  return { docs, stats: { N: docs.size, totalLength }, postings };
+}
+
+const EMPTY: PostingList = { ids: new Uint32Array(0), tfs: new Uint32Array(0), lens: new Uint32Array(0) };
+
+/** The formula from bm25.ts's doc comment, computed the obvious way over the raw documents. */
+function reference(corpus: Corpus, query: { term: string; weight?: number }[], params: Bm25Params, allowed: ReadonlySet<number> | null) {
+  const { N, totalLength } = corpus.stats;
+  const avgLen = totalLength / N || 1;
+  const used = query.filter((q) => corpus.postings.has(q.term)).slice(0, MAX_QUERY_TERMS);
+  const out = new Map<number, { score: number; terms: Set<string> }>();
+  for (const [id, terms] of corpus.docs) {
+    if (allowed && !allowed.has(id)) continue;
+    let score = 0;
+    const matched = new Set<string>();
+    for (const q of used) {
+      const tf = terms.filter((t) => t === q.term).length;
+      if (!tf) continue;
+      let df = 0;
+      for (const d of corpus.docs.values()) if (d.includes(q.term)) df++;
+      const idfT = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+      score += ((q.weight ?? 1) * idfT * tf * (params.k1 + 1)) / (tf + params.k1 * (1 - params.b + (params.b * terms.length) / avgLen));
+      matched.add(q.term);
+    }
+    if (matched.size) out.set(id, { score, terms: matched });
+  }
+  return out;
+}
+
+const VOCAB = ['alpha', 'beta', 'gamma', 'delta', 'eps', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];
+// Skewed so some terms are in most documents (low idf) and some in few.
+const term = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...VOCAB.slice(0, 4)) }, { weight: 3, arbitrary: fc.constantFrom(...VOCAB) });
+const doc = fc.array(term, { minLength: 0, maxLength: 30 });
+
+const corpusArb = (sparse: boolean) =>
+  fc
+    .uniqueArray(sparse ? fc.integer({ min: 0, max: 0xffff_fffe }) : fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 60 })
+    .chain((ids) => fc.tuple(fc.constant(ids), fc.array(doc, { minLength: ids.length, maxLength: ids.length })))
+    .map(([ids, docs]) => buildCorpus(new Map(ids.map((id, i) => [id, docs[i]!]))));
+
+const queryArb = fc.uniqueArray(
+  fc.record({ term: fc.oneof(fc.constantFrom(...VOCAB), fc.constant('absent')), weight: fc.option(fc.double({ min: 0.1, max: 3, noNaN: true }), { nil: undefined }) }),
+  { minLength: 1, maxLength: 6, selector: (q) => q.term },
+);
+
+const paramsArb = fc.oneof(fc.constant(DEFAULT_BM25), fc.record({ k1: fc.double({ min: 0, max: 3, noNaN: true }), b: fc.double({ min: 0, max: 1, noNaN: true }) }));
+
+function toQuery(corpus: Corpus, q: { term: string; weight?: number }[]): QueryTerm[] {
+  return q.map(({ term, weight }) => ({ term, postings: corpus.postings.get(term) ?? EMPTY, ...(weight !== undefined ? { weight } : {}) }));
+}
+
+function checkAgainstReference(corpus: Corpus, q: { term: string; weight?: number }[], k: number, params: Bm25Params, allowed: ReadonlySet<number> | null) {
+  const got = bm25Search(toQuery(corpus, q), corpus.stats, { k, allowed, params });
+  const ref = reference(corpus, q, params, allowed);
+  const ranked = [...ref].sort((a, b) => b[1].score - a[1].score || a[0] - b[0]);
+  expect(got.length).toBe(Math.min(k, ranked.length));
+  for (let i = 0; i < got.length; i++) {
+    const hit = got[i]!;
+    const want = ref.get(hit.id);
+    expect(want, `id ${hit.id} scored but matches nothing`).toBeDefined();
+    expect(Math.abs(hit.score - want!.score)).toBeLessThan(1e-9);
+    // Position i holds the i-th best score (ties may be ordered by rounding, never by more than 1e-9).
+    expect(Math.abs(hit.score - ranked[i]![1].score)).toBeLessThan(1e-9);
+    expect(new Set(hit.terms)).toEqual(want!.terms);
+    expect(hit.terms.length).toBe(want!.terms.size);
+    if (i > 0) {
+      const prev = got[i - 1]!;
+      expect(prev.score > hit.score || (prev.score === hit.score && prev.id < hit.id)).toBe(true);
+    }
+  }
+  // Nothing clearly better than the last hit was left out.
+  if (got.length === k && got.length > 0) {
+    const last = got[got.length - 1]!.score;
+    const ids = new Set(got.map((h) => h.id));
+    for (const [id, r] of ranked) if (r.score > last + 1e-9) expect(ids.has(id)).toBe(true);
+  }
+  return got;
+}
+
+describe('bm25Search equals the formula (property)', { timeout: 30_000 }, () => {
+  for (const sparse of [false, true]) {
+    it(`${sparse ? 'sparse' : 'dense'} ids, no filter`, () => {
+      fc.assert(
+        fc.property(corpusArb(sparse), queryArb, fc.integer({ min: 1, max: 70 }), paramsArb, (corpus, q, k, params) => {
+          checkAgainstReference(corpus, q, k, params, null);
+        }),
+        { numRuns: 600 },
+      );
+    });
+
+    it(`${sparse ? 'sparse' : 'dense'} ids, with an allowed filter`, () => {
+      fc.assert(
+        fc.property(
+          corpusArb(sparse).chain((c) => fc.tuple(fc.constant(c), fc.subarray([...c.docs.keys()]))),
+          queryArb,
+          fc.integer({ min: 1, max: 70 }),
+          paramsArb,
+          ([corpus, allowedIds], q, k, params) => {
+            const allowed = new Set(allowedIds);
+            const got = checkAgainstReference(corpus, q, k, params, allowed);
+            for (const h of got) expect(allowed.has(h.id)).toBe(true);
+          },
+        ),
+        { numRuns: 600 },
+      );
+    });
+  }
+
+  it('takes the sparse path for ids far above the corpus size, and agrees with the dense path', () => {
+    const docs = new Map<number, string[]>([
+      [5, ['alpha', 'beta']],
+      [7, ['alpha']],
+      [9, ['beta', 'beta', 'gamma']],
+    ]);
+    const shifted = new Map([...docs].map(([id, t]) => [id + 4_000_000_000, t]));
+    const a = buildCorpus(docs);
+    const b = buildCorpus(shifted);
+    const q = [{ term: 'alpha' }, { term: 'beta' }];
+    const ra = bm25Search(toQuery(a, q), a.stats, { k: 10 });
+    const rb = bm25Search(toQuery(b, q), b.stats, { k: 10 });
+    expect(rb.map((h) => h.id - 4_000_000_000)).toEqual(ra.map((h) => h.id));
+    expect(rb.map((h) => h.score)).toEqual(ra.map((h) => h.score));
+  });
+
+  it('leaves no state behind between queries (scratch space is reused)', () => {
+    const c = buildCorpus(new Map([[1, ['alpha']], [2, ['alpha', 'beta']], [3, ['beta']]]));
+    const first = bm25Search(toQuery(c, [{ term: 'alpha' }]), c.stats, { k: 10 });
+    bm25Search(toQuery(c, [{ term: 'beta' }]), c.stats, { k: 1 });
+    expect(bm25Search(toQuery(c, [{ term: 'alpha' }]), c.stats, { k: 10 })).toEqual(first);
+  });
+});
+
+describe('bm25Search edge cases', () => {
+  const c = buildCorpus(new Map([[1, ['alpha', 'beta']], [2, ['alpha']]]));
+
+  it('returns nothing for k <= 0, an empty corpus or a query with no postings', () => {
+    expect(bm25Search(toQuery(c, [{ term: 'alpha' }]), c.stats, { k: 0 })).toEqual([]);
+    expect(bm25Search(toQuery(c, [{ term: 'alpha' }]), { N: 0, totalLength: 0 }, { k: 5 })).toEqual([]);
+    expect(bm25Search(toQuery(c, [{ term: 'absent' }]), c.stats, { k: 5 })).toEqual([]);
+    expect(bm25Search([], c.stats, { k: 5 })).toEqual([]);
+  });
+
+  it('idf is Lucene’s and never negative', () => {
+    expect(idf(10, 1)).toBeCloseTo(Math.log(1 + 9.5 / 1.5), 12);
+    for (let N = 1; N < 50; N++) for (let df = 1; df <= N; df++) expect(idf(N, df)).toBeGreaterThan(0);
+  });
+
+  it('uses the first MAX_QUERY_TERMS terms that occur, and reports all 32 of them', () => {
+    const terms = Array.from({ length: 40 }, (_, i) => `t${i}`);
+    const docs = new Map<number, string[]>([[1, terms.slice(8)], [2, ['t0']]]);
+    const corpus = buildCorpus(docs);
+    // Eight leading terms that are in no document must not use up slots.
+    const query = [...Array.from({ length: 8 }, (_, i) => ({ term: `none${i}` })), ...terms.slice(8).map((term) => ({ term }))];
+    const [hit] = bm25Search(toQuery(corpus, query), corpus.stats, { k: 1 });
+    expect(hit!.terms).toEqual(terms.slice(8, 8 + MAX_QUERY_TERMS));
+    checkAgainstReference(corpus, query, 5, DEFAULT_BM25, null);
+  });
+
+  it('scores a repeated term once per occurrence in the document, saturating', () => {
+    const d = buildCorpus(new Map([[1, ['alpha']], [2, ['alpha', 'alpha', 'alpha']], [3, ['beta', 'beta', 'beta']]]));
+    const [top, second] = bm25Search(toQuery(d, [{ term: 'alpha' }]), d.stats, { k: 2 });
+    expect(top!.id).toBe(2);
+    expect(second!.id).toBe(1);
+    expect(top!.score).toBeLessThan(3 * second!.score);
+  });
+});
+
+describe('TopK', { timeout: 30_000 }, () => {
+  it('keeps the k best like a full sort (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 10_000 }), { maxLength: 300 }),
+        fc.array(fc.constantFrom(0, 1, 1.5, 2, -1, 1e-300, 7), { minLength: 300, maxLength: 300 }),
+        fc.integer({ min: 1, max: 50 }),
+        (ids, scores, k) => {
+          const heap = new TopK(k);
+          const all = ids.map((id, i) => ({ id, score: scores[i]!, mask: i }));
+          for (const e of all) heap.push(e.id, e.score, e.mask);
+          const want = [...all].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, k);
+          expect(heap.size).toBe(Math.min(k, ids.length));
+          expect(heap.sorted()).toEqual(want);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});

@@ -1,0 +1,212 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatQuery, isEmptyQuery, isoDate, parseDateOperand, parseQuery } from '../../src/query.js';
+import { hostileText } from './arbitraries.js';
+
+const DAY = 86_400_000;
+// A fixed local "now": mid-afternoon, mid-month, far from any DST change in either hemisphere.
+const NOW = new Date(2024, 5, 15, 14, 30).getTime();
+const TODAY = new Date(2024, 5, 15).getTime();
+
+describe('parseQuery: words and phrases', () => {
+  it('keeps free words as text', () => {
+    const q = parseQuery('git undo commit', NOW);
+    expect(q).toEqual({ text: 'git undo commit', phrases: [], excludeWords: [], excludePhrases: [], sites: [], excludeSites: [] });
+  });
+
+  it('quoted phrases are phrases and text', () => {
+    const q = parseQuery('undo "last  commit" git', NOW);
+    expect(q.phrases).toEqual(['last commit']);
+    expect(q.text).toBe('undo last commit git');
+  });
+
+  it('an unclosed quote runs to the end', () => {
+    expect(parseQuery('a "b c', NOW).phrases).toEqual(['b c']);
+  });
+
+  it('-word and -"phrase" exclude', () => {
+    const q = parseQuery('python -java -"stack overflow" -', NOW);
+    expect(q.text).toBe('python');
+    expect(q.excludeWords).toEqual(['java']);
+    expect(q.excludePhrases).toEqual(['stack overflow']);
+  });
+
+  it('unknown operators are words', () => {
+    const q = parseQuery('foo:bar http://example.com/x lang:rust', NOW);
+    expect(q.text).toBe('foo:bar http://example.com/x lang:rust');
+    expect(q.sites).toEqual([]);
+  });
+
+  it('empty phrases and lone dashes vanish', () => {
+    expect(parseQuery('"" - "   "', NOW).text).toBe('');
+  });
+});
+
+describe('parseQuery: site operators', () => {
+  it('site: and -site:, normalised', () => {
+    const q = parseQuery('undo site:https://www.GitHub.com/foo/bar -site:gist.github.com SITE:docs.python.org', NOW);
+    expect(q.sites).toEqual(['github.com', 'docs.python.org']);
+    expect(q.excludeSites).toEqual(['gist.github.com']);
+    expect(q.text).toBe('undo');
+  });
+
+  it('site:"quoted"', () => {
+    expect(parseQuery('site:"example.org"', NOW).sites).toEqual(['example.org']);
+  });
+
+  it('an empty site operand is dropped, not searched', () => {
+    const q = parseQuery('site: x site:https://', NOW);
+    expect(q.sites).toEqual([]);
+    expect(q.text).toBe('x');
+  });
+});
+
+describe('parseQuery: dates', () => {
+  it('after:/before: with ISO dates (local midnight)', () => {
+    const q = parseQuery('after:2024-01-31 before:2024-02-10', NOW);
+    expect(q.after).toBe(new Date(2024, 0, 31).getTime());
+    expect(q.before).toBe(new Date(2024, 1, 10).getTime());
+    expect(q.text).toBe('');
+  });
+
+  it('ISO months and years', () => {
+    expect(parseDateOperand('2023-07', NOW, 'after')).toBe(new Date(2023, 6, 1).getTime());
+    expect(parseDateOperand('2023', NOW, 'after')).toBe(new Date(2023, 0, 1).getTime());
+    expect(parseDateOperand('2023-7-4', NOW, 'before')).toBe(new Date(2023, 6, 4).getTime());
+  });
+
+  it('refuses impossible dates (they become words)', () => {
+    expect(parseDateOperand('2024-13-01', NOW, 'after')).toBeUndefined();
+    expect(parseDateOperand('2024-02-30', NOW, 'after')).toBeUndefined();
+    expect(parseDateOperand('2023-02-29', NOW, 'after')).toBeUndefined();
+    expect(parseDateOperand('2024-02-29', NOW, 'after')).toBe(new Date(2024, 1, 29).getTime());
+    expect(parseDateOperand('2024-00', NOW, 'after')).toBeUndefined();
+    const q = parseQuery('after:2024-02-30 x', NOW);
+    expect(q.after).toBeUndefined();
+    expect(q.text).toBe('after:2024-02-30 x');
+  });
+
+  it('years below 100 are those years, not 19xx', () => {
+    expect(new Date(parseDateOperand('0099', NOW, 'after')!).getFullYear()).toBe(99);
+  });
+
+  it('relative forms', () => {
+    expect(parseQuery('after:today', NOW).after).toBe(TODAY);
+    expect(parseQuery('after:yesterday', NOW).after).toBe(TODAY - DAY);
+    expect(parseQuery('after:7d', NOW).after).toBe(TODAY - 7 * DAY);
+    expect(parseQuery('after:2w', NOW).after).toBe(TODAY - 14 * DAY);
+    expect(parseQuery('after:3m', NOW).after).toBe(TODAY - 90 * DAY);
+    expect(parseQuery('after:1y', NOW).after).toBe(TODAY - 365 * DAY);
+    expect(parseQuery('after:last-week', NOW).after).toBe(TODAY - 7 * DAY);
+    expect(parseQuery('after:last week', NOW).after).toBe(TODAY - 7 * DAY);
+    expect(parseQuery('after:"last week"', NOW).after).toBe(TODAY - 7 * DAY);
+    expect(parseQuery('After:Last   Month', NOW).after).toBe(TODAY - 30 * DAY);
+    const q = parseQuery('rust after:last week async', NOW);
+    expect(q.text).toBe('rust async');
+  });
+
+  it('relative before: bounds are ordered and exclusive upper bounds', () => {
+    const today = parseQuery('before:today', NOW).before!;
+    const yesterday = parseQuery('before:yesterday', NOW).before!;
+    expect(yesterday).toBeLessThan(today);
+    expect(yesterday).toBeGreaterThan(TODAY - 2 * DAY);
+    expect(parseQuery('before:7d', NOW).before).toBe(TODAY - 7 * DAY);
+  });
+
+  it('several bounds intersect', () => {
+    const q = parseQuery('after:2024-01-01 after:2024-03-01 before:2024-06-01 before:2024-05-01', NOW);
+    expect(q.after).toBe(new Date(2024, 2, 1).getTime());
+    expect(q.before).toBe(new Date(2024, 4, 1).getTime());
+  });
+
+  it('negated bounds are the opposite bound', () => {
+    expect(parseQuery('-after:2024-03-01', NOW)).toMatchObject({ text: '', before: new Date(2024, 2, 1).getTime() });
+    expect(parseQuery('-before:2024-03-01', NOW)).toMatchObject({ text: '', after: new Date(2024, 2, 1).getTime() });
+    const q = parseQuery('-before:today', NOW);
+    expect(q.after).toBe(parseQuery('before:today', NOW).before);
+    expect(q.text).toBe('');
+  });
+
+  it('garbage operands are words', () => {
+    const q = parseQuery('after:someday before:', NOW);
+    expect(q.after).toBeUndefined();
+    expect(q.before).toBeUndefined();
+    expect(q.text).toBe('after:someday before:');
+  });
+});
+
+describe('formatQuery, isEmptyQuery, isoDate', () => {
+  it('round-trips a query with every operator', () => {
+    const q = parseQuery('undo "last commit" -java -"stack overflow" site:github.com -site:gist.github.com after:2024-01-02 before:2024-03-04', NOW);
+    expect(parseQuery(formatQuery(q), NOW)).toEqual(q);
+  });
+
+  it('isoDate is local', () => {
+    expect(isoDate(new Date(2024, 0, 5, 23, 59).getTime())).toBe('2024-01-05');
+  });
+
+  it('isEmptyQuery', () => {
+    expect(isEmptyQuery(parseQuery('  ', NOW))).toBe(true);
+    expect(isEmptyQuery(parseQuery('-java', NOW))).toBe(true);
+    expect(isEmptyQuery(parseQuery('site:x.com', NOW))).toBe(false);
+    expect(isEmptyQuery(parseQuery('after:today', NOW))).toBe(false);
+    expect(isEmptyQuery(parseQuery('x', NOW))).toBe(false);
+  });
+});
+
+describe('parseQuery (property)', { timeout: 30_000 }, () => {
+  /** A whitespace-separated word of `text` that the parser should have consumed as an operator. */
+  function recognisedOperator(word: string): boolean {
+    const m = /^-?([a-zA-Z]+):(.*)$/s.exec(word);
+    if (!m) return false;
+    const op = m[1]!.toLowerCase();
+    if (op === 'site') return true;
+    if (op === 'after' || op === 'before') return parseDateOperand(m[2]!, NOW, op) !== undefined;
+    return false;
+  }
+
+  const operatorish = fc.constantFrom(
+    'site:', '-site:', 'SITE:', 'after:', 'before:', '-after:', '-before:', 'after:today', 'before:2024-01-01', 'after:last', ' week',
+    '7d', '2w', '3m', '2024-02-30', 'yesterday', ' ', '  ', '-', '--', ':', 'foo:', 'http://', 'www.', 'x.com', 'é', '\u3000', '\n', '\t',
+  );
+  const inputArb = fc.array(fc.oneof(operatorish, hostileText(8)), { maxLength: 25 }).map((xs) => xs.join(''));
+
+  it('never throws; operands are clean; text holds no recognised operator (input without quotes)', () => {
+    fc.assert(
+      fc.property(inputArb.map((s) => s.replace(/"/g, '')), (input) => {
+        const q = parseQuery(input, NOW);
+        for (const w of q.text.split(/\s+/).filter(Boolean)) expect(recognisedOperator(w), `${JSON.stringify(w)} in ${JSON.stringify(q.text)}`).toBe(false);
+        for (const s of [...q.sites, ...q.excludeSites]) {
+          expect(s.length).toBeGreaterThan(0);
+          expect(s).toBe(s.toLowerCase());
+          expect(s).not.toMatch(/^(https?:\/\/|www\.)|\//);
+        }
+        for (const t of [q.after, q.before]) if (t !== undefined) expect(Number.isFinite(t)).toBe(true);
+        expect(q.text).toBe(q.text.trim());
+        expect(parseQuery(input, NOW)).toEqual(q);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('never throws on anything, quotes included, and is idempotent on its own text for phrase-free input', () => {
+    fc.assert(
+      fc.property(fc.oneof(inputArb, hostileText(300), fc.string({ unit: 'binary', maxLength: 300 })), (input) => {
+        const q = parseQuery(input, NOW);
+        for (const p of [...q.phrases, ...q.excludePhrases]) expect(p.trim()).toBe(p);
+        if (!q.phrases.length) {
+          const again = parseQuery(q.text, NOW);
+          expect(again.text).toBe(q.text);
+          expect(again.sites).toEqual([]);
+          expect(again.after).toBeUndefined();
+          expect(again.before).toBeUndefined();
+        }
+        formatQuery(q);
+      }),
+      { numRuns: 3000 },
+    );
+    // Non-string input from an untyped caller.
+    expect(parseQuery(undefined as unknown as string, NOW).text).toBe('');
+    expect(parseQuery('x'.repeat(100_000), NOW).text.length).toBe(2000);
+  });
+});

@@ -1,0 +1,241 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { foldText, MAX_TOKEN_LENGTH, queryTerms, stem, termFrequencies, tokenize } from '../../src/tokenizer.js';
+import { hostileText } from './arbitraries.js';
+
+describe('tokenize: identifiers', () => {
+  it('keeps ERR_5041 whole and as its parts', () => {
+    const t = tokenize('ERR_5041');
+    expect(t).toEqual(['err_5041', 'err', '5041']);
+  });
+
+  it('splits camelCase', () => {
+    expect(tokenize('getElementById')).toEqual(['getelementbyid', 'get', 'element', 'by', 'id']);
+  });
+
+  it('splits dotted paths', () => {
+    expect(tokenize('os.path.join')).toEqual(['os.path.join', 'os', 'path', 'join']);
+  });
+
+  it('splits snake_case', () => {
+    expect(tokenize('pg_stat_activity')).toEqual(['pg_stat_activity', 'pg', 'stat', 'activity']);
+  });
+
+  it('splits acronyms before a capitalised word and keeps other joiners', () => {
+    expect(tokenize('XMLHttpRequest')).toEqual(['xmlhttprequest', 'xml', 'http', 'request']);
+    expect(tokenize('std::vector')).toEqual(['std::vector', 'std', 'vector']);
+    expect(tokenize('utf-8')).toEqual(['utf-8', 'utf', '8']);
+  });
+
+  it('keeps numbers, whole and dotted', () => {
+    expect(tokenize('Python 3.11 released in 2022')).toEqual(['python', '3.11', '3', '11', 'released', 'in', '2022']);
+    expect(tokenize('port 8080')).toContain('8080');
+  });
+
+  it('does not emit parts for a plain word', () => {
+    expect(tokenize('hello world')).toEqual(['hello', 'world']);
+  });
+
+  it('drops punctuation-only text', () => {
+    expect(tokenize('... --- ::: !!! ?')).toEqual([]);
+  });
+});
+
+describe('tokenize: folding', () => {
+  it('removes Latin accents and folds case', () => {
+    expect(tokenize('Café CRÈME brûlée Ångström naïve')).toEqual(['cafe', 'creme', 'brulee', 'angstrom', 'naive']);
+  });
+
+  it('folds full-width forms and ligatures', () => {
+    expect(tokenize('ＡＢＣ１２３ ｈｅｌｌｏ')).toEqual(['abc123', 'hello']);
+    expect(tokenize('ﬁle')).toEqual(['file']);
+  });
+
+  it('keeps marks that are not Latin diacritics (Devanagari vowel signs)', () => {
+    expect(tokenize('हिन्दी')).toEqual(['हिन्दी'.normalize('NFC')]);
+  });
+
+  it('matches a query typed without accents', () => {
+    expect(queryTerms('cafe')).toEqual(tokenize('Café').slice(0, 1));
+  });
+});
+
+describe('tokenize: unspaced scripts', { timeout: 30_000 }, () => {
+  it('splits an unspaced Chinese sentence into several words', () => {
+    const t = tokenize('我们今天去公园散步');
+    expect(t.length).toBeGreaterThanOrEqual(3);
+    expect(t.join('')).toBe('我们今天去公园散步');
+    expect(t).toContain('公园');
+  });
+
+  it('splits Japanese', () => {
+    const t = tokenize('東京都に住んでいます');
+    expect(t.length).toBeGreaterThanOrEqual(3);
+    expect(t).toContain('東京');
+  });
+
+  it('splits Thai', () => {
+    const t = tokenize('ภาษาไทยง่ายนิดเดียว');
+    expect(t.length).toBeGreaterThanOrEqual(3);
+    expect(t).toContain('ภาษา');
+  });
+
+  it('tokenizes mixed Latin and CJK', () => {
+    const t = tokenize('Reactのドキュメント useEffect を読む');
+    expect(t).toContain('react');
+    expect(t).toContain('useeffect');
+    expect(t).toContain('use');
+    expect(t).toContain('effect');
+  });
+
+  // The tokenizer batches runs and cuts long runs into windows (for speed); neither may change the words.
+  const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
+  const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:[.\-]|::)[\p{L}\p{N}\p{M}_]+)*/gu;
+  const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+  /** One Segmenter call per run that has unspaced script; compounds (no case here) as whole + parts. */
+  function reference(text: string): string[] {
+    const out: string[] = [];
+    const compound = (w: string) => {
+      const whole = w.toLowerCase();
+      out.push(whole.slice(0, MAX_TOKEN_LENGTH));
+      const parts = whole.split(/[._\-:]+/).filter(Boolean);
+      if (parts.length > 1) out.push(...parts);
+    };
+    for (const m of foldText(text).matchAll(WORD)) {
+      if (!UNSPACED.test(m[0])) compound(m[0]);
+      else for (const s of segmenter.segment(m[0])) if (s.isWordLike) compound(s.segment);
+    }
+    return out;
+  }
+  const cjkPiece = fc.constantFrom('我们', '今天', '去', '公园', '散步', '東京', '都', 'に', '住んで', 'います', 'ภาษา', 'ไทย', '漢', '字', '1', '42', '.', '-', '，', '。', ' ', '\n', '、', '「', '」');
+
+  it('segments runs exactly like one Segmenter call per run (property)', () => {
+    fc.assert(
+      fc.property(fc.array(cjkPiece, { maxLength: 60 }), (pieces) => {
+        const text = pieces.join('');
+        expect(tokenize(text)).toEqual(reference(text));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('never drops or repeats text when a long run is cut into windows (property)', () => {
+    const word = fc.constantFrom('我们', '今天', '公园', '散步', '图书馆', '𠀀', '𠀁𠀂', '漢', 'ภาษา', 'ไทย', 'カタカナ');
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 100, maxLength: 500 }), (ws) => {
+        const text = ws.join('');
+        expect(tokenize(text).join('')).toBe(text);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('segments a long unpunctuated run (cut into windows) like one Segmenter call, nearly', () => {
+    const words = ['我们', '今天', '去', '公园', '散步', '然后', '吃饭', '图书馆', '学习', '中文', '电脑', '程序'];
+    let text = '';
+    for (let i = 0; i < 3000; i++) text += words[(i * 7 + (i >> 3)) % words.length];
+    const got = tokenize(text);
+    const want = reference(text);
+    expect(got.join('')).toBe(text);
+    const count = (xs: string[]) => termFrequencies(xs);
+    const a = count(got);
+    const b = count(want);
+    let diff = 0;
+    for (const [t, n] of b) diff += Math.abs(n - (a.get(t) ?? 0));
+    expect(diff).toBeLessThanOrEqual(want.length * 0.01);
+  });
+});
+
+describe('tokenize: invariants (property)', { timeout: 30_000 }, () => {
+  const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+  /** The first token breaking an invariant, described; undefined when all hold. */
+  function violation(tok: string): string | undefined {
+    if (tok.length === 0) return 'empty token';
+    if (tok.length > MAX_TOKEN_LENGTH) return `token of ${tok.length} units`;
+    if (tok !== tok.toLowerCase()) return `not lowercase: ${JSON.stringify(tok)}`;
+    if (foldText(tok) !== tok) return `not folded: ${JSON.stringify(tok)}`;
+    if (LONE_SURROGATE.test(tok)) return `half a surrogate pair: ${JSON.stringify(tok)}`;
+    return undefined;
+  }
+  const check = (text: string) => {
+    const t = tokenize(text);
+    expect(t.map(violation).find((v) => v !== undefined)).toBeUndefined();
+    expect(tokenize(text)).toEqual(t);
+    return t;
+  };
+
+  it('never throws; tokens are non-empty, folded, bounded, well-formed; deterministic', () => {
+    fc.assert(fc.property(hostileText(200), (s) => void check(s)), { numRuns: 3000 });
+  });
+
+  it('holds on long hostile strings', () => {
+    fc.assert(fc.property(hostileText(10_000, 2_000), (s) => void check(s)), { numRuns: 30 });
+  });
+
+  it('cuts over-long tokens on a code point boundary', () => {
+    const t = check('a'.repeat(MAX_TOKEN_LENGTH - 1) + '𐐀𐐀𐐀');
+    expect(t[0]).toBe('a'.repeat(MAX_TOKEN_LENGTH - 1));
+    expect(check('x'.repeat(10_000))).toEqual(['x'.repeat(MAX_TOKEN_LENGTH)]);
+  });
+
+  it('options keep the invariants', () => {
+    fc.assert(
+      fc.property(hostileText(100), fc.boolean(), fc.boolean(), (s, st, sw) => {
+        const t = tokenize(s, { stem: st, stopwords: sw });
+        for (const tok of t) expect(tok.length).toBeGreaterThan(0);
+        expect(tokenize(s, { stem: st, stopwords: sw })).toEqual(t);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('tokenizes 1 MB of adversarial text in bounded time', () => {
+    const kinds = [
+      '漢'.repeat(160 * 1024), // one unbroken Han run: the segmenter is quadratic on a run
+      'ก'.repeat(64 * 1024),
+      ('我们今天去公园散步，' + 'ok ').repeat(5000),
+      'aB'.repeat(32 * 1024), // one camelCase token with 32k parts
+      'a.'.repeat(32 * 1024) + 'a',
+      '\u0301'.repeat(64 * 1024),
+      '\ud800'.repeat(64 * 1024),
+      'e\u0301'.repeat(32 * 1024),
+      '😀漢a'.repeat(20_000),
+      'x'.repeat(64 * 1024),
+      'ﷺ '.repeat(30_000),
+      'a::'.repeat(20_000),
+      'İ'.repeat(60_000),
+      '\u200b'.repeat(64 * 1024),
+    ];
+    const text = kinds.join(' ');
+    expect(text.length).toBeGreaterThan(1_000_000);
+    const t0 = performance.now();
+    const t = tokenize(text);
+    const ms = performance.now() - t0;
+    expect(t.length).toBeGreaterThan(100_000);
+    // Generous: ~1 s on a loaded 2-core machine; before windowing it took minutes.
+    expect(ms).toBeLessThan(10_000);
+  });
+});
+
+describe('queryTerms, termFrequencies, stem', () => {
+  it('queryTerms dedupes in first-seen order', () => {
+    expect(queryTerms('the cat and THE Cat')).toEqual(['the', 'cat', 'and']);
+  });
+
+  it('termFrequencies counts', () => {
+    expect([...termFrequencies(['a', 'b', 'a'])]).toEqual([
+      ['a', 2],
+      ['b', 1],
+    ]);
+  });
+
+  it('stems plurals and inflections lightly, never identifiers', () => {
+    expect(stem('queries')).toBe('query');
+    expect(stem('boxes')).toBe('box');
+    expect(stem('cats')).toBe('cat');
+    expect(stem('glass')).toBe('glass');
+    expect(stem('running')).toBe('runn');
+    expect(stem('err_5041s')).toBe('err_5041s');
+    expect(tokenize('the cats', { stem: true, stopwords: true })).toEqual(['cat']);
+  });
+});

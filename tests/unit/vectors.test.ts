@@ -1,0 +1,245 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { dequantize, DenseIndex, normalize, quantize, type DenseHit } from '../../src/vectors.js';
+
+/** Deterministic PRNG (mulberry32) and a normal sample, for data too big for fast-check to shrink. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+function gaussian(r: () => number): number {
+  return Math.sqrt(-2 * Math.log(r() + 1e-12)) * Math.cos(2 * Math.PI * r());
+}
+
+function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i]! * b[i]!;
+    na += a[i]! * a[i]!;
+    nb += b[i]! * b[i]!;
+  }
+  return dot / Math.sqrt(na * nb);
+}
+
+/** Brute force over the dequantised vectors: what the index's exact scan should return. */
+function bruteForce(stored: Map<number, Float32Array>, q: Float32Array, k: number, allowed: ReadonlySet<number> | null = null): DenseHit[] {
+  return [...stored]
+    .filter(([id, v]) => (allowed === null || allowed.has(id)) && v.some((x) => x !== 0))
+    .map(([id, v]) => ({ id, score: cosine(q, v) }))
+    .sort((a, b) => b.score - a.score || a.id - b.id)
+    .slice(0, k);
+}
+
+/** Same results up to float rounding: scores position by position, and each id's own score. */
+function expectSameHits(got: DenseHit[], want: DenseHit[], all: Map<number, Float32Array>, q: Float32Array) {
+  expect(got.length).toBe(want.length);
+  for (let i = 0; i < got.length; i++) {
+    expect(Math.abs(got[i]!.score - want[i]!.score)).toBeLessThan(1e-5);
+    expect(Math.abs(got[i]!.score - cosine(q, all.get(got[i]!.id)!))).toBeLessThan(1e-5);
+  }
+  expect(new Set(got.map((h) => h.id)).size).toBe(got.length);
+}
+
+describe('normalize', () => {
+  it('returns a unit vector', () => {
+    const n = normalize([3, 4])!;
+    expect(n[0]).toBeCloseTo(0.6, 6);
+    expect(n[1]).toBeCloseTo(0.8, 6);
+  });
+
+  it('returns null for zero, empty and non-finite vectors', () => {
+    expect(normalize([0, 0, 0])).toBeNull();
+    expect(normalize([])).toBeNull();
+    expect(normalize([1, Number.NaN])).toBeNull();
+    expect(normalize([1, Number.POSITIVE_INFINITY])).toBeNull();
+    expect(normalize([1e-300, 0])).toBeNull();
+  });
+});
+
+describe('quantize / dequantize', { timeout: 30_000 }, () => {
+  const vec = fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 1, maxLength: 256 });
+
+  it('keeps every component within half a step, codes in [-127, 127] (property)', () => {
+    fc.assert(
+      fc.property(vec, (v) => {
+        const q = quantize(v);
+        const d = dequantize(q);
+        for (let i = 0; i < v.length; i++) {
+          expect(Math.abs(q.codes[i]!)).toBeLessThanOrEqual(127);
+          expect(Math.abs(d[i]! - v[i]!)).toBeLessThanOrEqual(q.scale / 2 + 1e-7);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps the direction of a normalised vector', () => {
+    // Worst case: every component off by half a step of max/127, so |error| <= sqrt(dim) * max / 254.
+    fc.assert(
+      fc.property(fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: 16, maxLength: 256 }), (v) => {
+        const n = normalize(v);
+        if (!n) return;
+        expect(cosine(n, dequantize(quantize(n)))).toBeGreaterThan(0.995);
+      }),
+      { numRuns: 500 },
+    );
+    // Typical embeddings lose far less.
+    const r = rng(1);
+    for (let i = 0; i < 50; i++) {
+      const n = normalize(Array.from({ length: 384 }, () => gaussian(r)))!;
+      expect(cosine(n, dequantize(quantize(n)))).toBeGreaterThan(0.9999);
+    }
+  });
+
+  it('maps the zero vector to zero codes', () => {
+    const q = quantize([0, 0]);
+    expect([...q.codes]).toEqual([0, 0]);
+    expect(q.scale).toBeGreaterThan(0);
+  });
+});
+
+describe('DenseIndex exact search', { timeout: 30_000 }, () => {
+  const DIM = 12;
+  const vecArb = fc.array(fc.double({ min: -1, max: 1, noNaN: true }), { minLength: DIM, maxLength: DIM }).filter((v) => normalize(v) !== null);
+
+  it('equals brute force over the dequantised vectors (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 100_000 }), { minLength: 1, maxLength: 80 }).chain((ids) => fc.tuple(fc.constant(ids), fc.array(vecArb, { minLength: ids.length, maxLength: ids.length }))),
+        vecArb,
+        fc.integer({ min: 1, max: 30 }),
+        fc.boolean(),
+        ([ids, vecs], qv, k, filter) => {
+          const index = new DenseIndex(DIM, 4);
+          const stored = new Map<number, Float32Array>();
+          ids.forEach((id, i) => {
+            const q = quantize(normalize(vecs[i]!)!);
+            index.add(id, q.codes, q.scale);
+            stored.set(id, dequantize(q));
+          });
+          const allowed = filter ? new Set(ids.filter((_, i) => i % 2 === 0)) : null;
+          const q = normalize(qv)!;
+          expectSameHits(index.search(q, { k, allowed }), bruteForce(stored, q, k, allowed), stored, q);
+          expect(index.size).toBe(ids.length);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('re-adding an id replaces its vector', () => {
+    const index = new DenseIndex(2);
+    const a = quantize([1, 0]);
+    const b = quantize([0, 1]);
+    index.add(1, a.codes, a.scale);
+    index.add(1, b.codes, b.scale);
+    expect(index.size).toBe(1);
+    const [hit] = index.search(new Float32Array([0, 1]), { k: 5 });
+    expect(hit!.id).toBe(1);
+    expect(hit!.score).toBeCloseTo(1, 5);
+    expect([...index.entries()]).toHaveLength(1);
+  });
+
+  it('refuses a vector of the wrong dimension', () => {
+    expect(() => new DenseIndex(3).add(1, new Int8Array(2), 1)).toThrow();
+  });
+
+  it('keeps results right through removes and compaction', () => {
+    const r = rng(7);
+    const DIMS = 16;
+    const index = new DenseIndex(DIMS, 8);
+    const stored = new Map<number, Float32Array>();
+    const put = (id: number) => {
+      const q = quantize(normalize(Array.from({ length: DIMS }, () => gaussian(r)))!);
+      index.add(id, q.codes, q.scale);
+      stored.set(id, dequantize(q));
+    };
+    for (let id = 1; id <= 5000; id++) put(id);
+    const bytesBefore = index.residentBytes;
+    // Remove 4000 (compaction runs once holes pass 1024 and a quarter of the slots).
+    for (let id = 1; id <= 5000; id++) {
+      if (id % 5 !== 0) {
+        expect(index.remove(id)).toBe(true);
+        stored.delete(id);
+      }
+    }
+    expect(index.remove(1)).toBe(false);
+    expect(index.size).toBe(1000);
+    expect(index.count).toBeLessThan(5000); // compacted
+    expect(index.has(5)).toBe(true);
+    expect(index.has(4)).toBe(false);
+    for (let i = 0; i < 20; i++) {
+      const q = normalize(Array.from({ length: DIMS }, () => gaussian(r)))!;
+      expectSameHits(index.search(q, { k: 10 }), bruteForce(stored, q, 10), stored, q);
+    }
+    // Removed ids come back cleanly.
+    for (let id = 1; id <= 300; id++) put(id);
+    expect(index.size).toBe(1000 + 300 - 60);
+    const q = normalize(Array.from({ length: DIMS }, () => gaussian(r)))!;
+    expectSameHits(index.search(q, { k: 25 }), bruteForce(stored, q, 25), stored, q);
+    expect(new Set([...index.entries()].map((e) => e.id))).toEqual(new Set(stored.keys()));
+    expect(index.residentBytes).toBeLessThanOrEqual(bytesBefore);
+  });
+
+  it('returns nothing for k <= 0 or an empty index', () => {
+    const index = new DenseIndex(2);
+    expect(index.search(new Float32Array([1, 0]), { k: 3 })).toEqual([]);
+    const a = quantize([1, 0]);
+    index.add(1, a.codes, a.scale);
+    expect(index.search(new Float32Array([1, 0]), { k: 0 })).toEqual([]);
+  });
+});
+
+describe('DenseIndex coarse path', () => {
+  it('has recall@10 >= 0.95 against the exact scan on 30k clustered vectors of dim 100', { timeout: 60_000 }, () => {
+    const r = rng(42);
+    const DIM = 100;
+    const N = 30_000;
+    const centers = Array.from({ length: 200 }, () => Array.from({ length: DIM }, () => gaussian(r)));
+    const index = new DenseIndex(DIM, N);
+    const threshold = index.coarseThreshold;
+    for (let id = 0; id < N; id++) {
+      const c = centers[Math.floor(r() * centers.length)]!;
+      const q = quantize(normalize(c.map((x) => x + 1.0 * gaussian(r)))!);
+      index.add(id, q.codes, q.scale);
+    }
+    expect(index.size).toBeGreaterThan(threshold);
+    let found = 0;
+    const QUERIES = 60;
+    for (let i = 0; i < QUERIES; i++) {
+      const c = centers[Math.floor(r() * centers.length)]!;
+      const q = normalize(c.map((x) => x + 0.6 * gaussian(r)))!;
+      index.coarseThreshold = Number.POSITIVE_INFINITY;
+      const want = new Set(index.search(q, { k: 10 }).map((h) => h.id));
+      index.coarseThreshold = threshold;
+      const got = index.search(q, { k: 10 });
+      expect(got).toHaveLength(10);
+      for (const h of got) if (want.has(h.id)) found++;
+    }
+    expect(found / (QUERIES * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('falls back to the exact scan when the filter is small', () => {
+    const r = rng(3);
+    const DIM = 8;
+    const index = new DenseIndex(DIM);
+    index.coarseThreshold = 100;
+    const stored = new Map<number, Float32Array>();
+    for (let id = 0; id < 1000; id++) {
+      const q = quantize(normalize(Array.from({ length: DIM }, () => gaussian(r)))!);
+      index.add(id, q.codes, q.scale);
+      stored.set(id, dequantize(q));
+    }
+    const allowed = new Set(Array.from({ length: 50 }, (_, i) => i * 20));
+    const q = normalize(Array.from({ length: DIM }, () => gaussian(r)))!;
+    expectSameHits(index.search(q, { k: 10, allowed }), bruteForce(stored, q, 10, allowed), stored, q);
+  });
+});
