@@ -6,7 +6,7 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['tests/unit/**/*.test.ts', 'tests/storage/**/*.test.ts'], environment: 'node' },
+        test: { name: 'unit', include: ['tests/unit/**/*.test.ts', 'tests/storage/**/*.test.ts'], environment: 'node', setupFiles: ['tests/unit/setup.ts'] },
       },
       {
         extends: true,

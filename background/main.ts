@@ -15,6 +15,7 @@ import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
 import { DenseService } from './dense.js';
 import { inProcessHost } from './embedding/workerHost.js';
+import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
 
@@ -103,6 +104,10 @@ browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.R
 registerOmnibox(engine);
 registerContextMenu(engine);
 registerMaintenance(engine);
+
+// Mirror the capture gate (pause, exclusions) for content scripts, at start and on every change.
+engine.onGateChange = (gate) => void browser.storage.local.set({ [CAPTURE_GATE_KEY]: gate }).catch(() => undefined);
+void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, excludedSites: s.excludedSites }));
 
 // For end-to-end tests and benchmarks driving the worker through CDP (not reachable from any page).
 (globalThis as unknown as { reread: unknown }).reread = { engine, dense };

@@ -4,12 +4,12 @@
  * vectors and the embedding queue against chunks. `repair` rebuilds the derived stores from the chunks.
  */
 import { decodeBlock, appendToBlock, BLOCK_SIZE, type PostingEntry } from '../src/postings.js';
-import { termFrequencies, tokenize } from '../src/tokenizer.js';
+import { termFrequencies } from '../src/tokenizer.js';
 import type { VerifyReport } from '../src/protocol.js';
 import type { ChunkRecord, PageRecord, QueueRecord, StatsRecord, VectorBlockRecord } from './db.js';
 import type { Engine } from './engine.js';
 import { TOKENIZER } from './engine.js';
-import { indexedText } from './pageStore.js';
+import { indexedTerms } from './pageStore.js';
 
 const MAX_PROBLEMS = 50;
 
@@ -55,7 +55,7 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
     const lens = new Map<number, number>();
     for (const c of chunks) {
       if (!owned.has(c.id)) continue;
-      const terms = tokenize(indexedText(pageByUrl.get(c.url)?.title ?? '', c.text), TOKENIZER);
+      const terms = indexedTerms(pageByUrl.get(c.url)?.title ?? '', c, TOKENIZER);
       if (terms.length !== c.len) report(`chunk ${c.id} length ${c.len}, recomputed ${terms.length}`);
       lens.set(c.id, terms.length);
       N++;

@@ -25,8 +25,8 @@ describe('dense lane', () => {
       const s = await readStats(ext);
       return s.pages === 3 && s.pendingEmbeddings === 0;
     }, 'pages stored and embedded');
-    // "cake" appears nowhere in the corpus; the bundled word vectors relate it to baking bread.
-    const results = await searchPage(ext, { q: 'cake' });
+    // Neither word appears in the corpus; the bundled word vectors relate them to baking bread.
+    const results = await searchPage(ext, { q: 'cake pastry' });
     expect(results[0]?.href.startsWith(server.url('/bread.html'))).toBe(true);
     expect(results[0]?.lanes).toEqual(['dense']);
   });

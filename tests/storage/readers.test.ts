@@ -1,3 +1,4 @@
+import { TOKENIZER } from '../../background/engine.js';
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/query.js';
 import { LexicalReader } from '../../background/lexicalIndex.js';
@@ -9,13 +10,13 @@ describe('LexicalReader', () => {
   it('serves postings and stats from its cache until invalidated', async () => {
     const db = await freshDb();
     const reader = new LexicalReader(() => Promise.resolve(db));
-    const a = await writePage(db, pageInput('https://a.example/', 'A', ['river stone', 'river']), {});
+    const a = await writePage(db, pageInput('https://a.example/', 'A', ['river stone', 'river']), TOKENIZER);
     const first = await reader.postings(['river', 'absent']);
     expect([...first.get('river')!.ids]).toEqual(a.addedChunkIds);
     expect(first.get('absent')!.ids.length).toBe(0);
-    expect(await reader.corpusStats()).toEqual({ N: 2, totalLength: 5 }); // the title is in every chunk
+    expect(await reader.corpusStats()).toEqual({ N: 2, totalLength: (await db.getAll('chunks')).reduce((n, c) => n + c.len, 0) });
 
-    const b = await writePage(db, pageInput('https://b.example/', 'B', ['river delta']), {});
+    const b = await writePage(db, pageInput('https://b.example/', 'B', ['river delta']), TOKENIZER);
     // Not told yet: still the cached list (this is what invalidate() is for).
     expect([...(await reader.postings(['river'])).get('river')!.ids]).toEqual(a.addedChunkIds);
     reader.invalidate(b.touchedTerms);
@@ -26,12 +27,12 @@ describe('LexicalReader', () => {
   it('does not cache a read that straddles a write', async () => {
     const db = await freshDb();
     const reader = new LexicalReader(() => Promise.resolve(db));
-    await writePage(db, pageInput('https://a.example/', 'A', ['stone']), {});
+    await writePage(db, pageInput('https://a.example/', 'A', ['stone']), TOKENIZER);
     const reading = reader.postings(['stone']);
     const stats = reader.corpusStats();
     reader.invalidate(['stone']); // a write committed while the read was in flight
     await Promise.all([reading, stats]);
-    const c = await writePage(db, pageInput('https://c.example/', 'C', ['stone']), {});
+    const c = await writePage(db, pageInput('https://c.example/', 'C', ['stone']), TOKENIZER);
     expect((await reader.postings(['stone'])).get('stone')!.ids).toContain(c.addedChunkIds[0]);
     expect((await reader.corpusStats()).N).toBe(2);
   });
@@ -39,7 +40,7 @@ describe('LexicalReader', () => {
   it("invalidate('all') drops everything", async () => {
     const db = await freshDb();
     const reader = new LexicalReader(() => Promise.resolve(db));
-    await writePage(db, pageInput('https://a.example/', 'A', ['stone']), {});
+    await writePage(db, pageInput('https://a.example/', 'A', ['stone']), TOKENIZER);
     await reader.postings(['stone']);
     await db.clear('postings');
     reader.invalidate('all');
@@ -52,9 +53,9 @@ describe('PageTable', () => {
     const db = await freshDb();
     const day = 86_400_000;
     const t0 = new Date(2024, 0, 10).getTime();
-    const p1 = await writePage(db, pageInput('https://docs.python.org/a', 'A', ['x', 'y'], t0), {});
-    const p2 = await writePage(db, pageInput('https://www.python.org/b', 'B', ['x'], t0 + 5 * day), {});
-    const p3 = await writePage(db, pageInput('https://rust-lang.org/c', 'C', ['x'], t0 + 10 * day), {});
+    const p1 = await writePage(db, pageInput('https://docs.python.org/a', 'A', ['x', 'y'], t0), TOKENIZER);
+    const p2 = await writePage(db, pageInput('https://www.python.org/b', 'B', ['x'], t0 + 5 * day), TOKENIZER);
+    const p3 = await writePage(db, pageInput('https://rust-lang.org/c', 'C', ['x'], t0 + 10 * day), TOKENIZER);
     const table = new PageTable(() => Promise.resolve(db));
     const now = t0 + 20 * day;
     const ids = async (q: string, excludeUrl?: string) => {
@@ -73,7 +74,7 @@ describe('PageTable', () => {
     expect(await ids('', 'https://rust-lang.org/c')).toEqual([...p1.addedChunkIds, ...p2.addedChunkIds]);
 
     // Kept in step with writes once loaded; reset reloads.
-    const p4 = await writePage(db, pageInput('https://rust-lang.org/d', 'D', ['x'], now), {});
+    const p4 = await writePage(db, pageInput('https://rust-lang.org/d', 'D', ['x'], now), TOKENIZER);
     expect(await ids('site:rust-lang.org')).toEqual(p3.addedChunkIds);
     table.put(p4.page);
     expect(await ids('site:rust-lang.org')).toEqual([...p3.addedChunkIds, ...p4.addedChunkIds]);
@@ -86,7 +87,7 @@ describe('PageTable', () => {
 
   it('recovers from a failed load', async () => {
     const db = await freshDb();
-    await writePage(db, pageInput('https://a.example/', 'A', ['x']), {});
+    await writePage(db, pageInput('https://a.example/', 'A', ['x']), TOKENIZER);
     let calls = 0;
     const table = new PageTable(() => (++calls === 1 ? Promise.reject(new Error('database closed')) : Promise.resolve(db)));
     await expect(table.all()).rejects.toThrow('database closed');

@@ -32,6 +32,7 @@ interface ManifestModule {
 /** Each permission, and why Reread needs it (keep in step with the README). */
 const ALLOWED_PERMISSIONS: Record<string, string> = {
   contextMenus: 'the "Search Reread for …" and "Related pages" menu entries',
+  storage: 'the capture gate (pause, excluded sites) mirrored for the content script, checked before anything is read',
   unlimitedStorage: 'the index of everything read can outgrow the default quota',
   activeTab: "the popup's \"never save this site\" reads the current tab's URL when the user opens it",
   alarms: 'the retention policy (age and storage cap) runs twice a day; an MV3 worker cannot keep a timer',
