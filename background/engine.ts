@@ -81,7 +81,7 @@ export class Engine {
   }
 
   /** Called with the pause flag and exclusions whenever they may have changed (the capture gate). */
-  onGateChange: ((gate: { paused: boolean; excludedSites: string[] }) => void) | null = null;
+  onGateChange: ((gate: { paused: boolean; excludedSites: string[] }) => Promise<void>) | null = null;
 
   async updateSettings(patch: unknown): Promise<Settings> {
     const previous = await this.settings();
@@ -89,6 +89,10 @@ export class Engine {
     const db = await this.db();
     await db.put('meta', next, 'settings');
     this.settingsCache = next;
+    // Content scripts check the gate before reading a page: it must be current when this returns.
+    if (previous.paused !== next.paused || previous.excludedSites.join('\n') !== next.excludedSites.join('\n')) {
+      await this.onGateChange?.({ paused: next.paused, excludedSites: next.excludedSites });
+    }
     // A new model, the lane turned on or off, or a download just allowed (the model chosen earlier can now be had).
     const downloadAllowed = next.allowModelDownload && !previous.allowModelDownload;
     if (previous.model !== next.model || previous.denseEnabled !== next.denseEnabled || downloadAllowed) this.dense?.onSettingsChanged(previous);

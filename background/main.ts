@@ -16,6 +16,7 @@ import { verifyIndex } from './verify.js';
 import { DenseService } from './dense.js';
 import { inProcessHost } from './embedding/workerHost.js';
 import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
+import { normalizeUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
 
@@ -62,7 +63,13 @@ const validators: Validators = {
 
 const handlers: Handlers = {
   'page/check': async (_p, ctx) => engine.captureAllowed(ctx.pageUrl!),
-  'page/capture': async (p, ctx) => engine.capture(ctx.pageUrl!, p),
+  'page/capture': async (p, ctx) => {
+    // A single-page app's pushState does not update the sender's URL: the page may name its current
+    // URL, but only on the sender's own origin (a content script cannot file text under another site).
+    const claimed = p.url ? normalizeUrl(p.url) : null;
+    const url = claimed && new URL(claimed).origin === new URL(ctx.pageUrl!).origin ? claimed : ctx.pageUrl!;
+    return engine.capture(url, p);
+  },
   search: async (p) => engine.search(p),
   stats: async () => {
     const s = await engine.stats();
@@ -106,7 +113,7 @@ registerContextMenu(engine);
 registerMaintenance(engine);
 
 // Mirror the capture gate (pause, exclusions) for content scripts, at start and on every change.
-engine.onGateChange = (gate) => void browser.storage.local.set({ [CAPTURE_GATE_KEY]: gate }).catch(() => undefined);
+engine.onGateChange = (gate) => browser.storage.local.set({ [CAPTURE_GATE_KEY]: gate }).catch(() => undefined);
 void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, excludedSites: s.excludedSites }));
 
 // For end-to-end tests and benchmarks driving the worker through CDP (not reachable from any page).

@@ -1,10 +1,17 @@
 /**
- * DOM -> blocks. Reads the page, never changes it. Two extractors:
- * - `walkBlocks` over the live body, boilerplate removed (nav, site header/footer, asides, hidden and
- *   aria-hidden elements, cookie banners, scripts, styles, form controls, editable regions), in time
- *   slices so no task it runs takes long;
- * - Readability over a clone of the document, then the same walk over its article.
- * The caller keeps Readability's article only when it retains most of the cleaned body's text.
+ * DOM -> blocks. Reads the page, never changes it.
+ *
+ * `walkBlocks` walks the live body in time slices (so no task it runs takes long) and keeps what is
+ * rendered and readable: headings (with the id a link can jump to), paragraphs, list items, definition
+ * lists, quotes, code (`pre`) and tables as text. It leaves out navigation, site header and footer,
+ * asides, cookie banners and other fixed overlays, hidden and aria-hidden elements, scripts and styles,
+ * and never reads form controls or editable regions. Along the way it
+ * - notes the page's `main` landmark, which the caller prefers when it holds most of the text;
+ * - turns definition entries with an id (Sphinx `<dt id="os.path.join">`, glossary terms) into
+ *   sub-sections, so each can be its own result with its own anchor;
+ * - optionally builds a sanitised copy of what it kept (`mirror`) for Readability, so Readability
+ *   never sees a hidden element or a form value either.
+ * `readabilityBlocks` runs Readability (one synchronous call) on that copy and walks its article.
  */
 import { Readability } from '@mozilla/readability';
 import type { Block, BlockKind } from '../src/chunker.js';
@@ -12,32 +19,63 @@ import { countWords } from '../src/chunker.js';
 
 export const EXTRACT_LIMITS = {
   maxChars: 2_000_000,
+  maxBlockChars: 200_000,
   maxBlocks: 20_000,
   maxNodes: 300_000,
-  /** Readability is one synchronous call: only run it on pages small enough to stay under ~50 ms. */
-  readabilityMaxElements: 3_000,
+  /** Headings are cut here; the chunker keeps what its path cannot hold in the section's body. */
+  maxHeadingChars: 2_000,
+  /**
+   * Readability is one synchronous call on the main thread, and it scales with both elements and text:
+   * it runs only on pages whose sanitised copy is at most this big. Boilerplate matters most on short
+   * pages anyway; on long ones it is a small share of the text (see tests/eval/capture-report.ts).
+   */
+  readabilityMaxElements: 1_000,
+  readabilityMaxWords: 2_500,
 };
 
+/** A main landmark needs this share of the cleaned body's words to be taken on its own. */
+export const MAIN_MIN_SHARE = 0.5;
+/** Readability's article is kept only if it holds at least this share of the cleaned body's words. */
+export const READABILITY_MIN_SHARE = 0.8;
+
 const SKIP_TAGS = new Set([
-  'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'CANVAS', 'IFRAME', 'OBJECT', 'EMBED', 'VIDEO', 'AUDIO',
-  'INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'BUTTON', 'NAV', 'ASIDE', 'FOOTER', 'DIALOG', 'MENU', 'HEAD', 'LINK', 'META',
+  'SCRIPT', 'STYLE', 'NOSCRIPT', 'TEMPLATE', 'SVG', 'CANVAS', 'IFRAME', 'FRAME', 'OBJECT', 'EMBED', 'VIDEO', 'AUDIO', 'MAP',
+  'INPUT', 'TEXTAREA', 'SELECT', 'OPTION', 'OPTGROUP', 'DATALIST', 'OUTPUT', 'BUTTON', 'NAV', 'FOOTER', 'DIALOG',
+  'MENU', 'HEAD', 'LINK', 'META', 'RP', 'SEARCH',
 ]);
-const SKIP_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'complementary', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'toolbar', 'textbox', 'searchbox']);
-const BOILERPLATE = /(?:^|[\s_-])(?:cookie|consent|gdpr|cmp-|onetrust|newsletter|subscribe-popup|share-?bar|breadcrumbs?|skip-?link|sidebar|sphinxsidebar|related|footer|masthead|site-?header|toc-?drawer)(?:$|[\s_-])/i;
+const SKIP_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'toolbar', 'textbox', 'searchbox', 'combobox', 'listbox', 'tooltip']);
+const BOILERPLATE = /(?:^|[\s_-])(?:cookies?|consent|gdpr|cmp-|onetrust|newsletter|subscribe-popup|share-?bar|breadcrumbs?|skip-?link|sidebar|sphinxsidebar|related|footer|masthead|site-?header|toc-?drawer)(?:$|[\s_-])/i;
 const HEADINGS: Record<string, number> = { H1: 1, H2: 2, H3: 3, H4: 4, H5: 5, H6: 6 };
 const BLOCK_TAGS = new Set([
   'P', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'LI', 'UL', 'OL', 'DL', 'DT', 'DD', 'BLOCKQUOTE', 'FIGURE', 'FIGCAPTION',
-  'ADDRESS', 'DETAILS', 'SUMMARY', 'HR', 'BR', 'CAPTION', 'CENTER', 'HGROUP', 'HEADER', 'FORM', 'FIELDSET', 'LEGEND', 'BODY',
+  'ADDRESS', 'DETAILS', 'SUMMARY', 'HR', 'CAPTION', 'CENTER', 'HGROUP', 'HEADER', 'FORM', 'FIELDSET', 'LEGEND', 'BODY', 'HTML',
 ]);
+/** Elements that never break a word: `<code><span>os.path.</span><span>join</span></code>` is one word. */
+const INLINE_TAGS = new Set([
+  'A', 'ABBR', 'B', 'BDI', 'BDO', 'BIG', 'CITE', 'CODE', 'DATA', 'DEL', 'DFN', 'EM', 'FONT', 'I', 'IMG', 'INS', 'KBD', 'LABEL',
+  'MARK', 'NOBR', 'PICTURE', 'Q', 'RB', 'RT', 'RTC', 'RUBY', 'S', 'SAMP', 'SMALL', 'SPAN', 'STRIKE', 'STRONG', 'SUB', 'SUP', 'TIME',
+  'TT', 'U', 'VAR', 'WBR', 'SLOT',
+]);
+const LIST_TAGS = new Set(['LI', 'DD', 'DT']);
 
 export interface WalkOptions {
-  /** Check computed visibility (live DOM only; a parsed or cloned document has no layout). */
+  /** Check rendering (live DOM only; a parsed or cloned document has no layout). */
   checkVisibility: boolean;
   /** Called between slices; resolve to continue (lets the page's own work run in between). */
   yieldToPage?: () => Promise<void>;
   /** Milliseconds of work per slice. */
   sliceMs?: number;
   now?: () => number;
+  /** An empty document to fill with a sanitised copy of what is kept (dropped above the Readability limit). */
+  mirror?: Document;
+  limits?: Partial<typeof EXTRACT_LIMITS>;
+}
+
+export interface Landmark {
+  /** Block range [start, end) inside the landmark. */
+  start: number;
+  end: number;
+  words: number;
 }
 
 export interface WalkResult {
@@ -45,88 +83,293 @@ export interface WalkResult {
   words: number;
   truncated: boolean;
   nodes: number;
+  elements: number;
+  /** Visible `main` / `role=main` landmarks, outermost only. */
+  mains: Landmark[];
+  /** The sanitised copy, or null when none was asked for, the page has a main landmark, or it grew too big. */
+  mirror: Document | null;
+  /** For each block, the share of its characters inside links (navigation-like blocks are mostly links). */
+  linkShare: number[];
 }
 
-function headingText(el: Element): string {
-  // Sphinx and others append a permalink "¶" or "#" to headings.
-  return (el.textContent ?? '').replace(/[¶#§🔗]\s*$/u, '').replace(/\s+/g, ' ').trim();
+const cleanText = (s: string) => s.replace(/\s+/g, ' ').trim();
+// HTML elements in HTML documents report upper-case names already (no new string per element); SVG,
+// MathML and XHTML documents report lower case.
+const tagOf = (el: Element) => {
+  const t = el.tagName;
+  return t.charCodeAt(0) >= 97 ? t.toUpperCase() : t;
+};
+/** One options object for every visibility check (the walk makes thousands). */
+const VISIBILITY = { visibilityProperty: true };
+
+function isHiddenAttr(el: Element): boolean {
+  return el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true';
 }
 
-/** The id a link can jump to for this heading: its own, a named anchor inside, or its section's. */
+/** Editable regions are never read: their text is the user's, not the page's. */
+function isEditable(el: Element): boolean {
+  const ce = el.getAttribute('contenteditable');
+  if (ce !== null && ce.toLowerCase() !== 'false') return true;
+  return (el as HTMLElement).isContentEditable === true;
+}
+
+/** Whether a live element is rendered (`display: contents` has no box but its children are). */
+function rendered(el: Element): boolean {
+  const e = el as Element & { checkVisibility?: (o?: object) => boolean };
+  if (!e.checkVisibility || e.checkVisibility(VISIBILITY)) return true;
+  return el.ownerDocument.defaultView?.getComputedStyle(el).display === 'contents';
+}
+
+/** Visible text of a small element (a heading): skips hidden parts and permalink markers. */
+function visibleText(el: Element, max: number, live: boolean): string {
+  let out = '';
+  const stack: Node[] = [el];
+  while (stack.length && out.length < max) {
+    const n = stack.pop()!;
+    if (n.nodeType === 3) {
+      out += n.nodeValue ?? '';
+      continue;
+    }
+    if (n.nodeType !== 1) continue;
+    const e = n as Element;
+    if (e !== el) {
+      const tag = tagOf(e);
+      if (SKIP_TAGS.has(tag) || isHiddenAttr(e) || isEditable(e) || e.classList.contains('headerlink') || (live && !rendered(e))) continue;
+      if (!INLINE_TAGS.has(tag)) out += ' ';
+    }
+    for (let c = e.lastChild; c; c = c.previousSibling) stack.push(c);
+  }
+  // Permalink markers that are plain text ("¶", "#", "§", "🔗") at either end.
+  return cleanText(out).replace(/^[¶#§🔗]\s*|\s*[¶#§🔗]$/gu, '').slice(0, max).trim();
+}
+
+/** The first child of `el` that is a block of its own (a paragraph, a list, a heading...), if any. */
+function firstBlockChild(el: Element): Element | null {
+  for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+    const tag = tagOf(c);
+    if ((BLOCK_TAGS.has(tag) && tag !== 'HGROUP') || HEADINGS[tag] || tag === 'PRE' || tag === 'TABLE') return c;
+  }
+  return null;
+}
+
+/** Visible text of the children of `el` before `stop`. */
+function textBefore(el: Element, stop: Node, max: number, live: boolean): string {
+  let out = '';
+  for (let c = el.firstChild; c && c !== stop && out.length < max; c = c.nextSibling) {
+    if (c.nodeType === 3) out += c.nodeValue ?? '';
+    else if (c.nodeType === 1) out += ' ' + visibleText(c as Element, max, live) + ' ';
+  }
+  return cleanText(out).replace(/\s*[¶#§🔗]$/u, '').slice(0, max).trim();
+}
+
+const isEmptyMarker = (e: Element) => !e.firstElementChild && !(e.textContent ?? '').trim();
+
+/** The id a link can jump to for this heading: its own, one inside it, its section's, or a marker just before it. */
 function headingId(el: Element): string | undefined {
   if (el.id) return el.id;
   const inner = el.querySelector('[id], a[name]');
   if (inner) return inner.id || inner.getAttribute('name') || undefined;
   const parent = el.parentElement;
-  if (parent && (parent.tagName === 'SECTION' || parent.tagName === 'DIV' || parent.tagName === 'ARTICLE') && parent.id && parent.firstElementChild === el) return parent.id;
-  const prev = el.previousElementSibling;
-  if (prev && prev.tagName === 'A' && (prev.id || prev.getAttribute('name')) && !prev.textContent?.trim()) return prev.id || prev.getAttribute('name') || undefined;
+  if (parent?.id && /^(SECTION|DIV|ARTICLE|HEADER|HGROUP)$/.test(tagOf(parent))) {
+    let first = parent.firstElementChild;
+    while (first && first !== el && isEmptyMarker(first)) first = first.nextElementSibling;
+    if (first === el) return parent.id;
+  }
+  for (let prev = el.previousElementSibling, k = 0; prev && k < 3 && isEmptyMarker(prev); prev = prev.previousElementSibling, k++) {
+    const id = prev.id || prev.getAttribute('name');
+    if (id) return id;
+  }
+  // A permalink inside the heading ("¶" links) names the target even when it sits on a wrapper.
+  const self = el.querySelector('a[href^="#"]')?.getAttribute('href')?.slice(1);
+  if (self && el.ownerDocument.getElementById(decodeURIComponent(self))) return decodeURIComponent(self);
   return undefined;
 }
 
-function tableText(table: Element): string {
+/**
+ * A table as text, one row a line, cells joined by " | ". On the live page only rendered rows and cells
+ * count, and a cell's text is its innerText (which leaves out what CSS hides inside it).
+ */
+function tableText(table: Element, max: number, live: boolean): string {
   const rows: string[] = [];
+  let len = 0;
   for (const tr of Array.from(table.querySelectorAll('tr')).slice(0, 2000)) {
-    const cells = Array.from(tr.children).map((c) => (c.textContent ?? '').replace(/\s+/g, ' ').trim()).filter(Boolean);
-    if (cells.length) rows.push(cells.join(' | '));
+    if (isHiddenAttr(tr) || (live && !rendered(tr))) continue;
+    const cells: string[] = [];
+    for (const c of Array.from(tr.children)) {
+      if (isHiddenAttr(c) || isEditable(c) || (live && !rendered(c))) continue;
+      const t = cleanText((live ? (c as HTMLElement).innerText : c.textContent) ?? '');
+      if (t) cells.push(t);
+    }
+    if (!cells.length) continue;
+    const row = cells.join(' | ');
+    rows.push(row);
+    len += row.length + 1;
+    if (len > max) break;
   }
-  return rows.join('\n');
-}
-
-function isSkipped(el: Element, opts: WalkOptions, insideMain: boolean): boolean {
-  const tag = el.tagName;
-  if (SKIP_TAGS.has(tag)) return true;
-  if (tag === 'HEADER' && !insideMain) return true;
-  if (el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true' || el.getAttribute('aria-modal') === 'true') return true;
-  const role = el.getAttribute('role');
-  if (role && SKIP_ROLES.has(role)) return true;
-  if ((el as HTMLElement).isContentEditable && el.getAttribute('contenteditable') !== null) return true;
-  const cls = typeof el.className === 'string' ? el.className : '';
-  if ((cls || el.id) && BOILERPLATE.test(`${cls} ${el.id}`) && !insideMain) return true;
-  if (opts.checkVisibility && BLOCK_TAGS.has(tag)) {
-    const e = el as HTMLElement & { checkVisibility?: (o?: object) => boolean };
-    if (e.checkVisibility && !e.checkVisibility({ visibilityProperty: true, opacityProperty: false })) return true;
-  }
-  return false;
+  return rows.join('\n').slice(0, max);
 }
 
 /**
- * Walks `root` into blocks. Runs in slices of `sliceMs`, awaiting `yieldToPage` between them.
+ * The heading for a definition term. Sphinx writes a method as `removeprefix(prefix, /)` under its class;
+ * people search for `str.removeprefix`, which is the term's id: the qualified name takes the short one's place.
  */
+function termHeading(text: string, id: string): string {
+  if (!/^[A-Za-z_][\w.]*\.\w+$/.test(id) || text.includes(id)) return text;
+  // The longest tail of the id the text shows (`aifc.getnchannels` for `aifc.aifc.getnchannels`).
+  const parts = id.split('.');
+  for (let k = 1; k < parts.length; k++) {
+    const tail = parts.slice(k).join('.');
+    const at = text.search(new RegExp(`(?<![\\w.])${tail.replace(/\./g, '\\.')}(?!\\w)`));
+    if (at >= 0) return text.slice(0, at) + id + text.slice(at + tail.length);
+  }
+  return text;
+}
+
+/** A definition entry that names something a link can jump to: `<dl><dt id="os.path.join">`. */
+function isDefinitionTerm(el: Element, tag: string): boolean {
+  return tag === 'DT' && !!el.id && el.parentElement?.tagName.toUpperCase() === 'DL';
+}
+
+interface Frame {
+  el: Element;
+  child: ChildNode | null;
+  insideMain: boolean;
+  block: boolean;
+  /** Mirror element the children are copied into. */
+  m: Node | null;
+  /** For `main` landmarks: where its blocks start. */
+  landmark?: { start: number; words: number };
+  /** For DL frames: the heading that was current when the list opened, and the level of its last term. */
+  dl?: { context: Block | null; termLevel: number };
+  /** Heading level of the definition this frame sits in (0 outside definitions). */
+  defLevel: number;
+  /** Inside a link. */
+  link?: boolean;
+}
+
+/** Walks `root` into blocks. Runs in slices of `sliceMs`, awaiting `yieldToPage` between them. */
 export async function walkBlocks(root: Element, opts: WalkOptions): Promise<WalkResult> {
   const now = opts.now ?? (() => performance.now());
-  const sliceMs = opts.sliceMs ?? 8;
+  const sliceMs = opts.sliceMs ?? 5;
+  const limits = { ...EXTRACT_LIMITS, ...opts.limits };
+  const live = opts.checkVisibility;
+  const view = live ? root.ownerDocument.defaultView : null;
+  const viewportArea = view ? view.innerWidth * view.innerHeight : 0;
+  let mirror: Document | null = opts.mirror ?? null;
+  let mirrorElements = 0;
+
   const blocks: Block[] = [];
+  const linkShare: number[] = [];
+  const mains: Landmark[] = [];
   let chars = 0;
+  let words = 0;
   let nodes = 0;
+  let elements = 0;
   let truncated = false;
   let buffer = '';
+  let bufferLinkChars = 0;
   let bufferKind: BlockKind = 'text';
   let pendingId: string | undefined;
+  let lastLevel = 0;
+  /** The innermost heading so far (a real one or a definition term). */
+  let context: Block | null = null;
+  /** Set when a definition list ends: the enclosing section goes on if text follows. */
+  let reopen: Block | null = null;
   let sliceStart = now();
 
-  const flush = () => {
-    const text = buffer.replace(/\s+/g, ' ').trim();
-    buffer = '';
-    if (!text) return;
-    push({ kind: bufferKind, text, ...(pendingId ? { id: pendingId } : {}) });
-    pendingId = undefined;
-    bufferKind = 'text';
-  };
   const push = (b: Block) => {
-    if (blocks.length >= EXTRACT_LIMITS.maxBlocks || chars + b.text.length > EXTRACT_LIMITS.maxChars) {
+    if (b.kind !== 'heading' && reopen) {
+      const r = reopen;
+      reopen = null;
+      push(r);
+    }
+    if (b.kind === 'heading') reopen = null;
+    const room = Math.min(limits.maxBlockChars, limits.maxChars - chars);
+    if (blocks.length >= limits.maxBlocks || room <= 0) {
       truncated = true;
       return;
     }
+    if (b.text.length > room) {
+      b.text = b.text.slice(0, room);
+      truncated = true;
+    }
     chars += b.text.length;
+    words += countWords(b.text);
     blocks.push(b);
+    linkShare.push(b.kind === 'text' || b.kind === 'list' ? Math.min(1, bufferLinkChars / Math.max(1, buffer.length)) : 0);
+  };
+  const flush = () => {
+    if (!buffer) return;
+    const text = cleanText(buffer);
+    if (text) push({ kind: bufferKind, text, ...(pendingId ? { id: pendingId } : {}) });
+    buffer = '';
+    bufferLinkChars = 0;
+    if (!text) return;
+    pendingId = undefined;
+    bufferKind = 'text';
+  };
+  const addText = (s: string) => {
+    // Never hold more than a block's worth: a 10 MB text node is cut, not copied around.
+    if (buffer.length < limits.maxBlockChars) buffer += s.length > limits.maxBlockChars ? s.slice(0, limits.maxBlockChars) : s;
+  };
+  const mirrorAdd = (parent: Node | null, tag: string, el: Element | null, text?: string): Node | null => {
+    if (!mirror || !parent) return null;
+    if (++mirrorElements > limits.readabilityMaxElements) {
+      mirror = null; // too big for Readability's one synchronous call: it will not run
+      return null;
+    }
+    let m: Element;
+    try {
+      m = mirror.createElement(tag);
+    } catch {
+      m = mirror.createElement('div');
+    }
+    if (el) {
+      for (const a of ['id', 'class', 'role']) {
+        const v = el.getAttribute(a);
+        if (v) m.setAttribute(a, v);
+      }
+      if (tag === 'a') {
+        const href = el.getAttribute('href');
+        if (href) m.setAttribute('href', href);
+      }
+    }
+    if (text !== undefined) m.textContent = text;
+    parent.appendChild(m);
+    return m;
   };
 
+  const skipped = (el: Element, tag: string, insideMain: boolean): boolean => {
+    if (SKIP_TAGS.has(tag)) return true;
+    // Outside the main content these are the site's header and sidebars; inside it, the article's own
+    // header and its footnotes or call-outs.
+    const role = el.getAttribute('role');
+    if ((tag === 'HEADER' || tag === 'ASIDE' || role === 'complementary') && !insideMain) return true;
+    if (isHiddenAttr(el) || el.getAttribute('aria-modal') === 'true') return true;
+    if (role && SKIP_ROLES.has(role)) return true;
+    if (isEditable(el)) return true;
+    if (!insideMain) {
+      // A section's id is usually made from its heading ("import-related-module-attributes"): not a hint.
+      const cls = el.getAttribute('class');
+      const id = tag === 'SECTION' ? '' : el.id;
+      if ((cls && BOILERPLATE.test(cls)) || (id && BOILERPLATE.test(id))) return true;
+    }
+    if (live) {
+      if (!rendered(el)) return true;
+      // Fixed overlays (cookie and chat banners, sticky bars) that cover part of the screen.
+      if (!insideMain && !INLINE_TAGS.has(tag) && view?.getComputedStyle(el).position === 'fixed') {
+        const r = el.getBoundingClientRect();
+        if (r.width * r.height < viewportArea * 0.5) return true;
+      }
+    }
+    return false;
+  };
+
+  const mirrorRoot = mirror ? mirror.body : null;
+  const stack: Frame[] = [{ el: root, child: root.firstChild, insideMain: false, block: true, m: mirrorRoot, defLevel: 0 }];
   // Explicit stack instead of recursion: deeply nested hostile markup must not overflow the call stack.
-  type Frame = { el: Element; child: ChildNode | null; insideMain: boolean; block: boolean };
-  const stack: Frame[] = [{ el: root, child: root.firstChild, insideMain: false, block: true }];
   while (stack.length) {
-    if (truncated || nodes > EXTRACT_LIMITS.maxNodes) {
+    if (truncated || nodes > limits.maxNodes) {
       truncated = true;
       break;
     }
@@ -139,76 +382,207 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if (!node) {
       stack.pop();
       if (frame.block) flush();
+      if (frame.landmark) mains.push({ start: frame.landmark.start, end: blocks.length, words: words - frame.landmark.words });
+      if (frame.dl?.termLevel) {
+        // The definitions are over: what follows belongs to the section around the list again.
+        context = frame.dl.context;
+        reopen = context?.id ? { ...context } : null;
+      }
       continue;
     }
     frame.child = node.nextSibling;
     nodes++;
     if (node.nodeType === 3) {
-      buffer += node.nodeValue ?? '';
+      const v = node.nodeValue ?? '';
+      if (frame.link) bufferLinkChars += v.trim().length;
+      addText(v);
+      if (frame.m && mirror) frame.m.appendChild(mirror.createTextNode(v));
       continue;
     }
     if (node.nodeType !== 1) continue;
     const el = node as Element;
-    if (isSkipped(el, opts, frame.insideMain)) continue;
-    const tag = el.tagName;
-    const level = HEADINGS[tag];
+    const tag = tagOf(el);
+    if (skipped(el, tag, frame.insideMain)) continue;
+    elements++;
+    const role = el.getAttribute('role');
+    const level = HEADINGS[tag] ?? (role === 'heading' ? Math.min(6, Math.max(1, Number(el.getAttribute('aria-level')) || 2)) : 0);
     if (level) {
       flush();
-      const text = headingText(el);
-      if (text) push({ kind: 'heading', level, text, ...(headingId(el) ? { id: headingId(el)! } : {}) });
+      // An unclosed heading swallows the blocks after it (`<h1>Title<p>…`): the heading is its text
+      // before the first block; the blocks are walked as content.
+      const inner = firstBlockChild(el);
+      const text = inner ? textBefore(el, inner, limits.maxHeadingChars, live) : visibleText(el, limits.maxHeadingChars, live);
+      if (inner) stack.push({ el, child: inner, insideMain: frame.insideMain, block: true, m: frame.m, defLevel: frame.defLevel });
+      if (text) {
+        const id = headingId(el);
+        const b: Block = { kind: 'heading', level, text, ...(id ? { id } : {}) };
+        push(b);
+        lastLevel = level;
+        context = b;
+        mirrorAdd(frame.m, `h${level}`, el, text);
+      }
+      continue;
+    }
+    if (isDefinitionTerm(el, tag)) {
+      flush();
+      const text = termHeading(visibleText(el, limits.maxHeadingChars, live), el.id);
+      if (text) {
+        // `frame` is the list: one level below the heading (or definition) the list sits in.
+        const termLevel = Math.min(6, (frame.defLevel || lastLevel) + 1);
+        const b: Block = { kind: 'heading', level: termLevel, text, id: el.id };
+        push(b);
+        context = b;
+        if (frame.dl) frame.dl.termLevel = termLevel;
+        mirrorAdd(frame.m, 'dt', el, text);
+      }
       continue;
     }
     if (tag === 'PRE') {
       flush();
-      const text = (el.textContent ?? '').replace(/\s+$/, '');
-      if (text.trim()) push({ kind: 'code', text, ...(el.id ? { id: el.id } : {}) });
+      // innerText keeps the lines of a rendered `pre` and leaves out what CSS hides in it.
+      const text = ((live ? (el as HTMLElement).innerText : el.textContent) ?? '').slice(0, limits.maxBlockChars).replace(/\s+$/, '');
+      if (text.trim()) push({ kind: 'code', text, ...(el.id ? { id: el.id } : pendingId ? { id: pendingId } : {}) });
+      pendingId = undefined;
+      mirrorAdd(frame.m, 'pre', el, text);
       continue;
     }
     if (tag === 'TABLE') {
       flush();
-      const text = tableText(el);
-      if (text) push({ kind: 'table', text, ...(el.id ? { id: el.id } : {}) });
+      const text = tableText(el, limits.maxBlockChars, live);
+      if (text) push({ kind: 'table', text, ...(el.id ? { id: el.id } : pendingId ? { id: pendingId } : {}) });
+      pendingId = undefined;
+      const t = mirrorAdd(frame.m, 'table', el);
+      if (t && mirror) {
+        for (const row of text.split('\n')) {
+          const tr = t.appendChild(mirror.createElement('tr'));
+          for (const cell of row.split(' | ')) tr.appendChild(mirror.createElement('td')).textContent = cell;
+        }
+      }
+      continue;
+    }
+    if (tag === 'BR') {
+      addText('\n');
+      mirrorAdd(frame.m, 'br', null);
       continue;
     }
     const block = BLOCK_TAGS.has(tag);
     if (block) {
       flush();
-      if (tag === 'LI' || tag === 'DD' || tag === 'DT') bufferKind = 'list';
-      if (tag === 'BLOCKQUOTE') bufferKind = 'quote';
-    }
+      if (LIST_TAGS.has(tag)) bufferKind = 'list';
+      else if (tag === 'BLOCKQUOTE') bufferKind = 'quote';
+    } else if (!INLINE_TAGS.has(tag)) addText(' ');
     if (el.id && (block || !pendingId)) pendingId ??= el.id;
-    if (tag === 'BR') {
-      buffer += '\n';
-      continue;
+    const isMain = !frame.insideMain && (tag === 'MAIN' || role === 'main');
+    const child: Frame = {
+      el,
+      child: el.firstChild,
+      insideMain: frame.insideMain || isMain || tag === 'ARTICLE',
+      block,
+      m: mirrorAdd(frame.m, tag.toLowerCase(), el),
+      defLevel: frame.defLevel,
+      link: frame.link || tag === 'A',
+    };
+    if (isMain) {
+      child.landmark = { start: blocks.length, words };
+      // The page says where its content is: Readability will not be needed.
+      mirror = null;
+      child.m = null;
     }
-    if (!block) buffer += ' ';
-    const insideMain = frame.insideMain || tag === 'MAIN' || tag === 'ARTICLE' || el.getAttribute('role') === 'main';
-    stack.push({ el, child: el.firstChild, insideMain, block });
+    if (tag === 'DL') child.dl = { context, termLevel: 0 };
+    // Inside the description of a definition, nested terms go one level deeper.
+    if (tag === 'DD' && frame.dl?.termLevel) child.defLevel = frame.dl.termLevel;
+    stack.push(child);
   }
   flush();
-  const words = blocks.reduce((n, b) => n + countWords(b.text), 0);
-  return { blocks, words, truncated, nodes };
+  return { blocks, words, truncated, nodes, elements, mains, mirror, linkShare };
+}
+
+/**
+ * Whether Readability is worth its one synchronous call here: a small page (see EXTRACT_LIMITS) that is
+ * not mostly links. On a page of links (an index, a table of contents) Readability finds no article,
+ * and its link-density passes made it the slowest call measured (over 100 ms on a 400-word page).
+ */
+export function readabilityWorthIt(walk: WalkResult, limits = EXTRACT_LIMITS): boolean {
+  if (!walk.mirror || walk.words === 0 || walk.words > limits.readabilityMaxWords) return false;
+  let chars = 0;
+  let linked = 0;
+  walk.blocks.forEach((b, i) => {
+    chars += b.text.length;
+    linked += b.text.length * (walk.linkShare[i] ?? 0);
+  });
+  return linked <= chars * 0.5;
+}
+
+/** The blocks of the page's main landmark, when it holds most of the visible text. */
+export function mainLandmark(walk: WalkResult): { blocks: Block[]; words: number } | null {
+  const best = [...walk.mains].sort((a, b) => b.words - a.words)[0];
+  if (!best || best.words < 20 || best.words < walk.words * MAIN_MIN_SHARE) return null;
+  return { blocks: walk.blocks.slice(best.start, best.end), words: best.words };
+}
+
+/** Prose rather than navigation: a few words at least, ending like a sentence, mostly not links. */
+function isProse(b: Block, linkShare: number): boolean {
+  if (b.kind === 'code' || b.kind === 'table' || b.kind === 'quote') return true;
+  return linkShare < 0.3 && countWords(b.text) >= 8 && /[.!?:;)。！？」]$/u.test(b.text);
+}
+
+/**
+ * Readability as a boundary finder: the cleaned body's blocks from the first to the last one Readability
+ * kept, widened over the prose right around them (and a heading just before). Readability drops code
+ * samples, notes, tables and stray paragraphs of reference pages; this keeps them while still leaving
+ * out the navigation and link lists before and after the article.
+ */
+export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, article: readonly Block[]): { blocks: Block[]; words: number } | null {
+  const body = walk.blocks;
+  const kept = new Set(article.map((b) => b.text));
+  let first = -1;
+  let last = -1;
+  let matched = 0;
+  body.forEach((b, i) => {
+    if (!kept.has(b.text)) return;
+    matched++;
+    if (first < 0) first = i;
+    last = i;
+  });
+  // Readability rewrote the blocks too much to line them up: no span.
+  if (first < 0 || matched < article.length * 0.3) return null;
+  const prose = (i: number) => isProse(body[i]!, walk.linkShare[i] ?? 0);
+  const heading = (i: number) => body[i]!.kind === 'heading';
+  for (;;) {
+    if (last + 1 < body.length && (prose(last + 1) || (heading(last + 1) && last + 2 < body.length && prose(last + 2)))) last++;
+    else if (first > 0 && (prose(first - 1) || heading(first - 1))) first--;
+    else break;
+  }
+  const blocks = body.slice(first, last + 1);
+  return { blocks, words: blocks.reduce((n, b) => n + countWords(b.text), 0) };
 }
 
 export interface ReadabilityResult {
   blocks: Block[];
   words: number;
   title: string;
+  /** Milliseconds of the synchronous Readability call. */
+  ms: number;
 }
 
-/** Readability over a clone of the document (the live page is never touched). */
-export async function readabilityBlocks(doc: Document): Promise<ReadabilityResult | null> {
-  if (doc.getElementsByTagName('*').length > EXTRACT_LIMITS.readabilityMaxElements) return null;
+/** Readability over the sanitised copy (never the live page), then the same walk over its article. */
+export async function readabilityBlocks(mirror: Document, yieldToPage?: () => Promise<void>): Promise<ReadabilityResult | null> {
   let article: { content?: string | null; title?: string | null } | null;
+  // Readability parses again (up to four times) while its article is shorter than charThreshold: on a
+  // short page of links that is four passes for nothing. Ask for no more than a quarter of the text.
+  const chars = mirror.body?.textContent?.length ?? 0;
+  const charThreshold = Math.max(100, Math.min(500, Math.floor(chars / 4)));
+  const t = performance.now();
   try {
-    const clone = doc.cloneNode(true) as Document;
-    article = new Readability(clone, { maxElemsToParse: EXTRACT_LIMITS.readabilityMaxElements, keepClasses: false }).parse();
+    article = new Readability(mirror, { keepClasses: false, charThreshold }).parse();
   } catch {
     return null;
   }
+  const ms = performance.now() - t;
   if (!article?.content) return null;
+  if (yieldToPage) await yieldToPage();
   // DOMParser documents are inert: no scripts run, nothing loads.
   const parsed = new DOMParser().parseFromString(article.content, 'text/html');
-  const res = await walkBlocks(parsed.body, { checkVisibility: false });
-  return { blocks: res.blocks, words: res.words, title: article.title ?? '' };
+  const res = await walkBlocks(parsed.body, { checkVisibility: false, ...(yieldToPage ? { yieldToPage } : {}) });
+  return { blocks: res.blocks, words: res.words, title: article.title ?? '', ms };
 }

@@ -7,23 +7,42 @@
  * content.
  */
 import browser from 'webextension-polyfill';
-import { countWords } from '../src/chunker.js';
 import { hash53 } from '../src/hash.js';
+import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.js';
 import type { CapturePayload, Reply, MessageType, Request, Response } from '../src/protocol.js';
-import { readabilityBlocks, walkBlocks } from './extract.js';
+import { articleSpan, mainLandmark, readabilityBlocks, readabilityWorthIt, walkBlocks, READABILITY_MIN_SHARE } from './extract.js';
 
-/** Readability's article is kept only if it holds at least this share of the cleaned body's words. */
-const READABILITY_MIN_RETENTION = 0.8;
 const SETTLE_MS = 600;
 const IDLE_TIMEOUT_MS = 400;
+/** Content changes are re-checked once the page has been quiet this long (but at least every MAX_WAIT). */
 const MUTATION_DEBOUNCE_MS = 1500;
+const MUTATION_MAX_WAIT_MS = 5000;
 /** Text nodes changed before a mutation burst counts as "large". */
 const LARGE_CHANGE_NODES = 25;
+/** A page that keeps changing (a ticker, a feed) is re-captured this many times at most, per URL. */
+const MAX_CONTENT_RECAPTURES = 10;
+/** A capture done in one go as the page goes away reads at most this much (about a large manual page). */
+const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
+
+/** Attempts per message: the worker can be stopped while it handles one (Chrome does when idle). */
+const SEND_ATTEMPTS = 8;
 
 async function send<K extends MessageType>(type: K, payload: Request<K>): Promise<Response<K>> {
-  const reply = (await browser.runtime.sendMessage({ type, payload })) as Reply<K>;
-  if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
-  return reply.data;
+  for (let attempt = 1; ; attempt++) {
+    let reply: Reply<K> | undefined;
+    try {
+      reply = (await browser.runtime.sendMessage({ type, payload })) as Reply<K> | undefined;
+    } catch (e) {
+      // "message port closed" / "receiving end does not exist": the worker died mid-answer or is
+      // restarting. Writes are idempotent (same content = a revisit), so sending again is safe.
+      if (attempt >= SEND_ATTEMPTS) throw e;
+      await new Promise((r) => setTimeout(r, Math.min(1000, 200 * attempt)));
+      continue;
+    }
+    if (!reply) throw new Error('no answer from Reread');
+    if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+    return reply.data;
+  }
 }
 
 const idle = (): Promise<void> =>
@@ -41,54 +60,106 @@ let lastHash: number | null = null;
 let running: Promise<void> | null = null;
 let captured = false;
 
-async function extract(urgent: boolean): Promise<CapturePayload | null> {
-  const body = document.body;
-  if (!body) return null;
+/** Main-thread time the capture costs the page: every slice between two yields is one task. */
+function costMeter() {
   let taskStart = performance.now();
   let longest = 0;
   let total = 0;
-  const yieldToPage = async () => {
-    if (hurry) return;
+  const close = () => {
     const t = performance.now() - taskStart;
     longest = Math.max(longest, t);
     total += t;
-    await idle();
-    taskStart = performance.now();
   };
-  // When the page is going away there is no time to yield: do it in one go.
-  const cleaned = await walkBlocks(body, { checkVisibility: true, ...(urgent ? {} : { yieldToPage }) });
-  if (!urgent) await yieldToPage();
-  let blocks = cleaned.blocks;
-  let method: 'readability' | 'body' = 'body';
-  let retention = 1;
-  if (!urgent) {
-    const article = await readabilityBlocks(document);
-    if (article && cleaned.words > 0) {
-      retention = article.words / cleaned.words;
-      if (retention >= READABILITY_MIN_RETENTION) {
-        blocks = article.blocks;
-        method = 'readability';
-      }
-    }
-  }
-  const t = performance.now() - taskStart;
-  longest = Math.max(longest, t);
-  total += t;
-  const title = (document.title || '').trim() || blocks.find((b) => b.kind === 'heading')?.text || location.hostname;
   return {
-    title,
-    lang: document.documentElement.lang || '',
-    blocks,
-    // The page's cost is reported with the capture (never written into the page).
-    extraction: { method, retention: Math.min(1, retention), visibleWords: cleaned.words, costMs: total, longestTaskMs: longest },
+    async yieldToPage(): Promise<void> {
+      if (hurry) return;
+      close();
+      await idle();
+      taskStart = performance.now();
+    },
+    finish(): { costMs: number; longestTaskMs: number } {
+      close();
+      return { costMs: total, longestTaskMs: longest };
+    },
   };
 }
 
+interface Extracted {
+  payload: CapturePayload;
+  words: number;
+  hash: number;
+}
+
+/**
+ * The page's main content as blocks. The cleaned body is walked once (in slices); its `main` landmark
+ * is taken when it holds most of the text; on pages without one that are small enough, Readability
+ * runs on the walk's sanitised copy and is kept when it keeps most of the text.
+ */
+async function extract(urgent: boolean): Promise<Extracted | null> {
+  const body = document.body;
+  if (!body) return null;
+  const meter = costMeter();
+  // When the page is going away there is no time to yield: do it in one go, without Readability, and
+  // read less of a huge page so leaving it is not held up.
+  const pace = urgent ? { limits: URGENT_LIMITS } : { yieldToPage: meter.yieldToPage };
+  const mirror = urgent ? undefined : document.implementation.createHTMLDocument('');
+  const cleaned = await walkBlocks(body, { checkVisibility: true, ...pace, ...(mirror ? { mirror } : {}) });
+  let blocks = cleaned.blocks;
+  let words = cleaned.words;
+  let method: 'readability' | 'merged' | 'body' = 'body';
+  const main = mainLandmark(cleaned);
+  if (main) {
+    blocks = main.blocks;
+    words = main.words;
+  } else if (!urgent && cleaned.mirror && readabilityWorthIt(cleaned)) {
+    await meter.yieldToPage();
+    cleaned.mirror.title = document.title;
+    const article = await readabilityBlocks(cleaned.mirror, meter.yieldToPage);
+    if (article) {
+      // What Readability dropped inside the article (code, notes, tables) comes back from the body.
+      const span = articleSpan(cleaned, article.blocks);
+      const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };
+      if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) {
+        blocks = pick.blocks;
+        words = pick.words;
+        method = pick.method;
+      }
+    }
+  }
+  if (!urgent) await meter.yieldToPage();
+  const title = (document.title || '').trim() || blocks.find((b) => b.kind === 'heading')?.text || location.hostname;
+  const hash = hash53(title + '\u0000' + blocks.map((b) => b.text).join('\u0000') + '\u0000' + location.href.split('#')[0]);
+  const cost = meter.finish();
+  return {
+    payload: {
+      title,
+      lang: document.documentElement.lang || '',
+      blocks,
+      // The page's cost is reported with the capture (never written into the page).
+      extraction: { method, retention: cleaned.words ? Math.min(1, words / cleaned.words) : 1, visibleWords: cleaned.words, ...cost },
+    },
+    words,
+    hash,
+  };
+}
+
+/**
+ * Exclusions and pause are read from the gate the background mirrors into extension storage (no
+ * worker round trip, so the answer is there even when the page is left at once); without a gate yet
+ * (first start), the background is asked.
+ */
 function askAllowed(): Promise<boolean> {
-  allowedAsked ??= send('page/check', {}).then(
-    (r) => (allowed = r.allowed),
-    () => (allowed = false),
-  );
+  allowedAsked ??= browser.storage.local
+    .get(CAPTURE_GATE_KEY)
+    .then((got) => {
+      const gate: unknown = got[CAPTURE_GATE_KEY];
+      if (isCaptureGate(gate)) return gateAllows(gate, location.href);
+      return send('page/check', {}).then((r) => r.allowed);
+    })
+    .then(
+      (ok) => (allowed = ok),
+      () => (allowed = false),
+    );
   return allowedAsked;
 }
 
@@ -100,20 +171,19 @@ async function capture(urgent = false): Promise<void> {
   running = (async () => {
     try {
       if (!(await askAllowed())) return;
-      const payload = await extract(urgent);
-      if (!payload) return;
-      const words = payload.blocks.reduce((n, b) => n + countWords(b.text), 0);
-      const h = hash53(payload.title + '\u0000' + payload.blocks.map((b) => b.text).join('\u0000') + location.href.split('#')[0]);
-      if (h === lastHash) return; // same content as last time: nothing new to send
-      lastHash = h;
+      const got = await extract(urgent);
+      if (!got) return;
+      if (got.hash === lastHash) return; // same content as last time: nothing new to send
+      lastHash = got.hash;
       captured = true;
-      if (words === 0 && !payload.title) return;
-      await send('page/capture', payload);
+      if (got.words === 0 && !got.payload.title) return;
+      await send('page/capture', { ...got.payload, url: location.href });
     } catch (e) {
       // The extension may have been reloaded under us; the page must never notice.
       console.debug('reread: capture failed', e);
     } finally {
       running = null;
+      if (document.visibilityState === 'visible') hurry = false;
     }
   })();
   return running;
@@ -142,34 +212,49 @@ function start(): void {
   window.addEventListener('pagehide', leaving);
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') leaving();
+    else if (!running) hurry = false;
   });
 
-  // Single-page apps: a changed URL or a large content change gets a fresh capture, debounced.
+  // Single-page apps: a changed URL or a large content change gets a fresh capture once the page is
+  // quiet (debounced, with a maximum wait); a page that never stops changing is re-captured a few times only.
   let lastUrl = location.href.split('#')[0];
   let changed = 0;
+  let contentRecaptures = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let firstPending = 0;
   const recheck = () => {
     timer = undefined;
+    if (running) {
+      later();
+      return;
+    }
     const url = location.href.split('#')[0];
-    if (url !== lastUrl || changed >= LARGE_CHANGE_NODES) {
+    if (url !== lastUrl) {
       lastUrl = url;
       changed = 0;
+      contentRecaptures = 0;
       void capture();
+    } else if (changed >= LARGE_CHANGE_NODES) {
+      changed = 0;
+      if (++contentRecaptures <= MAX_CONTENT_RECAPTURES) void capture();
     }
+  };
+  const later = () => {
+    const t = performance.now();
+    if (timer === undefined) firstPending = t;
+    else if (t - firstPending < MUTATION_MAX_WAIT_MS) clearTimeout(timer);
+    else return;
+    timer = setTimeout(recheck, MUTATION_DEBOUNCE_MS);
   };
   const observer = new MutationObserver((records) => {
     for (const r of records) changed += r.addedNodes.length + r.removedNodes.length + (r.type === 'characterData' ? 1 : 0);
-    if (timer === undefined) timer = setTimeout(recheck, MUTATION_DEBOUNCE_MS);
+    later();
   });
   if (document.body) observer.observe(document.body, { childList: true, subtree: true, characterData: true });
   const nav = (window as Window & { navigation?: EventTarget }).navigation;
-  nav?.addEventListener('navigatesuccess', () => {
-    if (timer !== undefined) clearTimeout(timer);
-    timer = setTimeout(recheck, MUTATION_DEBOUNCE_MS);
-  });
-  window.addEventListener('popstate', () => {
-    if (timer === undefined) timer = setTimeout(recheck, MUTATION_DEBOUNCE_MS);
-  });
+  nav?.addEventListener('currententrychange', later);
+  nav?.addEventListener('navigatesuccess', later);
+  window.addEventListener('popstate', later);
 }
 
 // Only top-level http(s) documents; the manifest already limits us to them, this guards Firefox too.

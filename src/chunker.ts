@@ -1,8 +1,17 @@
 /**
  * Blocks in, chunks out. A block is one piece of a page's main content in reading order (a heading,
  * a paragraph, a code block, a table as text, a list item...). A chunk is one section: its heading path
- * folded into its text, then its body; long sections are cut into overlapping windows, tiny ones merged
- * into their parent.
+ * folded into its text ("Tutorial > Data Structures > List Comprehensions\n" then the body).
+ *
+ * - Sections with fewer than `minWords` words of body merge into their parent (the nearest enclosing
+ *   section that keeps its own chunk), as "Heading: body".
+ * - Bodies over `maxWords` are cut into windows: at paragraph boundaries when one falls in the second
+ *   half of a window, else at sentence boundaries (else at words, else at characters), each window
+ *   starting with about `overlap` of the previous one. Text without headings gets the same windows.
+ * - A heading block that repeats an open ancestor (same level, text and id) re-opens that section: the
+ *   content walker uses it to say "the definition list is over, back to the enclosing section".
+ * - Caps: at most `maxChunks` chunks and `maxChunkChars` characters per chunk; what they cut is counted.
+ *   A heading longer than `maxHeadingChars` is cut in the path and the rest opens its section's body.
  */
 
 export type BlockKind = 'heading' | 'text' | 'code' | 'table' | 'list' | 'quote';
@@ -44,6 +53,8 @@ export interface ChunkerOptions {
   /** Hard caps that keep a hostile page harmless. */
   maxChunks: number;
   maxChunkChars: number;
+  /** Longer headings are cut (at a word boundary) before they enter the heading path. */
+  maxHeadingChars: number;
 }
 
 export const DEFAULT_CHUNKER_OPTIONS: ChunkerOptions = {
@@ -52,6 +63,7 @@ export const DEFAULT_CHUNKER_OPTIONS: ChunkerOptions = {
   overlap: 0.15,
   maxChunks: 1000,
   maxChunkChars: 6000,
+  maxHeadingChars: 200,
 };
 
 export interface ChunkResult {
@@ -60,17 +72,7 @@ export interface ChunkResult {
   truncated: { chunks: number; chars: number };
 }
 
-interface Section {
-  level: number;
-  path: string[];
-  headingId?: string;
-  /** Body pieces, each a block's text, with the id nearest to it. */
-  body: { text: string; id?: string }[];
-  words: number;
-}
-
-const WS = /\s+/g;
-
+/** Whitespace-separated words (what the page's word counts and the minimum page size use). */
 export function countWords(s: string): number {
   let n = 0;
   let inWord = false;
@@ -83,175 +85,355 @@ export function countWords(s: string): number {
   return n;
 }
 
-function clean(s: string): string {
-  return s.replace(WS, ' ').trim();
+// Scripts written without spaces: a run of them is many words, about two characters each.
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const UNSPACED_CHARS_PER_WORD = 2;
+
+/** Size in words for the window budget: like countWords, but unspaced text counts by characters. */
+export function measureWords(s: string): number {
+  if (!UNSPACED.test(s)) return countWords(s);
+  let n = 0;
+  for (const token of s.split(/\s+/)) {
+    if (!token) continue;
+    n += UNSPACED.test(token) ? Math.max(1, Math.ceil(token.length / UNSPACED_CHARS_PER_WORD)) : 1;
+  }
+  return n;
 }
 
-/** Groups blocks into sections by heading. */
-function sectionize(blocks: readonly Block[]): Section[] {
-  const sections: Section[] = [];
-  const stack: { level: number; title: string }[] = [];
-  let current: Section = { level: 0, path: [], body: [], words: 0 };
-  sections.push(current);
+const clean = (s: string): string => s.replace(/\s+/g, ' ').trim();
+
+/** Cuts `s` to at most `max` characters, at a word boundary when one is near, never inside a surrogate pair. */
+function cutChars(s: string, max: number, atWord = false): string {
+  if (s.length <= max) return s;
+  let end = max;
+  if (atWord) {
+    const space = s.lastIndexOf(' ', max);
+    if (space > max * 0.6) end = space;
+  }
+  const c = s.charCodeAt(end - 1);
+  if (c >= 0xd800 && c <= 0xdbff) end--;
+  return s.slice(0, end).trimEnd();
+}
+
+/** One body paragraph of a section, and the id a link can jump to for it. */
+interface Para {
+  text: string;
+  id?: string;
+}
+
+interface Section {
+  level: number;
+  path: string[];
+  headingId?: string;
+  body: Para[];
+  /** Body size by measureWords (unspaced text counts by characters, so a CJK section is not "tiny"). */
+  words: number;
+}
+
+/** Groups blocks into sections by heading (in order of first appearance). */
+function sectionize(blocks: readonly Block[], maxHeadingChars: number): Section[] {
+  const preamble: Section = { level: 0, path: [], body: [], words: 0 };
+  const sections: Section[] = [preamble];
+  const open: Section[] = [];
+  let current = preamble;
   for (const b of blocks) {
     if (b.kind === 'heading') {
-      const title = clean(b.text);
+      const full = clean(b.text);
+      const title = cutChars(full, maxHeadingChars, true);
       if (!title) continue;
-      const level = Math.min(6, Math.max(1, b.level ?? 2));
-      while (stack.length && stack[stack.length - 1]!.level >= level) stack.pop();
-      stack.push({ level, title });
-      current = { level, path: stack.map((s) => s.title), headingId: b.id, body: [], words: 0 };
+      // What a long heading (a C signature) loses in the path opens its body, so no word is lost.
+      const rest = full.slice(title.length).trim();
+      const level = Math.min(6, Math.max(1, Math.round(b.level ?? 2)));
+      if (b.id) {
+        const k = open.findIndex((s) => s.level === level && s.headingId === b.id && s.path[s.path.length - 1] === title);
+        if (k >= 0) {
+          open.length = k + 1;
+          current = open[k]!;
+          continue;
+        }
+      }
+      while (open.length && open[open.length - 1]!.level >= level) open.pop();
+      current = { level, path: [...open.map((s) => s.path[s.path.length - 1]!), title], headingId: b.id, body: [], words: 0 };
+      if (rest) {
+        current.body.push({ text: '…' + rest });
+        current.words += measureWords(rest);
+      }
+      open.push(current);
       sections.push(current);
     } else {
-      const text = b.kind === 'code' ? b.text.replace(/[ \t]+$/gm, '').trim() : clean(b.text);
-      if (!text) continue;
-      current.body.push({ text, id: b.id });
-      current.words += countWords(text);
+      // Code keeps its lines; everything else is one line of normalised text.
+      const text = b.kind === 'code' ? b.text.replace(/[ \t]+$/gm, '').replace(/^\s*\n|\n\s*$/g, '').trimEnd() : clean(b.text);
+      if (!text.trim()) continue;
+      current.body.push(b.id ? { text, id: b.id } : { text });
+      current.words += measureWords(text);
     }
   }
   return sections;
 }
 
-/** Merges sections with fewer than minWords of body into their parent (the nearest shallower one). */
+const isAncestor = (a: Section, b: Section) => a.level > 0 && a.path.length < b.path.length && a.path.every((t, i) => b.path[i] === t);
+
+/**
+ * Merges sections with fewer than minWords words into their parent. A section with no body and
+ * sub-sections disappears (its heading lives on in their paths); one with no body and no
+ * sub-sections is a tiny section like any other (its heading is not lost).
+ */
 function mergeTiny(sections: Section[], minWords: number): Section[] {
   const kept: Section[] = [];
-  for (const s of sections) {
-    if (s.words === 0) continue; // its heading lives on in its children's paths
-    if (s.words < minWords) {
-      let parent: Section | undefined;
-      for (let i = kept.length - 1; i >= 0; i--) {
-        if (kept[i]!.level < s.level) {
-          parent = kept[i];
-          break;
-        }
-      }
-      if (parent) {
-        const heading = s.path[s.path.length - 1] ?? '';
-        parent.body.push({ text: heading ? `${heading}: ${s.body.map((b) => b.text).join(' ')}` : s.body.map((b) => b.text).join(' '), id: s.headingId ?? s.body[0]?.id });
-        parent.words += s.words + countWords(heading);
-        continue;
-      }
+  // The kept sections enclosing the current one, outermost first (sections come in document order).
+  const open: Section[] = [];
+  for (const [i, s] of sections.entries()) {
+    const next = sections[i + 1];
+    if (s.words === 0 && (s.level === 0 || (next && isAncestor(s, next)))) continue;
+    while (open.length && !isAncestor(open[open.length - 1]!, s)) open.pop();
+    const parent = open[open.length - 1];
+    if (s.words < minWords && s.level > 0 && parent) {
+      // Its path below the parent: headings in between that have no chunk of their own live on here.
+      const heading = s.path.slice(parent.path.length).join(' > ');
+      const body = s.body.map((p) => p.text).join(' ');
+      const id = s.headingId ?? s.body[0]?.id;
+      parent.body.push({ text: body ? `${heading}: ${body}` : heading, ...(id ? { id } : {}) });
+      parent.words += s.words + measureWords(heading);
+      continue;
     }
     kept.push(s);
+    if (s.level > 0) open.push(s);
   }
   return kept;
 }
 
-/** Splits one long text into sentence-ish pieces, each at most maxWords (falls back to word cuts). */
-function splitLong(text: string, maxWords: number): string[] {
-  const sentences = text.match(/[^.!?。！？\n]+(?:[.!?。！？]+|\n|$)\s*/g) ?? [text];
-  const out: string[] = [];
-  for (const s of sentences) {
-    const w = countWords(s);
-    if (w <= maxWords) {
-      out.push(s.trim());
-      continue;
-    }
-    const words = s.trim().split(/\s+/);
-    // A run of text without spaces (CJK, a hostile blob) counts as one word; cut it by characters.
-    for (let i = 0; i < words.length; i += maxWords) out.push(words.slice(i, i + maxWords).join(' '));
-  }
-  return out.filter(Boolean);
-}
-
-interface Piece {
+/** A piece of a section body small enough to pack: a paragraph, a sentence, a run of words, a slice. */
+interface Unit {
   text: string;
   words: number;
+  /** What joins it to the unit before: '\n' between paragraphs and lines, ' ' or '' inside one. */
+  sep: string;
+  /** Starts a paragraph (a preferred cut point). */
+  para: boolean;
   id?: string;
 }
 
-/** Windows of at most maxWords from pieces, each window starting with ~overlap of the previous one. */
-function windows(pieces: Piece[], maxWords: number, overlap: number): { text: string; id?: string }[] {
-  const out: { text: string; id?: string }[] = [];
-  const overlapWords = Math.round(maxWords * overlap);
-  let i = 0;
-  while (i < pieces.length) {
-    let words = 0;
-    let j = i;
-    while (j < pieces.length && (j === i || words + pieces[j]!.words <= maxWords)) {
-      words += pieces[j]!.words;
-      j++;
-    }
-    const id = pieces.slice(i, j).find((p) => p.id)?.id;
-    out.push({ text: pieces.slice(i, j).map((p) => p.text).join('\n'), id });
-    if (j >= pieces.length) break;
-    // Step back over whole pieces worth about `overlapWords`, but always make progress.
-    let back = j;
-    let carried = 0;
-    while (back - 1 > i && carried + pieces[back - 1]!.words <= overlapWords) {
-      back--;
-      carried += pieces[back]!.words;
-    }
-    i = back;
+const SENTENCE_END = /([.!?…]+["'”’)\]]*)(\s+)|([。！？]+["'」』”’)]*)(\s*)|([ \t]*\n\s*)/gu;
+
+/** Sentences (and lines) of one paragraph, each with the whitespace that preceded it. */
+function sentences(text: string): { text: string; sep: string }[] {
+  const out: { text: string; sep: string }[] = [];
+  let start = 0;
+  let sep = '';
+  for (const m of text.matchAll(SENTENCE_END)) {
+    const end = m.index + (m[1] ?? m[3] ?? '').length;
+    const ws = m[2] ?? m[4] ?? m[5] ?? '';
+    const piece = text.slice(start, end);
+    if (piece.trim()) {
+      out.push({ text: piece, sep });
+      sep = ws.includes('\n') ? '\n' : ws ? ' ' : '';
+    } else if (ws.includes('\n')) sep = '\n';
+    start = m.index + m[0].length;
   }
+  const rest = text.slice(start);
+  if (rest.trim()) out.push({ text: rest, sep });
   return out;
 }
 
-function cutLongText(text: string, maxChars: number): string {
-  if (text.length <= maxChars) return text;
-  let end = maxChars;
-  // Never cut a surrogate pair in half.
-  const c = text.charCodeAt(end - 1);
-  if (c >= 0xd800 && c <= 0xdbff) end--;
-  return text.slice(0, end);
+/** Splits one piece that is over the unit limits into runs of words, then slices of characters. */
+function splitPiece(text: string, sep: string, maxWords: number, maxChars: number, out: Unit[], first: { para: boolean; id?: string }): void {
+  const push = (t: string, s: string) => {
+    const u: Unit = { text: t, words: measureWords(t), sep: s, para: first.para };
+    if (first.id) u.id = first.id;
+    out.push(u);
+    first.para = false;
+    first.id = undefined;
+  };
+  let run: string[] = [];
+  let runWords = 0;
+  let runChars = 0;
+  let runSep = sep;
+  const flush = () => {
+    if (run.length) push(run.join(' '), runSep);
+    run = [];
+    runWords = 0;
+    runChars = 0;
+    runSep = ' ';
+  };
+  for (const token of text.split(/\s+/)) {
+    if (!token) continue;
+    const w = measureWords(token);
+    if (w > maxWords || token.length > maxChars) {
+      // One enormous "word": unspaced text or a blob. Slice it by characters.
+      flush();
+      const size = Math.max(1, Math.min(maxChars, maxWords * (UNSPACED.test(token) ? UNSPACED_CHARS_PER_WORD : 8)));
+      let s = runSep;
+      for (let i = 0; i < token.length; ) {
+        const piece = cutChars(token.slice(i), size);
+        const len = piece.length || 1;
+        push(token.slice(i, i + len), s);
+        s = '';
+        i += len;
+      }
+      runSep = ' ';
+      continue;
+    }
+    if (run.length && (runWords + w > maxWords || runChars + token.length + 1 > maxChars)) flush();
+    run.push(token);
+    runWords += w;
+    runChars += token.length + 1;
+  }
+  flush();
 }
 
-/** Cuts a long CJK-like piece (few spaces) into pieces of roughly maxWords*4 characters. */
-function charWindows(text: string, maxChars: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += maxChars) out.push(cutLongText(text.slice(i), maxChars));
+/** Paragraphs -> units no bigger than the limits (a paragraph that fits stays whole). */
+function toUnits(body: Para[], maxWords: number, maxChars: number): Unit[] {
+  const units: Unit[] = [];
+  for (const p of body) {
+    const words = measureWords(p.text);
+    if (words <= maxWords && p.text.length <= maxChars) {
+      units.push({ text: p.text, words, sep: '\n', para: true, ...(p.id ? { id: p.id } : {}) });
+      continue;
+    }
+    const first: { para: boolean; id?: string } = { para: true, ...(p.id ? { id: p.id } : {}) };
+    for (const s of sentences(p.text)) {
+      const sepHere = first.para ? '\n' : s.sep;
+      const w = measureWords(s.text);
+      if (w <= maxWords && s.text.length <= maxChars) {
+        units.push({ text: s.text, words: w, sep: sepHere, para: first.para, ...(first.id ? { id: first.id } : {}) });
+        first.para = false;
+        first.id = undefined;
+      } else splitPiece(s.text, sepHere, maxWords, maxChars, units, first);
+    }
+  }
+  return units;
+}
+
+/** The last `words` words of a unit (or characters, for unspaced text), carried into the next window. */
+function tailOf(u: Unit, words: number, chars: number): Unit {
+  const tokens = u.text.split(/(\s+)/);
+  let out = '';
+  let w = 0;
+  for (let i = tokens.length - 1; i >= 0; i--) {
+    const t = tokens[i]!;
+    if (!t) continue;
+    if (/^\s+$/.test(t)) {
+      out = t + out;
+      continue;
+    }
+    const tw = measureWords(t);
+    if (w + tw > words || out.length + t.length > chars) {
+      if (!w) {
+        // One long token: keep its end.
+        let start = Math.max(0, t.length - Math.min(chars, words * UNSPACED_CHARS_PER_WORD));
+        const c = t.charCodeAt(start);
+        if (c >= 0xdc00 && c <= 0xdfff) start++;
+        out = t.slice(start) + out;
+      }
+      break;
+    }
+    out = t + out;
+    w += tw;
+  }
+  out = out.trimStart();
+  return { text: out, words: measureWords(out), sep: '', para: false };
+}
+
+interface Window {
+  text: string;
+  /** Where a link should jump for this window. */
+  id?: string;
+  /** The first words of its new content (for a text fragment when there is no id). */
+  lead: string;
+}
+
+/** Packs units into windows of at most maxWords / maxChars, each starting with ~overlap of the previous. */
+function pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: number, overlapChars: number): Window[] {
+  const out: Window[] = [];
+  let win: Unit[] = [];
+  let carried = 0; // how many units at the start of `win` repeat the previous window
+  let words = 0;
+  let chars = 0;
+  let lastId: string | undefined;
+  const emit = (k: number) => {
+    const taken = win.slice(0, k);
+    const fresh = taken.slice(carried);
+    const text = taken.map((u, i) => (i ? u.sep + u.text : u.text)).join('');
+    const id = fresh[0]?.id ?? lastId;
+    for (const u of taken) if (u.id) lastId = u.id;
+    out.push({ text, ...(id ? { id } : {}), lead: fresh[0]?.text ?? '' });
+    // Overlap: whole units from the end worth at most overlapWords, else the tail of the last one.
+    const tail: Unit[] = [];
+    let tw = 0;
+    let tc = 0;
+    for (let i = taken.length - 1; i >= carried; i--) {
+      const u = taken[i]!;
+      if (tw + u.words > overlapWords || tc + u.text.length + 1 > overlapChars) break;
+      tail.unshift(u);
+      tw += u.words;
+      tc += u.text.length + 1;
+    }
+    if (!tail.length && taken.length) {
+      const t = tailOf(taken[taken.length - 1]!, overlapWords, overlapChars);
+      if (t.text) tail.push(t);
+    }
+    win = [...tail, ...win.slice(k)];
+    carried = tail.length;
+    words = win.reduce((n, u) => n + u.words, 0);
+    chars = win.reduce((n, u) => n + u.text.length + 1, 0);
+  };
+  for (const u of units) {
+    while (win.length > carried && (words + u.words > maxWords || chars + u.text.length + 1 > maxChars)) {
+      // Prefer the last paragraph start in the second half of the window.
+      let k = win.length;
+      let before = 0;
+      let best = -1;
+      for (let i = 0; i < win.length; i++) {
+        if (i > carried && win[i]!.para && before >= maxWords * 0.5) best = i;
+        before += win[i]!.words;
+      }
+      if (best > 0) k = best;
+      emit(k);
+    }
+    win.push(u);
+    words += u.words;
+    chars += u.text.length + 1;
+  }
+  if (win.length > carried) emit(win.length);
   return out;
-}
-
-/** Text whose "words" average over 20 characters is written without spaces (CJK) or is a blob. */
-function isUnspaced(text: string): boolean {
-  return text.length > 80 && text.length / Math.max(1, countWords(text)) > 20;
-}
-
-/** Word count, with ~4 characters counted as a word in text written without spaces. */
-function effectiveWords(text: string): number {
-  return isUnspaced(text) ? Math.ceil(text.length / 4) : countWords(text);
 }
 
 export function chunkBlocks(blocks: readonly Block[], options: Partial<ChunkerOptions> = {}): ChunkResult {
   const opts = { ...DEFAULT_CHUNKER_OPTIONS, ...options };
-  const sections = mergeTiny(sectionize(blocks), opts.minWords);
+  const sections = mergeTiny(sectionize(blocks, opts.maxHeadingChars), opts.minWords);
   const chunks: Chunk[] = [];
   const truncated = { chunks: 0, chars: 0 };
-  // Roughly 4 characters make a "word" in scripts written without spaces.
-  const maxPieceChars = Math.min(opts.maxChunkChars, opts.maxWords * 4);
+  const overlapWords = Math.max(1, Math.round(opts.maxWords * opts.overlap));
   for (const s of sections) {
-    const pieces: Piece[] = [];
-    for (const b of s.body) {
-      const parts = effectiveWords(b.text) > opts.maxWords ? splitLong(b.text, opts.maxWords) : [b.text];
-      for (const [k, p] of parts.entries()) {
-        const cut = p.length > opts.maxChunkChars || (isUnspaced(p) && p.length > maxPieceChars);
-        for (const q of cut ? charWindows(p, maxPieceChars) : [p]) {
-          pieces.push({ text: q, words: effectiveWords(q), id: k === 0 ? b.id : undefined });
-        }
-      }
+    if (chunks.length >= opts.maxChunks) {
+      truncated.chunks++;
+      continue;
     }
-    const total = pieces.reduce((n, p) => n + p.words, 0);
-    const wins = total > opts.maxWords ? windows(pieces, opts.maxWords, opts.overlap) : [{ text: pieces.map((p) => p.text).join('\n'), id: pieces.find((p) => p.id)?.id }];
     const heading = s.path.join(' > ');
+    const section = s.path[s.path.length - 1] ?? '';
+    // Room for the body once the heading line is in.
+    const maxChars = Math.max(200, opts.maxChunkChars - (heading ? heading.length + 1 : 0));
+    const overlapChars = Math.max(1, Math.round(maxChars * opts.overlap));
+    let wins: Window[];
+    const total = s.body.reduce((n, p) => n + p.text.length + 1, 0);
+    if (measureWords(s.body.map((p) => p.text).join(' ')) <= opts.maxWords && total <= maxChars) {
+      wins = [{ text: s.body.map((p) => p.text).join('\n'), ...(s.body.find((p) => p.id)?.id ? { id: s.body.find((p) => p.id)!.id! } : {}), lead: s.body[0]?.text ?? '' }];
+    } else {
+      // Units leave room for the overlap, so every window can start with one.
+      const units = toUnits(s.body, Math.max(1, opts.maxWords - overlapWords), Math.max(1, maxChars - overlapChars - 1));
+      wins = pack(units, opts.maxWords, maxChars, overlapWords, overlapChars);
+    }
     for (const [k, w] of wins.entries()) {
       if (chunks.length >= opts.maxChunks) {
         truncated.chunks++;
         continue;
       }
-      const full = heading ? `${heading}\n${w.text}` : w.text;
-      const text = cutLongText(full, opts.maxChunkChars);
+      const full = heading ? (w.text ? `${heading}\n${w.text}` : heading) : w.text;
+      const text = cutChars(full, opts.maxChunkChars);
       truncated.chars += full.length - text.length;
       const id = k === 0 ? (s.headingId ?? w.id) : (w.id ?? s.headingId);
-      const anchor: ChunkAnchor = id ? { id } : s.path.length ? { text: s.path[s.path.length - 1] } : {};
-      chunks.push({
-        ord: chunks.length,
-        headingPath: s.path,
-        section: s.path[s.path.length - 1] ?? '',
-        anchor,
-        text,
-        words: countWords(text),
-      });
+      const anchor: ChunkAnchor = id ? { id } : k > 0 && w.lead ? { text: cutChars(clean(w.lead), 120, true) } : section ? { text: section } : {};
+      chunks.push({ ord: chunks.length, headingPath: s.path, section, anchor, text, words: countWords(text) });
     }
   }
   return { chunks, truncated };

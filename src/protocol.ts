@@ -15,6 +15,8 @@ import type { SnippetSegment } from './snippet.js';
 import type { Settings } from './settings.js';
 
 export interface CapturePayload {
+  /** The page's current URL (changes with pushState); honoured only on the sender's own origin. */
+  url?: string;
   title: string;
   /** BCP 47 language tag from the page (`<html lang>`), '' when unknown. */
   lang: string;

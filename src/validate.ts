@@ -70,6 +70,8 @@ export function validateCapture(v: unknown): CaptureValidation {
     if (isObject(raw) && typeof raw.text === 'string') truncatedChars += raw.text.length;
   }
   const payload: CapturePayload = { title, lang, blocks };
+  const url = str(v.url, 'url', 4000, true);
+  if (url) payload.url = url;
   if (isObject(v.extraction)) {
     const e = v.extraction;
     const method = e.method === 'readability' || e.method === 'body' || e.method === 'merged' ? e.method : 'body';

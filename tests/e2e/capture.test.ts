@@ -1,0 +1,312 @@
+/**
+ * Capture on hard pages, end to end in Chromium: what a page shows is found again; what it hides, what
+ * the user typed and what only nags them (cookie banners) is not; caps hold on hostile pages and the page
+ * keeps responding; single-page apps are re-captured; revisits and changed pages update in place;
+ * excluded sites are never read.
+ */
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, searchPage, serve, until, FIXTURES, type Extension, type FixtureServer } from './harness.js';
+import { hugePage, manyHeadings } from '../fixtures/hard/generate.js';
+
+let ext: Extension;
+let server: FixtureServer;
+
+interface LogEntry {
+  url: string;
+  at: number;
+  outcome: string;
+  chunks: number;
+  extraction?: { method: string; costMs: number; longestTaskMs: number; visibleWords: number };
+}
+interface StoredChunk {
+  text: string;
+  anchor: { id?: string; text?: string };
+  headingPath: string[];
+}
+interface PageRecord {
+  url: string;
+  visitCount: number;
+  chunkIds: number[];
+  title: string;
+}
+
+/**
+ * Evaluates `expr` in the service worker with `engine` in scope. Playwright's Worker object is enough
+ * here: these tests never stop the worker (the harness's evalSw handles restarts, which costs more).
+ */
+async function inWorker<T>(expr: string): Promise<T> {
+  const w = await ext.sw();
+  return (await w.evaluate(`(async () => { const { engine } = globalThis.reread; return (${expr}); })()`)) as T;
+}
+
+/** The newest capture of `url` logged at or after `since` (the worker's own diagnostics). */
+const logged = (url: string, since: number) =>
+  inWorker<LogEntry | undefined>(`engine.captureLog.findLast((e) => e.url === ${JSON.stringify(url)} && e.at >= ${since})`);
+
+const waitCapture = (url: string, since: number, timeoutMs = 20_000) => until(() => logged(url, since), `capture of ${url}`, timeoutMs);
+
+const pageRecord = (url: string) => inWorker<PageRecord | undefined>(`engine.db().then((db) => db.get('pages', ${JSON.stringify(url)}))`);
+
+const chunksOf = (url: string) =>
+  inWorker<StoredChunk[]>(
+    `(async () => { const db = await engine.db(); const p = await db.get('pages', ${JSON.stringify(url)}); if (!p) return []; return (await Promise.all(p.chunkIds.map((id) => db.get('chunks', id)))).map((c) => ({ text: c.text, anchor: c.anchor, headingPath: c.headingPath })); })()`,
+  );
+
+/** Page URLs the engine returns for a query (the same search the popup runs). */
+const found = async (q: string): Promise<string[]> =>
+  (await inWorker<{ results: { url: string }[] }>(`engine.search({ q: ${JSON.stringify(q)} })`)).results.map((r) => r.url);
+
+/** Opens `url` and waits until the worker logged its capture. */
+async function visitAndCapture(url: string): Promise<LogEntry> {
+  const since = Date.now();
+  const page = await ext.ctx.newPage();
+  await page.goto(url, { waitUntil: 'load' });
+  const entry = await waitCapture(url, since);
+  await page.close();
+  return entry;
+}
+
+beforeAll(async () => {
+  server = await serve({ '/hard/': join(FIXTURES, 'hard') });
+  server.routes.set('/hard/huge.html', hugePage());
+  server.routes.set('/hard/many-headings.html', manyHeadings());
+  ext = await launch();
+  // The dense lane is not under test here; keep the worker's CPU for capture and indexing.
+  await inWorker('engine.updateSettings({ denseEnabled: false })');
+});
+afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+describe('capture: pages are captured sensibly', () => {
+  it('captures a page without headings as windows of text', async () => {
+    const url = server.url('/hard/no-headings.html');
+    const entry = await visitAndCapture(url);
+    expect(entry.outcome).toBe('new');
+    expect(await found('quillwort')).toContain(url);
+    const chunks = await chunksOf(url);
+    expect(chunks.length).toBeGreaterThanOrEqual(2);
+    for (const c of chunks) expect(c.headingPath).toEqual([]);
+    // Windows overlap: the second starts with words from the end of the first.
+    expect(chunks[0]!.text.slice(-500)).toContain(chunks[1]!.text.split(' ').slice(0, 5).join(' '));
+  });
+
+  it('finds headings nested deep in divs, with their paths and anchors', async () => {
+    const url = server.url('/hard/nested-headings.html');
+    await visitAndCapture(url);
+    const chunks = await chunksOf(url);
+    const smoker = chunks.find((c) => c.text.includes('marrowfat'));
+    expect(smoker?.headingPath).toEqual(['Beekeeping for beginners', 'Protective equipment']);
+    expect(smoker?.anchor).toEqual({ id: 'equipment' });
+    expect(chunks.find((c) => c.headingPath.at(-1) === 'Smokers')?.headingPath).toEqual(['Beekeeping for beginners', 'Protective equipment', 'Smokers']);
+    const rows = await searchPage(ext, { q: 'marrowfat' });
+    expect(rows[0]?.href).toBe(url + '#equipment');
+  });
+
+  it('reads what the browser made of broken markup', async () => {
+    const url = server.url('/hard/broken-markup.html');
+    await visitAndCapture(url);
+    expect(await found('snarfblat')).toContain(url);
+    expect(await found('gribblenut')).toContain(url);
+    expect(await found('compost')).toContain(url);
+  });
+
+  it('captures right-to-left and CJK text, each section under its own heading', async () => {
+    const url = server.url('/hard/rtl-cjk.html');
+    await visitAndCapture(url);
+    for (const q of ['المكتبة', 'הספרייה', '图书馆', '図書館']) expect(await found(q), q).toContain(url);
+    const chunks = await chunksOf(url);
+    expect(chunks.find((c) => c.text.includes('公共图书馆每天'))?.anchor).toEqual({ id: 'zh' });
+    expect(chunks.find((c) => c.text.includes('הספרייה העירונית פתוחה'))?.headingPath).toEqual(['المكتبة العامة', 'הספרייה העירונית']);
+  });
+});
+
+describe('capture: what must never be stored', () => {
+  it('stores no form value, editable region, password or button label', async () => {
+    const url = server.url('/hard/form.html');
+    const since = Date.now();
+    const page = await ext.ctx.newPage();
+    await page.goto(url, { waitUntil: 'load' });
+    // The user fills the form before the capture runs (it waits for the page to settle).
+    await page.fill('#name', 'typednameword');
+    await page.fill('#pw', 'typedpasswordword');
+    await page.fill('#card', '4111111111111111');
+    await page.fill('#bio', 'typedtextareaword');
+    await page.locator('#notes').pressSequentially(' typededitableword');
+    await waitCapture(url, since);
+    await page.close();
+    expect(await found('pangolin')).toContain(url);
+    const text = (await chunksOf(url)).map((c) => c.text).join('\n');
+    for (const w of ['typednameword', 'typedpasswordword', '4111111111111111', 'typedtextareaword', 'typededitableword', 'defaultvalueword', 'textareadefaultword', 'selectoptionword', 'editableinitialword', 'plaintextonlyword', 'buttonlabelword']) {
+      expect(text, w).not.toContain(w);
+      expect(await found(w), w).toEqual([]);
+    }
+    // Labels are page text, not values: they stay.
+    expect(text).toContain('Card number');
+  });
+
+  it('stores no hidden or aria-hidden text', async () => {
+    const url = server.url('/hard/hidden.html');
+    await visitAndCapture(url);
+    expect(await found('visiblewort')).toContain(url);
+    const text = (await chunksOf(url)).map((c) => c.text).join('\n');
+    for (const w of ['classhiddenword', 'attrhiddenword', 'ariahiddenword', 'visibilityhiddenword', 'inlinehiddenword', 'collapsedword', 'templateword', 'noscriptword', 'headinghiddenword', 'cellhiddenword', 'rowhiddenword', 'prehiddenword']) {
+      expect(text, w).not.toContain(w);
+    }
+    expect(text).toContain('this sentence goes on without it');
+    // Tables and code keep their visible parts.
+    expect(text).toContain('terracotta | breathes, dries fast');
+    expect(text).toMatch(/water = litres_per_week\(pot\)\n+schedule\(water\)/);
+  });
+
+  it('leaves cookie banners, fixed notices and consent dialogs out', async () => {
+    const url = server.url('/hard/cookie-banner.html');
+    await visitAndCapture(url);
+    expect(await found('crumbwort')).toContain(url);
+    const text = (await chunksOf(url)).map((c) => c.text).join('\n');
+    for (const w of ['Consentbannerword', 'Fixedbannerword', 'Dialogbannerword', 'partners']) expect(text, w).not.toContain(w);
+  });
+
+  it('reads nothing on an excluded site (the content script asks first)', async () => {
+    const before = await inWorker<string[]>('engine.settings().then((s) => s.excludedSites)');
+    await inWorker(`engine.updateSettings({ excludedSites: ${JSON.stringify([...before, 'localhost'])} })`);
+    const url = server.url('/hard/hidden.html').replace('127.0.0.1', 'localhost');
+    const since = Date.now();
+    const page = await ext.ctx.newPage();
+    await page.goto(url, { waitUntil: 'load' });
+    await page.waitForTimeout(2500);
+    await page.close();
+    // Not even a refused capture: no page/capture message reached the worker.
+    expect(await logged(url, since)).toBeUndefined();
+    await inWorker(`engine.updateSettings({ excludedSites: ${JSON.stringify(before)} })`);
+    // The same page on a site that is not excluded is captured: the check above was not vacuous.
+    expect((await visitAndCapture(url)).outcome).toBe('new');
+  });
+});
+
+describe('capture: caps on hostile pages', () => {
+  it('holds the caps on a 10 MB page, which keeps responding while it is captured', async () => {
+    const url = server.url('/hard/huge.html');
+    const since = Date.now();
+    const page = await ext.ctx.newPage();
+    await page.goto(url, { waitUntil: 'load', timeout: 60_000 });
+    let clicks = 0;
+    // Click all through the capture: every click must be handled.
+    while (!(await logged(url, since))) {
+      await page.click('#ping', { timeout: 5000 });
+      clicks++;
+      await page.waitForTimeout(100);
+      if (Date.now() - since > 60_000) throw new Error('no capture of the 10 MB page within 60 s');
+    }
+    expect(await page.locator('#ping').getAttribute('data-clicks')).toBe(String(clicks));
+    await page.close();
+    const entry = (await logged(url, since))!;
+    expect(clicks).toBeGreaterThan(2);
+    // Sliced work: no single capture task anywhere near a visible freeze (generous: this is a 2-core machine).
+    expect(entry.extraction!.longestTaskMs).toBeLessThan(250);
+    const rec = (await pageRecord(url))!;
+    expect(rec.chunkIds.length).toBeLessThanOrEqual(1000);
+    const chunks = await chunksOf(url);
+    let total = 0;
+    for (const c of chunks) {
+      expect(c.text.length).toBeLessThanOrEqual(6000);
+      total += c.text.length;
+    }
+    expect(total).toBeLessThanOrEqual(2_000_000 * 1.3); // overlap and heading paths repeat a little
+    expect(await found('hugepagestartword')).toContain(url);
+    // The tail lies beyond the caps: cut, not crashed.
+    expect(await found('hugepagetailword')).toEqual([]);
+  });
+
+  it('holds the chunk cap on 5,000 headings, and the page keeps responding', async () => {
+    const url = server.url('/hard/many-headings.html');
+    const since = Date.now();
+    const page = await ext.ctx.newPage();
+    await page.goto(url, { waitUntil: 'load' });
+    let clicks = 0;
+    while (!(await logged(url, since))) {
+      await page.click('#ping', { timeout: 5000 });
+      clicks++;
+      await page.waitForTimeout(100);
+      if (Date.now() - since > 60_000) throw new Error('no capture of the 5,000-heading page within 60 s');
+    }
+    expect(await page.locator('#ping').getAttribute('data-clicks')).toBe(String(clicks));
+    await page.close();
+    const rec = (await pageRecord(url))!;
+    expect(rec.chunkIds.length).toBeGreaterThan(100);
+    expect(rec.chunkIds.length).toBeLessThanOrEqual(1000);
+    const rows = await searchPage(ext, { q: 'manyheadingsfirstword' });
+    expect(rows[0]?.href).toBe(url + '#h0');
+  });
+});
+
+describe('capture: single-page apps, revisits and changes', () => {
+  it('re-captures a single-page app after pushState, with the new content findable', async () => {
+    const url = server.url('/hard/spa.html');
+    const page = await ext.ctx.newPage();
+    const since = Date.now();
+    await page.goto(url, { waitUntil: 'load' });
+    await waitCapture(url, since);
+    expect(await found('aardwolf')).toContain(url);
+    const clicked = Date.now();
+    // The view change touches four nodes (not a "large" change): the URL change is what triggers this.
+    await page.click('a[data-view="two"]');
+    expect(page.url()).toBe(server.url('/hard/spa/two'));
+    const entry = await until(() => inWorker<LogEntry | undefined>(`engine.captureLog.findLast((e) => e.at >= ${clicked})`), 'a capture after pushState');
+    await page.close();
+    expect(['new', 'changed']).toContain(entry.outcome);
+    const text = (await chunksOf(entry.url)).map((c) => c.text).join('\n');
+    expect(text).toContain('zibeline');
+    expect(text).not.toContain('aardwolf');
+    expect(await found('zibeline')).toContain(entry.url);
+  });
+
+  // Known gap outside content/: the worker files a capture under `sender.url`, which Chrome does not
+  // update on history.pushState, so the new view replaces the old one under the old URL. Fix (router):
+  // accept the content script's location.href when it is same-origin with sender.url. Remove `.fails` then.
+  it('files the pushState view under its own URL, next to the first view', async () => {
+    const url = server.url('/hard/spa.html');
+    const two = server.url('/hard/spa/two');
+    const page = await ext.ctx.newPage();
+    const since = Date.now();
+    await page.goto(url, { waitUntil: 'load' });
+    await waitCapture(url, since);
+    await page.click('a[data-view="two"]');
+    await waitCapture(two, since, 5000);
+    await page.close();
+    expect(await found('zibeline')).toContain(two);
+    expect(await found('aardwolf')).toContain(url);
+  });
+
+  it('only bumps the visit when a page is revisited with the same content', async () => {
+    const url = server.url('/hard/nested-headings.html');
+    const before = (await pageRecord(url))!;
+    const entry = await visitAndCapture(url);
+    expect(entry.outcome).toBe('revisit');
+    const after = (await pageRecord(url))!;
+    expect(after.visitCount).toBe(before.visitCount + 1);
+    expect(after.chunkIds).toEqual(before.chunkIds);
+  });
+
+  it("replaces a changed page's chunks: old-only words are no longer found", async () => {
+    const url = server.url('/hard/changing.html');
+    const version = (word: string, n: number) =>
+      `<!doctype html><html lang="en"><head><title>Changing page</title></head><body><main><h1 id="t">Changing page</h1>` +
+      Array.from({ length: n }, (_, i) => `<h2 id="s${i}">Part ${i}</h2><p>This part talks about ${word} and about the shared subject of river boats, locks, weirs and towpaths along the canal.</p>`).join('') +
+      `</main></body></html>`;
+    server.routes.set('/hard/changing.html', version('oldonlyword', 3));
+    expect((await visitAndCapture(url)).outcome).toBe('new');
+    expect(await found('oldonlyword')).toContain(url);
+    server.routes.set('/hard/changing.html', version('newonlyword', 5));
+    const entry = await visitAndCapture(url);
+    expect(entry.outcome).toBe('changed');
+    expect(await found('oldonlyword')).toEqual([]);
+    expect(await found('newonlyword')).toContain(url);
+    const rec = (await pageRecord(url))!;
+    expect(rec.chunkIds.length).toBe(entry.chunks);
+    expect(rec.visitCount).toBe(2);
+    expect((await chunksOf(url)).map((c) => c.text).join('\n')).not.toContain('oldonlyword');
+  });
+});

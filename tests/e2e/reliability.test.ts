@@ -1,0 +1,106 @@
+/**
+ * Nothing lost: the service worker is stopped (as Chrome does when it idles) at random moments while
+ * 200 pages are being captured by their content scripts and embedded. Afterwards every page is
+ * searchable exactly once, no chunk is duplicated or orphaned, every chunk has one vector, and the
+ * integrity check passes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, serve, until, type Extension, type FixtureServer } from './harness.js';
+
+const PAGES = 200;
+const TABS = 4;
+
+let ext: Extension;
+let server: FixtureServer;
+
+/** A small deterministic PRNG so a failure can be replayed. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
+    return s / 2 ** 32;
+  };
+}
+
+const TOPICS = ['rivers and their deltas', 'medieval castles', 'sourdough baking', 'orbital mechanics', 'jazz harmony', 'tidal pools', 'bookbinding', 'glacier retreat'];
+
+function pageHtml(i: number): string {
+  const topic = TOPICS[i % TOPICS.length]!;
+  const sections = [0, 1, 2]
+    .map(
+      (s) => `<h2 id="s${s}">Part ${s + 1} on ${topic}</h2>
+<p>This section ${s + 1} of page ${i} discusses ${topic} at some length, with enough ordinary words to make a proper section for the index. ${s === 1 ? `The marker relword${i}x appears only here.` : ''} Readers return to notes like these when they want to find a detail again.</p>`,
+    )
+    .join('\n');
+  return `<!doctype html><html lang="en"><head><title>Notes ${i} on ${topic}</title></head><body><article><h1>Notes ${i}</h1>${sections}</article></body></html>`;
+}
+
+beforeAll(async () => {
+  server = await serve({});
+  for (let i = 0; i < PAGES; i++) server.routes.set(`/r/${i}.html`, pageHtml(i));
+  ext = await launch();
+});
+afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+// Opt-in (RELIABILITY=1): it takes minutes and does not pass yet — see the note on issue 8. It is kept
+// runnable so the next change can be measured against it.
+describe.skipIf(!process.env.RELIABILITY)('reliability', () => {
+  it('loses nothing when the worker is stopped 20+ times during capture and embedding', async () => {
+    const random = prng(20261129);
+    let browsing = true;
+    let stops = 0;
+    const killer = (async () => {
+      // Stop at random moments while browsing, and go on (during the embedding backlog) until 20.
+      while (browsing || stops < 20) {
+        await new Promise((r) => setTimeout(r, 2000 + random() * 2000));
+        stops += await ext.stopWorker();
+      }
+    })();
+    const tabs = await Promise.all(Array.from({ length: TABS }, () => ext.ctx.newPage()));
+    await Promise.all(
+      tabs.map(async (tab, t) => {
+        for (let i = t; i < PAGES; i += TABS) {
+          await tab.goto(server.url(`/r/${i}.html`), { waitUntil: 'load' });
+          // Some pages stay past the one-second capture, others are left early (captured on pagehide).
+          await tab.waitForTimeout(i % 3 === 0 ? 300 : 1200);
+        }
+      }),
+    );
+    // Keep stopping the worker while the embedding backlog drains.
+    await new Promise((r) => setTimeout(r, 4000));
+    browsing = false;
+    await killer;
+    await Promise.all(tabs.map((t) => t.close()));
+    expect(stops).toBeGreaterThanOrEqual(20);
+
+    let last = { pages: 0, pendingEmbeddings: -1 };
+    await until(async () => {
+      last = await ext.evalSw<{ pages: number; pendingEmbeddings: number }>('engine.stats()');
+      return last.pendingEmbeddings === 0;
+    }, 'the embedding backlog drained', 120_000, 1000);
+    const missing = await ext.evalSw<number[]>(`engine.pages.all().then((m) => Array.from({ length: ${PAGES} }, (_, i) => i).filter((i) => !m.has(${JSON.stringify(server.url('/r/'))} + i + '.html')))`);
+    expect(missing, `pages lost (${last.pages} stored)`).toEqual([]);
+
+    const found = await ext.evalSw<{ i: number; urls: string[] }[]>(`(async () => {
+      const out = [];
+      for (let i = 0; i < ${PAGES}; i++) {
+        const res = await engine.search({ q: 'relword' + i + 'x', limit: 10 });
+        out.push({ i, urls: res.results.map((r) => r.url) });
+      }
+      return out;
+    })()`);
+    for (const { i, urls } of found) expect(urls, `page ${i}`).toEqual([server.url(`/r/${i}.html`)]);
+
+    const report = await ext.evalSw<{ ok: boolean; problems: string[]; checked: { chunks: number; vectors: number } }>('globalThis.rereadDebug.verifyIndex(engine, false)');
+    expect(report.problems).toEqual([]);
+    // Every page was stored once, with the same sections as any other (no duplicates, no partial pages).
+    const perPage = await ext.evalSw<number[]>('engine.pages.all().then((m) => [...m.values()].map((p) => p.chunkIds.length))');
+    expect(perPage.length).toBe(PAGES);
+    expect(new Set(perPage).size).toBe(1);
+    expect(report.checked.chunks).toBe(PAGES * perPage[0]!);
+    expect(report.checked.vectors).toBe(report.checked.chunks);
+  }, 600_000);
+});
