@@ -1,0 +1,123 @@
+/**
+ * Bulk load for the browser part. Capturing page by page costs about a second a page in the worker on
+ * this machine (see the report), so 50,000 chunks through engine.capture would take most of an hour.
+ * Instead most pages are written straight into the extension's database from an extension page, as
+ * engine.capture would store them (pages and chunks records, built here with the same src/ functions),
+ * and the product's own repair (`verify` with repair: true, background/verify.ts) then builds the
+ * postings and corpus statistics from the chunks. The rest of the pages go through engine.capture, and
+ * that is where build throughput is measured.
+ */
+import type { Page } from 'playwright';
+import { chunkBlocks, countWords } from '../../src/chunker.js';
+import { hashHex } from '../../src/hash.js';
+import { siteOf } from '../../src/url.js';
+import { indexedTerms } from '../../background/pageStore.js';
+import { TOKENIZER } from '../../background/engine.js';
+import type { ChunkRecord, PageRecord } from '../../background/db.js';
+import { toPayload, type SynthPage } from './corpus.js';
+
+export interface Records {
+  pages: PageRecord[];
+  chunks: ChunkRecord[];
+  nextChunkId: number;
+}
+
+/** What Engine.captureInner + pageStore.writePage store for these pages (dense lane off, first visits). */
+export function recordsFor(pages: readonly SynthPage[], firstId = 1): Records {
+  let next = firstId;
+  const outPages: PageRecord[] = [];
+  const outChunks: ChunkRecord[] = [];
+  for (const p of pages) {
+    const payload = toPayload(p);
+    const { chunks } = chunkBlocks(payload.blocks);
+    const words = chunks.reduce((n, c) => n + countWords(c.text), 0);
+    const hash = hashHex(payload.title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
+    const ids: number[] = [];
+    for (const c of chunks) {
+      const id = next++;
+      ids.push(id);
+      const len = indexedTerms(payload.title, c, TOKENIZER).length;
+      outChunks.push({ id, url: p.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, text: c.text, len });
+    }
+    outPages.push({ url: p.url, site: siteOf(p.url), title: payload.title, lang: payload.lang, firstVisit: p.date, lastVisit: p.date, visitCount: 1, hash, chunkIds: ids, words });
+  }
+  return { pages: outPages, chunks: outChunks, nextChunkId: next };
+}
+
+const WRITE = `async ({ pages, chunks, stats }) => {
+  const db = await new Promise((res, rej) => { const r = indexedDB.open('reread'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+  const tx = db.transaction(['pages', 'chunks', 'meta'], 'readwrite');
+  for (const p of pages) tx.objectStore('pages').put(p);
+  for (const c of chunks) tx.objectStore('chunks').put(c);
+  if (stats) tx.objectStore('meta').put(stats, 'stats');
+  await new Promise((res, rej) => { tx.oncomplete = res; tx.onerror = () => rej(tx.error); tx.onabort = () => rej(tx.error); });
+  db.close();
+}`;
+
+/** Writes the records from an extension page in batches, then runs the product's repair. */
+export async function writeAndRepair(page: Page, rec: Records, log: (s: string) => void): Promise<{ writeMs: number; repairMs: number; report: { ok: boolean; problems: string[]; checked: unknown } }> {
+  const t0 = performance.now();
+  const perBatch = 2000;
+  let ci = 0;
+  for (let pi = 0; pi < rec.pages.length; ) {
+    const pages: PageRecord[] = [];
+    const chunks: ChunkRecord[] = [];
+    while (pi < rec.pages.length && chunks.length < perBatch) {
+      const p = rec.pages[pi++]!;
+      pages.push(p);
+      for (let k = 0; k < p.chunkIds.length; k++) chunks.push(rec.chunks[ci++]!);
+    }
+    const last = pi >= rec.pages.length;
+    // Stats: repair recomputes N and total length; nextChunkId must already be above every id.
+    await page.evaluate(`(${WRITE})(${JSON.stringify({ pages, chunks, stats: last ? { N: 0, totalLength: 0, nextChunkId: rec.nextChunkId } : null })})`);
+  }
+  const writeMs = performance.now() - t0;
+  log(`  wrote ${rec.pages.length} pages, ${rec.chunks.length} chunks in ${Math.round(writeMs)} ms; repairing (builds postings)…`);
+  const t1 = performance.now();
+  const report = (await page.evaluate(`chrome.runtime.sendMessage({ type: 'verify', payload: { repair: true } })`)) as { ok: boolean; data?: { ok: boolean; problems: string[]; checked: unknown }; error?: { message: string } };
+  if (!report.ok || !report.data) throw new Error(`repair failed: ${report.error?.message ?? 'no answer'}`);
+  return { writeMs, repairMs: performance.now() - t1, report: report.data };
+}
+
+const WRITE_VECTORS = `async ({ model, dim, ids, block, seed }) => {
+  // Random unit vectors, quantised as src/vectors.ts quantize does (int8 codes, scale = max|v| / 127).
+  let s = seed >>> 0;
+  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) + 0.5) / 4294967296;
+  const normal = () => Math.sqrt(-2 * Math.log(rnd())) * Math.cos(2 * Math.PI * rnd());
+  const db = await new Promise((res, rej) => { const r = indexedDB.open('reread'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+  const tx = db.transaction(['vectors'], 'readwrite');
+  for (let i = 0; i < ids.length; i += block) {
+    const part = ids.slice(i, i + block);
+    const codes = new Int8Array(part.length * dim);
+    const scales = new Float32Array(part.length);
+    const v = new Float32Array(dim);
+    part.forEach((_, j) => {
+      let n = 0;
+      for (let d = 0; d < dim; d++) { v[d] = normal(); n += v[d] * v[d]; }
+      n = Math.sqrt(n);
+      let max = 0;
+      for (let d = 0; d < dim; d++) { v[d] /= n; max = Math.max(max, Math.abs(v[d])); }
+      const scale = max / 127;
+      for (let d = 0; d < dim; d++) codes[j * dim + d] = Math.round(v[d] / scale);
+      scales[j] = scale;
+    });
+    tx.objectStore('vectors').put({ m: model, f: part[0], dim, ids: Uint32Array.from(part), codes, scales });
+  }
+  await new Promise((res, rej) => { tx.oncomplete = res; tx.onerror = () => rej(tx.error); tx.onabort = () => rej(tx.error); });
+  db.close();
+}`;
+
+/**
+ * Vector blocks for these chunk ids, in background/vectorStore.ts's layout (blocks of VECTOR_BLOCK
+ * sorted ids keyed [model, first id]) with random vectors: latency and bytes do not depend on the
+ * values, and embedding 50,000 sections here would take longer than the whole benchmark.
+ */
+export async function writeVectors(page: Page, model: string, dim: number, ids: readonly number[], blockSize: number): Promise<number> {
+  const t0 = performance.now();
+  const sorted = [...ids].sort((a, b) => a - b);
+  const per = blockSize * 40;
+  for (let i = 0; i < sorted.length; i += per) {
+    await page.evaluate(`(${WRITE_VECTORS})(${JSON.stringify({ model, dim, ids: sorted.slice(i, i + per), block: blockSize, seed: 7 + i })})`);
+  }
+  return performance.now() - t0;
+}

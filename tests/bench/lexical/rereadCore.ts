@@ -1,0 +1,175 @@
+/**
+ * Reread's lexical core without IndexedDB: the same write algorithm as background/pageStore.ts
+ * (a page's postings grouped by term and appended to each term's last block with src/postings.ts
+ * appendToBlock), blocks kept in a Map standing in for the `postings` store, read back with
+ * decodeBlocks into PostingList typed arrays, cached as background/lexicalIndex.ts caches them, then
+ * scored by src/bm25.ts bm25Search.
+ */
+import { bm25Search, type CorpusStats, type LexicalHit, type PostingList } from '../../../src/bm25.js';
+import { appendToBlock, BLOCK_SIZE, decodeBlocks, emptyList, encodeBlock, type EncodedBlock, type PostingEntry } from '../../../src/postings.js';
+import type { PlainIndex } from './plain.js';
+import { termFrequencies } from '../../../src/tokenizer.js';
+
+const EMPTY = emptyList(0);
+
+export type AppendFn = (last: EncodedBlock | undefined, entries: readonly PostingEntry[]) => EncodedBlock[];
+
+export class RereadCore {
+  /** term -> its blocks in key order (the `postings` store's [term, first] keys). */
+  readonly blocks = new Map<string, EncodedBlock[]>();
+  readonly stats: CorpusStats = { N: 0, totalLength: 0 };
+  private readonly cache = new Map<string, PostingList>();
+
+  /** src/postings.ts appendToBlock; the benchmark swaps in a proposed variant for part of a build. */
+  append: AppendFn = appendToBlock;
+
+  /** One page's chunks, as pageStore.writePage groups and appends them. */
+  addPage(docs: readonly { id: number; terms: readonly string[] }[]): void {
+    const byTerm = new Map<string, PostingEntry[]>();
+    for (const d of docs) {
+      const len = d.terms.length;
+      for (const [term, tf] of termFrequencies(d.terms)) {
+        let list = byTerm.get(term);
+        if (!list) byTerm.set(term, (list = []));
+        list.push({ id: d.id, tf, len });
+      }
+      this.stats.N += 1;
+      this.stats.totalLength += len;
+    }
+    for (const [term, entries] of byTerm) {
+      let list = this.blocks.get(term);
+      if (!list) this.blocks.set(term, (list = []));
+      const lastBlock = list[list.length - 1];
+      const last = lastBlock && lastBlock.n < BLOCK_SIZE ? lastBlock : undefined;
+      const out = this.append(last, entries);
+      if (last) list.pop(); // rewritten under the same key
+      for (const b of out) list.push(b);
+      this.cache.delete(term);
+    }
+  }
+
+  /**
+   * The blocks that writing documents 1..maxId page by page would leave, built in one go: appending
+   * fills a term's last block to BLOCK_SIZE before starting the next, keyed by its first id, so the
+   * blocks are the term's posting list cut every BLOCK_SIZE entries (checked against page-by-page
+   * writes in the benchmark).
+   */
+  bulkFrom(index: PlainIndex, maxId: number): void {
+    for (const [term, { ids, tfs }] of index.entries()) {
+      let n = 0;
+      while (n < ids.length && ids[n]! <= maxId) n++;
+      if (!n) continue;
+      const list: EncodedBlock[] = [];
+      for (let i = 0; i < n; i += BLOCK_SIZE) {
+        const entries: PostingEntry[] = [];
+        for (let j = i; j < Math.min(n, i + BLOCK_SIZE); j++) entries.push({ id: ids[j]!, tf: tfs[j]!, len: index.lens[ids[j]!]! });
+        list.push(encodeBlock(entries));
+      }
+      this.blocks.set(term, list);
+    }
+    for (let d = 1; d <= maxId; d++) {
+      this.stats.N++;
+      this.stats.totalLength += index.lens[d]!;
+    }
+    this.cache.clear();
+  }
+
+  /**
+   * Writes one page with two append functions from the same state, timing each; keeps the first's
+   * blocks. Returns both times (grouping included in each) and whether their blocks were identical.
+   */
+  addPageCompare(docs: readonly { id: number; terms: readonly string[] }[], a: AppendFn, b: AppendFn): { msA: number; msB: number; identical: boolean } {
+    const t0 = performance.now();
+    const byTerm = this.group(docs);
+    const tg = performance.now() - t0;
+    const lasts: (EncodedBlock | undefined)[] = [];
+    for (const term of byTerm.keys()) {
+      const list = this.blocks.get(term);
+      const lastBlock = list?.[list.length - 1];
+      lasts.push(lastBlock && lastBlock.n < BLOCK_SIZE ? lastBlock : undefined);
+    }
+    const run = (f: AppendFn) => {
+      const t = performance.now();
+      const outs: EncodedBlock[][] = [];
+      let i = 0;
+      for (const entries of byTerm.values()) outs.push(f(lasts[i++], entries));
+      return { ms: performance.now() - t, outs };
+    };
+    const ra = run(a);
+    const rb = run(b);
+    let identical = ra.outs.length === rb.outs.length;
+    for (let i = 0; identical && i < ra.outs.length; i++) {
+      const x = ra.outs[i]!;
+      const y = rb.outs[i]!;
+      if (x.length !== y.length) identical = false;
+      for (let j = 0; identical && j < x.length; j++) {
+        if (x[j]!.first !== y[j]!.first || x[j]!.n !== y[j]!.n || x[j]!.data.length !== y[j]!.data.length || x[j]!.data.some((v, k) => v !== y[j]!.data[k])) identical = false;
+      }
+    }
+    let i = 0;
+    for (const term of byTerm.keys()) {
+      let list = this.blocks.get(term);
+      if (!list) this.blocks.set(term, (list = []));
+      if (lasts[i]) list.pop();
+      for (const blk of ra.outs[i++]!) list.push(blk);
+      this.cache.delete(term);
+    }
+    for (const d of docs) {
+      this.stats.N += 1;
+      this.stats.totalLength += d.terms.length;
+    }
+    return { msA: tg + ra.ms, msB: tg + rb.ms, identical };
+  }
+
+  private group(docs: readonly { id: number; terms: readonly string[] }[]): Map<string, PostingEntry[]> {
+    const byTerm = new Map<string, PostingEntry[]>();
+    for (const d of docs) {
+      const len = d.terms.length;
+      for (const [term, tf] of termFrequencies(d.terms)) {
+        let list = byTerm.get(term);
+        if (!list) byTerm.set(term, (list = []));
+        list.push({ id: d.id, tf, len });
+      }
+    }
+    return byTerm;
+  }
+
+  /** Bytes of encoded posting data (what the `postings` store holds, keys and record overhead aside). */
+  encodedBytes(): { bytes: number; blocks: number; entries: number } {
+    let bytes = 0;
+    let blocks = 0;
+    let entries = 0;
+    for (const list of this.blocks.values()) {
+      for (const b of list) {
+        bytes += b.data.byteLength;
+        blocks++;
+        entries += b.n;
+      }
+    }
+    return { bytes, blocks, entries };
+  }
+
+  /** A term's posting list: from the cache (warm) or decoded from its blocks (as after a restart). */
+  postings(term: string, useCache = true): PostingList {
+    if (useCache) {
+      const hit = this.cache.get(term);
+      if (hit) return hit;
+    }
+    const blocks = this.blocks.get(term);
+    const list = blocks ? decodeBlocks(blocks) : EMPTY;
+    if (useCache) this.cache.set(term, list);
+    return list;
+  }
+
+  dropCache(): void {
+    this.cache.clear();
+  }
+
+  search(terms: readonly string[], k: number, useCache = true): LexicalHit[] {
+    return bm25Search(
+      terms.map((term) => ({ term, postings: this.postings(term, useCache) })),
+      this.stats,
+      { k },
+    );
+  }
+}

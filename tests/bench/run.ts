@@ -1,0 +1,110 @@
+/**
+ * `npm run bench [-- part ...]`: prints markdown tables and writes bench/results/<part>.json and
+ * bench/results/summary.md.
+ *
+ * Parts: lexical, dense, browser; `all` (the default) runs all three. Options:
+ *   --quick        smaller corpora and fewer queries (a smoke run, minutes less)
+ *   --no-peers     lexical without MiniSearch / Orama / FlexSearch
+ *   --no-python    lexical without the Python-manual corpus
+ *   --sizes=10000,100000        lexical corpus sizes
+ *   --dense-sizes=100000,1000000  dense corpus sizes
+ *   --chunks=50000  sections loaded into the browser
+ *   --capture-chunks=1000  of which go through engine.capture (timed; the rest are written directly)
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { machine, Report, RESULTS, writeJson, type Machine } from './report.js';
+
+const PARTS = ['lexical', 'dense', 'browser'] as const;
+type Part = (typeof PARTS)[number];
+
+function parseArgs(argv: string[]): { parts: Part[]; flags: Map<string, string> } {
+  const flags = new Map<string, string>();
+  const parts = new Set<Part>();
+  for (const a of argv) {
+    if (a.startsWith('--')) {
+      const [k, v] = a.slice(2).split('=');
+      flags.set(k!, v ?? 'true');
+    } else if (a === 'all') PARTS.forEach((p) => parts.add(p));
+    else if ((PARTS as readonly string[]).includes(a)) parts.add(a as Part);
+    else throw new Error(`unknown part "${a}" (parts: ${PARTS.join(', ')}, all)`);
+  }
+  if (!parts.size) PARTS.forEach((p) => parts.add(p));
+  return { parts: PARTS.filter((p) => parts.has(p)), flags };
+}
+
+const list = (s: string | undefined, dflt: number[]) => (s ? s.split(',').map(Number).filter((x) => x > 0) : dflt);
+
+async function main(): Promise<void> {
+  const { parts, flags } = parseArgs(process.argv.slice(2));
+  const quick = flags.has('quick');
+  const m: Machine = machine();
+  const started = Date.now();
+  const report = new Report();
+  report.text(`# Reread benchmarks\n\nMachine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node} (V8 ${m.v8}), ${m.os}; load average at start ${m.loadAvg.join(' ')}.`);
+  const timings: Record<string, number> = {};
+
+  for (const part of parts) {
+    const t = Date.now();
+    if (part === 'lexical') {
+      const { runLexical } = await import('./lexical.js');
+      const res = await runLexical(report, {
+        sizes: list(flags.get('sizes'), quick ? [10_000] : [10_000, 100_000]),
+        python: !flags.has('no-python'),
+        peers: !flags.has('no-peers'),
+        ...(quick ? { queries: 200 } : {}),
+      });
+      writeJson('lexical', { machine: m, results: res });
+    } else if (part === 'dense') {
+      const { runDense } = await import('./dense.js');
+      const res = await runDense(report, { sizes: list(flags.get('dense-sizes'), quick ? [100_000] : [100_000, 1_000_000]), quick });
+      writeJson('dense', { machine: m, results: res });
+    } else {
+      const { runBrowser } = await import('./browser.js');
+      const res = await runBrowser(report, { chunks: Number(flags.get('chunks') ?? (quick ? 5_000 : 50_000)), captureChunks: Number(flags.get('capture-chunks') ?? (quick ? 400 : 1_000)), quick });
+      m.chromium = res.chromium;
+      writeJson('browser', { machine: m, results: res });
+    }
+    timings[part] = (Date.now() - t) / 1000;
+  }
+  report.text(`\nWall time: ${Object.entries(timings).map(([p, s]) => `${p} ${s.toFixed(0)} s`).join(', ')}; total ${((Date.now() - started) / 1000).toFixed(0)} s.`);
+  writeSummary(report, parts, m);
+}
+
+/** summary.md keeps the latest output of every part (a partial run replaces only its own sections). */
+function writeSummary(report: Report, parts: Part[], m: Machine): void {
+  const file = join(RESULTS, 'summary.md');
+  const sections = new Map<string, string>();
+  if (existsSync(file)) {
+    const old = readFileSync(file, 'utf8');
+    for (const s of old.split(/^<!-- part: /m).slice(1)) {
+      const name = s.slice(0, s.indexOf(' -->'));
+      sections.set(name, '<!-- part: ' + s.trimEnd());
+    }
+  }
+  const body = report.lines.join('\n');
+  const stamp = new Date().toISOString();
+  for (const p of parts) sections.set(p, `<!-- part: ${p} -->\n_Run ${stamp}; ${m.cpus} cores, ${m.memoryGb} GB, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}._\n${extract(body, p)}`);
+  const order = PARTS.filter((p) => sections.has(p));
+  const header = `# Reread benchmarks\n\n\`npm run bench [-- lexical|dense|browser|all]\`. Machine of the latest run: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB RAM, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}, ${m.os}.\n`;
+  writeFileSync(file, header + '\n' + order.map((p) => sections.get(p)).join('\n\n') + '\n');
+  console.log(`\nwrote ${file}`);
+}
+
+/** The part's own output: from its "## " heading to the next part's. */
+function extract(body: string, part: Part): string {
+  const titles: Record<Part, string> = { lexical: '## Lexical', dense: '## Dense', browser: '## Chromium' };
+  const start = body.indexOf(titles[part]);
+  if (start < 0) return '';
+  const rest = body.slice(start + 3);
+  const ends = Object.values(titles)
+    .map((t) => rest.indexOf(t))
+    .filter((i) => i >= 0);
+  const end = ends.length ? Math.min(...ends) + start + 3 : body.indexOf('\nWall time:') >= 0 ? body.indexOf('\nWall time:') : body.length;
+  return body.slice(start, end).trim();
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
