@@ -186,7 +186,7 @@ export class DenseIndex {
     // Coarse pass: Hamming distance between sign codes, keep the best candidates.
     const qbits = new Uint32Array(this.words);
     for (let i = 0; i < this.dim; i++) if (query[i]! > 0) qbits[i >> 5] = (qbits[i >> 5]! | (1 << (i & 31))) >>> 0;
-    const nCand = Math.max(k * (options.rescoreFactor ?? 20), 100);
+    const nCand = Math.max(k * (options.rescoreFactor ?? 100), 100); // 100: recall@10 0.994 at 100k (20: 0.932), npm run bench
     const coarse = new TopK(nCand);
     const words = this.words;
     for (let s = 0; s < this.count; s++) {
