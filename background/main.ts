@@ -16,7 +16,7 @@ import { verifyIndex } from './verify.js';
 import { DenseService } from './dense.js';
 import { inProcessHost } from './embedding/workerHost.js';
 import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
-import { normalizeUrl } from '../src/url.js';
+import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
 
@@ -66,9 +66,7 @@ const handlers: Handlers = {
   'page/capture': async (p, ctx) => {
     // A single-page app's pushState does not update the sender's URL: the page may name its current
     // URL, but only on the sender's own origin (a content script cannot file text under another site).
-    const claimed = p.url ? normalizeUrl(p.url) : null;
-    const url = claimed && new URL(claimed).origin === new URL(ctx.pageUrl!).origin ? claimed : ctx.pageUrl!;
-    return engine.capture(url, p);
+    return engine.capture(capturedPageUrl(ctx.pageUrl!, p.url), p);
   },
   search: async (p) => engine.search(p),
   stats: async () => {

@@ -67,3 +67,17 @@ function encodeTextFragment(s: string): string {
   // `-`, `&` and `,` have meaning inside text directives and must be percent-encoded.
   return encodeURIComponent(s).replace(/-/g, '%2D').replace(/,/g, '%2C').replace(/&/g, '%26');
 }
+
+/**
+ * The URL a capture is filed under: the page may name its current URL (a single-page app's pushState
+ * does not update the sender's URL), but only on the sender's own origin; otherwise the sender's.
+ */
+export function capturedPageUrl(senderUrl: string, claimed?: string): string {
+  const c = claimed ? normalizeUrl(claimed) : null;
+  if (!c) return senderUrl;
+  try {
+    return new URL(c).host === new URL(senderUrl).host && new URL(c).protocol === new URL(senderUrl).protocol ? c : senderUrl;
+  } catch {
+    return senderUrl;
+  }
+}
