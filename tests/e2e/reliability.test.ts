@@ -54,8 +54,10 @@ describe.skipIf(!process.env.RELIABILITY)('reliability', () => {
     let stops = 0;
     const killer = (async () => {
       // Stop at random moments while browsing, and go on (during the embedding backlog) until 20.
-      while (browsing || stops < 20) {
+      for (let round = 0; (browsing || stops < 20) && round < 200; round++) {
         await new Promise((r) => setTimeout(r, 2000 + random() * 2000));
+        // Once browsing is over nothing wakes the worker by itself: wake it (it resumes the backlog).
+        if (!browsing) await ext.evalSw('engine.stats()');
         stops += await ext.stopWorker();
       }
     })();
