@@ -146,8 +146,8 @@ async function benchCorpus(report: Report, name: string, docs: Doc[], pages: num
   const checkB = new RereadCore();
   checkB.bulkFrom(headFloor, docs[headDocs - 1]!.id);
   const bulkIdentical = sameBlocks(checkA, checkB);
-  // The tail written page by page: ~10% of chunks at 10k, at least 1,000 and at most 2,000 chunks.
-  const tailChunks = Math.min(2000, Math.max(1000, Math.round(N * 0.1)));
+  // The tail written page by page: the last ~1,000 chunks (the rate per page does not depend on N).
+  const tailChunks = 1000;
   let split = pageRanges.length;
   for (let c = 0; split > 1 && c < tailChunks; ) {
     split--;
@@ -187,7 +187,7 @@ async function benchCorpus(report: Report, name: string, docs: Doc[], pages: num
   for (const q of qs) for (const k of q.kind.split('+')) kinds[k] = (kinds[k] ?? 0) + 1;
 
   // Reference (brute force) for the queries agreement is measured on.
-  const nRef = Math.min(nQ, N >= 50_000 ? 150 : 400);
+  const nRef = Math.min(nQ, N >= 50_000 ? 100 : 400);
   t = now();
   const refs: Reference[] = qterms.slice(0, nRef).map((terms) => bruteForce(interned, terms, K));
   const refMs = now() - t;

@@ -9,7 +9,7 @@
  *   --sizes=10000,100000        lexical corpus sizes
  *   --dense-sizes=100000,1000000  dense corpus sizes
  *   --chunks=50000  sections loaded into the browser
- *   --capture-chunks=1000  of which go through engine.capture (timed; the rest are written directly)
+ *   --capture-chunks=500  of which go through engine.capture (timed; the rest are written directly)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -61,18 +61,18 @@ async function main(): Promise<void> {
       writeJson('dense', { machine: m, results: res });
     } else {
       const { runBrowser } = await import('./browser.js');
-      const res = await runBrowser(report, { chunks: Number(flags.get('chunks') ?? (quick ? 5_000 : 50_000)), captureChunks: Number(flags.get('capture-chunks') ?? (quick ? 400 : 1_000)), quick });
+      const res = await runBrowser(report, { chunks: Number(flags.get('chunks') ?? (quick ? 5_000 : 50_000)), captureChunks: Number(flags.get('capture-chunks') ?? (quick ? 300 : 500)), quick });
       m.chromium = res.chromium;
       writeJson('browser', { machine: m, results: res });
     }
     timings[part] = (Date.now() - t) / 1000;
   }
   report.text(`\nWall time: ${Object.entries(timings).map(([p, s]) => `${p} ${s.toFixed(0)} s`).join(', ')}; total ${((Date.now() - started) / 1000).toFixed(0)} s.`);
-  writeSummary(report, parts, m);
+  writeSummary(report, parts, m, timings);
 }
 
 /** summary.md keeps the latest output of every part (a partial run replaces only its own sections). */
-function writeSummary(report: Report, parts: Part[], m: Machine): void {
+function writeSummary(report: Report, parts: Part[], m: Machine, timings: Record<string, number>): void {
   const file = join(RESULTS, 'summary.md');
   const sections = new Map<string, string>();
   if (existsSync(file)) {
@@ -84,7 +84,10 @@ function writeSummary(report: Report, parts: Part[], m: Machine): void {
   }
   const body = report.lines.join('\n');
   const stamp = new Date().toISOString();
-  for (const p of parts) sections.set(p, `<!-- part: ${p} -->\n_Run ${stamp}; ${m.cpus} cores, ${m.memoryGb} GB, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}._\n${extract(body, p)}`);
+  for (const p of parts) {
+    const took = timings[p] !== undefined ? `; took ${timings[p]!.toFixed(0)} s` : '';
+    sections.set(p, `<!-- part: ${p} -->\n_Run ${stamp}; ${m.cpus} cores, ${m.memoryGb} GB, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}; load average at start ${m.loadAvg.join(' ')}${took}._\n${extract(body, p)}`);
+  }
   const order = PARTS.filter((p) => sections.has(p));
   const header = `# Reread benchmarks\n\n\`npm run bench [-- lexical|dense|browser|all]\`. Machine of the latest run: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB RAM, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}, ${m.os}.\n`;
   writeFileSync(file, header + '\n' + order.map((p) => sections.get(p)).join('\n\n') + '\n');
