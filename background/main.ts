@@ -19,6 +19,8 @@ import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
+import { drainOutbox, hellosFor, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello } from './outbox.js';
+import { isNonce, isOutboxKey } from '../src/outbox.js';
 
 const engine = new Engine();
 const dense = new DenseService(engine, inProcessHost);
@@ -33,6 +35,11 @@ const empty = (p: unknown, t: MessageType) => {
 
 const validators: Validators = {
   'page/check': (p) => empty(p, 'page/check'),
+  'page/hello': (p) => {
+    const nonce = validateObject(p, 'page/hello').nonce;
+    if (!isNonce(nonce)) throw new ProtocolError('bad-request', 'nonce must be 32 hex digits');
+    return { nonce };
+  },
   'page/capture': (p) => validateCapture(p).payload,
   search: validateSearch,
   stats: (p) => empty(p, 'stats'),
@@ -63,6 +70,10 @@ const validators: Validators = {
 
 const handlers: Handlers = {
   'page/check': async (_p, ctx) => engine.captureAllowed(ctx.pageUrl!),
+  'page/hello': async (p, ctx) => {
+    await registerHello(p.nonce, ctx.pageUrl!);
+    return {};
+  },
   'page/capture': async (p, ctx) => {
     // A single-page app's pushState does not update the sender's URL: the page may name its current
     // URL, but only on the sender's own origin (a content script cannot file text under another site).
@@ -82,9 +93,15 @@ const handlers: Handlers = {
     if ('retentionDays' in p || 'maxStorageMb' in p) void runRetention(engine);
     return next;
   },
-  'delete/site': async (p) => ({ pages: await engine.deleteSite(p.site) }),
+  'delete/site': async (p) => {
+    await purgeOutbox([p.site]);
+    return { pages: await engine.deleteSite(p.site) };
+  },
   'delete/range': async (p) => ({ pages: await engine.deleteRange(p.after, p.before) }),
-  'delete/all': async () => ({ pages: await engine.deleteAll() }),
+  'delete/all': async () => {
+    await purgeOutbox(null);
+    return { pages: await engine.deleteAll() };
+  },
   export: async (p) => exportJsonl(engine, p.vectors === true),
   import: async (p) => importJsonl(engine, p.jsonl),
   verify: async (p) => verifyIndex(engine, p.repair === true),
@@ -106,6 +123,16 @@ browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.R
   return route(message, info);
 });
 
+// Captures handed over through session storage by pages closed while the worker was stopped: drained
+// at start and whenever one is added (a storage change wakes the worker).
+openOutboxToContentScripts();
+const drain = () => void ready.then(() => drainOutbox(engine)).catch((e: unknown) => console.warn('reread: outbox', e));
+browser.storage.onChanged.addListener((changes, area) => {
+  if (area === 'session' && Object.entries(changes).some(([k, c]) => isOutboxKey(k) && c.newValue !== undefined)) drain();
+});
+drain();
+void pruneHellos().catch(() => undefined);
+
 registerOmnibox(engine);
 registerContextMenu(engine);
 registerMaintenance(engine);
@@ -116,4 +143,4 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
 
 // For end-to-end tests and benchmarks driving the worker through CDP (not reachable from any page).
 (globalThis as unknown as { reread: unknown }).reread = { engine, dense };
-(globalThis as unknown as { rereadDebug: unknown }).rereadDebug = { verifyIndex };
+(globalThis as unknown as { rereadDebug: unknown }).rereadDebug = { verifyIndex, registerHello, hellosFor, drainOutbox, outboxTotals };

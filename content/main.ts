@@ -10,6 +10,8 @@ import browser from 'webextension-polyfill';
 import { hash53 } from '../src/hash.js';
 import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.js';
 import type { CapturePayload, Reply, MessageType, Request, Response } from '../src/protocol.js';
+import { OUTBOX_PREFIX, type OutboxEntry } from '../src/outbox.js';
+import { EARLY_KEY, startEarly, type Early, type EarlyApi } from './earlyStart.js';
 import { articleSpan, mainLandmark, readabilityBlocks, readabilityWorthIt, walkBlocks, READABILITY_MIN_SHARE } from './extract.js';
 
 const SETTLE_MS = 600;
@@ -25,7 +27,7 @@ const MAX_CONTENT_RECAPTURES = 10;
 const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
 
 /** Attempts per message: the worker can be stopped while it handles one (Chrome does when idle). */
-const SEND_ATTEMPTS = 8;
+const SEND_ATTEMPTS = 10;
 
 async function send<K extends MessageType>(type: K, payload: Request<K>): Promise<Response<K>> {
   for (let attempt = 1; ; attempt++) {
@@ -36,7 +38,7 @@ async function send<K extends MessageType>(type: K, payload: Request<K>): Promis
       // "message port closed" / "receiving end does not exist": the worker died mid-answer or is
       // restarting. Writes are idempotent (same content = a revisit), so sending again is safe.
       if (attempt >= SEND_ATTEMPTS) throw e;
-      await new Promise((r) => setTimeout(r, Math.min(1000, 200 * attempt)));
+      await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** (attempt - 1))));
       continue;
     }
     if (!reply) throw new Error('no answer from Reread');
@@ -50,6 +52,41 @@ const idle = (): Promise<void> =>
     if ('requestIdleCallback' in window) requestIdleCallback(() => resolve(), { timeout: 50 });
     else setTimeout(resolve, 0);
   });
+
+/** A capture being sent: if the page is left before the background answered, it goes to the outbox. */
+let sending: (CapturePayload & { url: string }) | null = null;
+
+/** What content/early.ts started at document_start (or the same, started now if it did not run). */
+function early(): Early {
+  const g = globalThis as { [EARLY_KEY]?: Early };
+  g[EARLY_KEY] ??= startEarly(browser as unknown as EarlyApi, () =>
+    browser.storage.local.get(CAPTURE_GATE_KEY).then((got) => {
+      const gate: unknown = got[CAPTURE_GATE_KEY];
+      return isCaptureGate(gate) ? gateAllows(gate, location.href) : null;
+    }),
+  );
+  return g[EARLY_KEY];
+}
+
+/**
+ * Hands a capture to the outbox in extension session storage, which the browser keeps whatever happens
+ * to this page or to the background. Used only when the page is going away (a message sent then is
+ * lost if the worker is not running). False when storage refused it.
+ */
+async function toOutbox(message: CapturePayload & { url: string }): Promise<boolean> {
+  const session = (browser.storage as { session?: browser.Storage.StorageArea }).session;
+  if (!session) return false;
+  const { url, ...payload } = message;
+  const entry: OutboxEntry = { nonce: early().nonce, url, at: Date.now(), payload };
+  try {
+    // One entry per page and URL: handing the same capture over twice (hidden, then left) replaces it.
+    await session.set({ [`${OUTBOX_PREFIX}${entry.nonce}-${hash53(url.split('#')[0]!).toString(36)}`]: entry });
+    return true;
+  } catch (e) {
+    console.debug('reread: outbox refused', e);
+    return false;
+  }
+}
 
 /** Whether this page may be captured; asked once, as soon as the script runs. */
 let allowed: boolean | null = null;
@@ -149,13 +186,8 @@ async function extract(urgent: boolean): Promise<Extracted | null> {
  * (first start), the background is asked.
  */
 function askAllowed(): Promise<boolean> {
-  allowedAsked ??= browser.storage.local
-    .get(CAPTURE_GATE_KEY)
-    .then((got) => {
-      const gate: unknown = got[CAPTURE_GATE_KEY];
-      if (isCaptureGate(gate)) return gateAllows(gate, location.href);
-      return send('page/check', {}).then((r) => r.allowed);
-    })
+  allowedAsked ??= early()
+    .allowed.then((ok) => ok ?? send('page/check', {}).then((r) => r.allowed))
     .then(
       (ok) => (allowed = ok),
       () => (allowed = false),
@@ -177,11 +209,15 @@ async function capture(urgent = false): Promise<void> {
       lastHash = got.hash;
       captured = true;
       if (got.words === 0 && !got.payload.title) return;
-      await send('page/capture', { ...got.payload, url: location.href });
+      const message = { ...got.payload, url: location.href };
+      if (hurry && (await toOutbox(message))) return;
+      sending = message;
+      await send('page/capture', message);
     } catch (e) {
       // The extension may have been reloaded under us; the page must never notice.
       console.debug('reread: capture failed', e);
     } finally {
+      sending = null;
       running = null;
       if (document.visibilityState === 'visible') hurry = false;
     }
@@ -207,7 +243,8 @@ function start(): void {
   else window.addEventListener('load', schedule, { once: true });
 
   const leaving = () => {
-    if (!captured) void capture(true);
+    if (sending) void toOutbox(sending);
+    else if (!captured) void capture(true);
   };
   window.addEventListener('pagehide', leaving);
   document.addEventListener('visibilitychange', () => {
@@ -257,5 +294,6 @@ function start(): void {
   window.addEventListener('popstate', later);
 }
 
-// Only top-level http(s) documents; the manifest already limits us to them, this guards Firefox too.
-if (window.top === window && /^https?:$/.test(location.protocol)) start();
+// Only top-level http(s) documents (the manifest already limits us to them, this guards Firefox too),
+// and never in a private window, even where the user let the extension run there.
+if (window.top === window && /^https?:$/.test(location.protocol) && !browser.extension.inIncognitoContext) start();

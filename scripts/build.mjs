@@ -35,6 +35,7 @@ await build({
 
 for (const [entry, format, name] of [
   ['background/main.ts', 'es', 'background'],
+  ['content/early.ts', 'iife', 'early'],
   ['content/main.ts', 'iife', 'content'],
 ]) {
   await build({

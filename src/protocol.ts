@@ -124,6 +124,8 @@ export interface ExportLine {
 
 export interface Messages {
   'page/check': { req: Record<string, never>; res: CaptureCheckResponse };
+  /** Records the content script's outbox nonce with the sender's page (see src/outbox.ts). */
+  'page/hello': { req: { nonce: string }; res: Record<string, never> };
   'page/capture': { req: CapturePayload; res: CaptureResponse };
   search: { req: SearchRequest; res: SearchResponse };
   stats: { req: Record<string, never>; res: Stats };
@@ -174,4 +176,4 @@ export class ProtocolError extends Error {
 }
 
 /** Message types only content scripts may send. */
-export const CONTENT_MESSAGES: ReadonlySet<MessageType> = new Set<MessageType>(['page/check', 'page/capture']);
+export const CONTENT_MESSAGES: ReadonlySet<MessageType> = new Set<MessageType>(['page/check', 'page/hello', 'page/capture']);

@@ -45,9 +45,7 @@ afterAll(async () => {
   await server?.close();
 });
 
-// Opt-in (RELIABILITY=1): it takes minutes and does not pass yet — see the note on issue 8. It is kept
-// runnable so the next change can be measured against it.
-describe.skipIf(!process.env.RELIABILITY)('reliability', () => {
+describe('reliability', () => {
   it('loses nothing when the worker is stopped 20+ times during capture and embedding', async () => {
     const random = prng(20261129);
     let browsing = true;
@@ -62,6 +60,7 @@ describe.skipIf(!process.env.RELIABILITY)('reliability', () => {
       }
     })();
     const tabs = await Promise.all(Array.from({ length: TABS }, () => ext.ctx.newPage()));
+
     await Promise.all(
       tabs.map(async (tab, t) => {
         for (let i = t; i < PAGES; i += TABS) {
@@ -77,6 +76,7 @@ describe.skipIf(!process.env.RELIABILITY)('reliability', () => {
     await killer;
     await Promise.all(tabs.map((t) => t.close()));
     expect(stops).toBeGreaterThanOrEqual(20);
+    console.log(`reliability: ${stops} worker stops while ${PAGES} pages were captured and embedded`);
 
     let last = { pages: 0, pendingEmbeddings: -1 };
     await until(async () => {

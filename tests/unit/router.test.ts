@@ -14,6 +14,7 @@ const EXT_ORIGIN = `chrome-extension://${EXT_ID}/`;
 
 const TYPES: MessageType[] = [
   'page/check',
+  'page/hello',
   'page/capture',
   'search',
   'stats',
@@ -49,7 +50,7 @@ function setup(override: { handlers?: Partial<Record<MessageType, (p: unknown, c
     validators[type] = (p) => validateObject(p, type);
   }
   // As in background/main.ts: messages without parameters are checked to be objects and passed on empty.
-  for (const type of ['page/check', 'stats', 'sites', 'settings/get', 'delete/all'] as const) {
+  for (const type of ['page/check', 'page/hello', 'stats', 'sites', 'settings/get', 'delete/all'] as const) {
     validators[type] = (p) => {
       validateObject(p, type);
       return {};
@@ -136,7 +137,7 @@ describe('router: senders', () => {
     expect(calls).toEqual([]);
   });
 
-  describe('content messages (page/check, page/capture)', () => {
+  describe('content messages (page/check, page/hello, page/capture)', () => {
     const cases: [string, SenderInfo][] = [
       ['the popup (no tab)', pageSender('popup.html')],
       ['search.html in a tab', pageSender('search.html', true)],

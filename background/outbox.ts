@@ -1,0 +1,177 @@
+/**
+ * The background's side of the capture outbox (see src/outbox.ts): the hello registry (nonce -> the
+ * sender's page URL) in a small database of its own, so recording a hello never waits behind a backlog
+ * of page writes in the main one; and the drain that files captures left in session storage.
+ */
+import browser from 'webextension-polyfill';
+import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
+import { OUTBOX_MAX_AGE_MS, HELLO_GRACE_MS, isOutboxEntry, isOutboxKey, judgeEntry } from '../src/outbox.js';
+import { capturedPageUrl, siteMatches, siteOf } from '../src/url.js';
+import { ProtocolError } from '../src/protocol.js';
+import { validateCapture } from '../src/validate.js';
+import type { Engine } from './engine.js';
+
+export const OUTBOX_DB = 'reread-outbox';
+
+interface HelloRecord {
+  nonce: string;
+  url: string;
+  at: number;
+}
+
+interface OutboxDB extends DBSchema {
+  hellos: { key: string; value: HelloRecord; indexes: { at: number } };
+}
+
+let dbPromise: Promise<IDBPDatabase<OutboxDB>> | null = null;
+
+function helloDb(): Promise<IDBPDatabase<OutboxDB>> {
+  dbPromise ??= openDB<OutboxDB>(OUTBOX_DB, 1, {
+    upgrade(db) {
+      db.createObjectStore('hellos', { keyPath: 'nonce' }).createIndex('at', 'at');
+    },
+    terminated() {
+      dbPromise = null;
+    },
+  }).catch((e: unknown) => {
+    dbPromise = null;
+    throw e;
+  });
+  return dbPromise;
+}
+
+/** Records a content script's nonce with its page URL (the sender's, as the browser reported it). */
+export async function registerHello(nonce: string, pageUrl: string, now = Date.now()): Promise<void> {
+  const db = await helloDb();
+  const tx = db.transaction('hellos', 'readwrite');
+  const existing = await tx.store.get(nonce);
+  // Nonces are 128 random bits: one already taken by another page is an attempt to borrow it.
+  if (existing && existing.url !== pageUrl) throw new ProtocolError('forbidden', 'nonce already in use');
+  if (!existing) await tx.store.put({ nonce, url: pageUrl, at: now });
+  await tx.done;
+}
+
+/** How many hellos are recorded for this page URL (for tests and the debug console). */
+export async function hellosFor(pageUrl: string): Promise<number> {
+  const all = await (await helloDb()).getAll('hellos');
+  return all.filter((h) => h.url === pageUrl).length;
+}
+
+/** Drops hellos too old to matter (session storage, and so every entry, is gone by then). */
+export async function pruneHellos(now = Date.now()): Promise<void> {
+  const db = await helloDb();
+  const tx = db.transaction('hellos', 'readwrite');
+  let cursor = await tx.store.index('at').openCursor(IDBKeyRange.upperBound(now - OUTBOX_MAX_AGE_MS));
+  while (cursor) {
+    await cursor.delete();
+    cursor = await cursor.continue();
+  }
+  await tx.done;
+}
+
+function sessionArea(): browser.Storage.StorageArea | null {
+  return (browser.storage as { session?: browser.Storage.StorageArea }).session ?? null;
+}
+
+async function pendingEntries(): Promise<[string, unknown][]> {
+  const area = sessionArea();
+  if (!area) return [];
+  const all = await area.get(null);
+  return Object.entries(all).filter(([k]) => isOutboxKey(k));
+}
+
+export interface DrainResult {
+  filed: number;
+  refused: number;
+  waiting: number;
+}
+
+/** Since this worker started (for tests and the debug console). */
+export const outboxTotals = { filed: 0, refused: 0 };
+
+async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
+  const entries = (await pendingEntries()).sort((a, b) => (isOutboxEntry(a[1]) ? a[1].at : 0) - (isOutboxEntry(b[1]) ? b[1].at : 0));
+  totals.waiting = 0;
+  const db = await helloDb();
+  for (const [key, value] of entries) {
+    let verdict: 'file' | 'wait' | 'refuse' = 'refuse';
+    try {
+      if (isOutboxEntry(value)) {
+        const hello = await db.get('hellos', value.nonce);
+        verdict = judgeEntry(value, hello?.url ?? null, Date.now());
+        if (verdict === 'wait') {
+          totals.waiting++;
+          continue;
+        }
+        if (verdict === 'file') {
+          const payload = validateCapture(value.payload).payload;
+          await engine.capture(capturedPageUrl(hello!.url, value.url), payload, Math.min(value.at, Date.now()));
+        }
+      }
+    } catch (err) {
+      verdict = 'refuse';
+      console.warn('reread: an outbox capture could not be filed', err);
+    }
+    const field = verdict === 'file' ? 'filed' : 'refused';
+    totals[field]++;
+    outboxTotals[field]++;
+    // Removed only after the page's transaction committed: a worker stopped in between files it again
+    // on its next start, which is harmless (the same content is a revisit).
+    await sessionArea()?.remove(key);
+  }
+}
+
+let draining: Promise<DrainResult> | null = null;
+let again = false;
+let retry: ReturnType<typeof setTimeout> | undefined;
+
+/** Drains the outbox; calls made while a drain runs make it look again before it ends. */
+export function drainOutbox(engine: Engine): Promise<DrainResult> {
+  if (draining) {
+    again = true;
+    return draining;
+  }
+  const totals: DrainResult = { filed: 0, refused: 0, waiting: 0 };
+  draining = (async () => {
+    do {
+      again = false;
+      await drainOnce(engine, totals);
+    } while (again);
+    return totals;
+  })().finally(() => {
+    draining = null;
+  });
+  void draining.then((t) => {
+    // Entries whose hello is not recorded yet: look again shortly (a restarted worker looks at start).
+    if (t.waiting && retry === undefined) retry = setTimeout(() => ((retry = undefined), void drainOutbox(engine)), Math.min(2000, HELLO_GRACE_MS));
+  }, () => undefined);
+  return draining;
+}
+
+/**
+ * Forgets pending captures and hellos of these sites (everything when `sites` is null): a forgotten
+ * site must neither come back nor leave a trace.
+ */
+export async function purgeOutbox(sites: readonly string[] | null): Promise<void> {
+  const hit = (url: string) => {
+    if (sites === null) return true;
+    const site = siteOf(url);
+    return !site || sites.some((p) => siteMatches(site, p));
+  };
+  const drop = (await pendingEntries()).filter(([, v]) => !isOutboxEntry(v) || hit(v.url)).map(([k]) => k);
+  if (drop.length) await sessionArea()?.remove(drop);
+  const db = await helloDb();
+  const tx = db.transaction('hellos', 'readwrite');
+  let cursor = await tx.store.openCursor();
+  while (cursor) {
+    if (hit(cursor.value.url)) await cursor.delete();
+    cursor = await cursor.continue();
+  }
+  await tx.done;
+}
+
+/** Lets content scripts write to session storage (the outbox is the only thing kept there). */
+export function openOutboxToContentScripts(): void {
+  const session = (globalThis as { chrome?: { storage?: { session?: { setAccessLevel?: (o: { accessLevel: string }) => Promise<void> } } } }).chrome?.storage?.session;
+  session?.setAccessLevel?.({ accessLevel: 'TRUSTED_AND_UNTRUSTED_CONTEXTS' }).catch(() => undefined);
+}

@@ -1,0 +1,39 @@
+/** The early part of capture shared by both content scripts: the gate answer and the outbox hello. */
+export const EARLY_KEY = '__rereadEarly';
+
+export interface EarlyApi {
+  runtime: { sendMessage(message: unknown): Promise<unknown> };
+  storage: { local: { get(key: string): Promise<Record<string, unknown>> } };
+}
+
+export interface Early {
+  /** From the mirrored gate; null when there is no gate yet (first start: ask the background). */
+  allowed: Promise<boolean | null>;
+  /** This page's outbox nonce (src/outbox.ts): random, known only to this isolated world and the background. */
+  nonce: string;
+  /** Whether the background recorded the nonce (false: refused, never answered, or not allowed). */
+  hello: Promise<boolean>;
+}
+
+/** Attempts for the hello: the worker may be starting (or be stopped while it answers). */
+const HELLO_ATTEMPTS = 10;
+
+async function hello(api: EarlyApi, nonce: string): Promise<boolean> {
+  for (let attempt = 1; attempt <= HELLO_ATTEMPTS; attempt++) {
+    try {
+      const reply = (await api.runtime.sendMessage({ type: 'page/hello', payload: { nonce } })) as { ok?: boolean } | undefined;
+      return reply?.ok === true;
+    } catch {
+      // Starting or stopped mid-answer: try again soon (50 ms, doubling, at most a second).
+      await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** (attempt - 1))));
+    }
+  }
+  return false;
+}
+
+export function startEarly(api: EarlyApi, readGate: () => Promise<boolean | null>): Early {
+  const nonce = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+  const allowed = readGate().catch(() => null);
+  // With no gate mirrored yet the background is asked by the main script; the hello goes anyway.
+  return { allowed, nonce, hello: allowed.then((ok) => ok !== false && hello(api, nonce)) };
+}

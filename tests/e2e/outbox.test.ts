@@ -1,0 +1,86 @@
+/**
+ * The capture outbox (src/outbox.ts): a page left while the service worker is stopped hands its capture
+ * over through session storage, and the background files it when it wakes. Entries are filed only under
+ * the page their signed ticket names: a forged ticket is refused, a claimed URL on another origin is
+ * ignored.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launch, serve, until, type Extension, type FixtureServer } from './harness.js';
+
+let ext: Extension;
+let server: FixtureServer;
+
+const page = (word: string) =>
+  `<!doctype html><html lang="en"><head><title>Outbox ${word}</title></head><body><article><h1>Outbox ${word}</h1><p>A page about ${word} with enough ordinary words to be worth keeping in the index for later.</p><p>More words about ${word} so the page is not skipped as too short by the capture rules.</p></article></body></html>`;
+
+beforeAll(async () => {
+  server = await serve({});
+  for (const w of ['quillwort']) server.routes.set(`/o/${w}.html`, page(w));
+  ext = await launch();
+});
+afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+const urlsFor = (q: string) => ext.evalSw<string[]>(`engine.search({ q: ${JSON.stringify(q)} }).then((r) => r.results.map((x) => x.url))`);
+const payload = (word: string) => ({ title: `Forged ${word}`, lang: 'en', blocks: [{ kind: 'text', text: `${word} `.repeat(40) }] });
+
+describe('capture outbox', () => {
+  it('files a page that was left while the worker was stopped', async () => {
+    const tab = await ext.ctx.newPage();
+    const url = server.url('/o/quillwort.html');
+    await tab.goto(url, { waitUntil: 'load' });
+    // The content script's hello (sent at document_start) is recorded; then the worker is stopped and
+    // the page left before its regular capture (600 ms after load).
+    await until(() => ext.evalSw<number>(`globalThis.rereadDebug.hellosFor(${JSON.stringify(url)})`), 'the hello was recorded', 5000, 20);
+    expect(await ext.stopWorker()).toBe(1);
+    // Leaving now: the capture is written to session storage; the storage change wakes the worker.
+    await tab.goto('about:blank');
+    await until(async () => (await urlsFor('quillwort')).length > 0, 'the left page is searchable');
+    expect(await urlsFor('quillwort')).toEqual([server.url('/o/quillwort.html')]);
+    const totals = await ext.evalSw<{ filed: number; refused: number }>('globalThis.rereadDebug.outboxTotals');
+    expect(totals.filed).toBeGreaterThanOrEqual(1);
+    expect(await ext.evalSw<number>(`chrome.storage.session.get(null).then((all) => Object.keys(all).filter((k) => k.startsWith('outbox:')).length)`)).toBe(0);
+    // The capture came through the outbox (the extraction done in one go as the page went away).
+    const log = await ext.evalSw<{ url: string; extraction?: { method: string } }[]>('engine.captureLog');
+    expect(log.filter((l) => l.url === url).map((l) => l.extraction?.method)).toEqual(['body']);
+    await tab.close();
+  });
+
+  it('refuses an entry whose nonce no page registered', async () => {
+    // Older than the grace period a hello gets to arrive, so it is judged at once.
+    const entry = { nonce: 'f'.repeat(32), url: server.url('/o/forged.html'), at: Date.now() - 61_000, payload: payload('forgedword') };
+    const before = await ext.evalSw<{ refused: number }>('globalThis.rereadDebug.outboxTotals');
+    await ext.evalSw(`chrome.storage.session.set({ 'outbox:forged1': ${JSON.stringify(entry)} })`);
+    await until(async () => (await ext.evalSw<{ refused: number }>('globalThis.rereadDebug.outboxTotals')).refused > before.refused, 'the forged entry was refused');
+    expect(await urlsFor('forgedword')).toEqual([]);
+    expect(await ext.evalSw<unknown>(`chrome.storage.session.get('outbox:forged1').then((g) => g['outbox:forged1'] ?? null)`)).toBeNull();
+  });
+
+  it('files an entry under the page its nonce was registered by, never under another origin it claims', async () => {
+    const own = server.url('/o/ticketed.html');
+    const nonce = 'a1'.repeat(16);
+    await ext.evalSw(`globalThis.rereadDebug.registerHello(${JSON.stringify(nonce)}, ${JSON.stringify(own)})`);
+    // Another origin (localhost is not 127.0.0.1): the claim must be ignored.
+    const other = own.replace('127.0.0.1', 'localhost');
+    const entry = { nonce, url: other, at: Date.now(), payload: payload('ticketword') };
+    await ext.evalSw(`chrome.storage.session.set({ 'outbox:ticketed1': ${JSON.stringify(entry)} })`);
+    await until(async () => (await urlsFor('ticketword')).length > 0, 'the entry was filed');
+    expect(await urlsFor('ticketword')).toEqual([own]);
+    // A nonce is bound to the first page that registered it.
+    const err = await ext.evalSw<string>(`globalThis.rereadDebug.registerHello(${JSON.stringify(nonce)}, ${JSON.stringify(server.url('/o/other.html'))}).then(() => 'accepted', (e) => e.message)`);
+    expect(err).toMatch(/already in use/);
+  });
+
+  it('keeps an entry whose hello has not arrived yet, and files it once it does', async () => {
+    const nonce = 'b2'.repeat(16);
+    const url = server.url('/o/late.html');
+    await ext.evalSw(`chrome.storage.session.set({ 'outbox:late1': ${JSON.stringify({ nonce, url, at: Date.now(), payload: payload('lateword') })} })`);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(await ext.evalSw<unknown>(`chrome.storage.session.get('outbox:late1').then((g) => g['outbox:late1'] ? 'waiting' : null)`)).toBe('waiting');
+    await ext.evalSw(`globalThis.rereadDebug.registerHello(${JSON.stringify(nonce)}, ${JSON.stringify(url)})`);
+    await until(async () => (await urlsFor('lateword')).length > 0, 'the late entry was filed');
+    expect(await urlsFor('lateword')).toEqual([url]);
+  });
+});
