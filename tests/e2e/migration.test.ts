@@ -16,6 +16,8 @@ const pages = dump.lines.filter((l) => l.s === 'pages').map((l) => l.v as { url:
 let ext: Extension;
 beforeAll(async () => {
   ext = await launch();
+  // A worker evaluated the instant it is listed can lack its globals: wait until it answers.
+  await until(() => ext.evalSw<number>('engine.stats().then((s) => s.pages + 1)').catch(() => 0), 'the worker');
 });
 afterAll(async () => {
   await ext?.close();
@@ -70,7 +72,7 @@ describe('schema 1 -> 2 in Chromium', () => {
     }
     const state = await until(async () => {
       const s = await ext.evalSw<{ version: number; pages: number; chunks: number; v1Chunks: number; texts: number; migrating: boolean }>(STATE);
-      return !s.migrating && s;
+      return s.migrating ? null : s;
     }, 'the text migration to finish');
     expect(state).toMatchObject({ version: 2, pages: pages.length, v1Chunks: 0, texts: pages.length });
     expect(state.chunks).toBe(dump.lines.filter((l) => l.s === 'chunks').length);
