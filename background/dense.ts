@@ -12,6 +12,7 @@ import type { LaneHit } from '../src/rrf.js';
 import type { DenseCalibration } from '../src/hybrid.js';
 import type { DenseLane, Engine } from './engine.js';
 import { indexedText } from './pageStore.js';
+import { chunkTexts } from './chunkText.js';
 import { dropModelVectors, loadDenseIndex, storeVectors } from './vectorStore.js';
 
 export interface EmbedderHost {
@@ -147,7 +148,8 @@ export class DenseService implements DenseLane {
         const chunks = await Promise.all(batch.map((q) => tx.store.get(q.id)));
         const table = await this.engine.pages.all();
         const present = batch.map((q, i) => ({ id: q.id, chunk: chunks[i] })).filter((x) => x.chunk);
-        const texts = present.map((x) => indexedText(table.get(x.chunk!.url)?.title ?? '', x.chunk!.text));
+        const bodies = await chunkTexts(db, present.map((x) => x.chunk!));
+        const texts = present.map((x, i) => indexedText(table.get(x.chunk!.url)?.title ?? '', bodies[i]!));
         const vectors = await embedder.embed(texts, 'passage');
         const entries = present.flatMap((x, i) => {
           const v = vectors[i];

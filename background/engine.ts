@@ -18,6 +18,7 @@ import { getDb, type ChunkRecord, type DB } from './db.js';
 import { LexicalReader } from './lexicalIndex.js';
 import { deletePages, writePage } from './pageStore.js';
 import { PageTable } from './pageTable.js';
+import { withTexts } from './chunkText.js';
 
 /** The dense lane as the engine sees it (implemented in dense.ts). */
 export interface DenseLane {
@@ -233,10 +234,11 @@ export class Engine {
     return this.exclusive(async () => {
       const db = await this.db();
       const n = await db.count('pages');
-      const tx = db.transaction(['pages', 'chunks', 'postings', 'embedQueue', 'vectors', 'meta'], 'readwrite');
+      const tx = db.transaction(['pages', 'chunks', 'texts', 'postings', 'embedQueue', 'vectors', 'meta'], 'readwrite');
       await Promise.all([
         tx.objectStore('pages').clear(),
         tx.objectStore('chunks').clear(),
+        tx.objectStore('texts').clear(),
         tx.objectStore('postings').clear(),
         tx.objectStore('embedQueue').clear(),
         tx.objectStore('vectors').clear(),
@@ -344,16 +346,18 @@ export class Engine {
     const textFilters = phrases.length + excludePhrases.length > 0;
     const table = await this.pages.all();
     const termSet = new Set(terms);
-    type Hit = FusedHit & { url: string; chunk: ChunkRecord };
+    type Hit = FusedHit & { url: string; chunk: ChunkRecord & { text: string } };
     const hits: Hit[] = [];
     // Read in slices: enough to fill `limit` pages with their extra sections, without reading everything.
     const pagesSeen = new Set<string>();
     for (let i = 0; i < fused.length && pagesSeen.size < limit; i += 64) {
       const slice = fused.slice(i, i + 64);
       const tx = db.transaction('chunks');
-      const chunks = await Promise.all(slice.map((h) => tx.store.get(h.id)));
-      slice.forEach((h, j) => {
-        const chunk = chunks[j];
+      const read = await Promise.all(slice.map((h) => tx.store.get(h.id)));
+      const chunks = await withTexts(db, read.filter((c): c is ChunkRecord => !!c));
+      const byId = new Map(chunks.map((c) => [c.id, c]));
+      slice.forEach((h) => {
+        const chunk = byId.get(h.id);
         if (!chunk || !table.has(chunk.url)) return;
         if (textFilters) {
           const folded = foldText(`${table.get(chunk.url)!.title}\n${chunk.text}`).toLowerCase();

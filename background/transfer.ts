@@ -11,6 +11,7 @@ import type { ChunkRecord, PageRecord } from './db.js';
 import type { Engine } from './engine.js';
 import { TOKENIZER } from './engine.js';
 import { writePage } from './pageStore.js';
+import { withTexts } from './chunkText.js';
 
 export const EXPORT_FORMAT = 'reread-export';
 
@@ -35,7 +36,7 @@ export async function exportJsonl(engine: Engine, _vectors: boolean): Promise<{ 
     const { chunkIds: _ids, hash: _hash, ...page } = p;
     lines.push(JSON.stringify({ kind: 'page', ...page }));
     const tx = db.transaction('chunks');
-    const chunks = (await Promise.all(p.chunkIds.map((id) => tx.store.get(id)))).filter((c): c is ChunkRecord => !!c);
+    const chunks = await withTexts(db, (await Promise.all(p.chunkIds.map((id) => tx.store.get(id)))).filter((c): c is ChunkRecord => !!c));
     for (const c of chunks.sort((a, b) => a.ord - b.ord)) {
       const out: ExportedChunk = { kind: 'chunk', url: c.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, text: c.text };
       lines.push(JSON.stringify(out));

@@ -1,7 +1,8 @@
 /**
  * verifyIndex: recomputes what the index should be from the chunks (document frequencies, lengths,
  * N, total length, postings) and compares it with what is stored; checks pages against chunks and
- * vectors and the embedding queue against chunks. `repair` rebuilds the derived stores from the chunks.
+ * vectors and the embedding queue against chunks, and every chunk's text (v2: the page's compressed text
+ * record) against its page. `repair` rebuilds the derived stores from the chunks.
  */
 import { decodeBlock, appendToBlock, BLOCK_SIZE, type PostingEntry } from '../src/postings.js';
 import { termFrequencies } from '../src/tokenizer.js';
@@ -10,6 +11,7 @@ import type { ChunkRecord, PageRecord, QueueRecord, StatsRecord, VectorBlockReco
 import type { Engine } from './engine.js';
 import { TOKENIZER } from './engine.js';
 import { indexedTerms } from './pageStore.js';
+import { unpackTexts } from './chunkText.js';
 
 const MAX_PROBLEMS = 50;
 
@@ -21,10 +23,11 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
       if (problems.length < MAX_PROBLEMS) problems.push(p);
       else if (problems.length === MAX_PROBLEMS) problems.push('… more problems not listed');
     };
-    const tx = db.transaction(['pages', 'chunks', 'postings', 'meta', 'vectors', 'embedQueue']);
-    const [pages, chunks, postings, stats, vectors, queue] = await Promise.all([
+    const tx = db.transaction(['pages', 'chunks', 'texts', 'postings', 'meta', 'vectors', 'embedQueue']);
+    const [pages, chunks, textRecords, postings, stats, vectors, queue] = await Promise.all([
       tx.objectStore('pages').getAll(),
       tx.objectStore('chunks').getAll(),
+      tx.objectStore('texts').getAll(),
       tx.objectStore('postings').getAll(),
       tx.objectStore('meta').get('stats') as Promise<StatsRecord | undefined>,
       tx.objectStore('vectors').getAll(),
@@ -47,6 +50,33 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
     const orphans = chunks.filter((c) => !owned.has(c.id));
     for (const c of orphans) report(`orphan chunk ${c.id} (${c.url})`);
 
+    // Chunk text: inline in v1 records (not migrated yet), else in the page's compressed text record.
+    const textById = new Map<number, string>();
+    const orphanTexts: string[] = [];
+    for (const r of textRecords) {
+      const p = pageByUrl.get(r.url);
+      if (!p) {
+        report(`text record of ${r.url} has no page`);
+        orphanTexts.push(r.url);
+        continue;
+      }
+      // It may list more chunks than the page (a repair dropped a lost one); a page's chunk missing from it is reported below.
+      let texts: string[];
+      try {
+        texts = await unpackTexts(r.z);
+      } catch {
+        report(`text record of ${r.url} does not decompress`);
+        continue;
+      }
+      if (texts.length !== r.ids.length) report(`text record of ${r.url} holds ${texts.length} texts for ${r.ids.length} chunks`);
+      r.ids.forEach((id, i) => textById.set(id, texts[i] ?? ''));
+    }
+    const textOf = (c: ChunkRecord): string => {
+      const t = c.text ?? textById.get(c.id);
+      if (t === undefined) report(`chunk ${c.id} (${c.url}) has no text`);
+      return t ?? '';
+    };
+
     // What the postings should be.
     const expected = new Map<string, Map<number, { tf: number; len: number }>>();
     let N = 0;
@@ -55,7 +85,7 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
     const lens = new Map<number, number>();
     for (const c of chunks) {
       if (!owned.has(c.id)) continue;
-      const terms = indexedTerms(pageByUrl.get(c.url)?.title ?? '', c, TOKENIZER);
+      const terms = indexedTerms(pageByUrl.get(c.url)?.title ?? '', { text: textOf(c), headingPath: c.headingPath }, TOKENIZER);
       if (terms.length !== c.len) report(`chunk ${c.id} length ${c.len}, recomputed ${terms.length}`);
       lens.set(c.id, terms.length);
       N++;
@@ -122,7 +152,7 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
       if (vecSeen.has(`${q.model}/${q.id}`)) report(`chunk ${q.id} is queued and already embedded`);
     }
 
-    if (repair && problems.length) await rebuild(engine, chunks.filter((c) => owned.has(c.id)), orphans, pageByUrl, expected, N, totalLength, Math.max(maxId + 1, stats?.nextChunkId ?? 1), vectors, owned, lens, queue);
+    if (repair && problems.length) await rebuild(engine, chunks.filter((c) => owned.has(c.id)), orphans, orphanTexts, pageByUrl, expected, N, totalLength, Math.max(maxId + 1, stats?.nextChunkId ?? 1), vectors, owned, lens, queue);
     return { ok: problems.length === 0, problems, checked: { chunks: chunks.length, terms: expected.size, vectors: vectorCount } };
   });
 }
@@ -131,6 +161,7 @@ async function rebuild(
   engine: Engine,
   live: ChunkRecord[],
   orphans: ChunkRecord[],
+  orphanTexts: string[],
   pageByUrl: Map<string, PageRecord>,
   expected: Map<string, Map<number, { tf: number; len: number }>>,
   N: number,
@@ -142,7 +173,7 @@ async function rebuild(
   queue: QueueRecord[],
 ): Promise<void> {
   const db = await engine.db();
-  const tx = db.transaction(['pages', 'chunks', 'postings', 'meta', 'vectors', 'embedQueue'], 'readwrite');
+  const tx = db.transaction(['pages', 'chunks', 'texts', 'postings', 'meta', 'vectors', 'embedQueue'], 'readwrite');
   await tx.objectStore('postings').clear();
   const puts: Promise<unknown>[] = [];
   for (const [term, m] of expected) {
@@ -150,6 +181,7 @@ async function rebuild(
     for (const b of appendToBlock(undefined, entries)) puts.push(tx.objectStore('postings').put({ t: term, f: b.first, n: b.n, d: b.data }));
   }
   for (const c of orphans) puts.push(tx.objectStore('chunks').delete(c.id));
+  for (const url of orphanTexts) puts.push(tx.objectStore('texts').delete(url));
   for (const c of live) {
     const len = lens.get(c.id);
     if (len !== undefined && len !== c.len) puts.push(tx.objectStore('chunks').put({ ...c, len }));

@@ -48,6 +48,7 @@ describe('forgetting', { timeout: 30_000 }, () => {
     const after = await readAll(db);
     expect(after.pages.map((p) => p.url).sort()).toEqual(['https://example.com/bread', 'https://rust-lang.org/learn']);
     expect(after.chunks.filter((c) => gone.has(c.id) || c.url.includes('python.org'))).toEqual([]);
+    expect(after.texts.map((t) => t.url).sort()).toEqual(['https://example.com/bread', 'https://rust-lang.org/learn']);
     for (const b of after.postings) {
       for (const e of decodeBlock({ first: b.f, n: b.n, data: b.d })) expect(gone.has(e.id), `${b.t} -> ${e.id}`).toBe(false);
     }
@@ -72,6 +73,7 @@ describe('forgetting', { timeout: 30_000 }, () => {
     const after = await readAll(db);
     expect(after.pages).toEqual([]);
     expect(after.chunks).toEqual([]);
+    expect(after.texts).toEqual([]);
     expect(after.postings).toEqual([]);
     expect(after.queue).toEqual([]);
     expect(after.vectors).toEqual([]);

@@ -8,6 +8,7 @@ import { siteOf } from '../../src/url.js';
 import { DB_VERSION, upgrade, type DB, type RereadDB, type StatsRecord } from '../../background/db.js';
 import { Engine } from '../../background/engine.js';
 import type { PageInput } from '../../background/pageStore.js';
+import { withTexts } from '../../background/chunkText.js';
 
 let counter = 0;
 
@@ -16,7 +17,7 @@ let counter = 0;
  * their own with the schema's upgrade function.
  */
 export function freshDb(): Promise<DB> {
-  return openDB<RereadDB>(`reread-test-${process.pid}-${++counter}`, DB_VERSION, { upgrade: (db, oldVersion) => upgrade(db, oldVersion) });
+  return openDB<RereadDB>(`reread-test-${process.pid}-${++counter}`, DB_VERSION, { upgrade: (db, oldVersion, _v, tx) => upgrade(db, oldVersion, tx) });
 }
 
 export function engineOn(db: DB): Engine {
@@ -44,10 +45,11 @@ export function pageInput(url: string, title: string, texts: readonly string[], 
 }
 
 export async function readAll(db: DB) {
-  const tx = db.transaction(['pages', 'chunks', 'postings', 'meta', 'embedQueue', 'vectors']);
-  const [pages, chunks, postings, metaKeys, stats, queue, vectors] = await Promise.all([
+  const tx = db.transaction(['pages', 'chunks', 'texts', 'postings', 'meta', 'embedQueue', 'vectors']);
+  const [pages, chunks, texts, postings, metaKeys, stats, queue, vectors] = await Promise.all([
     tx.objectStore('pages').getAll(),
     tx.objectStore('chunks').getAll(),
+    tx.objectStore('texts').getAll(),
     tx.objectStore('postings').getAll(),
     tx.objectStore('meta').getAllKeys(),
     tx.objectStore('meta').get('stats') as Promise<StatsRecord | undefined>,
@@ -55,7 +57,7 @@ export async function readAll(db: DB) {
     tx.objectStore('vectors').getAll(),
   ]);
   await tx.done;
-  return { pages, chunks, postings, metaKeys, stats, queue, vectors };
+  return { pages, chunks, texts, postings, metaKeys, stats, queue, vectors };
 }
 
 /**
@@ -64,6 +66,7 @@ export async function readAll(db: DB) {
  */
 export async function logicalIndex(db: DB) {
   const all = await readAll(db);
+  const texts = new Map((await withTexts(db, all.chunks)).map((c) => [c.id, c.text]));
   const name = new Map(all.chunks.map((c) => [c.id, `${c.url}#${c.ord}`]));
   const terms: Record<string, string[]> = {};
   for (const b of all.postings) {
@@ -75,7 +78,7 @@ export async function logicalIndex(db: DB) {
     N: all.stats?.N ?? 0,
     totalLength: all.stats?.totalLength ?? 0,
     pages: all.pages.map((p) => ({ url: p.url, site: p.site, title: p.title, hash: p.hash, chunks: p.chunkIds.map((id) => name.get(id)) })).sort((a, b) => a.url.localeCompare(b.url)),
-    chunks: all.chunks.map((c) => ({ name: name.get(c.id), text: c.text, len: c.len, section: c.section })).sort((a, b) => a.name!.localeCompare(b.name!)),
+    chunks: all.chunks.map((c) => ({ name: name.get(c.id), text: texts.get(c.id), len: c.len, section: c.section })).sort((a, b) => a.name!.localeCompare(b.name!)),
     queue: all.queue.map((q) => `${name.get(q.id) ?? `missing:${q.id}`} ${q.model}`).sort(),
   };
 }
@@ -112,10 +115,11 @@ export async function cloneDb(src: DB): Promise<DB> {
   const dst = await freshDb();
   const all = await readAll(src);
   const metaValues = await src.getAll('meta');
-  const tx = dst.transaction(['pages', 'chunks', 'postings', 'meta', 'embedQueue', 'vectors'], 'readwrite');
+  const tx = dst.transaction(['pages', 'chunks', 'texts', 'postings', 'meta', 'embedQueue', 'vectors'], 'readwrite');
   await Promise.all([
     ...all.pages.map((r) => tx.objectStore('pages').put(r)),
     ...all.chunks.map((r) => tx.objectStore('chunks').put(r)),
+    ...all.texts.map((r) => tx.objectStore('texts').put(r)),
     ...all.postings.map((r) => tx.objectStore('postings').put(r)),
     ...all.queue.map((r) => tx.objectStore('embedQueue').put(r)),
     ...all.vectors.map((r) => tx.objectStore('vectors').put(r)),

@@ -4,6 +4,7 @@ import { decodeBlock } from '../../src/postings.js';
 import { deletePages, recordVisit, writePage } from '../../background/pageStore.js';
 import { storeVectors } from '../../background/vectorStore.js';
 import { verifyIndex } from '../../background/verify.js';
+import { unpackTexts } from '../../background/chunkText.js';
 import { engineOn, freshDb, pageInput, readAll } from './helpers.js';
 
 const URL_A = 'https://a.example/doc';
@@ -26,7 +27,11 @@ describe('writePage', () => {
     expect(all.pages).toHaveLength(1);
     expect(all.pages[0]).toMatchObject({ url: URL_A, site: 'a.example', title: 'Cats', chunkIds: [1, 2], firstVisit: 1000, lastVisit: 1000, visitCount: 1 });
     expect(all.chunks.map((c) => c.id)).toEqual([1, 2]);
-    expect(all.stats).toEqual({ N: 2, totalLength: all.chunks.reduce((n, c) => n + c.len, 0), nextChunkId: 3 });
+    expect(all.stats).toEqual({ N: 2, totalLength: all.chunks.reduce((n, c) => n + c.len, 0), nextChunkId: 3, tail: expect.any(String) });
+    // Schema 2: the text lives in one compressed record for the page, not in the chunk records.
+    expect(all.chunks.every((c) => c.text === undefined)).toBe(true);
+    expect(all.texts.map((t) => ({ url: t.url, ids: t.ids }))).toEqual([{ url: URL_A, ids: [1, 2] }]);
+    expect(await unpackTexts(all.texts[0]!.z)).toEqual(OLD);
     expect(all.queue).toEqual([
       { id: 1, model: 'm' },
       { id: 2, model: 'm' },
