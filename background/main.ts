@@ -90,6 +90,8 @@ const handlers: Handlers = {
   'settings/get': async () => engine.settings(),
   'settings/set': async (p) => {
     const next = await engine.updateSettings(p);
+    // A newly excluded site leaves nothing behind, pending captures and hellos included.
+    if (p.excludedSites?.length) await purgeOutbox(next.excludedSites);
     if ('retentionDays' in p || 'maxStorageMb' in p) void runRetention(engine);
     return next;
   },
