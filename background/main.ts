@@ -13,6 +13,7 @@ import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
 import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
+import { migrateChunkTexts } from './chunkText.js';
 import { DenseService } from './dense.js';
 import { inProcessHost } from './embedding/workerHost.js';
 import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
@@ -145,4 +146,6 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
 
 // For end-to-end tests and benchmarks driving the worker through CDP (not reachable from any page).
 (globalThis as unknown as { reread: unknown }).reread = { engine, dense };
-(globalThis as unknown as { rereadDebug: unknown }).rereadDebug = { verifyIndex, registerHello, hellosFor, drainOutbox, outboxTotals };
+(globalThis as unknown as { rereadDebug: unknown }).rereadDebug = {
+  verifyIndex,
+  migrateTexts: () => engine.db().then((db) => migrateChunkTexts(db)), registerHello, hellosFor, drainOutbox, outboxTotals };

@@ -381,7 +381,7 @@ async function storageBreakdown(ext: BenchExtension): Promise<Record<string, num
     const db = await engine.db();
     const out = {};
     let total = 0;
-    for (const store of ['pages', 'chunks', 'postings', 'vectors', 'embedQueue', 'meta']) {
+    for (const store of ['pages', 'chunks', 'texts', 'postings', 'vectors', 'embedQueue', 'meta']) {
       const tx = db.transaction(store);
       const [keys, values] = await Promise.all([tx.store.getAllKeys(), tx.store.getAll()]);
       let bytes = 0;
@@ -390,7 +390,7 @@ async function storageBreakdown(ext: BenchExtension): Promise<Record<string, num
       out[store + 'Bytes'] = bytes;
       total += bytes;
       if (store === 'postings') out.postingPayloadBytes = values.reduce((n, p) => n + p.d.byteLength, 0);
-      if (store === 'chunks') out.chunkTextChars = values.reduce((n, c) => n + c.text.length, 0);
+      if (store === 'texts') out.textPayloadBytes = values.reduce((n, t) => n + t.z.byteLength, 0);
       if (store === 'vectors') out.vectorPayloadBytes = values.reduce((n, v) => n + v.codes.byteLength + v.scales.byteLength + v.ids.byteLength, 0);
     }
     out.logicalBytes = total;
@@ -447,7 +447,7 @@ export async function runBrowser(report: Report, opts: BrowserOptions): Promise<
     for (let c = 0; split > 0 && c < opts.captureChunks; ) c += pages[--split]!.sections.length;
     log(`writing ${split} pages directly, then ${pages.length - split} through engine.capture (dense lane off)…`);
     const rec = recordsFor(pages.slice(0, split));
-    const bulk = await writeAndRepair(admin, rec, log);
+    const bulk = await writeAndRepair(admin, rec, log, () => ext.evalSw('globalThis.rereadDebug.migrateTexts()'));
     phases.bulk = { pages: split, chunks: rec.chunks.length, writeMs: bulk.writeMs, repairMs: bulk.repairMs, problemsBeforeRepair: bulk.report.problems.length };
     const load = await bulkLoad(ext, pages.slice(split), 25, log);
     const stats = await ext.evalSw<{ pages: number; chunks: number }>('engine.stats()');
@@ -585,7 +585,7 @@ export async function runBrowser(report: Report, opts: BrowserOptions): Promise<
       `Full Text Tabs Forever reports ~27 KB a page without vectors; pages here hold ${num(textChars / stats.pages / 1024, 1)} KB of section text each (${num(words / stats.pages)} words), so bytes ÷ text is the comparable figure: ` +
         `at FTTF's 27 KB a page Reread would hold pages of ~${num(27 * 1024 / (denseStorage.estimateBytes / textChars) / 1024, 1)} KB of text with vectors. ` +
         `Logical bytes by store (lexical only): postings ${mb(bd.postingsBytes ?? 0)} in ${num(bd.postingsRecords ?? 0)} blocks (encoded postings ${mb(bd.postingPayloadBytes ?? 0)}, i.e. ${num((bd.postingPayloadBytes ?? 0) / Math.max(1, bd.postingsRecords ?? 1), 0)} B a block; the rest is the term and block id, twice: key path and value), ` +
-        `chunks ${mb(bd.chunksBytes ?? 0)} (text ${mb(bd.chunkTextChars ?? 0)}), pages ${mb(bd.pagesBytes ?? 0)}. LevelDB compresses blocks (Snappy) and keeps uncompacted logs, so disk and logical sizes differ, and estimate() is Chrome's cached figure. ` +
+        `chunks ${mb(bd.chunksBytes ?? 0)}, chunk text deflated per page ${mb(bd.textsBytes ?? 0)} (payload ${mb(bd.textPayloadBytes ?? 0)}), pages ${mb(bd.pagesBytes ?? 0)}. LevelDB compresses blocks (Snappy) and keeps uncompacted logs, so disk and logical sizes differ, and estimate() is Chrome's cached figure. ` +
         `vectors: ${num(denseStorage.breakdown.vectorsRecords ?? 0)} blocks, ${mb(denseStorage.breakdown.vectorPayloadBytes ?? 0)} of codes, scales and ids. ` +
         `Dense lane: ${pending === 0 ? `embedded the ${num(embedded)} captured chunks in ${ms(embedMs)} ms (${num((embedded / embedMs) * 1000, 1)} chunks/s)` : `${num(embedded)} of ${num(capturedChunks)} captured chunks embedded in ${ms(embedMs)} ms (${num((embedded / embedMs) * 1000, 1)} chunks/s)`}${denseStatus.error ? `, error: ${denseStatus.error}` : ''}. ` +
         `Verify after the run: ${(phases.verify as { ok?: boolean }).ok ? 'ok' : JSON.stringify(phases.verify).slice(0, 300)}.`,

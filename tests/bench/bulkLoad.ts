@@ -49,13 +49,17 @@ const WRITE = `async ({ pages, chunks, stats }) => {
   const tx = db.transaction(['pages', 'chunks', 'meta'], 'readwrite');
   for (const p of pages) tx.objectStore('pages').put(p);
   for (const c of chunks) tx.objectStore('chunks').put(c);
-  if (stats) tx.objectStore('meta').put(stats, 'stats');
+  if (stats) {
+    tx.objectStore('meta').put(stats, 'stats');
+    // The records carry their text as schema v1 did: mark them for the product's v1 -> v2 text pass.
+    tx.objectStore('meta').put({ after: '' }, 'migration');
+  }
   await new Promise((res, rej) => { tx.oncomplete = res; tx.onerror = () => rej(tx.error); tx.onabort = () => rej(tx.error); });
   db.close();
 }`;
 
 /** Writes the records from an extension page in batches, then runs the product's repair. */
-export async function writeAndRepair(page: Page, rec: Records, log: (s: string) => void): Promise<{ writeMs: number; repairMs: number; report: { ok: boolean; problems: string[]; checked: unknown } }> {
+export async function writeAndRepair(page: Page, rec: Records, log: (s: string) => void, migrate: () => Promise<void>): Promise<{ writeMs: number; repairMs: number; report: { ok: boolean; problems: string[]; checked: unknown } }> {
   const t0 = performance.now();
   const perBatch = 2000;
   let ci = 0;
@@ -71,6 +75,8 @@ export async function writeAndRepair(page: Page, rec: Records, log: (s: string) 
     // Stats: repair recomputes N and total length; nextChunkId must already be above every id.
     await page.evaluate(`(${WRITE})(${JSON.stringify({ pages, chunks, stats: last ? { N: 0, totalLength: 0, nextChunkId: rec.nextChunkId } : null })})`);
   }
+  // The product's own migration compresses the texts into per-page records (background/chunkText.ts).
+  await migrate();
   const writeMs = performance.now() - t0;
   log(`  wrote ${rec.pages.length} pages, ${rec.chunks.length} chunks in ${Math.round(writeMs)} ms; repairing (builds postings)…`);
   const t1 = performance.now();
