@@ -21,8 +21,6 @@ export interface SearchViewProps {
 
 type Status = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; response: SearchResponse } | { kind: 'error'; message: string };
 
-const TYPE_DEBOUNCE_MS = 40;
-
 export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: SearchViewProps) {
   const [query, setQuery] = useState(initialQuery);
   const [status, setStatus] = useState<Status>(initialQuery.trim() ? { kind: 'searching' } : { kind: 'idle' });
@@ -33,16 +31,27 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
   const input = useRef<HTMLInputElement>(null);
   const limit = mode === 'popup' ? 8 : 30;
 
+  /** One search at a time: keystrokes made while one runs leave only their latest query, run next. */
+  const inFlight = useRef(false);
+  const pending = useRef<string | null>(null);
   const run = useCallback(
     (q: string) => {
       const mine = ++ticket.current;
       if (!q.trim()) {
+        pending.current = null;
         setStatus({ kind: 'idle' });
         onQueryChange?.(q);
         return;
       }
       setStatus({ kind: 'searching' });
+      inFlight.current = true;
       call('search', { q, limit, ...(excludeUrl ? { excludeUrl } : {}) })
+        .finally(() => {
+          inFlight.current = false;
+          const next = pending.current;
+          pending.current = null;
+          if (next !== null) run(next);
+        })
         .then((response) => {
           if (mine !== ticket.current) return; // a newer keystroke owns the screen
           setStatus({ kind: 'done', response });
@@ -64,14 +73,15 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
     call('sites', {}).then(setSites).catch(() => undefined);
   }, []);
 
-  const timer = useRef<ReturnType<typeof setTimeout>>();
   const onInput = (q: string) => {
     setQuery(q);
-    clearTimeout(timer.current);
-    // Mark the answer on screen as stale right away; the request follows the typing by a few ms.
-    ticket.current++;
-    if (q.trim()) setStatus({ kind: 'searching' });
-    timer.current = setTimeout(() => run(q), TYPE_DEBOUNCE_MS);
+    // The first keystroke searches at once; while a search runs, the answer on screen is marked stale
+    // and only the latest query waits for its turn (no fixed debounce delay on any keystroke).
+    if (inFlight.current && q.trim()) {
+      ticket.current++;
+      setStatus({ kind: 'searching' });
+      pending.current = q;
+    } else run(q);
   };
 
   const results: SearchResult[] = status.kind === 'done' ? status.response.results : [];
