@@ -26,30 +26,31 @@ export interface ParsedQuery {
 
 const DAY = 86_400_000;
 
-function startOfDay(ms: number): number {
+/** Local midnight `days` calendar days before the day of `ms` (calendar arithmetic: DST days are 23 or 25 hours). */
+function daysBefore(ms: number, days: number): number {
   const d = new Date(ms);
   d.setHours(0, 0, 0, 0);
+  d.setDate(d.getDate() - days);
   return d.getTime();
 }
 
 /**
- * Parses a date operand: ISO date (YYYY-MM-DD, also YYYY-MM, YYYY) or a relative form. Returns the
- * start of the period it names (for `before:` the caller uses the end of the period).
+ * Parses a date operand: ISO date (YYYY-MM-DD, also YYYY-MM, YYYY) or a relative form (today,
+ * yesterday, 7d, 2w, 3m, 1y, last week/month/year). Either way it names a moment, the local start of a
+ * day (or month, or year), and both bounds use it the same way, as Gmail and GitHub do: `after:X` keeps
+ * visits from X on, `before:X` keeps visits before X (so `before:today` is up to yesterday, exactly as
+ * `before:` with today's date). `bound` is kept for callers; the answer does not depend on it.
  */
 export function parseDateOperand(raw: string, now: number, bound: 'after' | 'before'): number | undefined {
+  void bound;
   const v = raw.trim().toLowerCase().replace(/[\s_]+/g, '-');
   if (!v) return undefined;
-  const today = startOfDay(now);
-  if (v === 'today') return bound === 'after' ? today : today + DAY;
-  if (v === 'yesterday') return bound === 'after' ? today - DAY : today;
-  if (v === 'last-week') return bound === 'after' ? today - 7 * DAY : today;
-  if (v === 'last-month') return bound === 'after' ? today - 30 * DAY : today;
-  if (v === 'last-year') return bound === 'after' ? today - 365 * DAY : today;
+  const named: Record<string, number> = { today: 0, yesterday: 1, 'last-week': 7, 'last-month': 30, 'last-year': 365 };
+  if (Object.prototype.hasOwnProperty.call(named, v)) return daysBefore(now, named[v]!);
   const rel = /^(\d{1,4})(d|w|m|y)$/.exec(v);
   if (rel) {
     const n = Number(rel[1]);
-    const days = rel[2] === 'd' ? n : rel[2] === 'w' ? 7 * n : rel[2] === 'm' ? 30 * n : 365 * n;
-    return today - days * DAY;
+    return daysBefore(now, rel[2] === 'd' ? n : rel[2] === 'w' ? 7 * n : rel[2] === 'm' ? 30 * n : 365 * n);
   }
   const iso = /^(\d{4})(?:-(\d{1,2})(?:-(\d{1,2}))?)?$/.exec(v);
   if (iso) {
@@ -62,11 +63,7 @@ export function parseDateOperand(raw: string, now: number, bound: 'after' | 'bef
     const date = new Date(2000, 0, 1);
     date.setFullYear(y, (m ?? 1) - 1, d ?? 1);
     if (date.getMonth() !== (m ?? 1) - 1) return undefined;
-    const start = date.getTime();
-    if (bound === 'after') return start;
-    // before:2024-02 means before the end of February? No: "before" a date is before its start,
-    // matching Gmail and GitHub. Only the start is used.
-    return start;
+    return date.getTime();
   }
   return undefined;
 }

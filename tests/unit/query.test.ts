@@ -105,12 +105,28 @@ describe('parseQuery: dates', () => {
     expect(q.text).toBe('rust async');
   });
 
-  it('relative before: bounds are ordered and exclusive upper bounds', () => {
-    const today = parseQuery('before:today', NOW).before!;
-    const yesterday = parseQuery('before:yesterday', NOW).before!;
-    expect(yesterday).toBeLessThan(today);
-    expect(yesterday).toBeGreaterThan(TODAY - 2 * DAY);
+  it('before: means before the start of the day it names, relative or ISO alike', () => {
+    expect(parseQuery('before:today', NOW).before).toBe(TODAY);
+    expect(parseQuery('before:yesterday', NOW).before).toBe(TODAY - DAY);
     expect(parseQuery('before:7d', NOW).before).toBe(TODAY - 7 * DAY);
+    const d = new Date(NOW);
+    const iso = `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+    expect(parseQuery(`before:${iso}`, NOW).before).toBe(parseQuery('before:today', NOW).before);
+    expect(parseQuery(`after:${iso}`, NOW).after).toBe(parseQuery('after:today', NOW).after);
+  });
+
+  it('counts relative days on the calendar, across a daylight-saving change', () => {
+    const tz = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      // Clocks went forward on 2024-03-10: seven days before noon on 2024-03-12 is local midnight of 2024-03-05.
+      const noon = new Date(2024, 2, 12, 12).getTime();
+      expect(parseQuery('after:7d', noon).after).toBe(new Date(2024, 2, 5).getTime());
+      expect(new Date(parseQuery('after:7d', noon).after!).getHours()).toBe(0);
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
   });
 
   it('several bounds intersect', () => {
