@@ -1,7 +1,11 @@
 /**
  * Export and import as JSONL: a header line, then each page followed by its chunks. Vectors are
- * optional (base64 int8 codes with their scale and model). Import re-indexes through the normal write
- * path, keeping visit dates, so an imported profile answers exactly like the exported one.
+ * optional (base64 int8 codes with their scale and model): an import into a profile using the same
+ * model stores them instead of embedding those sections again. Import re-indexes through the normal
+ * write path, keeping visit dates, so an imported profile answers exactly like the exported one.
+ *
+ * The export is one snapshot: pages, chunks, texts and vectors are read in a single read-only
+ * transaction, so a capture or deletion made while it runs is either wholly in it or wholly not.
  */
 import type { Chunk } from '../src/chunker.js';
 import { countWords } from '../src/chunker.js';
@@ -11,9 +15,18 @@ import type { ChunkRecord, PageRecord } from './db.js';
 import type { Engine } from './engine.js';
 import { TOKENIZER } from './engine.js';
 import { writePage } from './pageStore.js';
-import { withTexts } from './chunkText.js';
+import { unpackTexts } from './chunkText.js';
+import { modelInfo } from '../src/models.js';
+import { storeVectors } from './vectorStore.js';
 
 export const EXPORT_FORMAT = 'reread-export';
+
+interface ExportedVector {
+  model: string;
+  scale: number;
+  /** base64 of the int8 codes. */
+  codes: string;
+}
 
 interface ExportedChunk {
   kind: 'chunk';
@@ -23,33 +36,83 @@ interface ExportedChunk {
   section: string;
   anchor: { id?: string; text?: string };
   text: string;
+  vector?: ExportedVector;
 }
 
-export async function exportJsonl(engine: Engine, _vectors: boolean): Promise<{ jsonl: string; pages: number }> {
+function toBase64(bytes: Int8Array): string {
+  const u = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let s = '';
+  for (let i = 0; i < u.length; i += 0x8000) s += String.fromCharCode(...u.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+function fromBase64(s: string): Int8Array | null {
+  try {
+    const bin = atob(s);
+    const out = new Int8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = (bin.charCodeAt(i) << 24) >> 24;
+    return out;
+  } catch {
+    return null;
+  }
+}
+
+export async function exportJsonl(engine: Engine, vectors: boolean): Promise<{ jsonl: string; pages: number }> {
   const db = await engine.db();
+  const model = vectors ? (engine.dense?.queueModel() ?? null) : null;
+  // One read-only transaction: a consistent snapshot, while captures go on.
+  const tx = db.transaction(['pages', 'chunks', 'texts', 'vectors']);
+  const [pageList, chunkList, textList, blocks] = await Promise.all([
+    tx.objectStore('pages').getAll(),
+    tx.objectStore('chunks').getAll(),
+    tx.objectStore('texts').getAll(),
+    model ? tx.objectStore('vectors').getAll(IDBKeyRange.bound([model, 0], [model, Infinity])) : Promise.resolve([]),
+  ]);
+  await tx.done;
+  const chunksById = new Map<number, ChunkRecord>(chunkList.map((c) => [c.id, c]));
+  const texts = new Map<number, string>();
+  for (const r of textList) {
+    const t = await unpackTexts(r.z);
+    r.ids.forEach((id, i) => texts.set(id, t[i] ?? ''));
+  }
+  const vectorOf = new Map<number, ExportedVector>();
+  for (const b of blocks) {
+    for (let i = 0; i < b.ids.length; i++) vectorOf.set(b.ids[i]!, { model: b.m, scale: b.scales[i]!, codes: toBase64(b.codes.subarray(i * b.dim, (i + 1) * b.dim)) });
+  }
   // In write order (chunk ids grow with each write): the import then assigns ids in the same relative
   // order, so equal scores break the same way and the imported profile ranks exactly like this one.
   const firstId = (p: PageRecord) => (p.chunkIds.length ? Math.min(...p.chunkIds) : Infinity);
-  const pages = (await db.getAll('pages')).sort((a, b) => firstId(a) - firstId(b) || (a.url < b.url ? -1 : 1));
-  const lines: string[] = [JSON.stringify({ kind: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), pages: pages.length })];
+  const pages = pageList.sort((a, b) => firstId(a) - firstId(b) || (a.url < b.url ? -1 : 1));
+  const lines: string[] = [JSON.stringify({ kind: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), pages: pages.length, ...(model ? { vectors: model } : {}) })];
   for (const p of pages) {
     const { chunkIds: _ids, hash: _hash, ...page } = p;
     lines.push(JSON.stringify({ kind: 'page', ...page }));
-    const tx = db.transaction('chunks');
-    const chunks = await withTexts(db, (await Promise.all(p.chunkIds.map((id) => tx.store.get(id)))).filter((c): c is ChunkRecord => !!c));
+    const chunks = p.chunkIds.map((id) => chunksById.get(id)).filter((c): c is ChunkRecord => !!c);
     for (const c of chunks.sort((a, b) => a.ord - b.ord)) {
-      const out: ExportedChunk = { kind: 'chunk', url: c.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, text: c.text };
+      const out: ExportedChunk = { kind: 'chunk', url: c.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, text: c.text ?? texts.get(c.id) ?? '' };
+      const v = vectorOf.get(c.id);
+      if (v) out.vector = v;
       lines.push(JSON.stringify(out));
     }
   }
   return { jsonl: lines.join('\n') + '\n', pages: pages.length };
 }
 
+/** A chunk line's vector, if it is well formed and made by `model` (the one this profile embeds with). */
+function importedVector(v: unknown, model: string | null): { codes: Int8Array; scale: number } | null {
+  if (!model || !v || typeof v !== 'object') return null;
+  const o = v as Record<string, unknown>;
+  const dim = modelInfo(model)?.dim;
+  if (o.model !== model || typeof o.codes !== 'string' || typeof o.scale !== 'number' || !Number.isFinite(o.scale) || o.scale <= 0) return null;
+  const codes = fromBase64(o.codes);
+  return codes && codes.length === dim ? { codes, scale: o.scale } : null;
+}
+
 function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((x) => typeof x === 'string');
 }
 
-export async function importJsonl(engine: Engine, jsonl: string): Promise<{ pages: number; skipped: number }> {
+export async function importJsonl(engine: Engine, jsonl: string): Promise<{ pages: number; skipped: number; vectors: number }> {
   const lines = jsonl.split('\n');
   let header: unknown;
   try {
@@ -58,7 +121,9 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
     header = null;
   }
   if (!header || (header as { kind?: unknown }).kind !== EXPORT_FORMAT) throw new Error('not a Reread export (missing header line)');
-  type Pending = { page: Partial<PageRecord>; chunks: Chunk[] };
+  type Pending = { page: Partial<PageRecord>; chunks: Chunk[]; vectors: ({ codes: Int8Array; scale: number } | null)[] };
+  const model = engine.dense?.queueModel() ?? null;
+  let vectorsStored = 0;
   const pages = new Map<string, Pending>();
   let skipped = 0;
   for (const line of lines.slice(1)) {
@@ -76,7 +141,7 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       continue;
     }
     if (rec.kind === 'page') {
-      pages.set(url, { page: { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: Number(rec.firstVisit) || Date.now(), lastVisit: Number(rec.lastVisit) || Date.now(), visitCount: Number(rec.visitCount) || 1 }, chunks: [] });
+      pages.set(url, { page: { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: Number(rec.firstVisit) || Date.now(), lastVisit: Number(rec.lastVisit) || Date.now(), visitCount: Number(rec.visitCount) || 1 }, chunks: [], vectors: [] });
     } else if (rec.kind === 'chunk') {
       const p = pages.get(url);
       if (!p || typeof rec.text !== 'string' || !isStringArray(rec.headingPath)) {
@@ -92,10 +157,11 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
         text: rec.text.slice(0, 20_000),
         words: countWords(rec.text),
       });
+      p.vectors.push(importedVector(rec.vector, model));
     } else skipped++;
   }
   let imported = 0;
-  for (const { page, chunks } of pages.values()) {
+  for (const { page, chunks, vectors } of pages.values()) {
     if (!chunks.length) {
       skipped++;
       continue;
@@ -128,6 +194,10 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
         ? { ...res.page, firstVisit: Math.min(prev.firstVisit, page.firstVisit!), lastVisit: Math.max(prev.lastVisit, page.lastVisit!), visitCount: Math.max(prev.visitCount, page.visitCount!) }
         : { ...res.page, firstVisit: page.firstVisit!, lastVisit: page.lastVisit!, visitCount: page.visitCount! };
       await db.put('pages', fixed);
+      // Sections that came with a vector of this profile's model are not embedded again (storeVectors
+      // takes only ids still queued, so a drain that got there first is never doubled).
+      const entries = res.addedChunkIds.flatMap((id, i) => (vectors[i] ? [{ id, codes: vectors[i]!.codes, scale: vectors[i]!.scale }] : []));
+      if (model && entries.length) vectorsStored += (await storeVectors(db, model, modelInfo(model)!.dim, entries, entries.map((e) => e.id))).length;
       return { res, fixed };
     });
     engine.lexical.invalidate(res.touchedTerms);
@@ -136,5 +206,7 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
     if (res.addedChunkIds.length) engine.dense?.onChunksAdded();
     imported++;
   }
-  return { pages: imported, skipped };
+  // The resident dense index is reloaded from storage on its next use, imported vectors included.
+  if (vectorsStored) engine.dense?.onChunksRemoved([]);
+  return { pages: imported, skipped, vectors: vectorsStored };
 }

@@ -209,7 +209,8 @@ function Options() {
           data-testid="export"
           onClick={() =>
             void act('Exporting', async () => {
-              const { jsonl, pages } = await call('export', {});
+              const withVectors = (document.querySelector('[data-testid="export-vectors"]') as HTMLInputElement | null)?.checked === true;
+              const { jsonl, pages } = await call('export', { vectors: withVectors });
               const a = document.createElement('a');
               a.href = URL.createObjectURL(new Blob([jsonl], { type: 'application/x-ndjson' }));
               a.download = `reread-${new Date().toISOString().slice(0, 10)}.jsonl`;
@@ -222,6 +223,9 @@ function Options() {
           Export (JSONL)
         </button>
         <label>
+          <input type="checkbox" data-testid="export-vectors" /> include embeddings (a larger file; an import into the same model does not embed again)
+        </label>
+        <label>
           Import{' '}
           <input
             type="file"
@@ -232,7 +236,7 @@ function Options() {
               if (file)
                 void act('Importing', async () => {
                   const r = await call('import', { jsonl: await file.text() });
-                  return `Imported ${r.pages} pages${r.skipped ? ` (${r.skipped} lines skipped)` : ''}.`;
+                  return `Imported ${r.pages} pages${r.vectors ? ` with ${r.vectors} embeddings` : ''}${r.skipped ? ` (${r.skipped} lines skipped)` : ''}.`;
                 });
             }}
           />

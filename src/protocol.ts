@@ -136,7 +136,7 @@ export interface Messages {
   'delete/range': { req: { after?: number; before?: number }; res: { pages: number } };
   'delete/all': { req: Record<string, never>; res: { pages: number } };
   export: { req: { vectors?: boolean }; res: { jsonl: string; pages: number } };
-  import: { req: { jsonl: string }; res: { pages: number; skipped: number } };
+  import: { req: { jsonl: string }; res: { pages: number; skipped: number; vectors?: number } };
   verify: { req: { repair?: boolean }; res: VerifyReport };
   open: { req: { url: string; newTab?: boolean }; res: { tabId: number | null } };
   /** The results page's parameters, handed over in memory (see background/tabs.ts searchPageUrl). */

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { bm25Search } from '../../src/bm25.js';
 import type { Block } from '../../src/chunker.js';
 import type { DB } from '../../background/db.js';
-import type { Engine } from '../../background/engine.js';
+import type { DenseLane, Engine } from '../../background/engine.js';
+import { storeVectors } from '../../background/vectorStore.js';
+import { quantize } from '../../src/vectors.js';
 import { exportJsonl, importJsonl } from '../../background/transfer.js';
 import { verifyIndex } from '../../background/verify.js';
 import { engineOn, freshDb, logicalIndex } from './helpers.js';
@@ -70,7 +72,7 @@ describe('export / import', { timeout: 30_000 }, () => {
     expect(pages).toBe(5);
     const db2 = await freshDb();
     const engine2 = engineOn(db2);
-    expect(await importJsonl(engine2, jsonl)).toEqual({ pages: 5, skipped: 0 });
+    expect(await importJsonl(engine2, jsonl)).toEqual({ pages: 5, skipped: 0, vectors: 0 });
 
     expect(await answers(engine2)).toEqual(await answers(engine));
     expect(await scores(engine2, db2)).toEqual(await scores(engine, db));
@@ -142,5 +144,73 @@ describe('export / import', { timeout: 30_000 }, () => {
     expect(res.skipped).toBe(5);
     await expect(importJsonl(engineOn(db2), lines.slice(1).join('\n'))).rejects.toThrow(/not a Reread export/);
     await expect(importJsonl(engineOn(db2), '')).rejects.toThrow(/not a Reread export/);
+  });
+});
+
+describe('export with vectors', () => {
+  const MODEL = 'reread/glove-100d';
+  /** A dense lane that queues chunks for the bundled model; embedding is done by the test below. */
+  const queueingLane = (removed: number[][]): DenseLane => ({
+    queueModel: () => MODEL,
+    search: async () => null,
+    onChunksRemoved: (ids) => void removed.push([...ids]),
+    onChunksAdded: () => undefined,
+    pending: async () => 0,
+    onSettingsChanged: () => undefined,
+    status: () => ({ model: MODEL }),
+  });
+  /** Deterministic vectors for whatever is queued, stored the way the dense lane stores them. */
+  async function embedQueued(db: DB): Promise<void> {
+    const queued = await db.getAll('embedQueue');
+    const entries = queued.map((q) => {
+      const v = Array.from({ length: 100 }, (_, d) => Math.sin(q.id * 7.1 + d * 1.3));
+      return { id: q.id, ...quantize(v) };
+    });
+    await storeVectors(db, MODEL, 100, entries, queued.map((q) => q.id));
+  }
+  /** Each section's vector, keyed by page URL and section order (ids differ between profiles). */
+  async function vectorsByPlace(db: DB) {
+    const chunks = new Map((await db.getAll('chunks')).map((c) => [c.id, `${c.url}#${c.ord}`]));
+    const out = new Map<string, string>();
+    for (const b of await db.getAll('vectors')) for (let i = 0; i < b.ids.length; i++) out.set(chunks.get(b.ids[i]!)!, `${b.m}:${b.scales[i]}:${Array.from(b.codes.subarray(i * b.dim, (i + 1) * b.dim)).join(',')}`);
+    return out;
+  }
+
+  it('carries vectors over, so an import into the same model embeds nothing again', async () => {
+    const { db, engine } = await capturedProfile();
+    // Captured before the lane existed: queue everything by re-capturing into a lane-aware profile.
+    const a = engineOn(await freshDb());
+    a.dense = queueingLane([]);
+    await importJsonl(a, (await exportJsonl(engine, false)).jsonl);
+    const adb = await a.db();
+    expect(await adb.count('embedQueue')).toBeGreaterThan(0);
+    await embedQueued(adb);
+    expect(await adb.count('embedQueue')).toBe(0);
+
+    const withVectors = await exportJsonl(a, true);
+    expect(withVectors.jsonl.split('\n').filter((l) => l.includes('"vector"')).length).toBe(await adb.count('chunks'));
+    const removed: number[][] = [];
+    const b = engineOn(await freshDb());
+    b.dense = queueingLane(removed);
+    const r = await importJsonl(b, withVectors.jsonl);
+    const bdb = await b.db();
+    expect(r.vectors).toBe(await bdb.count('chunks'));
+    expect(await bdb.count('embedQueue')).toBe(0);
+    expect(await vectorsByPlace(bdb)).toEqual(await vectorsByPlace(adb));
+    // The resident index is told to reload.
+    expect(removed).toContainEqual([]);
+    expect((await verifyIndex(b, false)).problems).toEqual([]);
+
+    // Without vectors (or for another model), every section is queued for embedding as before.
+    const c = engineOn(await freshDb());
+    c.dense = queueingLane([]);
+    await importJsonl(c, (await exportJsonl(a, false)).jsonl);
+    expect(await (await c.db()).count('embedQueue')).toBe(await adb.count('chunks'));
+    const tampered = withVectors.jsonl.replace(/"model":"reread\/glove-100d"/g, '"model":"someone/else"');
+    const d = engineOn(await freshDb());
+    d.dense = queueingLane([]);
+    await importJsonl(d, tampered);
+    expect(await (await d.db()).count('embedQueue')).toBe(await adb.count('chunks'));
+    void db;
   });
 });
