@@ -14,6 +14,7 @@ import { registerContextMenu } from './contextMenu.js';
 import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
 import { migrateChunkTexts } from './chunkText.js';
+import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
 import { inProcessHost } from './embedding/workerHost.js';
 import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
@@ -135,6 +136,8 @@ browser.storage.onChanged.addListener((changes, area) => {
 });
 drain();
 void pruneHellos().catch(() => undefined);
+// An index built by another version of the tokenizer is rebuilt once, in the background.
+void ready.then(() => ensureIndexVersion(engine)).catch((e: unknown) => console.warn('reread: index version', e));
 
 registerOmnibox(engine);
 registerContextMenu(engine);

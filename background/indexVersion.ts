@@ -1,0 +1,37 @@
+/**
+ * The index format version: what the postings were built with (tokenizer options, field boost and a
+ * revision number for changes to the tokenizer's code). A release that changes any of them would
+ * otherwise search postings built one way with queries tokenized another; on the first start after
+ * such a change the index is rebuilt from the stored chunks (verifyIndex's repair) and the version
+ * recorded. Until then search answers from the old postings, which are merely less exact.
+ */
+import type { Engine } from './engine.js';
+import { TOKENIZER } from './engine.js';
+import { FIELD_BOOST } from './pageStore.js';
+import { verifyIndex } from './verify.js';
+
+/** Bump when the tokenizer's code or indexedTerms change what a text is indexed as. */
+export const INDEX_REVISION = 1;
+export const INDEX_VERSION_KEY = 'indexVersion';
+
+export function currentIndexVersion(): string {
+  return JSON.stringify({ revision: INDEX_REVISION, tokenizer: TOKENIZER, fieldBoost: FIELD_BOOST });
+}
+
+/** Rebuilds the index if it was built by another version; returns whether it did. */
+export async function ensureIndexVersion(engine: Engine): Promise<boolean> {
+  const db = await engine.db();
+  const want = currentIndexVersion();
+  const have = await db.get('meta', INDEX_VERSION_KEY);
+  if (have === want) return false;
+  // A database without the record was built by this version if it is empty, or by the first release
+  // (which had no record, and built what INDEX_REVISION 1 builds): nothing to rebuild either way.
+  const rebuild = have !== undefined;
+  if (rebuild) {
+    const report = await verifyIndex(engine, true);
+    if (report.problems.length) console.info(`reread: index rebuilt for a new version (${report.problems.length} differences)`);
+    engine.lexical.invalidate('all');
+  }
+  await db.put('meta', want, INDEX_VERSION_KEY);
+  return rebuild;
+}
