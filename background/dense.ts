@@ -35,6 +35,8 @@ export interface ModelStatus {
   error?: string;
   /** Downloadable models whose files are in the browser's cache. */
   cached: string[];
+  pending: number;
+  chunks: number;
 }
 
 export class DenseService implements DenseLane {
@@ -87,7 +89,9 @@ export class DenseService implements DenseLane {
   }
 
   async modelStatus(): Promise<ModelStatus> {
-    const out: ModelStatus = { active: this.queueModel(), download: this.downloadStatus(), cached: await cachedModels().catch(() => []) };
+    const db = await this.engine.db();
+    const [cached, pending, chunks] = await Promise.all([cachedModels().catch(() => []), this.pending(), db.count('chunks')]);
+    const out: ModelStatus = { active: this.queueModel(), download: this.downloadStatus(), cached, pending, chunks };
     if (this.lastError) out.error = this.lastError;
     return out;
   }
@@ -249,23 +253,29 @@ export class DenseService implements DenseLane {
     // Another model, or the same id from another mirror (other files, maybe another dimension): its
     // vectors are of another space.
     const mirrorChanged = previous && previous.modelMirror !== this.settings?.modelMirror && !modelInfo(previous.model)?.bundled;
-    if (previous && (previous.model !== this.settings?.model || mirrorChanged)) {
+    const dropped = !!previous && (previous.model !== this.settings?.model || !!mirrorChanged);
+    if (previous && dropped) {
       await dropModelVectors(db, previous.model);
       this.dims.delete(previous.model);
       this.queryCache.clear();
       if (this.indexModel === previous.model) this.onChunksRemoved([]);
     }
     if (!model) return;
-    // Which chunks lack a vector is read from the index of the model's real dimension: load it first
-    // (a failure is the drain's to report; the registry's dimension stands in meanwhile).
-    const dim = await this.embedder(model).then(
-      (e) => e.dim,
-      () => model.dim,
-    );
-    const index = await this.residentIndex(model, dim);
     const ids = await db.getAllKeys('chunks');
+    let missing = ids;
+    if (!dropped) {
+      // Which chunks lack a vector is read from the index of the model's real dimension: load it first
+      // (a failure is the drain's to report; the registry's dimension stands in meanwhile).
+      const dim = await this.embedder(model).then(
+        (e) => e.dim,
+        () => model.dim,
+      );
+      const index = await this.residentIndex(model, dim);
+      missing = ids.filter((id) => !index.has(id));
+    }
+    // After a switch every chunk is queued at once (before any download), so the backlog shows from the start.
     const tx = db.transaction('embedQueue', 'readwrite');
-    await Promise.all(ids.filter((id) => !index.has(id)).map((id) => tx.store.put({ id, model: model.id })));
+    await Promise.all(missing.map((id) => tx.store.put({ id, model: model.id })));
     await tx.done;
     this.onChunksAdded();
   }

@@ -117,6 +117,9 @@ export interface ModelStatusResponse {
   error?: string;
   /** Downloadable models whose files are stored in the browser. */
   cached: string[];
+  /** Sections waiting for a vector from the active model, of all stored sections. */
+  pending: number;
+  chunks: number;
 }
 
 export interface SiteCount {

@@ -159,6 +159,8 @@ async function ensureLoaded(model: ModelInfo, config: LoadConfig): Promise<{ por
   const key = JSON.stringify(config);
   const have = loaded.get(model.id);
   if (have && have.config === key) return { port: p, result: have.result };
+  // The document replaces (or, on failure, drops) what it held for this model.
+  loaded.delete(model.id);
   const result = (await post(p, { op: 'load', model: model.id, config })) as LoadResult;
   if (port === p) loaded.set(model.id, { config: key, result });
   return { port: p, result };
