@@ -36,7 +36,8 @@ export type HostMessage =
   | { id: number; ok: false; error: string }
   | { op: 'progress'; model: string; progress: FileProgress };
 
-const MODEL_ID = /^[\w.-]+\/[\w.-]+$/;
+// owner/name as on the hub; no "." or ".." segment (the id becomes part of a URL path).
+const MODEL_ID = /^[\w-][\w.-]*\/[\w-][\w.-]*$/;
 
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
