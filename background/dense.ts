@@ -5,7 +5,7 @@
  * Nothing is embedded twice or skipped: a batch's vectors are written and its queue entries removed in
  * one transaction (vectorStore.storeVectors), so a worker killed mid-batch redoes exactly that batch.
  */
-import { modelInfo, type Embedder, type ModelInfo } from '../src/models.js';
+import { cachedModelIds, describeModelError, DownloadTracker, isModelFile, MODELS, modelInfo, type Embedder, type FileProgress, type ModelDownload, type ModelInfo } from '../src/models.js';
 import type { Settings } from '../src/settings.js';
 import { quantize, type DenseIndex } from '../src/vectors.js';
 import type { LaneHit } from '../src/rrf.js';
@@ -17,17 +17,36 @@ import { dropModelVectors, loadDenseIndex, storeVectors } from './vectorStore.js
 
 export interface EmbedderHost {
   /** Loads (once) an embedder for the model; rejects when it cannot be had (not downloaded, offline). */
-  load(model: ModelInfo, settings: Settings): Promise<Embedder>;
+  load(model: ModelInfo, settings: Settings, onProgress?: (p: FileProgress) => void): Promise<Embedder>;
+  /** Lets go of a loaded model (after it was removed). */
+  unload?(modelId: string): Promise<void>;
   /** Called between batches: keeps an MV3 worker alive while it still has work. */
   keepAlive?(): void;
 }
 
 export const EMBED_BATCH = 16;
 const QUERY_CACHE_SIZE = 256;
+/** transformers.js's Cache API store, where downloaded model files are kept (under their hub URLs). */
+export const MODEL_CACHE = 'transformers-cache';
+const BUNDLED = MODELS.find((m) => m.bundled)!;
+
+export interface ModelStatus {
+  active: string | null;
+  download: ModelDownload | null;
+  error?: string;
+  /** Downloadable models whose files are in the browser's cache. */
+  cached: string[];
+  pending: number;
+  chunks: number;
+}
 
 export class DenseService implements DenseLane {
   private index: DenseIndex | null = null;
   private indexModel: string | null = null;
+  private indexDim = 0;
+  /** Dimensions the loaded models produce (may differ from the registry when a mirror serves other files). */
+  private readonly dims = new Map<string, number>();
+  private download: DownloadTracker | null = null;
   private indexLoading: Promise<DenseIndex> | null = null;
   private embedders = new Map<string, Promise<Embedder>>();
   private readonly queryCache = new Map<string, Float32Array | null>();
@@ -65,12 +84,60 @@ export class DenseService implements DenseLane {
     return out;
   }
 
+  /** A model download under way (null when none). */
+  downloadStatus(): ModelDownload | null {
+    return this.download && !this.download.complete ? this.download.snapshot() : null;
+  }
+
+  async modelStatus(): Promise<ModelStatus> {
+    const db = await this.engine.db();
+    const [cached, pending, chunks] = await Promise.all([cachedModels().catch(() => []), this.pending(), db.count('chunks')]);
+    const out: ModelStatus = { active: this.queueModel(), download: this.downloadStatus(), cached, pending, chunks };
+    if (this.lastError) out.error = this.lastError;
+    return out;
+  }
+
+  /**
+   * Forgets a downloaded model: its vectors, its cached files, the loaded session. When it is the
+   * active model, the bundled one takes over (and re-embeds what is stored).
+   */
+  async removeModel(modelId: string): Promise<{ files: number; model: string }> {
+    const info = modelInfo(modelId);
+    if (!info || info.bundled) throw new Error('the built-in model cannot be removed');
+    const s = await this.engine.settings();
+    // Switching drops the old model's vectors (resync) and queues everything for the bundled model.
+    if (s.model === modelId) await this.engine.updateSettings({ model: BUNDLED.id });
+    else await dropModelVectors(await this.engine.db(), modelId);
+    this.embedders.delete(modelId);
+    this.dims.delete(modelId);
+    await this.host.unload?.(modelId);
+    const files = await deleteCachedModel(modelId);
+    return { files, model: (await this.engine.settings()).model };
+  }
+
+  private fail(e: unknown, model: ModelInfo | undefined): void {
+    const raw = e instanceof Error ? e.message : String(e);
+    this.lastError = describeModelError(raw, model, this.settings?.modelMirror ?? '');
+    console.warn('reread: embedding stopped:', raw);
+  }
+
   private embedder(model: ModelInfo): Promise<Embedder> {
     let e = this.embedders.get(model.id);
     if (!e) {
-      e = this.host.load(model, this.settings!);
+      const tracker = model.bundled ? null : new DownloadTracker(model.id);
+      if (tracker) this.download = tracker;
+      e = this.host.load(model, this.settings!, tracker ? (p) => tracker.add(p) : undefined);
       this.embedders.set(model.id, e);
-      e.catch(() => this.embedders.delete(model.id));
+      e.then(
+        (x) => {
+          this.dims.set(model.id, x.dim);
+          if (this.download === tracker) this.download = null;
+        },
+        () => {
+          this.embedders.delete(model.id);
+          if (this.download === tracker) this.download = null;
+        },
+      );
     }
     return e;
   }
@@ -80,17 +147,23 @@ export class DenseService implements DenseLane {
     return db.count('embedQueue');
   }
 
-  private async residentIndex(model: ModelInfo): Promise<DenseIndex> {
-    if (this.index && this.indexModel === model.id) return this.index;
-    if (this.indexModel !== model.id) {
+  /** The model's dimension: what its loaded files produce, else the registry's (until it is loaded). */
+  private dimOf(model: ModelInfo): number {
+    return this.dims.get(model.id) ?? model.dim;
+  }
+
+  private async residentIndex(model: ModelInfo, dim = this.dimOf(model)): Promise<DenseIndex> {
+    if (this.index && this.indexModel === model.id && this.indexDim === dim) return this.index;
+    if (this.indexModel !== model.id || this.indexDim !== dim) {
       this.index = null;
       this.indexLoading = null;
       this.indexModel = model.id;
+      this.indexDim = dim;
     }
     this.indexLoading ??= (async () => {
       const db = await this.engine.db();
-      const idx = await loadDenseIndex(db, model.id, model.dim);
-      if (this.indexModel === model.id) this.index = idx;
+      const idx = await loadDenseIndex(db, model.id, dim);
+      if (this.indexModel === model.id && this.indexDim === dim) this.index = idx;
       return idx;
     })();
     return this.indexLoading;
@@ -127,9 +200,10 @@ export class DenseService implements DenseLane {
   }
 
   private async drain(): Promise<void> {
+    let current: ModelInfo | null = null;
     try {
       for (;;) {
-        const model = await this.activeModel();
+        const model = (current = await this.activeModel());
         if (!model) return;
         const db = await this.engine.db();
         const queued = await db.getAll('embedQueue', null, EMBED_BATCH * 4);
@@ -157,38 +231,53 @@ export class DenseService implements DenseLane {
           const q = quantize(v);
           return [{ id: x.id, codes: q.codes, scale: q.scale }];
         });
-        const stored = await storeVectors(db, model.id, model.dim, entries, batch.map((q) => q.id));
-        if (this.index && this.indexModel === model.id) for (const e of stored) this.index.add(e.id, e.codes, e.scale);
+        const stored = await storeVectors(db, model.id, embedder.dim, entries, batch.map((q) => q.id));
+        if (this.index && this.indexModel === model.id && this.indexDim === embedder.dim) for (const e of stored) this.index.add(e.id, e.codes, e.scale);
         this.lastError = undefined;
         this.host.keepAlive?.();
       }
     } catch (e) {
-      this.lastError = e instanceof Error ? e.message : String(e);
-      console.warn('reread: embedding stopped:', this.lastError);
+      this.fail(e, current ?? undefined);
     }
   }
 
   onSettingsChanged(previous: Settings): void {
     this.settings = null;
     this.embedders.clear();
-    void this.resync(previous).catch((e: unknown) => {
-      this.lastError = e instanceof Error ? e.message : String(e);
-    });
+    this.lastError = undefined;
+    void this.resync(previous).catch((e: unknown) => this.fail(e, modelInfo(this.settings?.model ?? '')));
   }
 
   /** Queues every chunk that has no vector for the active model (after a switch, or when re-enabled). */
   async resync(previous: Settings | null): Promise<void> {
     const model = await this.activeModel();
     const db = await this.engine.db();
-    if (previous && previous.model !== this.settings?.model) {
+    // Another model, or the same id from another mirror (other files, maybe another dimension): its
+    // vectors are of another space.
+    const mirrorChanged = previous && previous.modelMirror !== this.settings?.modelMirror && !modelInfo(previous.model)?.bundled;
+    const dropped = !!previous && (previous.model !== this.settings?.model || !!mirrorChanged);
+    if (previous && dropped) {
       await dropModelVectors(db, previous.model);
+      this.dims.delete(previous.model);
       this.queryCache.clear();
+      if (this.indexModel === previous.model) this.onChunksRemoved([]);
     }
     if (!model) return;
-    const index = await this.residentIndex(model);
     const ids = await db.getAllKeys('chunks');
+    let missing = ids;
+    if (!dropped) {
+      // Which chunks lack a vector is read from the index of the model's real dimension: load it first
+      // (a failure is the drain's to report; the registry's dimension stands in meanwhile).
+      const dim = await this.embedder(model).then(
+        (e) => e.dim,
+        () => model.dim,
+      );
+      const index = await this.residentIndex(model, dim);
+      missing = ids.filter((id) => !index.has(id));
+    }
+    // After a switch every chunk is queued at once (before any download), so the backlog shows from the start.
     const tx = db.transaction('embedQueue', 'readwrite');
-    await Promise.all(ids.filter((id) => !index.has(id)).map((id) => tx.store.put({ id, model: model.id })));
+    await Promise.all(missing.map((id) => tx.store.put({ id, model: model.id })));
     await tx.done;
     this.onChunksAdded();
   }
@@ -210,10 +299,29 @@ export class DenseService implements DenseLane {
   async search(text: string, k: number, allowed: ReadonlySet<number> | null): Promise<{ hits: LaneHit[]; calibration: DenseCalibration } | null> {
     const model = await this.activeModel();
     if (!model || !text.trim()) return null;
-    const [embedder, index] = await Promise.all([this.embedder(model), this.residentIndex(model)]);
+    // Both in parallel; when the loaded model's dimension differs from the guess, the index is reloaded.
+    const [embedder, guessed] = await Promise.all([this.embedder(model), this.residentIndex(model)]);
+    let index = guessed;
+    if (embedder.dim !== this.indexDim) index = await this.residentIndex(model, embedder.dim);
     if (index.size === 0) return null;
     const q = await this.queryVector(embedder, text);
     if (!q) return null;
     return { hits: index.search(q, { k, allowed }), calibration: model.calibration };
   }
+}
+
+/** The models whose files are in the browser's cache (downloaded earlier). */
+export async function cachedModels(): Promise<string[]> {
+  if (typeof caches === 'undefined') return [];
+  const cache = await caches.open(MODEL_CACHE);
+  return cachedModelIds((await cache.keys()).map((r) => r.url));
+}
+
+/** Deletes a model's downloaded files from the browser's cache; returns how many were removed. */
+export async function deleteCachedModel(modelId: string): Promise<number> {
+  if (typeof caches === 'undefined') return 0;
+  const cache = await caches.open(MODEL_CACHE);
+  let n = 0;
+  for (const req of await cache.keys()) if (isModelFile(req.url, modelId) && (await cache.delete(req))) n++;
+  return n;
 }

@@ -16,7 +16,7 @@ import { verifyIndex } from './verify.js';
 import { migrateChunkTexts } from './chunkText.js';
 import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
-import { inProcessHost } from './embedding/workerHost.js';
+import { embedderHost } from './embedding/host.js';
 import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
@@ -25,7 +25,7 @@ import { drainOutbox, hellosFor, openOutboxToContentScripts, outboxTotals, prune
 import { isNonce, isOutboxKey } from '../src/outbox.js';
 
 const engine = new Engine();
-const dense = new DenseService(engine, inProcessHost);
+const dense = new DenseService(engine, embedderHost);
 engine.dense = dense;
 // Settings are read once at start; a backlog left by a killed worker resumes right away.
 const ready = dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e));
@@ -68,6 +68,8 @@ const validators: Validators = {
     return { url, newTab: o.newTab === true };
   },
   'search/handover': (p) => ({ token: requiredString(validateObject(p, 'search/handover').token, 'token', 100) }),
+  'model/status': (p) => empty(p, 'model/status'),
+  'model/remove': (p) => ({ model: requiredString(validateObject(p, 'model/remove').model, 'model', 200) }),
 };
 
 const handlers: Handlers = {
@@ -86,14 +88,20 @@ const handlers: Handlers = {
     const s = await engine.stats();
     const est = await navigator.storage?.estimate?.().catch(() => undefined);
     if (est?.usage !== undefined) s.bytesUsed = est.usage;
+    const download = dense.downloadStatus();
+    if (download) s.modelDownload = download;
     return s;
   },
   sites: async () => engine.siteCounts(),
   'settings/get': async () => engine.settings(),
   'settings/set': async (p) => {
+    const before = await engine.settings();
     const next = await engine.updateSettings(p);
     // A newly excluded site leaves nothing behind, pending captures and hellos included.
     if (p.excludedSites?.length) await purgeOutbox(next.excludedSites);
+    // Another mirror serves other files: the engine restarts the lane for model changes only.
+    const engineRestarted = before.model !== next.model || before.denseEnabled !== next.denseEnabled || (next.allowModelDownload && !before.allowModelDownload);
+    if (before.modelMirror !== next.modelMirror && !engineRestarted) dense.onSettingsChanged(before);
     if ('retentionDays' in p || 'maxStorageMb' in p) void runRetention(engine);
     return next;
   },
@@ -111,6 +119,8 @@ const handlers: Handlers = {
   verify: async (p) => verifyIndex(engine, p.repair === true),
   open: async (p) => ({ tabId: await openUrl(p.url, p.newTab ? 'newForegroundTab' : 'currentTab') }),
   'search/handover': async (p) => takeHandover(p.token),
+  'model/status': async () => dense.modelStatus(),
+  'model/remove': async (p) => dense.removeModel(p.model),
 };
 
 const route = createRouter({

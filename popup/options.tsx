@@ -1,13 +1,13 @@
 /** The options page: status, privacy controls, storage, model choice, ranking, and maintenance. */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { MODELS } from '../src/models.js';
 import type { SiteCount, Stats, VerifyReport } from '../src/protocol.js';
 import type { Settings } from '../src/settings.js';
 import { normalizeSitePattern } from '../src/settings.js';
 import browser from 'webextension-polyfill';
 import { call } from './api.js';
 import { formatBytes } from './format.js';
+import { ModelSettings } from './components/ModelSettings.js';
 
 function useAsync<T>(load: () => Promise<T>, deps: unknown[]): [T | null, () => void] {
   const [value, setValue] = useState<T | null>(null);
@@ -79,7 +79,6 @@ function Options() {
           <dd data-testid="stat-bytes-text">{stats.bytesUsed !== undefined ? formatBytes(stats.bytesUsed) : 'unknown'}</dd>
         </dl>
         )}
-        {stats?.embeddingError && <p class="warn">Search by meaning is paused: {stats.embeddingError}</p>}
         {stats?.storageWarning && (
           <p class="warn" data-testid="storage-warning">
             {stats.storageWarning}
@@ -243,22 +242,7 @@ function Options() {
         </label>
       </section>
 
-      <section>
-        <h2>Search by meaning</h2>
-        <label>
-          <input type="checkbox" data-testid="dense-enabled" checked={settings.denseEnabled} onChange={(e) => void save({ denseEnabled: (e.target as HTMLInputElement).checked })} /> Use search by meaning (turn off on slow
-          machines: keyword search keeps working)
-        </label>
-        <fieldset data-testid="models">
-          <legend>Model</legend>
-          {MODELS.map((m) => (
-            <label key={m.id} class="model">
-              <input type="radio" name="model" value={m.id} checked={settings.model === m.id} onChange={() => void save({ model: m.id, ...(m.bundled ? {} : { allowModelDownload: true }) })} /> {m.label}
-              {m.bundled ? ' — included, works offline' : ` — ${m.sizeMb} MB, downloaded once from Hugging Face`}
-            </label>
-          ))}
-        </fieldset>
-      </section>
+      <ModelSettings settings={settings} stats={stats} save={save} say={setMessage} />
 
       <section>
         <h2>Advanced ranking</h2>

@@ -1,10 +1,12 @@
 /**
  * Builds two unpacked extensions from one source: dist/chrome (MV3 service worker) and dist/firefox
- * (MV3 background script). Three Vite builds: the extension pages (Preact), the background as one ES
- * module with no dynamic import(), the content script as one IIFE.
+ * (MV3 background script). Vite builds: the extension pages (Preact, and Chrome's offscreen document
+ * that runs the embedding model), the background as one ES module with no dynamic import() (twice:
+ * Chrome's worker talks to the offscreen document, Firefox's background page runs the model itself),
+ * the content script as one IIFE.
  */
 import { build } from 'vite';
-import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,19 +31,38 @@ await build({
   build: {
     outDir: chrome,
     emptyOutDir: true,
-    rollupOptions: { input: { popup: join(root, 'popup/popup.html'), search: join(root, 'popup/search.html'), options: join(root, 'popup/options.html') } },
+    rollupOptions: {
+      input: {
+        popup: join(root, 'popup/popup.html'),
+        search: join(root, 'popup/search.html'),
+        options: join(root, 'popup/options.html'),
+        offscreen: join(root, 'popup/offscreen.html'),
+      },
+    },
   },
 });
 
-for (const [entry, format, name] of [
-  ['background/main.ts', 'es', 'background'],
-  ['content/early.ts', 'iife', 'early'],
-  ['content/main.ts', 'iife', 'content'],
+/** Chrome's worker gets the offscreen-document host instead of the in-process one (background/embedding/host.ts). */
+const chromeHost = {
+  name: 'reread-chrome-embedder-host',
+  enforce: 'pre',
+  resolveId(source, importer) {
+    if (source === './embedding/host.js' && importer?.endsWith(join('background', 'main.ts'))) return join(root, 'background/embedding/host.chrome.ts');
+    return null;
+  },
+};
+
+for (const [entry, format, name, outDir, plugins] of [
+  ['background/main.ts', 'es', 'background', chrome, [chromeHost]],
+  ['background/main.ts', 'es', 'background', join(dist, 'firefox-background'), []],
+  ['content/early.ts', 'iife', 'early', chrome, []],
+  ['content/main.ts', 'iife', 'content', chrome, []],
 ]) {
   await build({
     ...quiet,
+    plugins,
     build: {
-      outDir: chrome,
+      outDir,
       emptyOutDir: false,
       copyPublicDir: false,
       lib: { entry: join(root, entry), formats: [format], fileName: () => `${name}.js`, name: `reread_${name}` },
@@ -62,12 +83,19 @@ await writeFile(join(chrome, 'manifest.json'), JSON.stringify(chromeManifest(src
 
 await cp(chrome, firefox, { recursive: true });
 await writeFile(join(firefox, 'manifest.json'), JSON.stringify(firefoxManifest(src, { version: pkg.version }), null, 2));
+// Firefox: the background page runs the model itself; no offscreen document.
+await cp(join(dist, 'firefox-background', 'background.js'), join(firefox, 'background.js'));
+await rm(join(firefox, 'offscreen.html'));
+for (const f of await readdir(join(firefox, 'assets'))) if (/^offscreen-.*\.js$/.test(f)) await rm(join(firefox, 'assets', f));
 
-// Guard the constraint MV3 service workers impose: no dynamic import() in the worker bundle.
+// Guard the constraints: no dynamic import() in the worker bundle (MV3 service workers cannot use
+// it), and no ONNX runtime in Chrome's worker (it lives in the offscreen document).
 const bg = await readFile(join(chrome, 'background.js'), 'utf8');
 if (/\bimport\s*\(/.test(bg.replace(/\/\/.*$/gm, ''))) {
   console.warn('warning: background.js contains import(): MV3 service workers cannot use it');
 }
+if (/InferenceSession|ort-wasm/.test(bg)) throw new Error('dist/chrome/background.js bundles the ONNX runtime: it belongs in the offscreen document');
+if (!/InferenceSession|ort-wasm/.test(await readFile(join(firefox, 'background.js'), 'utf8'))) throw new Error('dist/firefox/background.js lacks the embedding runtime');
 if (!existsSync(join(chrome, 'popup.html'))) throw new Error('pages missing from the build');
 const old = join(root, `.dist-old-${process.pid}`);
 await mkdir(finalDist, { recursive: true });

@@ -101,6 +101,99 @@ export function modelInfo(id: string): ModelInfo | undefined {
 /** What the dense lane needs from an embedding backend (transformers.js in the extension and in Node). */
 export interface Embedder {
   readonly model: ModelInfo;
+  /**
+   * The dimension the loaded files produce (their config's hidden_size). It is what vectors are stored
+   * with: a mirror may serve other files under a known id, and spaces must never mix.
+   */
+  readonly dim: number;
   /** One vector per text, L2-normalised; null where the text had no known words (zero vector). */
   embed(texts: readonly string[], kind: 'query' | 'passage'): Promise<(Float32Array | null)[]>;
+}
+
+/** Download progress of one model, summed over its files. */
+export interface ModelDownload {
+  model: string;
+  loaded: number;
+  total: number;
+  /** 0..100, rounded down; 100 only once every file is complete. */
+  percent: number;
+}
+
+/** One progress report from transformers.js (its progress_callback). */
+export interface FileProgress {
+  status: string;
+  file?: string;
+  loaded?: number;
+  total?: number;
+}
+
+/** Sums transformers.js's per-file progress reports into one figure for the model. */
+export class DownloadTracker {
+  private readonly files = new Map<string, { loaded: number; total: number; done: boolean }>();
+  constructor(readonly model: string) {}
+
+  add(p: FileProgress): void {
+    if (!p.file) return;
+    const f = this.files.get(p.file) ?? { loaded: 0, total: 0, done: false };
+    if (p.status === 'progress') {
+      f.loaded = p.loaded ?? f.loaded;
+      f.total = p.total ?? f.total;
+    } else if (p.status === 'done') {
+      f.done = true;
+      f.loaded = Math.max(f.loaded, f.total);
+    }
+    this.files.set(p.file, f);
+  }
+
+  get complete(): boolean {
+    return this.files.size > 0 && [...this.files.values()].every((f) => f.done);
+  }
+
+  snapshot(): ModelDownload {
+    let loaded = 0;
+    let total = 0;
+    for (const f of this.files.values()) {
+      loaded += f.loaded;
+      total += f.total;
+    }
+    const percent = this.complete ? 100 : total > 0 ? Math.min(99, Math.floor((loaded / total) * 100)) : 0;
+    return { model: this.model, loaded, total, percent };
+  }
+}
+
+/** Cache keys (URLs in the hub's layout, `<host>/<owner>/<name>/resolve/...`) -> the model ids held. */
+export function cachedModelIds(urls: readonly string[]): string[] {
+  const ids = new Set<string>();
+  for (const u of urls) {
+    const m = /\/([\w.-]+\/[\w.-]+)\/resolve\//.exec(u);
+    if (m) ids.add(m[1]!);
+  }
+  return [...ids].sort();
+}
+
+/** True when a cached file (by its URL) belongs to the model, whatever mirror it came from. */
+export function isModelFile(url: string, modelId: string): boolean {
+  return url.includes(`/${modelId}/resolve/`);
+}
+
+/**
+ * What went wrong loading a model, in words a person understands. `raw` is the runtime's message
+ * (transformers.js, fetch); `host` the mirror it was fetched from.
+ */
+export function describeModelError(raw: string, model: ModelInfo | undefined, host: string): string {
+  const name = model?.label.replace(/\s*\(.*\)$/, '') ?? 'the model';
+  let hostname = host;
+  try {
+    hostname = new URL(host).host;
+  } catch {
+    /* keep as given */
+  }
+  const file = /"([^"]+)"/.exec(raw)?.[1]?.split('/').pop();
+  if (/allowRemoteModels=false|local_files_only/.test(raw)) return `${name} needs a one-time download, which is not allowed yet: choose it in Options to download it.`;
+  if (/Failed to fetch|NetworkError|ERR_INTERNET|ERR_NAME|ERR_CONNECTION|Load failed/i.test(raw)) return `Could not reach ${hostname} to download ${name}: you may be offline. Reread will try again later; keyword search works meanwhile.`;
+  if (/Could not locate file|\(404\)/.test(raw)) return `${hostname} said it has no ${file ? `file ${file} for ` : ''}${name} (404 not found). Check the model mirror in Options.`;
+  const status = /Error \((\d{3})\)/.exec(raw)?.[1];
+  if (status) return `${hostname} answered ${status} while ${name} was downloading. Reread will try again later.`;
+  if (/QuotaExceeded|quota/i.test(raw)) return `There is not enough disk space to store ${name}.`;
+  return `${name} could not be loaded: ${raw}`;
 }

@@ -13,6 +13,7 @@ import type { Block } from './chunker.js';
 import type { ParsedQuery } from './query.js';
 import type { SnippetSegment } from './snippet.js';
 import type { Settings } from './settings.js';
+import type { ModelDownload } from './models.js';
 
 export interface CapturePayload {
   /** The page's current URL (changes with pushState); honoured only on the sender's own origin. */
@@ -102,8 +103,23 @@ export interface Stats {
   bytesUsed?: number;
   activeModel: string | null;
   embeddingError?: string;
+  /** A model download under way. */
+  modelDownload?: ModelDownload;
   /** Set after storage ran out and pages were forgotten to make room. */
   storageWarning?: string;
+}
+
+export interface ModelStatusResponse {
+  /** The model new sections are embedded with (null: the lane is off). */
+  active: string | null;
+  download: ModelDownload | null;
+  /** Why search by meaning is paused, in words a person understands. */
+  error?: string;
+  /** Downloadable models whose files are stored in the browser. */
+  cached: string[];
+  /** Sections waiting for a vector from the active model, of all stored sections. */
+  pending: number;
+  chunks: number;
 }
 
 export interface SiteCount {
@@ -141,6 +157,9 @@ export interface Messages {
   open: { req: { url: string; newTab?: boolean }; res: { tabId: number | null } };
   /** The results page's parameters, handed over in memory (see background/tabs.ts searchPageUrl). */
   'search/handover': { req: { token: string }; res: Record<string, string> | null };
+  'model/status': { req: Record<string, never>; res: ModelStatusResponse };
+  /** Deletes a downloaded model's files and vectors; the built-in model takes over if it was active. */
+  'model/remove': { req: { model: string }; res: { files: number; model: string } };
 }
 
 export type MessageType = keyof Messages;

@@ -16,6 +16,8 @@ export interface Settings {
   model: string;
   /** Let the extension download the chosen model from the Hugging Face hub. */
   allowModelDownload: boolean;
+  /** Where downloadable models come from: the Hugging Face hub or a mirror in its URL layout. */
+  modelMirror: string;
   /** Forget pages when the browser's history is cleared (needs the optional `history` permission). */
   followHistoryDeletes: boolean;
   ranking: {
@@ -26,6 +28,26 @@ export interface Settings {
     lexicalWeight: number;
     denseWeight: number;
   };
+}
+
+export const DEFAULT_MODEL_MIRROR = 'https://huggingface.co/';
+
+/**
+ * A model mirror: any https origin (and path), or plain http only on this machine (a local mirror,
+ * and the tests). Returned with a trailing slash, as transformers.js's remoteHost wants; null if refused.
+ */
+export function normalizeModelMirror(v: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(v.trim());
+  } catch {
+    return null;
+  }
+  const local = url.hostname === '127.0.0.1' || url.hostname === 'localhost' || url.hostname === '[::1]';
+  if (!(url.protocol === 'https:' || (url.protocol === 'http:' && local))) return null;
+  if (url.username || url.password || url.search || url.hash) return null;
+  const out = url.origin + url.pathname;
+  return out.endsWith('/') ? out : out + '/';
 }
 
 export const DEFAULT_EXCLUDED_SITES: readonly string[] = [
@@ -54,6 +76,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = {
   denseEnabled: true,
   model: 'reread/glove-100d',
   allowModelDownload: false,
+  modelMirror: DEFAULT_MODEL_MIRROR,
   followHistoryDeletes: false,
   ranking: { k1: DEFAULT_BM25.k1, b: DEFAULT_BM25.b, rrfK: DEFAULT_RRF_K, lexicalWeight: 1, denseWeight: 1 },
 };
@@ -86,6 +109,7 @@ export function mergeSettings(base: Settings, patch: unknown): Settings {
     denseEnabled: bool(p.denseEnabled, base.denseEnabled),
     model: typeof p.model === 'string' && /^[\w.-]+\/[\w.-]+$/.test(p.model) ? p.model : base.model,
     allowModelDownload: bool(p.allowModelDownload, base.allowModelDownload),
+    modelMirror: (typeof p.modelMirror === 'string' && p.modelMirror.length <= 500 && normalizeModelMirror(p.modelMirror)) || base.modelMirror,
     followHistoryDeletes: bool(p.followHistoryDeletes, base.followHistoryDeletes),
     ranking: {
       k1: num(r.k1, 0, 10, base.ranking.k1),

@@ -7,7 +7,7 @@
  * known words) into NaN, where we return null.
  */
 import { AutoModel, AutoTokenizer, env } from '@xenova/transformers';
-import type { Embedder, ModelInfo } from '../../src/models.js';
+import type { Embedder, FileProgress, ModelInfo } from '../../src/models.js';
 import { normalize } from '../../src/vectors.js';
 
 export interface TransformersConfig {
@@ -21,7 +21,7 @@ export interface TransformersConfig {
   wasmPaths?: string;
   /** The Cache API refuses chrome-extension:// URLs; downloaded models are cached when true. */
   useBrowserCache: boolean;
-  onProgress?: (p: { file?: string; loaded?: number; total?: number; status: string; progress?: number }) => void;
+  onProgress?: (p: FileProgress) => void;
 }
 
 interface Tensor {
@@ -30,7 +30,7 @@ interface Tensor {
 }
 
 type Tokenizer = (texts: string[], opts: { padding: boolean; truncation: boolean; max_length?: number }) => Record<string, Tensor>;
-type Model = (inputs: Record<string, Tensor>) => Promise<{ last_hidden_state: Tensor }>;
+type Model = ((inputs: Record<string, Tensor>) => Promise<{ last_hidden_state: Tensor }>) & { config?: { hidden_size?: number }; dispose?: () => Promise<unknown> };
 
 export function configureTransformers(model: ModelInfo, cfg: TransformersConfig): void {
   env.localModelPath = cfg.localModelPath;
@@ -44,12 +44,31 @@ export function configureTransformers(model: ModelInfo, cfg: TransformersConfig)
   }
 }
 
-export async function createTransformersEmbedder(model: ModelInfo, cfg: TransformersConfig): Promise<Embedder> {
+// transformers.js reads its settings from one global `env` all through a load: loads take turns.
+let loading: Promise<unknown> = Promise.resolve();
+
+export interface LoadedEmbedder extends Embedder {
+  /** Frees the ONNX session (the model is loaded again on next use). */
+  dispose(): Promise<void>;
+}
+
+export function createTransformersEmbedder(model: ModelInfo, cfg: TransformersConfig): Promise<LoadedEmbedder> {
+  const next = loading.then(() => load(model, cfg));
+  loading = next.catch(() => undefined);
+  return next;
+}
+
+async function load(model: ModelInfo, cfg: TransformersConfig): Promise<LoadedEmbedder> {
   configureTransformers(model, cfg);
   const opts = { quantized: true, progress_callback: cfg.onProgress };
   const [tokenizer, net] = (await Promise.all([AutoTokenizer.from_pretrained(model.id, opts), AutoModel.from_pretrained(model.id, opts)])) as unknown as [Tokenizer, Model];
+  const dim = net.config?.hidden_size ?? model.dim;
   return {
     model,
+    dim,
+    async dispose() {
+      await net.dispose?.();
+    },
     async embed(texts, kind) {
       if (!texts.length) return [];
       const prefix = kind === 'query' ? model.queryPrefix : model.passagePrefix;

@@ -8,6 +8,7 @@ import type { SearchResponse, SearchResult, SiteCount, Stats } from '../../src/p
 import { parseQuery } from '../../src/query.js';
 import browser from 'webextension-polyfill';
 import { call } from '../api.js';
+import { downloadText } from './ModelSettings.js';
 import { ResultCard } from './ResultCard.js';
 import { FilterBar, setOperator } from './FilterBar.js';
 
@@ -174,6 +175,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
       {status.kind === 'done' && (
         <div class="search__meta" data-testid="search-meta">
           {results.length} {results.length === 1 ? 'page' : 'pages'} · {status.response.tookMs} ms · {status.response.lanesUsed.dense ? 'keywords + meaning' : 'keywords'}
+        </div>
+      )}
+      {stats?.modelDownload && (
+        <div class="search__progress" data-testid="model-download">
+          {downloadText(stats.modelDownload)}
         </div>
       )}
       {stats && stats.pendingEmbeddings > 0 && (

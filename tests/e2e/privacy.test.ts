@@ -387,6 +387,17 @@ afterAll(async () => {
   else if (netLog) console.log('privacy: net log kept at', netLog);
 });
 
+/** Whether the offscreen document (Chrome: where the embedding model runs) is open. */
+async function offscreenOpen(e: Extension): Promise<boolean> {
+  const cdp = await e.ctx.browser()!.newBrowserCDPSession();
+  try {
+    const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: { url: string }[] };
+    return targetInfos.some((t) => t.url === `chrome-extension://${e.extId}/offscreen.html`);
+  } finally {
+    await cdp.detach().catch(() => undefined);
+  }
+}
+
 /** Requests made by extension contexts (its pages and its service worker) for anything not inside the extension. */
 const extensionLeaks = () => seen.filter((s) => s.from.startsWith(extOrigin) && !s.url.startsWith(extOrigin) && !/^(data|blob):/.test(s.url));
 
@@ -442,9 +453,9 @@ describe('network', () => {
     // Every extension context (pages and service worker) only asked for its own files...
     expect(seen.filter((s) => s.from.startsWith(extOrigin)).length).toBeGreaterThan(0);
     expect(extensionLeaks()).toEqual([]);
-    // ...the dense lane's model and runtime among them, fetched by the service worker.
-    expect(seen.some((s) => s.from === extOrigin + 'background.js' && s.url.startsWith(extOrigin + 'models/'))).toBe(true);
-    expect(seen.some((s) => s.from === extOrigin + 'background.js' && s.url.endsWith('.wasm'))).toBe(true);
+    // The dense lane's model runs in the offscreen document, whose requests Playwright does not see; the
+    // proxy (nothing unexplained) and the net log at the end (initiators) cover it.
+    expect(await offscreenOpen(e)).toBe(true);
     // Navigations went to the fixture pages and the extension's own pages; web pages asked only for themselves.
     expect(seen.filter((s) => s.from === 'navigation' && !s.url.startsWith(server.origin + '/') && !s.url.startsWith(extOrigin))).toEqual([]);
     expect(seen.filter((s) => s.from !== 'navigation' && !s.from.startsWith(extOrigin) && !s.url.startsWith(server.origin + '/'))).toEqual([]);
@@ -699,9 +710,11 @@ describe('network, after everything', () => {
     const after = accountFor(proxy.records.slice(n));
     expect(after.unexplained.length).toBeGreaterThan(0);
     expect(after.unexplained.every((r) => r.kind === 'connect' && r.target === 'huggingface.co:443')).toBe(true);
+    // Playwright does not see the offscreen document's requests (Chrome downloads the model there):
+    // the proxy above and the net log below are the positive control.
     const leaks = extensionLeaks();
-    expect(leaks.length).toBeGreaterThan(0);
-    expect(leaks.filter((s) => !(s.from === extOrigin + 'background.js' && MODEL_DOWNLOAD.test(s.url)))).toEqual([]);
+    // On Chrome the model is fetched by the offscreen document that runs it (the worker on Firefox).
+    expect(leaks.filter((s) => !((s.from === extOrigin + 'background.js' || s.from === extOrigin + 'offscreen.html') && MODEL_DOWNLOAD.test(s.url)))).toEqual([]);
     await page.close();
 
     // Chromium's own account of every request, read once the browser has closed.

@@ -37,6 +37,7 @@ const ALLOWED_PERMISSIONS: Record<string, string> = {
   activeTab: "the popup's \"never save this site\" reads the current tab's URL when the user opens it",
   alarms: 'the retention policy (age and storage cap) runs twice a day; an MV3 worker cannot keep a timer',
   favicon: "result cards show site icons from the browser's own favicon cache (Chrome only)",
+  offscreen: 'the embedding model runs in an offscreen document that outlives service-worker restarts (Chrome only)',
 };
 const OPTIONAL_PERMISSIONS = ['history'];
 /** Permissions that would let Reread read or act on far more than it needs. */
