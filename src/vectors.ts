@@ -110,6 +110,48 @@ export function cosineInt8(q: Float32Array, codes: Int8Array): number {
 
 const EXCLUDED = 0xffff;
 
+/** Keeps the `k` slots of highest score (typed arrays, no objects: it sees thousands of pushes a query). */
+class SlotHeap {
+  private readonly ids: Uint32Array;
+  private readonly scores: Float64Array;
+  private n = 0;
+  constructor(private readonly k: number) {
+    this.ids = new Uint32Array(k);
+    this.scores = new Float64Array(k);
+  }
+  push(id: number, score: number): void {
+    const { ids, scores } = this;
+    let i: number;
+    if (this.n < this.k) {
+      i = this.n++;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (scores[p]! <= score) break;
+        ids[i] = ids[p]!;
+        scores[i] = scores[p]!;
+        i = p;
+      }
+    } else {
+      if (score <= scores[0]!) return;
+      i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        if (l >= this.n) break;
+        const c = l + 1 < this.n && scores[l + 1]! < scores[l]! ? l + 1 : l;
+        if (scores[c]! >= score) break;
+        ids[i] = ids[c]!;
+        scores[i] = scores[c]!;
+        i = c;
+      }
+    }
+    ids[i] = id;
+    scores[i] = score;
+  }
+  slots(): Uint32Array {
+    return this.ids.slice(0, this.n);
+  }
+}
+
 /**
  * The dense index for one model: parallel typed arrays sorted by id (chunk ids only grow, so adds
  * append), removed slots marked dead and compacted lazily, no per-vector objects (a Map of a million
@@ -425,20 +467,27 @@ export class DenseIndex {
       }
       considered = subset.length;
     } else if (words === 12 && allowed === null) {
-      // 384 dims (the common case), unrolled: this loop is most of a storage-tier query.
+      // 384 dims (the common case), unrolled: this loop is most of a storage-tier query. Dead slots
+      // (holes) are excluded afterwards, so the loop itself reads nothing but the bits.
       const [q0, q1, q2, q3, q4, q5, q6, q7, q8, q9, q10, q11] = qb as unknown as number[];
-      for (let s = 0, b = 0; s < this.count; s++, b += 12) {
-        if (alive[s] === 0) {
-          dists[s] = EXCLUDED;
-          continue;
-        }
+      const n = this.count;
+      for (let s = 0, b = 0; s < n; s++, b += 12) {
         const d =
           popcount32(bits[b]! ^ q0!) + popcount32(bits[b + 1]! ^ q1!) + popcount32(bits[b + 2]! ^ q2!) + popcount32(bits[b + 3]! ^ q3!) +
           popcount32(bits[b + 4]! ^ q4!) + popcount32(bits[b + 5]! ^ q5!) + popcount32(bits[b + 6]! ^ q6!) + popcount32(bits[b + 7]! ^ q7!) +
           popcount32(bits[b + 8]! ^ q8!) + popcount32(bits[b + 9]! ^ q9!) + popcount32(bits[b + 10]! ^ q10!) + popcount32(bits[b + 11]! ^ q11!);
         dists[s] = d;
         hist[d]!++;
-        considered++;
+      }
+      considered = n;
+      if (this.holes > 0) {
+        for (let s = 0; s < n; s++) {
+          if (alive[s] === 0) {
+            hist[dists[s]!]!--;
+            dists[s] = EXCLUDED;
+            considered--;
+          }
+        }
       }
     } else {
       for (let s = 0; s < this.count; s++) {
@@ -459,17 +508,17 @@ export class DenseIndex {
     let atT = T <= dim ? Math.min(hist[T]!, hamming - acc) : 0;
     const cand = new Uint32Array(Math.min(hamming, considered));
     let nc = 0;
-    const pick = (s: number) => {
+    const m = subset ? subset.length : this.count;
+    for (let c = 0; c < m && nc < cand.length; c++) {
+      const s = subset ? subset[c]! : c;
       const d = dists[s]!;
       if (d < T) cand[nc++] = s;
       else if (d === T && atT > 0) {
         cand[nc++] = s;
         atT--;
       }
-    };
-    if (subset) for (let c = 0; c < subset.length; c++) pick(subset[c]!);
-    else for (let s = 0; s < this.count && nc < cand.length; s++) pick(s);
-    let chosen = cand.subarray(0, nc);
+    }
+    let chosen: Uint32Array = cand.subarray(0, nc);
     if (nc > rerank) {
       // Asymmetric estimate: the float query against ±1 bits, a byte of bits at a time via tables.
       const nbytes = words * 4;
@@ -484,7 +533,7 @@ export class DenseIndex {
           lut[byte * 256 + v] = e;
         }
       }
-      const heap = new TopK(rerank);
+      const heap = new SlotHeap(rerank);
       for (let c = 0; c < nc; c++) {
         const s = cand[c]!;
         const b = s * words;
@@ -496,7 +545,7 @@ export class DenseIndex {
         }
         heap.push(s, est);
       }
-      chosen = Uint32Array.from(heap.sorted(), (e) => e.id).sort();
+      chosen = heap.slots().sort();
     }
     return Array.from(chosen, (s) => ids[s]!);
   }
