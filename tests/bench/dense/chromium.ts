@@ -6,10 +6,11 @@
  * get per distinct block, all in flight; what IdbCodeReader does), and a full getAll of the model's
  * blocks (a resident-tier start); plus the coarse blocks' getAll (a storage-tier start).
  *
- * `node --expose-gc --import tsx tests/bench/dense/chromium.ts [n] [reads]` (after `npm run build`).
+ * `node --expose-gc --import tsx tests/bench/dense/chromium.ts [n] [reads]` (after `npm run build`); writes
+ * bench/results/dense-chromium.json.
  */
-import { launchSnapshot } from '../chromium.js';
-import { dist, ms, num, type Dist } from '../report.js';
+import { launchSnapshot, type BenchExtension } from '../chromium.js';
+import { dist, machine, ms, num, writeJson, type Dist } from '../report.js';
 
 export interface LayoutResult {
   block: number;
@@ -78,6 +79,17 @@ const READ = `async (name, n, block, reads, rounds, m) => {
   return { times, blocksPerRead: blocks / rounds, getAllMs };
 }`;
 
+/** Evaluates an async expression in the worker (not through evalSw: this needs no engine). */
+async function inWorker<T>(ext: BenchExtension, expression: string): Promise<T> {
+  await ext.sw();
+  const [res] = await ext.workerCdp<{ result: { value?: unknown }; exceptionDetails?: { exception?: { description?: string }; text: string } }>([
+    { method: 'Runtime.evaluate', params: { expression, awaitPromise: true, returnByValue: true } },
+  ]);
+  if (!res) throw new Error('no answer from the service worker');
+  if (res.exceptionDetails) throw new Error(res.exceptionDetails.exception?.description ?? res.exceptionDetails.text);
+  return res.result.value as T;
+}
+
 export async function runChromiumLayouts(n: number, reads: number, blocks: number[], rounds = 30, log: (s: string) => void = console.log): Promise<{ chromium: string; layouts: LayoutResult[] }> {
   const ext = await launchSnapshot({ evalTimeoutMs: 600_000 });
   const layouts: LayoutResult[] = [];
@@ -87,8 +99,8 @@ export async function runChromiumLayouts(n: number, reads: number, blocks: numbe
       const name = `reread-bench-layout-${block}`;
       // Coarse blocks are written like exact ones with dim 48 (the sign bits' bytes): B = 1024.
       const dim = block === 1024 ? 48 : 384;
-      const w = await ext.evalSw<{ writeMs: number; records: number }>(`(${WRITE})(${JSON.stringify(name)}, ${n}, ${block}, ${dim}, 'm')`);
-      const r = await ext.evalSw<{ times: number[]; blocksPerRead: number; getAllMs: number }>(`(${READ})(${JSON.stringify(name)}, ${n}, ${block}, ${reads}, ${rounds}, 'm')`);
+      const w = await inWorker<{ writeMs: number; records: number }>(ext, `(${WRITE})(${JSON.stringify(name)}, ${n}, ${block}, ${dim}, 'm')`);
+      const r = await inWorker<{ times: number[]; blocksPerRead: number; getAllMs: number }>(ext, `(${READ})(${JSON.stringify(name)}, ${n}, ${block}, ${reads}, ${rounds}, 'm')`);
       const res = { block, n, records: w.records, writeMs: w.writeMs, reads, readMs: dist(r.times), blocksPerRead: r.blocksPerRead, getAllMs: r.getAllMs };
       layouts.push(res);
       log(`B=${block}${dim === 48 ? ' (coarse bits, 48 B a vector)' : ''}: ${num(w.records)} records written in ${ms(w.writeMs)} ms; ${reads} scattered candidates: ${ms(res.readMs.median)} ms median, ${ms(res.readMs.p95)} p95 (${num(r.blocksPerRead, 0)} gets); getAll of all ${ms(r.getAllMs)} ms`);
@@ -103,7 +115,11 @@ if (process.argv[1]?.endsWith('dense/chromium.ts')) {
   const n = Number(process.argv[2] ?? 200_000);
   const reads = Number(process.argv[3] ?? 400);
   runChromiumLayouts(n, reads, [1, 16, 64, 256, 1024])
-    .then((r) => console.log(JSON.stringify(r)))
+    .then((r) => {
+      const m = machine();
+      m.chromium = r.chromium;
+      console.log(`wrote ${writeJson('dense-chromium', { machine: m, results: { reads, layouts: r.layouts } })}`);
+    })
     .catch((e: unknown) => {
       console.error(e);
       process.exit(1);
