@@ -306,7 +306,7 @@ export class DenseService implements DenseLane {
     if (index.size === 0) return null;
     const q = await this.queryVector(embedder, text);
     if (!q) return null;
-    return { hits: index.search(q, { k, allowed }), calibration: model.calibration };
+    return { hits: await index.searchAsync(q, { k, allowed }), calibration: model.calibration };
   }
 }
 

@@ -1,13 +1,32 @@
 /**
- * Vectors in IndexedDB: blocks of up to VECTOR_BLOCK int8 vectors per model, keyed [model, first id],
- * ids sorted inside a block. Blocks make a cold start one getAll of a few hundred records instead of
- * one record per chunk; a chunk's block is found by key (greatest first <= id), never by scanning.
+ * Vectors in IndexedDB, two record kinds in the `vectors` store (key [m, f]), written together in the
+ * same transactions:
+ *
+ * - exact blocks, m = model: the int8 codes and scales of the vectors whose chunk ids fall in
+ *   [f, f + VECTOR_BLOCK), f a multiple of VECTOR_BLOCK, ids sorted inside. Small, id-aligned blocks let
+ *   the storage tier fetch a candidate's codes with one get on a computed key (a few hundred scattered
+ *   candidates: one read-only transaction of parallel gets; see tests/bench/dense for the layouts measured).
+ * - coarse blocks, m = coarseModel(model): the sign bits of the same vectors (ceil(dim / 32) 32-bit
+ *   words a vector, as bytes in `codes`; their `dim` is that byte width, so code that slices any block by
+ *   `dim`, as verify's repair does, stays right), COARSE_BLOCK ids a block. A start over the memory budget
+ *   loads only these (1M × 384 dims: ~1,000 records, 48 MB) instead of the 384 MB of codes.
+ *
+ * Blocks written by earlier layouts (up to 256 vectors, keyed by their first id) are still read and
+ * removed correctly; a start that finds exact blocks without coarse ones writes the coarse ones.
  */
 import type { IDBPTransaction, StoreNames } from 'idb';
-import { DenseIndex } from '../src/vectors.js';
+import { DEFAULT_RESIDENT_BUDGET, DenseIndex, signBits, type CodeReader } from '../src/vectors.js';
 import type { DB, RereadDB, VectorBlockRecord } from './db.js';
 
-export const VECTOR_BLOCK = 256;
+/** Ids per exact block (id-aligned): 16 × 384 B ≈ 6 KB records. */
+export const VECTOR_BLOCK = 16;
+/** Ids per coarse block (id-aligned): 1,024 × 48 B ≈ 50 KB records for 384 dims. */
+export const COARSE_BLOCK = 1024;
+
+/** The m of a model's coarse blocks (no model id contains a NUL). */
+export function coarseModel(model: string): string {
+  return `${model}\u0000bits`;
+}
 
 type VectorTx = IDBPTransaction<RereadDB, StoreNames<RereadDB>[], 'readwrite'>;
 
@@ -17,19 +36,54 @@ interface Entry {
   scale: number;
 }
 
+const range = (m: string) => IDBKeyRange.bound([m, 0], [m, Infinity]);
+
 function unpack(b: VectorBlockRecord): Entry[] {
+  const width = b.ids.length ? b.codes.length / b.ids.length : 0;
   const out: Entry[] = [];
-  for (let i = 0; i < b.ids.length; i++) out.push({ id: b.ids[i]!, codes: b.codes.slice(i * b.dim, (i + 1) * b.dim), scale: b.scales[i]! });
+  for (let i = 0; i < b.ids.length; i++) out.push({ id: b.ids[i]!, codes: b.codes.slice(i * width, (i + 1) * width), scale: b.scales[i]! });
   return out;
 }
 
-function pack(model: string, dim: number, entries: Entry[], first = entries[0]!.id): VectorBlockRecord {
-  const codes = new Int8Array(entries.length * dim);
-  entries.forEach((e, i) => codes.set(e.codes, i * dim));
-  return { m: model, f: first, dim, ids: Uint32Array.from(entries.map((e) => e.id)), codes, scales: Float32Array.from(entries.map((e) => e.scale)) };
+/** `dim`: the model's dimension for exact blocks, the byte width of the bits for coarse ones. */
+function pack(m: string, dim: number, entries: readonly Entry[], first: number): VectorBlockRecord {
+  const width = entries[0]!.codes.length;
+  const codes = new Int8Array(entries.length * width);
+  entries.forEach((e, i) => codes.set(e.codes, i * width));
+  return { m, f: first, dim, ids: Uint32Array.from(entries, (e) => e.id), codes, scales: Float32Array.from(entries, (e) => e.scale) };
 }
 
-/** All models that have vector blocks (few: the active one, and the previous one during a switch). */
+/** Bytes of sign bits a vector. */
+export const coarseWidth = (dim: number) => Math.ceil(dim / 32) * 4;
+
+/** A vector's coarse code as stored: its sign bits' bytes. */
+function coarseEntry(e: Entry): Entry {
+  const words = new Uint32Array(Math.ceil(e.codes.length / 32));
+  signBits(e.codes, words, 0);
+  return { id: e.id, codes: new Int8Array(words.buffer), scale: e.scale };
+}
+
+/**
+ * Records for vectors not stored yet (ascending ids, none already present): exact and coarse blocks.
+ * storeVectors merges into existing blocks; this is for bulk writes into an empty model (benchmarks).
+ */
+export function vectorRecords(model: string, dim: number, sorted: readonly Entry[], block = VECTOR_BLOCK): VectorBlockRecord[] {
+  const out: VectorBlockRecord[] = [];
+  const group = (m: string, size: number, entries: readonly Entry[], width = dim) => {
+    let i = 0;
+    while (i < entries.length) {
+      const f = entries[i]!.id - (entries[i]!.id % size);
+      const part: Entry[] = [];
+      while (i < entries.length && entries[i]!.id < f + size) part.push(entries[i++]!);
+      out.push(pack(m, width, part, f));
+    }
+  };
+  group(model, block, sorted);
+  group(coarseModel(model), COARSE_BLOCK, sorted.map(coarseEntry), coarseWidth(dim));
+  return out;
+}
+
+/** Every m in the store: models and their coarse kinds (few: the active model, and the previous one during a switch). */
 async function modelsWithVectors(tx: VectorTx): Promise<string[]> {
   const models: string[] = [];
   const store = tx.objectStore('vectors');
@@ -42,7 +96,7 @@ async function modelsWithVectors(tx: VectorTx): Promise<string[]> {
   return models;
 }
 
-/** Removes these chunks' vectors from every model's blocks (inside the caller's transaction). */
+/** Removes these chunks' vectors (both kinds) from every model's blocks (inside the caller's transaction). */
 export async function removeVectors(tx: VectorTx, ids: readonly number[]): Promise<void> {
   if (!ids.length) return;
   const store = tx.objectStore('vectors');
@@ -50,6 +104,7 @@ export async function removeVectors(tx: VectorTx, ids: readonly number[]): Promi
   for (const m of await modelsWithVectors(tx)) {
     let i = 0;
     while (i < sorted.length) {
+      // The block holding sorted[i], whatever the layout: the greatest first id <= it.
       const cursor = await store.openCursor(IDBKeyRange.bound([m, 0], [m, sorted[i]!]), 'prev');
       if (!cursor) {
         i++;
@@ -68,60 +123,147 @@ export async function removeVectors(tx: VectorTx, ids: readonly number[]): Promi
   }
 }
 
+/** Merges entries (ascending ids) into id-aligned blocks of `size` under m. */
+async function mergeAligned(tx: VectorTx, m: string, dim: number, size: number, todo: readonly Entry[]): Promise<void> {
+  const store = tx.objectStore('vectors');
+  let i = 0;
+  while (i < todo.length) {
+    const f = todo[i]!.id - (todo[i]!.id % size);
+    const batch: Entry[] = [];
+    while (i < todo.length && todo[i]!.id < f + size) batch.push(todo[i++]!);
+    const block = await store.get([m, f]);
+    const merged = new Map<number, Entry>();
+    for (const e of block ? unpack(block) : []) merged.set(e.id, e);
+    for (const e of batch) merged.set(e.id, e);
+    await store.put(pack(m, dim, [...merged.values()].sort((a, b) => a.id - b.id), f));
+  }
+}
+
 /**
  * Stores vectors for one model and removes the same chunks from the embedding queue, atomically: a
  * worker killed mid-batch either committed the batch (queue entries gone) or not (still queued).
  * Chunks deleted while their batch was being embedded are skipped.
  */
 export async function storeVectors(db: DB, model: string, dim: number, entries: readonly Entry[], doneIds: readonly number[]): Promise<Entry[]> {
-  // Checked before any write: a wrong-sized vector would throw half-way, after its block was deleted.
+  // Checked before any write: a wrong-sized vector would throw half-way.
   for (const e of entries) if (e.codes.length !== dim) throw new Error(`vector ${e.id} has ${e.codes.length} dims, model ${model} has ${dim}`);
   const tx = db.transaction(['vectors', 'embedQueue', 'chunks'], 'readwrite');
-  const store = tx.objectStore('vectors');
   const queue = tx.objectStore('embedQueue');
   // Only chunks still queued for this model (not deleted, not already stored by another run).
   const queued = await Promise.all(doneIds.map((id) => queue.get(id)));
   const stillQueued = new Set(doneIds.filter((_, i) => queued[i]?.model === model));
   const todo = entries.filter((e) => stillQueued.has(e.id)).sort((a, b) => a.id - b.id);
-  let i = 0;
-  while (i < todo.length) {
-    const id = todo[i]!.id;
-    let cursor = await store.openCursor(IDBKeyRange.bound([model, 0], [model, id]), 'prev');
-    if (!cursor) cursor = await store.openCursor(IDBKeyRange.bound([model, id], [model, Infinity]));
-    const block = cursor?.value;
-    const next = block ? await store.openCursor(IDBKeyRange.bound([model, block.f], [model, Infinity], true, false)) : null;
-    const limit = next ? next.value.f : Infinity;
-    const batch: Entry[] = [];
-    while (i < todo.length && todo[i]!.id < limit) batch.push(todo[i++]!);
-    const merged = new Map<number, Entry>();
-    for (const e of block ? unpack(block) : []) merged.set(e.id, e);
-    for (const e of batch) merged.set(e.id, e);
-    const all = [...merged.values()].sort((a, b) => a.id - b.id);
-    if (block) await store.delete([model, block.f]);
-    for (let j = 0; j < all.length; j += VECTOR_BLOCK) {
-      const part = all.slice(j, j + VECTOR_BLOCK);
-      await store.put(pack(model, dim, part, j === 0 && block ? Math.min(block.f, part[0]!.id) : part[0]!.id));
-    }
-  }
+  await mergeAligned(tx as unknown as VectorTx, model, dim, VECTOR_BLOCK, todo);
+  await mergeAligned(tx as unknown as VectorTx, coarseModel(model), coarseWidth(dim), COARSE_BLOCK, todo.map(coarseEntry));
   await Promise.all(doneIds.filter((id) => stillQueued.has(id)).map((id) => queue.delete(id)));
   await tx.done;
   return todo;
 }
 
-/** Loads one model's vectors into a resident index (one getAll over its blocks). */
-export async function loadDenseIndex(db: DB, model: string, dim: number): Promise<DenseIndex> {
-  const blocks = await db.getAll('vectors', IDBKeyRange.bound([model, 0], [model, Infinity]));
-  let n = 0;
-  for (const b of blocks) n += b.ids.length;
-  const index = new DenseIndex(dim, Math.max(1024, n));
-  for (const b of blocks) {
-    if (b.dim !== dim) continue;
-    for (let i = 0; i < b.ids.length; i++) index.add(b.ids[i]!, b.codes.subarray(i * dim, (i + 1) * dim), b.scales[i]!);
+/**
+ * Reads candidates' int8 codes for the storage tier: one read-only transaction, one get per distinct
+ * aligned block, all in flight at once; an id not where its aligned key says (a block of an earlier
+ * layout) is looked up by the greatest first id <= it.
+ */
+export class IdbCodeReader implements CodeReader {
+  /** Reads done and records fetched, for measurements. */
+  reads = 0;
+  records = 0;
+
+  constructor(
+    private readonly db: DB,
+    readonly model: string,
+    readonly block = VECTOR_BLOCK,
+  ) {}
+
+  async read(ids: readonly number[]): Promise<Map<number, { codes: Int8Array; scale: number }>> {
+    const out = new Map<number, { codes: Int8Array; scale: number }>();
+    if (!ids.length) return out;
+    const store = this.db.transaction('vectors').store;
+    const keys = [...new Set(ids.map((id) => id - (id % this.block)))];
+    const blocks = await Promise.all(keys.map((f) => store.get([this.model, f])));
+    this.reads++;
+    this.records += keys.length;
+    const byKey = new Map<number, VectorBlockRecord>();
+    keys.forEach((f, i) => blocks[i] && byKey.set(f, blocks[i]));
+    const missing: number[] = [];
+    const take = (b: VectorBlockRecord, id: number): boolean => {
+      const i = lowerBound(b.ids, id);
+      if (b.ids[i] !== id) return false;
+      out.set(id, { codes: b.codes.subarray(i * b.dim, (i + 1) * b.dim), scale: b.scales[i]! });
+      return true;
+    };
+    for (const id of ids) {
+      const b = byKey.get(id - (id % this.block));
+      if (!b || !take(b, id)) missing.push(id);
+    }
+    for (const id of missing) {
+      const cursor = await store.openCursor(IDBKeyRange.bound([this.model, 0], [this.model, id]), 'prev');
+      if (cursor) take(cursor.value, id);
+    }
+    return out;
   }
+}
+
+function lowerBound(a: Uint32Array, x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid]! < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+export interface LoadOptions {
+  /** Bytes of int8 codes kept resident (default DEFAULT_RESIDENT_BUDGET); beyond, the storage tier. */
+  residentBudget?: number;
+}
+
+/**
+ * Loads one model's vectors into an index with a reader attached. Within the budget: one getAll over
+ * the exact blocks (resident tier). Beyond it: one getAll over the coarse blocks only (storage tier).
+ */
+export async function loadDenseIndex(db: DB, model: string, dim: number, opts: LoadOptions = {}): Promise<DenseIndex> {
+  const budget = opts.residentBudget ?? DEFAULT_RESIDENT_BUDGET;
+  const words = Math.ceil(dim / 32);
+  // Coarse blocks do not record the model's dimension: the active model's id fixes it.
+  const coarse = (await db.getAll('vectors', range(coarseModel(model)))).filter((b) => b.dim === coarseWidth(dim));
+  let n = 0;
+  for (const b of coarse) n += b.ids.length;
+  const reader = new IdbCodeReader(db, model);
+  if (n * dim > budget) {
+    const index = new DenseIndex(dim, n, 'storage');
+    index.residentBudget = budget;
+    for (const b of coarse) {
+      const bits = new Uint32Array(b.codes.buffer, b.codes.byteOffset, b.ids.length * words);
+      for (let i = 0; i < b.ids.length; i++) index.addBits(b.ids[i]!, bits.subarray(i * words, (i + 1) * words));
+    }
+    index.attachReader(reader);
+    return index;
+  }
+  const blocks = (await db.getAll('vectors', range(model))).filter((b) => b.dim === dim);
+  let total = 0;
+  for (const b of blocks) total += b.ids.length;
+  const index = new DenseIndex(dim, Math.max(1024, total));
+  index.residentBudget = budget;
+  for (const b of blocks) for (let i = 0; i < b.ids.length; i++) index.add(b.ids[i]!, b.codes.subarray(i * dim, (i + 1) * dim), b.scales[i]!);
+  if (total > 0 && n !== total) {
+    // Coarse blocks missing or out of step (an earlier layout): rewrite them from the exact ones.
+    const all = blocks.flatMap(unpack).sort((a, b) => a.id - b.id);
+    const tx = db.transaction('vectors', 'readwrite');
+    await tx.store.delete(range(coarseModel(model)));
+    await Promise.all(vectorRecords(model, dim, all).filter((r) => r.m !== model).map((r) => tx.store.put(r)));
+    await tx.done;
+  }
+  index.attachReader(reader);
   return index;
 }
 
-/** Drops every vector of a model (after a switch completes, or when the user removes a model). */
+/** Drops every vector of a model, both kinds (after a switch completes, or when the user removes a model). */
 export async function dropModelVectors(db: DB, model: string): Promise<void> {
-  await db.delete('vectors', IDBKeyRange.bound([model, 0], [model, Infinity]));
+  const tx = db.transaction('vectors', 'readwrite');
+  await Promise.all([tx.store.delete(range(model)), tx.store.delete(range(coarseModel(model)))]);
+  await tx.done;
 }

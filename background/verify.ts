@@ -140,7 +140,7 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
     const vecSeen = new Set<string>();
     for (const b of vectors) {
       for (const id of b.ids) {
-        vectorCount++;
+        if (!b.m.includes('\u0000')) vectorCount++; // coarse blocks (vectorStore.coarseModel) repeat the ids
         if (!owned.has(id)) report(`vector ${b.m}/${id} has no chunk`);
         const key = `${b.m}/${id}`;
         if (vecSeen.has(key)) report(`vector ${key} duplicated`);

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DB } from '../../background/db.js';
 import { WRITE_STORES } from '../../background/pageStore.js';
-import { dropModelVectors, loadDenseIndex, removeVectors, storeVectors, VECTOR_BLOCK } from '../../background/vectorStore.js';
+import { coarseModel, dropModelVectors, IdbCodeReader, loadDenseIndex, removeVectors, storeVectors, VECTOR_BLOCK } from '../../background/vectorStore.js';
+import { normalize, quantize } from '../../src/vectors.js';
 import { freshDb, readAll } from './helpers.js';
 
 const DIM = 4;
@@ -141,5 +142,103 @@ describe('removeVectors, loadDenseIndex, dropModelVectors', { timeout: 30_000 },
     await removeVectors(tx, [5, 6]);
     await tx.done;
     expect(await db.count('vectors')).toBe(0);
+  });
+});
+
+describe('the storage tier over IndexedDB', { timeout: 60_000 }, () => {
+  const D = 48;
+  /** Deterministic unit vectors, quantised. */
+  const real = (id: number) => {
+    let x = id * 2654435761;
+    const v = Array.from({ length: D }, () => {
+      x = (Math.imul(x ^ (x >>> 15), 2246822507) + 0x9e3779b9) >>> 0;
+      return x / 4294967296 - 0.5 + (id % 7 === 0 ? 0.3 : 0);
+    });
+    const q = quantize(normalize(v)!);
+    return { id, codes: q.codes, scale: q.scale };
+  };
+
+  it('loads only sign bits over the budget and answers like the resident tier; removals and additions keep working', async () => {
+    const db = await freshDb();
+    const ids = Array.from({ length: 1500 }, (_, i) => i * 2 + 1);
+    for (let i = 0; i < ids.length; i += 100) {
+      const batch = ids.slice(i, i + 100);
+      await queue(db, batch);
+      await storeVectors(db, 'm', D, batch.map(real), batch);
+    }
+    const resident = await loadDenseIndex(db, 'm', D);
+    expect(resident.tier).toBe('resident');
+    const tiered = await loadDenseIndex(db, 'm', D, { residentBudget: 500 * D });
+    expect(tiered.tier).toBe('storage');
+    expect(tiered.size).toBe(1500);
+    expect(tiered.residentBytes).toBeLessThan(resident.residentBytes / 4);
+    const queries = [7, 8, 100, 2001].map((id) => {
+      const v = real(id);
+      return normalize(Array.from(v.codes, (c) => c * v.scale))!;
+    });
+    const allowed = new Set(ids.filter((id) => id % 3 === 0));
+    for (const q of queries) {
+      const exhaustive = { k: 10, hamming: 1e9, rerank: 1e9 };
+      const a = await tiered.searchAsync(q, exhaustive);
+      const b = resident.search(q, exhaustive);
+      expect(a.map((h) => h.id)).toEqual(b.map((h) => h.id));
+      a.forEach((h, i) => expect(h.score).toBeCloseTo(b[i]!.score, 5));
+      const filtered = await tiered.searchAsync(q, { ...exhaustive, allowed });
+      expect(filtered.every((h) => allowed.has(h.id))).toBe(true);
+      expect(filtered.map((h) => h.id)).toEqual(resident.search(q, { k: 10, allowed }).map((h) => h.id));
+    }
+    // Remove some (store and index, as the engine does), add new ones: both tiers agree again.
+    const drop = ids.filter((id) => id % 5 === 0);
+    const tx = db.transaction([...WRITE_STORES], 'readwrite');
+    await removeVectors(tx, drop);
+    await tx.done;
+    for (const id of drop) tiered.remove(id);
+    const more = [4000, 4002, 4003];
+    await queue(db, more);
+    for (const e of await storeVectors(db, 'm', D, more.map(real), more)) tiered.add(e.id, e.codes, e.scale);
+    const reloaded = await loadDenseIndex(db, 'm', D);
+    expect(reloaded.size).toBe(1500 - drop.length + 3);
+    const again = await loadDenseIndex(db, 'm', D, { residentBudget: 500 * D });
+    expect([...again.liveIds()]).toEqual([...reloaded.liveIds()]);
+    for (const q of queries) {
+      const want = reloaded.search(q, { k: 10 }).map((h) => h.id);
+      expect((await tiered.searchAsync(q, { k: 10, hamming: 1e9, rerank: 1e9 })).map((h) => h.id)).toEqual(want);
+      expect((await again.searchAsync(q, { k: 10, hamming: 1e9, rerank: 1e9 })).map((h) => h.id)).toEqual(want);
+    }
+    // Default parameters (Hamming + estimate, not exhaustive) still find the vector a query was made from.
+    const self = await tiered.searchAsync(queries[0]!, { k: 10 });
+    expect(self[0]!.id).toBe(7);
+    await dropModelVectors(db, 'm');
+    expect(await db.count('vectors')).toBe(0);
+  });
+
+  it('reads codes from id-aligned blocks with one get each, and from blocks of the earlier layout', async () => {
+    const db = await freshDb();
+    const ids = [3, 17, 18, 40, 41, 42, 1000];
+    await queue(db, ids);
+    await storeVectors(db, 'm', D, ids.map(real), ids);
+    const blocks = (await db.getAll('vectors')).filter((b) => b.m === 'm');
+    for (const b of blocks) {
+      expect(b.f % VECTOR_BLOCK).toBe(0);
+      for (const id of b.ids) expect(id - (id % VECTOR_BLOCK)).toBe(b.f);
+    }
+    const coarse = (await db.getAll('vectors')).filter((b) => b.m === coarseModel('m'));
+    expect(coarse.flatMap((b) => [...b.ids])).toEqual(ids);
+    // An earlier-layout block: keyed by its first id, not aligned.
+    const legacy = [2001, 2030, 2077].map(real);
+    await db.put('vectors', { m: 'm', f: 2001, dim: D, ids: Uint32Array.from(legacy, (e) => e.id), codes: Int8Array.from(legacy.flatMap((e) => [...e.codes])), scales: Float32Array.from(legacy, (e) => e.scale) });
+    const reader = new IdbCodeReader(db, 'm');
+    const got = await reader.read([17, 42, 1000, 2030, 2077, 5555]);
+    expect([...got.keys()].sort((a, b) => a - b)).toEqual([17, 42, 1000, 2030, 2077]);
+    expect([...got.get(2030)!.codes]).toEqual([...real(2030).codes]);
+    expect([...got.get(42)!.codes]).toEqual([...real(42).codes]);
+    expect(got.get(42)!.scale).toBe(Math.fround(real(42).scale));
+    // A start finds the legacy vectors without coarse blocks: it loads them and writes their bits.
+    const index = await loadDenseIndex(db, 'm', D);
+    expect(index.size).toBe(ids.length + 3);
+    expect((await db.getAll('vectors')).filter((b) => b.m === coarseModel('m')).flatMap((b) => [...b.ids])).toEqual([...ids, 2001, 2030, 2077]);
+    const storage = await loadDenseIndex(db, 'm', D, { residentBudget: 0 });
+    expect(storage.tier).toBe('storage');
+    expect(storage.size).toBe(ids.length + 3);
   });
 });

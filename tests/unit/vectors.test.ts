@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dequantize, DenseIndex, normalize, quantize, type DenseHit } from '../../src/vectors.js';
+import { dequantize, DenseIndex, normalize, quantize, type CodeReader, type DenseHit } from '../../src/vectors.js';
 
 /** Deterministic PRNG (mulberry32) and a normal sample, for data too big for fast-check to shrink. */
 function rng(seed: number): () => number {
@@ -241,5 +241,172 @@ describe('DenseIndex coarse path', () => {
     const allowed = new Set(Array.from({ length: 50 }, (_, i) => i * 20));
     const q = normalize(Array.from({ length: DIM }, () => gaussian(r)))!;
     expectSameHits(index.search(q, { k: 10, allowed }), bruteForce(stored, q, 10, allowed), stored, q);
+  });
+});
+
+/** Codes kept in a Map: the CodeReader interface over memory (the IndexedDB one is tested in tests/storage). */
+class MapReader implements CodeReader {
+  readonly codes = new Map<number, { codes: Int8Array; scale: number }>();
+  reads = 0;
+  async read(ids: readonly number[]): Promise<Map<number, { codes: Int8Array; scale: number }>> {
+    this.reads++;
+    await Promise.resolve();
+    const out = new Map<number, { codes: Int8Array; scale: number }>();
+    for (const id of ids) {
+      const v = this.codes.get(id);
+      if (v) out.set(id, v);
+    }
+    return out;
+  }
+}
+
+function clustered(seed: number, dim: number, n: number, clusters: number) {
+  const r = rng(seed);
+  const centers = Array.from({ length: clusters }, () => Array.from({ length: dim }, () => gaussian(r)));
+  const draw = (noise: number) => normalize(centers[Math.floor(r() * clusters)]!.map((x) => x + noise * gaussian(r)))!;
+  return { vectors: Array.from({ length: n }, () => draw(1.0)), query: () => draw(0.6) };
+}
+
+function exactFloat(vectors: readonly Float32Array[], q: Float32Array, k: number, ids: (i: number) => number = (i) => i, allowed: ReadonlySet<number> | null = null): number[] {
+  const scored: { id: number; score: number }[] = [];
+  vectors.forEach((v, i) => {
+    if (allowed && !allowed.has(ids(i))) return;
+    let dot = 0;
+    for (let j = 0; j < v.length; j++) dot += v[j]! * q[j]!;
+    scored.push({ id: ids(i), score: dot });
+  });
+  return scored
+    .sort((a, b) => b.score - a.score)
+    .slice(0, k)
+    .map((h) => h.id);
+}
+
+describe('DenseIndex storage tier', { timeout: 60_000 }, () => {
+  it('has recall@10 >= 0.95 against exact float32 search on 40k clustered vectors of dim 128, reading codes through the reader', async () => {
+    const DIM = 128;
+    const { vectors, query } = clustered(11, DIM, 40_000, 300);
+    const reader = new MapReader();
+    const index = new DenseIndex(DIM, 1024);
+    index.residentBudget = 1_000_000;
+    index.attachReader(reader);
+    vectors.forEach((v, id) => {
+      const q = quantize(v);
+      reader.codes.set(id, q);
+      index.add(id, q.codes, q.scale);
+    });
+    expect(index.tier).toBe('storage');
+    expect(index.residentBytes).toBeLessThan(40_000 * (DIM / 8 + 4 + 1 + 2) * 1.3);
+    expect(() => index.search(vectors[0]!, { k: 10 })).toThrow(/searchAsync/);
+    let found = 0;
+    const QUERIES = 40;
+    for (let i = 0; i < QUERIES; i++) {
+      const q = query();
+      const want = new Set(exactFloat(vectors, q, 10));
+      const got = await index.searchAsync(q, { k: 10 });
+      expect(got).toHaveLength(10);
+      for (let j = 1; j < got.length; j++) expect(got[j]!.score).toBeLessThanOrEqual(got[j - 1]!.score);
+      for (const h of got) if (want.has(h.id)) found++;
+    }
+    expect(found / (QUERIES * 10)).toBeGreaterThanOrEqual(0.95);
+  });
+
+  it('applies the allowed set before scoring, small or large (property)', async () => {
+    const DIM = 32;
+    const { vectors, query } = clustered(5, DIM, 3000, 20);
+    const reader = new MapReader();
+    const index = new DenseIndex(DIM);
+    index.residentBudget = 0;
+    index.attachReader(reader);
+    const stored = new Map<number, Float32Array>();
+    vectors.forEach((v, i) => {
+      const id = i * 3 + 1;
+      const q = quantize(v);
+      reader.codes.set(id, q);
+      index.add(id, q.codes, q.scale);
+      stored.set(id, dequantize(q));
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 0, max: 9100 }), { minLength: 0, maxLength: 1500 }), fc.integer({ min: 1, max: 20 }), async (allowedIds, k) => {
+        const allowed = new Set(allowedIds);
+        const q = query();
+        const got = await index.searchAsync(q, { k, allowed, rerank: 100, hamming: 400 });
+        for (const h of got) expect(allowed.has(h.id)).toBe(true);
+        const present = allowedIds.filter((id) => stored.has(id));
+        expect(got.length).toBe(Math.min(k, present.length));
+        // Few enough to be all rescored: exactly the brute force over the dequantised codes.
+        if (present.length <= 100) expectSameHits(got, bruteForce(stored, q, k, allowed), stored, q);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('keeps add / remove / re-add consistent across the switch to the storage tier', async () => {
+    const DIM = 24;
+    const r = rng(9);
+    const reader = new MapReader();
+    const index = new DenseIndex(DIM, 4);
+    index.residentBudget = 600 * DIM;
+    index.attachReader(reader);
+    const stored = new Map<number, Float32Array>();
+    const put = (id: number) => {
+      const q = quantize(normalize(Array.from({ length: DIM }, () => gaussian(r)))!);
+      reader.codes.set(id, q);
+      index.add(id, q.codes, q.scale);
+      stored.set(id, dequantize(q));
+    };
+    const drop = (id: number) => {
+      expect(index.remove(id)).toBe(stored.has(id));
+      reader.codes.delete(id);
+      stored.delete(id);
+    };
+    // Exhaustive parameters: the storage tier must then equal brute force.
+    const check = async () => {
+      for (let i = 0; i < 5; i++) {
+        const q = normalize(Array.from({ length: DIM }, () => gaussian(r)))!;
+        expectSameHits(await index.searchAsync(q, { k: 15, hamming: 1e9, rerank: 1e9 }), bruteForce(stored, q, 15), stored, q);
+      }
+      expect(index.size).toBe(stored.size);
+      expect([...index.liveIds()]).toEqual([...stored.keys()].sort((a, b) => a - b));
+    };
+    for (let id = 1; id <= 500; id++) put(id * 2);
+    for (let id = 1; id <= 500; id += 7) drop(id * 2);
+    expect(index.tier).toBe('resident');
+    await check();
+    // Out of order (odd ids between the even ones), then over the budget.
+    for (let id = 1; id <= 2000; id++) put(id < 500 ? id * 2 + 1 : id + 1000);
+    expect(index.tier).toBe('storage');
+    await check();
+    for (let id = 1; id <= 3000; id += 3) drop(id);
+    put(14); // removed above, comes back
+    put(5000);
+    drop(777_777);
+    await check();
+    // Many removes: compaction in the storage tier.
+    const before = index.count;
+    for (const id of [...stored.keys()]) if (id % 4 !== 0) drop(id);
+    expect(index.count).toBeLessThan(before);
+    await check();
+    for (const id of [...stored.keys()]) drop(id);
+    expect(await index.searchAsync(normalize([1, ...new Array<number>(DIM - 1).fill(0)])!, { k: 5 })).toEqual([]);
+  });
+
+  it('leaves out ids removed while their codes were being read', async () => {
+    const reader = new MapReader();
+    const index = new DenseIndex(2);
+    index.residentBudget = 0;
+    index.attachReader(reader);
+    for (const [id, v] of [[1, [1, 0]], [2, [0.9, 0.1]], [3, [0, 1]]] as const) {
+      const q = quantize(normalize(v)!);
+      reader.codes.set(id, q);
+      index.add(id, q.codes, q.scale);
+    }
+    const pending = index.searchAsync(new Float32Array([1, 0]), { k: 3 });
+    index.remove(1);
+    expect((await pending).map((h) => h.id)).toEqual([2, 3]);
+  });
+
+  it('refuses sign bits in the resident tier and of the wrong width', () => {
+    expect(() => new DenseIndex(64).addBits(1, new Uint32Array(2))).toThrow(/storage tier/);
+    expect(() => new DenseIndex(64, 8, 'storage').addBits(1, new Uint32Array(3))).toThrow(/words/);
   });
 });
