@@ -24,7 +24,6 @@ export interface ParsedQuery {
   before?: number;
 }
 
-const DAY = 86_400_000;
 
 /** Local midnight `days` calendar days before the day of `ms` (calendar arithmetic: DST days are 23 or 25 hours). */
 function daysBefore(ms: number, days: number): number {

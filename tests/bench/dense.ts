@@ -175,7 +175,7 @@ async function benchSize(report: Report, gen: Generator, n: number, opts: DenseO
   // fake-indexeddb (Node), loadDenseIndex (coarse blocks only), searchAsync reading candidates with
   // IdbCodeReader; beside it the same index reading codes from memory (the algorithm alone).
   {
-    let idb: DB | null = await openDB<RereadDB>(`reread-bench-dense-${process.pid}-${n}`, DB_VERSION, { upgrade: (d, old) => upgrade(d, old) });
+    let idb: DB | null = await openDB<RereadDB>(`reread-bench-dense-${process.pid}-${n}`, DB_VERSION, { upgrade: (d, old, _n, tx) => upgrade(d, old, tx) });
     t = now();
     const entries = Array.from({ length: n }, (_, r) => ({ id: r + 1, codes: qa.codes.subarray(r * DIM, (r + 1) * DIM), scale: qa.scales[r]! }));
     const records = vectorRecords('bench', DIM, entries);
