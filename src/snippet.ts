@@ -71,26 +71,29 @@ export function highlight(text: string, marker: TermMarker): SnippetSegment[] {
 }
 
 /**
- * The window of about `maxWords` words with the most distinct matched terms, with ellipses where it
+ * The window of about `maxWords` words with the most marked words, with ellipses where it
  * was cut. Skips the heading path line (shown separately).
  */
 export function makeSnippet(body: string, marker: TermMarker, maxWords = 36): SnippetSegment[] {
   const text = body.replace(/\s+/g, ' ').trim();
   const spans = marker.spans(text);
-  const words = [...text.matchAll(/\S+/g)];
-  if (words.length <= maxWords) return segments(text, spans, 0, text.length);
-  // A word (between spaces) is a hit when a marked span overlaps it.
-  const hits = new Uint8Array(words.length);
-  for (let i = 0, s = 0; i < words.length && s < spans.length; i++) {
-    const start = words[i]!.index;
-    const end = start + words[i]![0].length;
+  // Words are what lies between the single spaces left; starts[i] is word i's offset.
+  const starts: number[] = text ? [0] : [];
+  for (let i = text.indexOf(' '); i !== -1; i = text.indexOf(' ', i + 1)) starts.push(i + 1);
+  const nWords = starts.length;
+  const wordEnd = (i: number) => (i + 1 < nWords ? starts[i + 1]! - 1 : text.length);
+  if (nWords <= maxWords) return segments(text, spans, 0, text.length);
+  // A word is a hit when a marked span overlaps it.
+  const hits = new Uint8Array(nWords);
+  for (let i = 0, s = 0; i < nWords && s < spans.length; i++) {
+    const start = starts[i]!;
     while (s < spans.length && spans[s + 1]! <= start) s += 2;
-    if (s < spans.length && spans[s]! < end) hits[i] = 1;
+    if (s < spans.length && spans[s]! < wordEnd(i)) hits[i] = 1;
   }
   let best = 0;
   let bestStart = 0;
   let cur = 0;
-  for (let i = 0; i < words.length; i++) {
+  for (let i = 0; i < nWords; i++) {
     cur += hits[i]!;
     if (i >= maxWords) cur -= hits[i - maxWords]!;
     if (i >= maxWords - 1 && cur > best) {
@@ -107,14 +110,11 @@ export function makeSnippet(body: string, marker: TermMarker, maxWords = 36): Sn
     let last = bestStart + maxWords - 1;
     while (!hits[last]) last--;
     start = Math.max(0, last - maxWords + 1, first - 4);
-    start = Math.max(0, Math.min(start, words.length - maxWords));
+    start = Math.max(0, Math.min(start, nWords - maxWords));
   }
-  const end = Math.min(words.length, start + maxWords);
-  const from = words[start]!.index;
-  const lastWord = words[end - 1]!;
-  const to = lastWord.index + lastWord[0].length;
-  const segs = segments(text, spans, from, to);
+  const end = Math.min(nWords, start + maxWords);
+  const segs = segments(text, spans, starts[start]!, wordEnd(end - 1));
   if (start > 0) segs.unshift({ text: '… ', match: false });
-  if (end < words.length) segs.push({ text: ' …', match: false });
+  if (end < nWords) segs.push({ text: ' …', match: false });
   return segs;
 }

@@ -25,6 +25,10 @@ export const MAX_TOKEN_LENGTH = 64;
 const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:[.\-]|::)[\p{L}\p{N}\p{M}_]+)*/gu;
 const UNSPACED_SCRIPT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const ASCII_WORD = /[A-Za-z0-9_]+(?:(?:[.\-]|::)[A-Za-z0-9_]+)*/g;
+const NON_ASCII = /[^\x00-\x7f]/;
+const PLAIN_WORD = /^[A-Z]?[a-z0-9]*$/;
+const ABOVE_THAI = /[\u0e00-\uffff]/;
 const PART_SEPARATORS = /[._\-:]+/;
 const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
 const DIACRITICS = /[\u0300-\u036f]/g;
@@ -78,6 +82,11 @@ export function foldText(text: string): string {
 }
 
 function emitCompound(raw: string, out: string[], opts: TokenizerOptions): void {
+  // Most words are one plain term (no separators, no inner capitals): skip splitting them.
+  if (PLAIN_WORD.test(raw)) {
+    push(raw.toLowerCase(), out, opts);
+    return;
+  }
   const whole = raw.toLowerCase();
   push(whole, out, opts);
   const pieces = raw.split(PART_SEPARATORS);
@@ -135,9 +144,12 @@ function forEachWord(folded: string, onWord: (word: string, start: number) => vo
     batch = '';
     at.length = 0;
   };
-  for (const m of folded.matchAll(WORD)) {
+  // Unspaced scripts all lie above U+0E00 (Thai): text without such characters needs no per-word
+  // test. ASCII text takes an ASCII-only copy of WORD (same words there, and several times faster).
+  const mayBeUnspaced = ABOVE_THAI.test(folded);
+  for (const m of folded.matchAll(NON_ASCII.test(folded) ? WORD : ASCII_WORD)) {
     const raw = m[0];
-    if (UNSPACED_SCRIPT.test(raw)) {
+    if (mayBeUnspaced && UNSPACED_SCRIPT.test(raw)) {
       if (batch) batch += '\n';
       at.push(batch.length, m.index);
       batch += raw;
@@ -191,7 +203,7 @@ class FoldMap {
   private cursor = 0;
 
   static of(text: string): FoldMap {
-    if (!/[^\x00-\x7f]/.test(text)) return new FoldMap(text, []);
+    if (!NON_ASCII.test(text)) return new FoldMap(text, []);
     let folded = '';
     const pieces: number[] = [];
     const piece = (original: string, o: number, f: string, linear: boolean) => {
