@@ -217,7 +217,7 @@ class FoldMap {
       if (m.index > o) piece(text.slice(o, m.index), o, text.slice(o, m.index), true);
       const run = m[0];
       let fold = runs.get(run);
-      if (!fold) runs.set(run, (fold = foldRun(run)));
+      if (fold === undefined) runs.set(run, (fold = foldRun(run)));
       if (fold === true) piece(run, m.index, run, true);
       else if (typeof fold === 'string') piece(run, m.index, fold, false);
       else for (const c of fold) piece(c.original, m.index + c.at, c.folded, c.folded === c.original);
