@@ -11,7 +11,7 @@ import { ProtocolError, type CapturePayload, CaptureResponse, SearchRequest, Sea
 import { parseDateOperand, parseQuery, type ParsedQuery } from '../src/query.js';
 import type { FusedHit, LaneHit } from '../src/rrf.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
-import { makeSnippet } from '../src/snippet.js';
+import { makeSnippet, TermMarker } from '../src/snippet.js';
 import { foldText, queryTerms, type TokenizerOptions } from '../src/tokenizer.js';
 import { sectionHref, siteMatches, siteOf } from '../src/url.js';
 import { getDb, type ChunkRecord, type DB } from './db.js';
@@ -345,7 +345,7 @@ export class Engine {
     const excludePhrases = [...parsed.excludePhrases, ...parsed.excludeWords].map((p) => foldText(p).toLowerCase());
     const textFilters = phrases.length + excludePhrases.length > 0;
     const table = await this.pages.all();
-    const termSet = new Set(terms);
+    const marker = new TermMarker(new Set(terms), TOKENIZER);
     type Hit = FusedHit & { url: string; chunk: ChunkRecord & { text: string } };
     const hits: Hit[] = [];
     // Read in slices: enough to fill `limit` pages with their extra sections, without reading everything.
@@ -375,7 +375,7 @@ export class Engine {
         section: h.chunk.section,
         headingPath: h.chunk.headingPath,
         href: sectionHref(h.url, h.chunk.anchor),
-        snippet: makeSnippet(body, termSet),
+        snippet: makeSnippet(body, marker),
         whyMatched: h.terms,
         lanes: { ...h.ranks },
         score: Math.round(h.score * 1000) / 1000,

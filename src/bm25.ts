@@ -26,6 +26,7 @@ export interface CorpusStats {
 /** One term's postings, sorted by chunk id. */
 export interface PostingList {
   ids: Uint32Array;
+  /** Term frequencies, each >= 1. */
   tfs: Uint32Array;
   /** Length (in terms) of each chunk, so scoring never has to look a chunk up. */
   lens: Uint32Array;
@@ -56,34 +57,42 @@ export function idf(N: number, df: number): number {
   return Math.log(1 + (N - df + 0.5) / (df + 0.5));
 }
 
-/** Maximum number of distinct query terms (the "why matched" mask is 32 bits). */
+/** Maximum number of distinct query terms scored (the rest are dropped, absent terms first). */
 export const MAX_QUERY_TERMS = 32;
 
-/** Reusable scratch space: allocating score arrays per query would dominate latency. */
+/**
+ * Reusable scratch space: allocating a score array per query would dominate latency. Between queries
+ * every score is 0; a scored document's score is > 0 (see `bm25Search`), so 0 also means "not touched".
+ */
 class Scratch {
   scores = new Float64Array(1024);
-  masks = new Uint32Array(1024);
   touched = new Uint32Array(1024);
-  nTouched = 0;
   ensure(maxId: number, total: number): void {
-    if (maxId >= this.scores.length) {
-      const size = Math.max(maxId + 1, this.scores.length * 2);
-      this.scores = new Float64Array(size);
-      this.masks = new Uint32Array(size);
-    }
+    if (maxId >= this.scores.length) this.scores = new Float64Array(Math.max(maxId + 1, this.scores.length * 2));
     if (total > this.touched.length) this.touched = new Uint32Array(Math.max(total, this.touched.length * 2));
   }
 }
 const scratch = new Scratch();
 
-/** Dense accumulation when ids are compact; a Map when they are sparse (ids far above the corpus size). */
+/**
+ * The k best chunks for `query`, best first (ties by smaller id).
+ *
+ * The hot loop only adds into one score per chunk. Which query terms a hit matched ("why matched") is
+ * worked out afterwards for the k winners alone, by binary search in each term's ids: keeping a term
+ * mask per touched chunk instead costs a second random read-modify-write per posting.
+ *
+ * Dense accumulation (a Float64Array indexed by id) when ids are compact; a Map when they are sparse
+ * (ids far above the number of postings) or when a term's weight is not positive, since the dense path
+ * recognises untouched chunks by a score of 0. Postings have tf >= 1 (a term is posted where it occurs).
+ */
 export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, options: Bm25SearchOptions): LexicalHit[] {
   const { k1, b } = options.params ?? DEFAULT_BM25;
   const allowed = options.allowed ?? null;
-  // Drop absent terms before capping, so words the index lacks do not use up the 32 mask bits.
+  // Drop absent terms before capping, so words the index lacks do not use up slots.
   const terms = query.filter((q) => q.postings.ids.length > 0).slice(0, MAX_QUERY_TERMS);
   if (!terms.length || stats.N <= 0 || options.k <= 0) return [];
   const avgLen = stats.totalLength / stats.N || 1;
+  const weights = terms.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length));
   let maxId = 0;
   let total = 0;
   for (const q of terms) {
@@ -91,108 +100,141 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
     total += ids.length;
     if (ids[ids.length - 1]! > maxId) maxId = ids[ids.length - 1]!;
   }
-  const dense = maxId < 4 * total + 65536;
-  const sparseScores = dense ? null : new Map<number, number>();
-  const sparseMasks = dense ? null : new Map<number, number>();
-  if (dense) scratch.ensure(maxId, total);
-  const { scores, masks, touched } = scratch;
-  let nTouched = 0;
   const k1p1 = k1 + 1;
   const norm0 = k1 * (1 - b);
   const normL = (k1 * b) / avgLen;
-  for (let t = 0; t < terms.length; t++) {
-    const q = terms[t]!;
-    const { ids, tfs, lens } = q.postings;
-    const w = (q.weight ?? 1) * idf(stats.N, ids.length);
-    const bit = 1 << t;
-    for (let i = 0; i < ids.length; i++) {
-      const id = ids[i]!;
-      if (allowed !== null && !allowed.has(id)) continue;
-      const tf = tfs[i]!;
-      const s = (w * tf * k1p1) / (tf + norm0 + normL * lens[i]!);
-      if (dense) {
-        if (masks[id] === 0) touched[nTouched++] = id;
-        scores[id] = scores[id]! + s;
-        masks[id] = masks[id]! | bit;
-      } else {
-        sparseScores!.set(id, (sparseScores!.get(id) ?? 0) + s);
-        sparseMasks!.set(id, (sparseMasks!.get(id) ?? 0) | bit);
+  const heap = new TopK(options.k);
+
+  if (maxId < 4 * total + 65536 && weights.every((w) => w > 0)) {
+    scratch.ensure(maxId, total);
+    const { scores, touched } = scratch;
+    let nTouched = 0;
+    for (let t = 0; t < terms.length; t++) {
+      const { ids, tfs, lens } = terms[t]!.postings;
+      const w = weights[t]!;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        if (allowed !== null && !allowed.has(id)) continue;
+        const tf = tfs[i]!;
+        const prev = scores[id]!;
+        if (prev === 0) touched[nTouched++] = id;
+        scores[id] = prev + (w * tf * k1p1) / (tf + norm0 + normL * lens[i]!);
       }
     }
-  }
-  const heap = new TopK(options.k);
-  if (dense) {
     for (let i = 0; i < nTouched; i++) {
       const id = touched[i]!;
-      heap.push(id, scores[id]!, masks[id]!);
+      heap.push(id, scores[id]!);
       scores[id] = 0;
-      masks[id] = 0;
     }
   } else {
-    for (const [id, s] of sparseScores!) heap.push(id, s, sparseMasks!.get(id)!);
+    const scores = new Map<number, number>();
+    for (let t = 0; t < terms.length; t++) {
+      const { ids, tfs, lens } = terms[t]!.postings;
+      const w = weights[t]!;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        if (allowed !== null && !allowed.has(id)) continue;
+        const tf = tfs[i]!;
+        scores.set(id, (scores.get(id) ?? 0) + (w * tf * k1p1) / (tf + norm0 + normL * lens[i]!));
+      }
+    }
+    for (const [id, s] of scores) heap.push(id, s);
   }
-  return heap.sorted().map((e) => ({ id: e.id, score: e.score, terms: termsOf(e.mask, terms) }));
+  return heap.sorted().map((e) => ({ id: e.id, score: e.score, terms: terms.filter((q) => hasId(q.postings.ids, e.id)).map((q) => q.term) }));
 }
 
-function termsOf(mask: number, terms: readonly QueryTerm[]): string[] {
-  const out: string[] = [];
-  for (let t = 0; t < terms.length; t++) if (mask & (1 << t)) out.push(terms[t]!.term);
-  return out;
-}
-
-interface HeapEntry {
-  id: number;
-  score: number;
-  mask: number;
+/** Binary search in ascending ids. */
+function hasId(ids: Uint32Array, id: number): boolean {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = ids[mid]!;
+    if (v === id) return true;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 /**
- * A bounded min-heap keeping the k best (score desc, then id asc so results are deterministic).
+ * A bounded min-heap keeping the k best (score desc, then id asc so results are deterministic), in
+ * typed arrays that grow up to k. A push that cannot enter a full heap costs one comparison and no
+ * allocation: most pushes are such once the heap is full.
  */
 export class TopK {
-  private readonly items: HeapEntry[] = [];
+  private ids = new Float64Array(0);
+  private scores = new Float64Array(0);
+  private n = 0;
   constructor(private readonly k: number) {}
 
-  private static worse(a: HeapEntry, b: HeapEntry): boolean {
-    return a.score < b.score || (a.score === b.score && a.id > b.id);
+  /** Is entry i worse than entry j? */
+  private worse(i: number, j: number): boolean {
+    const a = this.scores[i]!;
+    const b = this.scores[j]!;
+    return a < b || (a === b && this.ids[i]! > this.ids[j]!);
   }
 
-  push(id: number, score: number, mask = 0): void {
-    const items = this.items;
-    if (items.length < this.k) {
-      items.push({ id, score, mask });
-      let i = items.length - 1;
+  private swap(i: number, j: number): void {
+    const s = this.scores[i]!;
+    this.scores[i] = this.scores[j]!;
+    this.scores[j] = s;
+    const d = this.ids[i]!;
+    this.ids[i] = this.ids[j]!;
+    this.ids[j] = d;
+  }
+
+  push(id: number, score: number): void {
+    if (this.n < this.k) {
+      if (this.n === this.ids.length) this.grow();
+      let i = this.n++;
+      this.ids[i] = id;
+      this.scores[i] = score;
       while (i > 0) {
         const p = (i - 1) >> 1;
-        if (!TopK.worse(items[i]!, items[p]!)) break;
-        [items[i], items[p]] = [items[p]!, items[i]!];
+        if (!this.worse(i, p)) break;
+        this.swap(i, p);
         i = p;
       }
       return;
     }
-    const root = items[0]!;
-    const cand = { id, score, mask };
-    if (!TopK.worse(root, cand)) return;
-    items[0] = cand;
+    const rootScore = this.scores[0]!;
+    if (!(score > rootScore || (score === rootScore && id < this.ids[0]!))) return;
+    this.ids[0] = id;
+    this.scores[0] = score;
+    const n = this.n;
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;
-      if (l < items.length && TopK.worse(items[l]!, items[m]!)) m = l;
-      if (r < items.length && TopK.worse(items[r]!, items[m]!)) m = r;
+      if (l < n && this.worse(l, m)) m = l;
+      if (r < n && this.worse(r, m)) m = r;
       if (m === i) break;
-      [items[i], items[m]] = [items[m]!, items[i]!];
+      this.swap(i, m);
       i = m;
     }
   }
 
+  private grow(): void {
+    const size = Math.min(this.k, Math.max(16, this.ids.length * 2));
+    const ids = new Float64Array(size);
+    const scores = new Float64Array(size);
+    ids.set(this.ids);
+    scores.set(this.scores);
+    this.ids = ids;
+    this.scores = scores;
+  }
+
   get size(): number {
-    return this.items.length;
+    return this.n;
   }
 
   /** Best first. */
-  sorted(): HeapEntry[] {
-    return [...this.items].sort((a, b) => (TopK.worse(a, b) ? 1 : TopK.worse(b, a) ? -1 : 0));
+  sorted(): { id: number; score: number }[] {
+    const out: { id: number; score: number }[] = [];
+    for (let i = 0; i < this.n; i++) out.push({ id: this.ids[i]!, score: this.scores[i]! });
+    const worse = (a: { id: number; score: number }, b: { id: number; score: number }) => a.score < b.score || (a.score === b.score && a.id > b.id);
+    return out.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
   }
 }

@@ -28,27 +28,61 @@ export interface EncodedBlock {
   data: Uint8Array;
 }
 
-function writeVarint(out: number[], v: number): void {
+/** An entry takes at most 3 varints of 5 bytes (ids, tfs and lengths are 32-bit). */
+const MAX_ENTRY_BYTES = 15;
+
+function writeVarint(out: Uint8Array, pos: number, v: number): number {
   while (v >= 0x80) {
-    out.push((v & 0x7f) | 0x80);
+    out[pos++] = (v & 0x7f) | 0x80;
     v = Math.floor(v / 128);
   }
-  out.push(v);
+  out[pos++] = v;
+  return pos;
+}
+
+/**
+ * Encodes entries[from, to) after the bytes `prefix` (deltas starting from `prev`, the id of the entry
+ * before `from`). Varint deltas are append-only, so a block grows without re-encoding what it holds.
+ */
+function encodeAfter(prefix: Uint8Array | null, entries: readonly PostingEntry[], from: number, to: number, prev: number): Uint8Array {
+  const pre = prefix ? prefix.length : 0;
+  const buf = new Uint8Array(pre + (to - from) * MAX_ENTRY_BYTES);
+  if (prefix) buf.set(prefix);
+  let pos = pre;
+  for (let i = from; i < to; i++) {
+    const e = entries[i]!;
+    pos = writeVarint(buf, pos, e.id - prev);
+    pos = writeVarint(buf, pos, e.tf);
+    pos = writeVarint(buf, pos, e.len);
+    prev = e.id;
+  }
+  return buf.slice(0, pos);
 }
 
 /** `first` may be below the first entry's id (a block keeps its key when its first entry is deleted). */
 export function encodeBlock(entries: readonly PostingEntry[], first = entries[0]?.id ?? 0): EncodedBlock {
   if (!entries.length) throw new Error('empty posting block');
   if (first > entries[0]!.id) throw new Error('block key above its first entry');
-  const bytes: number[] = [];
-  let prev = first;
-  for (const e of entries) {
-    writeVarint(bytes, e.id - prev);
-    writeVarint(bytes, e.tf);
-    writeVarint(bytes, e.len);
-    prev = e.id;
+  return { first, n: entries.length, data: encodeAfter(null, entries, 0, entries.length, first) };
+}
+
+/** The last (largest) chunk id in a block: its key plus the id deltas, every third varint. */
+export function lastId(block: EncodedBlock): number {
+  const d = block.data;
+  let pos = 0;
+  let id = block.first;
+  for (let i = 0; i < block.n; i++) {
+    let shift = 1;
+    let byte: number;
+    do {
+      byte = d[pos++]!;
+      id += (byte & 0x7f) * shift;
+      shift *= 128;
+    } while (byte & 0x80);
+    while (d[pos++]! & 0x80); // tf
+    while (d[pos++]! & 0x80); // len
   }
-  return { first, n: entries.length, data: Uint8Array.from(bytes) };
+  return id;
 }
 
 /** Decodes into `out` at `offset`; returns the new offset. */
@@ -112,17 +146,22 @@ export function decodeBlocks(blocks: readonly EncodedBlock[]): PostingList {
 
 /**
  * Appends entries (ids all greater than the block's) to a term's last block. Returns the blocks to
- * write: the updated last block (same key) and any new blocks once it is full.
+ * write: the updated last block (same key) and any new blocks once it is full. The last block's bytes
+ * are kept as they are and the new entries encoded after them (byte for byte what encoding all its
+ * entries in one go gives), so a page's write costs the page's postings, not the blocks they land in.
  */
 export function appendToBlock(last: EncodedBlock | undefined, entries: readonly PostingEntry[]): EncodedBlock[] {
-  const existing = last ? decodeBlock(last) : [];
-  if (existing.length && entries.length && entries[0]!.id <= existing[existing.length - 1]!.id) {
-    throw new Error('posting ids must grow');
-  }
-  const all = existing.concat(entries);
   const out: EncodedBlock[] = [];
-  for (let i = 0; i < all.length; i += BLOCK_SIZE) {
-    out.push(encodeBlock(all.slice(i, i + BLOCK_SIZE), i === 0 && last ? last.first : undefined));
+  let i = 0;
+  if (last) {
+    const prev = lastId(last);
+    if (entries.length && entries[0]!.id <= prev) throw new Error('posting ids must grow');
+    i = Math.min(Math.max(0, BLOCK_SIZE - last.n), entries.length);
+    out.push(i ? { first: last.first, n: last.n + i, data: encodeAfter(last.data, entries, 0, i, prev) } : last);
+  }
+  for (; i < entries.length; i += BLOCK_SIZE) {
+    const end = Math.min(entries.length, i + BLOCK_SIZE);
+    out.push({ first: entries[i]!.id, n: end - i, data: encodeAfter(null, entries, i, end, entries[i]!.id) });
   }
   return out;
 }

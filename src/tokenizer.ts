@@ -25,6 +25,10 @@ export const MAX_TOKEN_LENGTH = 64;
 const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:[.\-]|::)[\p{L}\p{N}\p{M}_]+)*/gu;
 const UNSPACED_SCRIPT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+const ASCII_WORD = /[A-Za-z0-9_]+(?:(?:[.\-]|::)[A-Za-z0-9_]+)*/g;
+const NON_ASCII = /[^\x00-\x7f]/;
+const PLAIN_WORD = /^[A-Z]?[a-z0-9]*$/;
+const ABOVE_THAI = /[\u0e00-\uffff]/;
 const PART_SEPARATORS = /[._\-:]+/;
 const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
 const DIACRITICS = /[\u0300-\u036f]/g;
@@ -43,7 +47,8 @@ function wordSegmenter(): Intl.Segmenter {
  */
 const SEGMENT_WINDOW = 256;
 
-function segmentWords(run: string, emit: (word: string) => void): void {
+/** Calls `emit` with each word-like segment of `run` and its offset in `run`, in order. */
+function segmentWords(run: string, emit: (word: string, index: number) => void): void {
   const seg = wordSegmenter();
   let start = 0;
   while (start < run.length) {
@@ -52,14 +57,14 @@ function segmentWords(run: string, emit: (word: string) => void): void {
     if (end < run.length && end - start > 1 && isHighSurrogate(run.charCodeAt(end - 1))) end--;
     let last: Intl.SegmentData | undefined;
     for (const s of seg.segment(run.slice(start, end))) {
-      if (last?.isWordLike) emit(last.segment);
+      if (last?.isWordLike) emit(last.segment, start + last.index);
       last = s;
     }
     if (!last) break;
     if (end < run.length && last.index > 0) {
       start += last.index; // re-segment the possibly cut last word with what follows it
     } else {
-      if (last.isWordLike) emit(last.segment);
+      if (last.isWordLike) emit(last.segment, start + last.index);
       start = end;
     }
   }
@@ -77,6 +82,11 @@ export function foldText(text: string): string {
 }
 
 function emitCompound(raw: string, out: string[], opts: TokenizerOptions): void {
+  // Most words are one plain term (no separators, no inner capitals): skip splitting them.
+  if (PLAIN_WORD.test(raw)) {
+    push(raw.toLowerCase(), out, opts);
+    return;
+  }
   const whole = raw.toLowerCase();
   push(whole, out, opts);
   const pieces = raw.split(PART_SEPARATORS);
@@ -103,26 +113,142 @@ function push(term: string, out: string[], opts: TokenizerOptions): void {
 /** All terms of `text` in order, duplicates kept (term frequencies come from this). */
 export function tokenize(text: string, opts: TokenizerOptions = {}): string[] {
   const out: string[] = [];
-  const folded = foldText(text);
+  forEachWord(foldText(text), (word) => emitCompound(word, out, opts));
+  return out;
+}
+
+/** The terms of one word as `forEachWordSpan` gives it: the word whole and, if compound, its parts. */
+export function wordTerms(word: string, opts: TokenizerOptions = {}): string[] {
+  const out: string[] = [];
+  emitCompound(word, out, opts);
+  return out;
+}
+
+/**
+ * The words of folded text, in order, with their offsets in it: regex words, and the words that
+ * `Intl.Segmenter` finds in runs of unspaced scripts.
+ */
+function forEachWord(folded: string, onWord: (word: string, start: number) => void): void {
   // Consecutive unspaced runs go to the segmenter together, joined by newlines (a word boundary it
-  // never crosses): one call per run costs ~10 µs, which dominated on punctuated CJK text.
+  // never crosses): one call per run costs ~10 µs, which dominated on punctuated CJK text. `at` holds,
+  // for each run in the batch, its offset in the batch and in `folded`.
   let batch = '';
+  const at: number[] = [];
   const flush = () => {
-    if (batch) segmentWords(batch, (word) => emitCompound(word, out, opts));
+    if (!batch) return;
+    let r = 0;
+    segmentWords(batch, (word, index) => {
+      while (r + 2 < at.length && at[r + 2]! <= index) r += 2;
+      onWord(word, at[r + 1]! + index - at[r]!);
+    });
     batch = '';
+    at.length = 0;
   };
-  for (const m of folded.matchAll(WORD)) {
+  // Unspaced scripts all lie above U+0E00 (Thai): text without such characters needs no per-word
+  // test. ASCII text takes an ASCII-only copy of WORD (same words there, and several times faster).
+  const mayBeUnspaced = ABOVE_THAI.test(folded);
+  for (const m of folded.matchAll(NON_ASCII.test(folded) ? WORD : ASCII_WORD)) {
     const raw = m[0];
-    if (UNSPACED_SCRIPT.test(raw)) {
-      batch = batch ? `${batch}\n${raw}` : raw;
+    if (mayBeUnspaced && UNSPACED_SCRIPT.test(raw)) {
+      if (batch) batch += '\n';
+      at.push(batch.length, m.index);
+      batch += raw;
       if (batch.length >= SEGMENT_WINDOW) flush();
     } else {
       flush();
-      emitCompound(raw, out, opts);
+      onWord(raw, m.index);
     }
   }
   flush();
-  return out;
+}
+
+/**
+ * The words of `text` exactly as `tokenize` cuts them (same folding, same segmentation), each with
+ * where it lies in `text`: `word` is its folded form (its terms are `wordTerms(word, opts)`), and
+ * [start, end) its extent in `text`. Where folding changed a character's length (a ligature, a
+ * decomposed accent), the extent covers that whole character.
+ */
+export function forEachWordSpan(text: string, onWord: (word: string, start: number, end: number) => void): void {
+  const map = FoldMap.of(text);
+  forEachWord(map.folded, (word, start) => onWord(word, map.start(start), map.end(start + word.length)));
+}
+
+const NON_ASCII_RUN = /[\x00-\x7f]?[^\x00-\x7f]+/g;
+const CLUSTER = /\P{M}\p{M}*|\p{M}+/gu;
+
+/** A run's folding: unchanged (true), by character (base and marks), or whole when that differs. */
+type RunFold = true | string | { original: string; at: number; folded: string }[];
+
+function foldRun(run: string): RunFold {
+  const whole = foldText(run);
+  if (whole === run) return true;
+  const clusters = [...run.matchAll(CLUSTER)].map((c) => ({ original: c[0], at: c.index, folded: foldText(c[0]) }));
+  return clusters.map((c) => c.folded).join('') === whole ? clusters : whole;
+}
+
+/**
+ * `foldText(text)` with a map from its offsets back to `text`'s. ASCII is its own folding and never
+ * combines with what precedes it, so only runs of non-ASCII characters (with the character before,
+ * which a leading combining mark attaches to) are folded separately; a run whose folding changed is
+ * folded again character by character (a base with its marks), which locates each change. Should
+ * that differ from folding the run whole (composition across characters, e.g. Hangul jamo), the run
+ * maps as one block.
+ */
+class FoldMap {
+  /** Pieces in folded order: [foldedStart, originalStart, foldedLength, originalLength, linear (1|0)]. */
+  private constructor(
+    readonly folded: string,
+    private readonly pieces: number[],
+  ) {}
+  private cursor = 0;
+
+  static of(text: string): FoldMap {
+    if (!NON_ASCII.test(text)) return new FoldMap(text, []);
+    let folded = '';
+    const pieces: number[] = [];
+    const piece = (original: string, o: number, f: string, linear: boolean) => {
+      if (f.length) pieces.push(folded.length, o, f.length, original.length, linear ? 1 : 0);
+      folded += f;
+    };
+    // Runs repeat (a curly quote, an accented word): fold each distinct run once.
+    const runs = new Map<string, RunFold>();
+    let o = 0;
+    for (const m of text.matchAll(NON_ASCII_RUN)) {
+      if (m.index > o) piece(text.slice(o, m.index), o, text.slice(o, m.index), true);
+      const run = m[0];
+      let fold = runs.get(run);
+      if (fold === undefined) runs.set(run, (fold = foldRun(run)));
+      if (fold === true) piece(run, m.index, run, true);
+      else if (typeof fold === 'string') piece(run, m.index, fold, false);
+      else for (const c of fold) piece(c.original, m.index + c.at, c.folded, c.folded === c.original);
+      o = m.index + run.length;
+    }
+    if (o < text.length) piece(text.slice(o), o, text.slice(o), true);
+    return new FoldMap(folded, pieces);
+  }
+
+  /** The piece holding folded offset f (offsets come in ascending order, so a forward scan). */
+  private find(f: number): number {
+    const p = this.pieces;
+    if (p[this.cursor]! > f) this.cursor = 0;
+    while (this.cursor + 5 < p.length && p[this.cursor + 5]! <= f) this.cursor += 5;
+    return this.cursor;
+  }
+
+  start(f: number): number {
+    if (!this.pieces.length) return f;
+    const i = this.find(f);
+    const p = this.pieces;
+    return p[i + 4] ? p[i + 1]! + f - p[i]! : p[i + 1]!;
+  }
+
+  /** Maps an exclusive end: a word ending inside a changed character takes the whole character. */
+  end(f: number): number {
+    if (!this.pieces.length) return f;
+    const i = this.find(f - 1);
+    const p = this.pieces;
+    return p[i + 4] ? p[i + 1]! + f - p[i]! : p[i + 1]! + p[i + 3]!;
+  }
 }
 
 /** Distinct query terms, in first-seen order. */

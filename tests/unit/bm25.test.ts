@@ -137,6 +137,16 @@ describe('bm25Search equals the formula (property)', { timeout: 30_000 }, () => 
     });
   }
 
+  it('scores zero and negative weights like the formula (they take the Map path)', () => {
+    const weightArb = fc.constantFrom(0, -0.5, 1, 2);
+    fc.assert(
+      fc.property(corpusArb(false), fc.uniqueArray(fc.record({ term: fc.constantFrom(...VOCAB), weight: weightArb }), { minLength: 1, maxLength: 4, selector: (q) => q.term }), fc.integer({ min: 1, max: 70 }), (corpus, q, k) => {
+        checkAgainstReference(corpus, q, k, DEFAULT_BM25, null);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('takes the sparse path for ids far above the corpus size, and agrees with the dense path', () => {
     const docs = new Map<number, string[]>([
       [5, ['alpha', 'beta']],
@@ -205,8 +215,8 @@ describe('TopK', { timeout: 30_000 }, () => {
         fc.integer({ min: 1, max: 50 }),
         (ids, scores, k) => {
           const heap = new TopK(k);
-          const all = ids.map((id, i) => ({ id, score: scores[i]!, mask: i }));
-          for (const e of all) heap.push(e.id, e.score, e.mask);
+          const all = ids.map((id, i) => ({ id, score: scores[i]! }));
+          for (const e of all) heap.push(e.id, e.score);
           const want = [...all].sort((a, b) => b.score - a.score || a.id - b.id).slice(0, k);
           expect(heap.size).toBe(Math.min(k, ids.length));
           expect(heap.sorted()).toEqual(want);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendToBlock, BLOCK_SIZE, decodeBlock, decodeBlocks, encodeBlock, removeFromBlock, type PostingEntry } from '../../src/postings.js';
+import { appendToBlock, BLOCK_SIZE, decodeBlock, decodeBlocks, encodeBlock, lastId, removeFromBlock, type EncodedBlock, type PostingEntry } from '../../src/postings.js';
 
 /** Sorted, distinct ids with tf/len over the full uint32 range (varints up to 5 bytes). */
 const entriesArb = (min = 0, maxLength = 1200) =>
@@ -112,6 +112,49 @@ describe('appendToBlock', { timeout: 30_000 }, () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('appendToBlock equals encoding in one go', { timeout: 30_000 }, () => {
+  /** Appends `entries` page by page (cut at `cuts`) as pageStore does: to the last block while it has room. */
+  function appendInPages(entries: readonly PostingEntry[], cuts: readonly number[], key: number | undefined): EncodedBlock[] {
+    const blocks: EncodedBlock[] = [];
+    const bounds = [...new Set([0, ...cuts.map((c) => c % (entries.length + 1)), entries.length])].sort((a, b) => a - b);
+    for (let j = 0; j + 1 < bounds.length; j++) {
+      const page = entries.slice(bounds[j], bounds[j + 1]);
+      const lastBlock = blocks[blocks.length - 1];
+      let last = lastBlock && lastBlock.n < BLOCK_SIZE ? lastBlock : undefined;
+      if (!blocks.length && key !== undefined) {
+        // The term's first block, written with a key below its first id (as after deleting that entry).
+        const firstOut = encodeBlock(page.slice(0, 1), key);
+        blocks.push(firstOut);
+        last = firstOut;
+        page.shift();
+      }
+      const out = appendToBlock(last, page);
+      if (last) blocks.pop();
+      blocks.push(...out);
+    }
+    return blocks;
+  }
+
+  it('gives byte-identical blocks however the entries are split into pages (property)', () => {
+    fc.assert(
+      fc.property(entriesArb(1, 1500), fc.array(fc.nat(), { maxLength: 12 }), fc.boolean(), (entries, cuts, lowKey) => {
+        const key = lowKey ? entries[0]!.id - 1 : undefined;
+        const got = appendInPages(entries, cuts, key);
+        const want: EncodedBlock[] = [];
+        for (let i = 0; i < entries.length; i += BLOCK_SIZE) want.push(encodeBlock(entries.slice(i, i + BLOCK_SIZE), i === 0 ? key : undefined));
+        expect(got).toEqual(want);
+        for (const b of got) expect(lastId(b)).toBe(decodeBlock(b).at(-1)!.id);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('returns the last block unchanged when nothing is appended', () => {
+    const block = encodeBlock([{ id: 3, tf: 1, len: 2 }]);
+    expect(appendToBlock(block, [])).toEqual([block]);
   });
 });
 

@@ -1,8 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { highlight, makeSnippet, type SnippetSegment } from '../../src/snippet.js';
-import { tokenize } from '../../src/tokenizer.js';
+import { TOKENIZER } from '../../background/engine.js';
+import { highlight, makeSnippet, TermMarker, type SnippetSegment } from '../../src/snippet.js';
+import { forEachWordSpan, queryTerms, tokenize, wordTerms, type TokenizerOptions } from '../../src/tokenizer.js';
 import { hostileText } from './arbitraries.js';
+
+/** A marker for raw terms, tokenizer without options (as the index would without stemming). */
+const plain = (terms: Iterable<string>) => new TermMarker(new Set(terms), {});
+/** A marker for a query typed by the user, with the extension's tokenizer options. */
+const query = (text: string, tok: TokenizerOptions = TOKENIZER) => new TermMarker(new Set(queryTerms(text, tok)), tok);
 
 const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:[.\-]|::)[\p{L}\p{N}\p{M}_]+)*/gu;
 const join = (segs: SnippetSegment[]) => segs.map((s) => s.text).join('');
@@ -10,14 +16,14 @@ const marked = (segs: SnippetSegment[]) => segs.filter((s) => s.match).map((s) =
 
 describe('highlight', { timeout: 30_000 }, () => {
   it('marks the words whose terms are searched, folded and compound', () => {
-    const segs = highlight('Call getElementById, then see Café ERR_5041!', new Set(['element', 'cafe', '5041']));
+    const segs = highlight('Call getElementById, then see Café ERR_5041!', plain(['element', 'cafe', '5041']));
     expect(marked(segs)).toEqual(['getElementById', 'Café', 'ERR_5041']);
     expect(join(segs)).toBe('Call getElementById, then see Café ERR_5041!');
   });
 
   it('marks nothing without terms and handles empty text', () => {
-    expect(highlight('some text', new Set())).toEqual([{ text: 'some text', match: false }]);
-    expect(highlight('', new Set(['a']))).toEqual([]);
+    expect(highlight('some text', plain([]))).toEqual([{ text: 'some text', match: false }]);
+    expect(highlight('', plain(['a']))).toEqual([]);
   });
 
   it('never loses text and marks exactly the matching words (property)', () => {
@@ -26,7 +32,7 @@ describe('highlight', { timeout: 30_000 }, () => {
     fc.assert(
       fc.property(textArb, fc.uniqueArray(fc.constantFrom('cat', 'cats', 'cafe', 'path', 'get', 'id', 'x_1', '漢字', 'naive', 'zzz'), { maxLength: 4 }), (text, termList) => {
         const terms = new Set<string>(termList);
-        const segs = highlight(text, terms);
+        const segs = highlight(text, new TermMarker(terms, {}));
         expect(join(segs)).toBe(text);
         for (const s of segs) {
           expect(s.text.length).toBeGreaterThan(0);
@@ -47,7 +53,7 @@ describe('highlight', { timeout: 30_000 }, () => {
 
 describe('makeSnippet', { timeout: 30_000 }, () => {
   it('returns the whole (whitespace-collapsed) text when short', () => {
-    const segs = makeSnippet('  a  cat\n\nsat ', new Set(['cat']));
+    const segs = makeSnippet('  a  cat\n\nsat ', plain(['cat']));
     expect(join(segs)).toBe('a cat sat');
     expect(marked(segs)).toEqual(['cat']);
   });
@@ -55,7 +61,7 @@ describe('makeSnippet', { timeout: 30_000 }, () => {
   it('centres a long text on its matches, with ellipses', () => {
     const filler = (n: number, w: string) => Array.from({ length: n }, (_, i) => `${w}${i}`).join(' ');
     const body = `${filler(100, 'before')} the zephyrine litter box ${filler(100, 'after')}`;
-    const segs = makeSnippet(body, new Set(['zephyrine']), 20);
+    const segs = makeSnippet(body, plain(['zephyrine']), 20);
     expect(segs[0]).toEqual({ text: '… ', match: false });
     expect(segs[segs.length - 1]).toEqual({ text: ' …', match: false });
     expect(marked(segs)).toEqual(['zephyrine']);
@@ -66,9 +72,9 @@ describe('makeSnippet', { timeout: 30_000 }, () => {
 
   it('takes the window with the most matches, and the start when nothing matches', () => {
     const words = Array.from({ length: 200 }, (_, i) => (i === 20 || i === 150 || i === 155 || i === 158 ? 'match' : `w${i}`));
-    const segs = makeSnippet(words.join(' '), new Set(['match']), 20);
+    const segs = makeSnippet(words.join(' '), plain(['match']), 20);
     expect(marked(segs)).toHaveLength(3);
-    const none = makeSnippet(words.join(' '), new Set(['absent']), 10);
+    const none = makeSnippet(words.join(' '), plain(['absent']), 10);
     expect(none[0]!.text.startsWith('w0 ')).toBe(true);
     expect(none[none.length - 1]).toEqual({ text: ' …', match: false });
   });
@@ -76,7 +82,7 @@ describe('makeSnippet', { timeout: 30_000 }, () => {
   it('never throws and stays within the text (property)', () => {
     fc.assert(
       fc.property(hostileText(400), fc.uniqueArray(fc.constantFrom('a', 'cat', '漢', 'x'), { maxLength: 3 }), fc.integer({ min: 1, max: 50 }), (body, terms, max) => {
-        const segs = makeSnippet(body, new Set(terms), max);
+        const segs = makeSnippet(body, plain(terms), max);
         const inner = join(segs).replace(/^… /, '').replace(/ …$/, '');
         expect(body.replace(/\s+/g, ' ').trim().includes(inner)).toBe(true);
       }),
@@ -88,7 +94,7 @@ describe('makeSnippet', { timeout: 30_000 }, () => {
     const words = fc.array(fc.oneof({ weight: 20, arbitrary: fc.constantFrom('lorem', 'ipsum', 'dolor', 'sit', 'amet') }, { weight: 1, arbitrary: fc.constant('needle') }), { minLength: 1, maxLength: 300 });
     fc.assert(
       fc.property(words, fc.integer({ min: 1, max: 40 }), (ws, max) => {
-        const segs = makeSnippet(ws.join(' '), new Set(['needle']), max);
+        const segs = makeSnippet(ws.join(' '), plain(['needle']), max);
         // As many matches as the best window of `max` words holds.
         let best = 0;
         for (let i = 0; i + Math.min(max, ws.length) <= ws.length; i++) best = Math.max(best, ws.slice(i, i + max).filter((w) => w === 'needle').length);
@@ -96,5 +102,98 @@ describe('makeSnippet', { timeout: 30_000 }, () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('highlighting marks what the index matched', { timeout: 30_000 }, () => {
+  it('marks the inflected forms a stemmed query matched', () => {
+    const segs = highlight('Two cats met a cat; the catalog lists ponies and a pony.', query('cats ponies'));
+    expect(marked(segs)).toEqual(['cats', 'cat', 'ponies', 'pony']);
+    expect(join(segs)).toBe('Two cats met a cat; the catalog lists ponies and a pony.');
+  });
+
+  it('marks identifiers whole when the index matched them whole or by a part', () => {
+    const text = 'Call parseFiles() or os.path.join; ERR_FILE_NOT_FOUND, getElementsById and profile.';
+    expect(marked(highlight(text, query('file element')))).toEqual(['parseFiles', 'ERR_FILE_NOT_FOUND', 'getElementsById']);
+    expect(marked(highlight(text, query('os.path')))).toEqual(['os.path.join']);
+    expect(marked(highlight(text, query('parseFiles')))).toEqual(['parseFiles', 'ERR_FILE_NOT_FOUND']);
+  });
+
+  it('marks the word an unspaced script was segmented into, not the whole run', () => {
+    const segs = highlight('私は東京に住んでいます。', query('東京'));
+    expect(marked(segs)).toEqual(['東京']);
+    expect(join(segs)).toBe('私は東京に住んでいます。');
+  });
+
+  it('marks the original characters of folded words (decomposed accents, ligatures, full-width)', () => {
+    const text = 'Un cafe\u0301 et une ﬁle, ＡＢＣ.';
+    expect(marked(highlight(text, query('café file abc')))).toEqual(['cafe\u0301', 'ﬁle', 'ＡＢＣ']);
+  });
+
+  it('centres the snippet on inflected matches', () => {
+    const filler = (n: number, w: string) => Array.from({ length: n }, (_, i) => `${w}${i}`).join(' ');
+    const segs = makeSnippet(`${filler(100, 'before')} two ponies grazed ${filler(100, 'after')}`, query('pony'), 20);
+    expect(marked(segs)).toEqual(['ponies']);
+  });
+
+  const vocab = ['cat', 'cats', 'Cats', 'catalog', 'pony', 'ponies', 'parseFiles', 'ERR_FILE', 'file', 'os.path', 'getElementById', '東京', '私は東京に', 'café', 'cafe\u0301', 'ﬁle', ' ', ', ', '. ', '\n', '-'];
+  const textArb = fc.oneof(hostileText(120), fc.array(fc.constantFrom(...vocab), { maxLength: 30 }).map((xs) => xs.join('')));
+  const queryArb = fc.array(fc.constantFrom('cats', 'pony', 'files', 'path', 'element', '東京', 'cafe', 'file', 'zzz'), { minLength: 1, maxLength: 3 }).map((ws) => ws.join(' '));
+
+  it('marks something exactly when the index matched a query term, and only words that carry one (property)', () => {
+    fc.assert(
+      fc.property(textArb, queryArb, (text, q) => {
+        const terms = new Set(queryTerms(q, TOKENIZER));
+        const segs = highlight(text, query(q));
+        expect(join(segs)).toBe(text);
+        for (const s of segs) expect(s.text.length).toBeGreaterThan(0);
+        const indexed = tokenize(text, TOKENIZER).some((t) => terms.has(t));
+        expect(segs.some((s) => s.match)).toBe(indexed);
+        for (const s of segs) if (s.match) expect(tokenize(s.text, TOKENIZER).some((t) => terms.has(t))).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('leaves no matching word unmarked in spaced text (property)', () => {
+    const spaced = fc.array(fc.constantFrom(...vocab.filter((w) => !/[東京私]/.test(w))), { maxLength: 30 }).map((xs) => xs.join(''));
+    fc.assert(
+      fc.property(spaced, queryArb, (text, q) => {
+        const terms = new Set(queryTerms(q, TOKENIZER));
+        for (const s of highlight(text, query(q))) {
+          if (!s.match) for (const m of s.text.matchAll(WORD)) expect(tokenize(m[0], TOKENIZER).some((t) => terms.has(t))).toBe(false);
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('cuts words exactly as tokenize does, with extents inside the text (property)', () => {
+    fc.assert(
+      fc.property(textArb, (text) => {
+        const terms: string[] = [];
+        let prev = 0;
+        forEachWordSpan(text, (word, start, end) => {
+          expect(start).toBeGreaterThanOrEqual(prev);
+          expect(end).toBeGreaterThan(start);
+          expect(end).toBeLessThanOrEqual(text.length);
+          prev = start;
+          terms.push(...wordTerms(word, TOKENIZER));
+        });
+        expect(terms).toEqual(tokenize(text, TOKENIZER));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('stays fast on hostile chunks of the chunker’s maximum size', () => {
+    const max = 6000; // DEFAULT_CHUNKER_OPTIONS.maxChunkChars
+    const fill = (unit: string) => unit.repeat(Math.ceil(max / unit.length)).slice(0, max);
+    const bodies = ['日本 ', 'x\u0301 ', 'a.b-', 'aB', 'ภาษาไทย ', 'ﬁ…', '\ud800a', 'word ', 'cat'].map(fill);
+    const marker = query('cats 日本 x a word ภาษา');
+    const t = performance.now();
+    // A results page holds ~90 sections; these are 9 hostile ones, 10 times over.
+    for (let r = 0; r < 10; r++) for (const b of bodies) makeSnippet(b, marker);
+    expect(performance.now() - t).toBeLessThan(5000);
   });
 });

@@ -20,8 +20,6 @@ export class RereadCore {
   readonly stats: CorpusStats = { N: 0, totalLength: 0 };
   private readonly cache = new Map<string, PostingList>();
 
-  /** src/postings.ts appendToBlock; the benchmark swaps in a proposed variant for part of a build. */
-  append: AppendFn = appendToBlock;
 
   /** One page's chunks, as pageStore.writePage groups and appends them. */
   addPage(docs: readonly { id: number; terms: readonly string[] }[]): void {
@@ -41,7 +39,7 @@ export class RereadCore {
       if (!list) this.blocks.set(term, (list = []));
       const lastBlock = list[list.length - 1];
       const last = lastBlock && lastBlock.n < BLOCK_SIZE ? lastBlock : undefined;
-      const out = this.append(last, entries);
+      const out = appendToBlock(last, entries);
       if (last) list.pop(); // rewritten under the same key
       for (const b of out) list.push(b);
       this.cache.delete(term);
