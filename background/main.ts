@@ -13,7 +13,7 @@ import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
 import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
-import { migrateChunkTexts } from './chunkText.js';
+import { migrateChunkTexts, withTexts } from './chunkText.js';
 import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
 import { embedderHost } from './embedding/host.js';
@@ -161,4 +161,12 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
 (globalThis as unknown as { reread: unknown }).reread = { engine, dense };
 (globalThis as unknown as { rereadDebug: unknown }).rereadDebug = {
   verifyIndex,
-  migrateTexts: () => engine.db().then((db) => migrateChunkTexts(db)), registerHello, hellosFor, drainOutbox, outboxTotals };
+  migrateTexts: () => engine.db().then((db) => migrateChunkTexts(db)),
+  /** A stored page's chunk records with their text (decompressed), in order. */
+  pageChunks: async (url: string) => {
+    const db = await engine.db();
+    const page = await db.get('pages', url);
+    if (!page) return [];
+    const chunks = (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined);
+    return withTexts(db, chunks);
+  }, registerHello, hellosFor, drainOutbox, outboxTotals };

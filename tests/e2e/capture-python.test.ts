@@ -81,7 +81,7 @@ describe.runIf(existsSync(PYTHON_DOCS))('capture: the Python manual', () => {
     expect(rank).toBe(0);
     expect(row!.href).toBe(server.url('/tutorial/datastructures.html#list-comprehensions'));
     const chunks = await inWorker<{ headingPath: string[]; anchor: { id?: string } }[]>(
-      `engine.db().then(async (db) => { const p = await db.get('pages', ${JSON.stringify(server.url('/tutorial/datastructures.html'))}); return Promise.all(p.chunkIds.map((id) => db.get('chunks', id))); })`,
+      `globalThis.rereadDebug.pageChunks(${JSON.stringify(server.url('/tutorial/datastructures.html'))})`,
     );
     const lc = chunks.find((c) => c.anchor.id === 'list-comprehensions');
     expect(lc?.headingPath.map((h) => h.replace(/\s+/g, ' '))).toEqual(['5. Data Structures', '5.1. More on Lists', '5.1.3. List Comprehensions']);
@@ -90,7 +90,7 @@ describe.runIf(existsSync(PYTHON_DOCS))('capture: the Python manual', () => {
   it('gives text after a definition list back to the enclosing section, not to the last definition', async () => {
     // stdtypes: "Two methods support conversion to and from hexadecimal strings" follows float.is_integer().
     const chunks = await inWorker<{ headingPath: string[]; text: string; anchor: { id?: string } }[]>(
-      `engine.db().then(async (db) => { const p = await db.get('pages', ${JSON.stringify(server.url('/library/stdtypes.html'))}); return Promise.all(p.chunkIds.map((id) => db.get('chunks', id))); })`,
+      `globalThis.rereadDebug.pageChunks(${JSON.stringify(server.url('/library/stdtypes.html'))})`,
     );
     const hex = chunks.find((c) => c.text.includes('Two methods support conversion'))!;
     expect(hex.headingPath.at(-1)).toContain('Additional Methods on Float');

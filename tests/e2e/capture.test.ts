@@ -50,7 +50,7 @@ const pageRecord = (url: string) => inWorker<PageRecord | undefined>(`engine.db(
 
 const chunksOf = (url: string) =>
   inWorker<StoredChunk[]>(
-    `(async () => { const db = await engine.db(); const p = await db.get('pages', ${JSON.stringify(url)}); if (!p) return []; return (await Promise.all(p.chunkIds.map((id) => db.get('chunks', id)))).map((c) => ({ text: c.text, anchor: c.anchor, headingPath: c.headingPath })); })()`,
+    `globalThis.rereadDebug.pageChunks(${JSON.stringify(url)}).then((cs) => cs.map((c) => ({ text: c.text, anchor: c.anchor, headingPath: c.headingPath })))`,
   );
 
 /** Page URLs the engine returns for a query (the same search the popup runs). */

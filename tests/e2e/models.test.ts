@@ -127,6 +127,7 @@ const vectorModels = () =>
   ext.evalSw<{ m: string; dim: number; n: number }[]>(`(async () => {
     const out = {};
     for (const b of await (await engine.db()).getAll('vectors')) {
+      if (b.m.includes('\\u0000')) continue; // a model's coarse sign-bit records (background/vectorStore.ts)
       const k = b.m + ' ' + b.dim;
       out[k] = (out[k] ?? 0) + b.ids.length;
     }

@@ -157,7 +157,8 @@ describe('manifest: permissions', () => {
         expect(s, `${name} ${path}`).not.toContain('<all_urls>');
         expect(s, `${name} ${path}`).not.toMatch(/^(\*|https?|wss?|file|ftp):\/\//);
       }
-      expect(m.content_scripts?.length, name).toBe(1);
+      // The tiny outbox hello at document_start (content/early.ts), then the capture script when idle.
+      expect(m.content_scripts?.map((cs) => cs.js), name).toEqual([['early.js'], ['content.js']]);
       for (const cs of m.content_scripts ?? []) {
         expect([...cs.matches].sort(), name).toEqual(['http://*/*', 'https://*/*']);
         // Top frames only, never about:blank/srcdoc/data frames, never the page's own world.
@@ -165,7 +166,7 @@ describe('manifest: permissions', () => {
         expect(cs.match_about_blank ?? false, name).toBe(false);
         expect(cs.match_origin_as_fallback ?? false, name).toBe(false);
         expect(cs.world ?? 'ISOLATED', name).toBe('ISOLATED');
-        expect(cs.js, name).toEqual(['content.js']);
+        expect(['early.js', 'content.js'], name).toContain(cs.js?.[0]);
         expect(cs.css, name).toBeUndefined();
       }
     }
