@@ -40,6 +40,32 @@ export const TOKENIZER: TokenizerOptions = { stem: true };
 /** Share of pages forgotten per round when storage runs out (least recently visited first). */
 export const EVICT_FRACTION = 0.1;
 
+/** Storage as the browser reports it (navigator.storage.estimate); injected so Node tests run without it. */
+export type StorageEstimate = () => Promise<{ usage?: number; quota?: number } | undefined>;
+
+/**
+ * Room kept free below the storage limit: eviction starts once usage is within this share of it.
+ * Chromium checks a transaction's puts against the room left before it commits, deletes included (an
+ * eviction rewrites posting blocks), so at the hard limit nothing can be evicted any more.
+ */
+export const HEADROOM_FRACTION = 0.15;
+
+/**
+ * A reserve record (incompressible bytes, stored by Chromium as a blob file) released when a write
+ * still hits the limit: deleting it writes nothing, so it always commits, and its space is free at
+ * once for the eviction transactions that follow. Measured in tests/e2e/quota.test.ts.
+ */
+export const RESERVE_KEY = 'reserve';
+/**
+ * Its size follows usage: Chromium lets writes run past the quota before it refuses one (first refusal
+ * measured at 111-124% of a 3-6 MB quota), and deletes commit again only once usage is back under it.
+ */
+export const reserveBytes = (usage: number): number => Math.max(256 * 1024, Math.min(8 * 1024 * 1024, Math.floor(usage * 0.5)));
+
+/** Usage at which a write last failed for lack of room: the enforced limit when the estimate's quota is not. */
+export const CEILING_KEY = 'quotaCeiling';
+export const CEILING_TTL_MS = 86_400_000;
+
 export function isQuotaError(e: unknown): boolean {
   const name = (e as { name?: string } | null)?.name;
   const inner = (e as { inner?: { name?: string }; target?: { error?: { name?: string } } } | null);
@@ -56,6 +82,11 @@ export class Engine {
   dense: DenseLane | null = null;
   /** Shown to the user (options, popup) after storage ran out. */
   storageWarning: string | undefined;
+  /** Set by the worker (maintenance.ts); null in Node tests that do not exercise the storage limit. */
+  storageEstimate: StorageEstimate | null = null;
+  /** What storage-limit handling did, for tests and diagnostics. */
+  readonly quotaLog = { softEvictions: 0, hardEvictions: 0, reserveReleased: 0, reservePlaced: 0, quotaErrors: 0, failedDeletes: 0 };
+  private ceiling: { usage: number; at: number } | null | undefined;
   /** The last captures' diagnostics (extraction method, retention, page cost), newest last. */
   readonly captureLog: { url: string; at: number; outcome: string; chunks: number; words: number; extraction?: CapturePayload['extraction'] }[] = [];
   /** Serialises writes so a capture storm never interleaves read-modify-write cycles. */
@@ -129,21 +160,28 @@ export class Engine {
     const hash = hashHex(payload.title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
     return this.exclusive(async () => {
       const db = await this.db();
+      await this.keepHeadroomLocked(url);
       const write = () =>
         writePage(db, { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: this.dense?.queueModel() ?? null }, TOKENIZER);
       let result: Awaited<ReturnType<typeof write>>;
       try {
         result = await write();
       } catch (e) {
-        // The page's transaction aborted whole: nothing half-written. Make room by the retention
-        // policy (least recently visited first), tell the user, and try once more.
+        // The page's transaction aborted whole: nothing half-written. Remember where the limit is,
+        // release the reserve so deletes can commit, make room by the retention policy (least
+        // recently visited first), tell the user, and try once more.
         if (!isQuotaError(e)) throw e;
+        this.quotaLog.quotaErrors++;
+        await this.learnCeilingLocked();
+        await this.releaseReserveLocked();
         const freed = await this.evictOldestLocked(EVICT_FRACTION, url);
+        this.quotaLog.hardEvictions += freed;
         this.storageWarning = `Storage was full: Reread forgot the ${freed} least recently visited pages to make room.`;
         try {
           result = await write();
         } catch (again) {
           if (!isQuotaError(again)) throw again;
+          this.quotaLog.quotaErrors++;
           this.storageWarning = 'Storage is full and nothing more could be freed: new pages are not being saved.';
           throw new ProtocolError('quota', this.storageWarning);
         }
@@ -177,6 +215,69 @@ export class Engine {
    * transaction: near a full quota even a delete must write (rewritten posting blocks count against
    * it), and small transactions still fit where one big one would not.
    */
+  /**
+   * The soft cap: when usage is within the headroom of the limit (the browser's quota, or lower where a
+   * write already failed), forget the least recently visited share of pages now, while deletes still
+   * fit, and put the reserve back. Once per capture: usage falls only when the database compacts, so
+   * looping until the estimate drops would forget far more than needed.
+   */
+  private async keepHeadroomLocked(keepUrl?: string): Promise<void> {
+    const room = await this.storageRoom();
+    if (!room) return;
+    const { usage, limit } = room;
+    // The reserve is part of the headroom: room must stay to put it back after it was used.
+    const want = reserveBytes(usage);
+    if (usage + want > limit * (1 - HEADROOM_FRACTION)) {
+      const freed = await this.evictOldestLocked(EVICT_FRACTION, keepUrl);
+      this.quotaLog.softEvictions += freed;
+      if (freed) this.storageWarning = `Storage is nearly full: Reread forgot the ${freed} least recently visited pages to make room.`;
+    }
+    // The reserve comes first (without it a write at the limit cannot be recovered from): placed, or
+    // grown when it is under 60% of what the usage calls for. At the hard limit the put just fails.
+    const current = (await (await this.db()).get('meta', RESERVE_KEY)) as Uint8Array | undefined;
+    if ((current?.byteLength ?? 0) < want * 0.6) await this.placeReserveLocked(want);
+  }
+
+  /** Usage and the limit writes are held to, or undefined when the browser does not say. */
+  private async storageRoom(): Promise<{ usage: number; limit: number } | undefined> {
+    if (!this.storageEstimate) return undefined;
+    const est = await this.storageEstimate().catch(() => undefined);
+    if (est?.usage === undefined) return undefined;
+    if (this.ceiling === undefined) {
+      const stored = (await (await this.db()).get('meta', CEILING_KEY)) as { usage?: unknown; at?: unknown } | undefined;
+      this.ceiling = typeof stored?.usage === 'number' && typeof stored.at === 'number' ? { usage: stored.usage, at: stored.at } : null;
+    }
+    // A failure is remembered for a day (the disk may have been cleaned since); then learned again.
+    if (this.ceiling && Date.now() - this.ceiling.at > CEILING_TTL_MS) this.ceiling = null;
+    const limits = [est.quota, this.ceiling?.usage].filter((n): n is number => typeof n === 'number' && n > 0);
+    return limits.length ? { usage: est.usage, limit: Math.min(...limits) } : undefined;
+  }
+
+  private async learnCeilingLocked(): Promise<void> {
+    const est = await this.storageEstimate?.().catch(() => undefined);
+    if (est?.usage === undefined) return;
+    this.ceiling = { usage: est.usage, at: Date.now() };
+    await (await this.db()).put('meta', this.ceiling, CEILING_KEY).catch(() => undefined);
+  }
+
+  private async placeReserveLocked(bytes: number): Promise<void> {
+    const block = new Uint8Array(bytes);
+    for (let o = 0; o < bytes; o += 65_536) crypto.getRandomValues(block.subarray(o, Math.min(bytes, o + 65_536)));
+    try {
+      await (await this.db()).put('meta', block, RESERVE_KEY);
+      this.quotaLog.reservePlaced++;
+    } catch (e) {
+      if (!isQuotaError(e)) throw e;
+    }
+  }
+
+  private async releaseReserveLocked(): Promise<void> {
+    const db = await this.db();
+    if ((await db.getKey('meta', RESERVE_KEY)) === undefined) return;
+    await db.delete('meta', RESERVE_KEY);
+    this.quotaLog.reserveReleased++;
+  }
+
   private async evictOldestLocked(fraction: number, keepUrl?: string): Promise<number> {
     const pages = [...(await this.pages.all()).values()].filter((p) => p.url !== keepUrl).sort((a, b) => a.lastVisit - b.lastVisit);
     const n = Math.min(pages.length, Math.max(1, Math.ceil(pages.length * fraction)));
@@ -189,6 +290,7 @@ export class Engine {
       } catch (e) {
         if (!isQuotaError(e)) throw e;
         failures++;
+        this.quotaLog.failedDeletes++;
       }
     }
     return freed;
@@ -207,11 +309,11 @@ export class Engine {
         forgotten += await this.deleteUrlsLocked([...(await this.pages.all()).values()].filter((p) => p.lastVisit < cutoff).map((p) => p.url));
       }
       if (s.maxStorageMb > 0 && usage) {
-        for (let round = 0; round < 20; round++) {
-          const used = await usage();
-          if (used === undefined || used <= s.maxStorageMb * 1024 * 1024 || (await this.pages.all()).size === 0) break;
-          forgotten += await this.evictOldestLocked(EVICT_FRACTION);
-        }
+        // One pass, sized by the overshoot (at least EVICT_FRACTION): the usage estimate falls only
+        // when the database compacts, so re-measuring after each round would forget too much.
+        const used = await usage();
+        const max = s.maxStorageMb * 1024 * 1024;
+        if (used !== undefined && used > max) forgotten += await this.evictOldestLocked(Math.max(EVICT_FRACTION, 1 - max / used));
       }
       if (forgotten) this.storageWarning = undefined;
       return forgotten;

@@ -8,7 +8,8 @@ import type { Engine } from './engine.js';
 
 const RETENTION_ALARM = 'reread-retention';
 
-const usage = async (): Promise<number | undefined> => (await navigator.storage?.estimate?.().catch(() => undefined))?.usage;
+const estimate = async (): Promise<{ usage?: number; quota?: number } | undefined> => navigator.storage?.estimate?.().catch(() => undefined);
+const usage = async (): Promise<number | undefined> => (await estimate())?.usage;
 
 export function runRetention(engine: Engine): Promise<number> {
   return engine.enforceRetention(Date.now(), usage).catch((e: unknown) => {
@@ -37,6 +38,8 @@ function listenToHistory(engine: Engine): void {
 }
 
 export function registerMaintenance(engine: Engine): void {
+  // Captures keep headroom below the storage limit (Engine.keepHeadroomLocked).
+  engine.storageEstimate = estimate;
   browser.alarms?.onAlarm.addListener((alarm) => {
     if (alarm.name === RETENTION_ALARM) void runRetention(engine);
   });

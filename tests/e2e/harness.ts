@@ -4,7 +4,7 @@
  */
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright';
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, resolve } from 'node:path';
 
@@ -110,6 +110,20 @@ export interface LaunchOptions {
   dist?: string;
 }
 
+/**
+ * dist/chrome without the `unlimitedStorage` permission, copied to a temp folder (same code): Chromium
+ * applies a quota lowered with CDP Storage.overrideQuotaForOrigin only to an extension without it.
+ */
+export function limitedStorageDist(): string {
+  if (!existsSync(join(DIST, 'manifest.json'))) throw new Error(`${DIST} missing: run npm run build`);
+  const dir = mkdtempSync(join(tmpdir(), 'reread-limited-'));
+  cpSync(DIST, dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { permissions?: string[] };
+  manifest.permissions = (manifest.permissions ?? []).filter((p) => p !== 'unlimitedStorage');
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  return dir;
+}
+
 export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
   if (!CHROMIUM) throw new Error('Chromium not found: apt-get install chromium (see .ci/run)');
   const dist = opts.dist ?? DIST;
@@ -179,7 +193,10 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
         try {
           return await evalOnce();
         } catch (e) {
-          if (attempt >= attempts || !/did not answer|did not start/.test(String(e))) throw e;
+          // "setTimeout is not defined": the very first evaluation after a launch can land in the
+          // worker's context before its global scope is set up (reported as a flake): retry that too.
+          if (attempt >= attempts || !/did not answer|did not start|setTimeout is not defined/.test(String(e))) throw e;
+          if (/setTimeout is not defined/.test(String(e))) await new Promise((r) => setTimeout(r, 200));
           dbg(`retrying after: ${String(e)}`);
         }
       }
