@@ -14,7 +14,6 @@ import { DB_VERSION, upgrade, type DB, type RereadDB } from '../../background/db
 import { IdbCodeReader, loadDenseIndex, vectorRecords } from '../../background/vectorStore.js';
 import { DEFAULT_GEN, Generator, row, type GenParams, type VectorSet } from './dense/data.js';
 import { BinaryIndex, FileCodes, floatScan, meanOf, quantizeAll, recallAt, ResidentCodes, sumF32, sumI8, sumU32, type BinaryParams, type CodeSource } from './dense/methods.js';
-import { DenseIndexPatchedTopK } from './dense/denseIndexPatched.js';
 import { TypedTopK } from './lexical/plain.js';
 import { dist, gc, heldBytes, mb, mean, ms, num, now, targetTable, type Dist, type Report, type Target } from './report.js';
 
@@ -86,11 +85,9 @@ async function benchSize(report: Report, gen: Generator, n: number, opts: DenseO
   t = now();
   const qa = quantizeAll(set);
   const di = new DenseIndex(DIM, n);
-  const dp = new DenseIndexPatchedTopK(DIM, n);
   for (let r = 0; r < n; r++) {
     const codes = qa.codes.subarray(r * DIM, (r + 1) * DIM);
     di.add(r, codes, qa.scales[r]!);
-    dp.add(r, codes, qa.scales[r]!);
   }
   const buildMs = now() - t;
 
@@ -123,7 +120,6 @@ async function benchSize(report: Report, gen: Generator, n: number, opts: DenseO
     'plain float32 scan (exact)': (q) => floatScan(set, row(qs, q), heap),
     'Reread DenseIndex (src, rescoreFactor 20)': (q) => di.search(row(qs, q), { k: K, rescoreFactor: 20 }),
     'Reread DenseIndex (src, rescoreFactor 100)': (q) => di.search(row(qs, q), { k: K, rescoreFactor: 100 }),
-    'DenseIndex + TopK fix only (rescoreFactor 20)': (q) => dp.search(row(qs, q), { k: K }),
     [`PROTO resident int8 + centred bits, H=${protoResident.hamming} → ${protoResident.rerank}`]: (q) => bin.search(row(qs, q), K, protoResident, resident),
   };
   for (const p of protoStorage) {
@@ -153,7 +149,6 @@ async function benchSize(report: Report, gen: Generator, n: number, opts: DenseO
     'plain float32 scan (exact)': set.data.byteLength,
     'Reread DenseIndex (src, rescoreFactor 20)': di.residentBytes,
     'Reread DenseIndex (src, rescoreFactor 100)': di.residentBytes,
-    'DenseIndex + TopK fix only (rescoreFactor 20)': dp.residentBytes,
   };
   for (const name of Object.keys(methods)) {
     const isProto = name.startsWith('PROTO');
