@@ -13,6 +13,9 @@ import { hashHex } from '../../src/hash.js';
 import { siteOf } from '../../src/url.js';
 import { indexedTerms } from '../../background/pageStore.js';
 import { TOKENIZER } from '../../background/engine.js';
+import { vectorRecords } from '../../background/vectorStore.js';
+import { normalize, quantize } from '../../src/vectors.js';
+import { Rng } from './rng.js';
 import type { ChunkRecord, PageRecord } from '../../background/db.js';
 import { toPayload, type SynthPage } from './corpus.js';
 
@@ -85,45 +88,39 @@ export async function writeAndRepair(page: Page, rec: Records, log: (s: string) 
   return { writeMs, repairMs: performance.now() - t1, report: report.data };
 }
 
-const WRITE_VECTORS = `async ({ model, dim, ids, block, seed }) => {
-  // Random unit vectors, quantised as src/vectors.ts quantize does (int8 codes, scale = max|v| / 127).
-  let s = seed >>> 0;
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) + 0.5) / 4294967296;
-  const normal = () => Math.sqrt(-2 * Math.log(rnd())) * Math.cos(2 * Math.PI * rnd());
+const WRITE_VECTORS = `async (records) => {
+  const bytes = (b64) => { const s = atob(b64); const u = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) u[i] = s.charCodeAt(i); return u; };
   const db = await new Promise((res, rej) => { const r = indexedDB.open('reread'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
   const tx = db.transaction(['vectors'], 'readwrite');
-  for (let i = 0; i < ids.length; i += block) {
-    const part = ids.slice(i, i + block);
-    const codes = new Int8Array(part.length * dim);
-    const scales = new Float32Array(part.length);
-    const v = new Float32Array(dim);
-    part.forEach((_, j) => {
-      let n = 0;
-      for (let d = 0; d < dim; d++) { v[d] = normal(); n += v[d] * v[d]; }
-      n = Math.sqrt(n);
-      let max = 0;
-      for (let d = 0; d < dim; d++) { v[d] /= n; max = Math.max(max, Math.abs(v[d])); }
-      const scale = max / 127;
-      for (let d = 0; d < dim; d++) codes[j * dim + d] = Math.round(v[d] / scale);
-      scales[j] = scale;
-    });
-    tx.objectStore('vectors').put({ m: model, f: part[0], dim, ids: Uint32Array.from(part), codes, scales });
+  for (const r of records) {
+    tx.objectStore('vectors').put({ m: r.m, f: r.f, dim: r.dim, ids: Uint32Array.from(r.ids), codes: new Int8Array(bytes(r.codes).buffer), scales: Float32Array.from(r.scales) });
   }
   await new Promise((res, rej) => { tx.oncomplete = res; tx.onerror = () => rej(tx.error); tx.onabort = () => rej(tx.error); });
   db.close();
 }`;
 
 /**
- * Vector blocks for these chunk ids, in background/vectorStore.ts's layout (blocks of VECTOR_BLOCK
- * sorted ids keyed [model, first id]) with random vectors: latency and bytes do not depend on the
- * values, and embedding 50,000 sections here would take longer than the whole benchmark.
+ * Vectors for these chunk ids as the product stores them: random unit vectors (latency and bytes do
+ * not depend on the values, and embedding 50,000 sections here would take longer than the whole
+ * benchmark), quantised by src/vectors.ts quantize, laid out by background/vectorStore.ts
+ * vectorRecords (exact blocks and coarse sign-bit blocks, the records storeVectors writes), put from
+ * an extension page in batches. Returns the time and the records written by kind.
  */
-export async function writeVectors(page: Page, model: string, dim: number, ids: readonly number[], blockSize: number): Promise<number> {
+export async function writeVectors(page: Page, model: string, dim: number, ids: readonly number[]): Promise<{ ms: number; exactRecords: number; coarseRecords: number }> {
   const t0 = performance.now();
-  const sorted = [...ids].sort((a, b) => a - b);
-  const per = blockSize * 40;
-  for (let i = 0; i < sorted.length; i += per) {
-    await page.evaluate(`(${WRITE_VECTORS})(${JSON.stringify({ model, dim, ids: sorted.slice(i, i + per), block: blockSize, seed: 7 + i })})`);
-  }
-  return performance.now() - t0;
+  const rng = new Rng(7);
+  const v = new Float64Array(dim);
+  const entries = [...ids]
+    .sort((a, b) => a - b)
+    .map((id) => {
+      for (let d = 0; d < dim; d++) v[d] = rng.normal();
+      const q = quantize(normalize(v)!);
+      return { id, codes: q.codes, scale: q.scale };
+    });
+  const records = vectorRecords(model, dim, entries);
+  const wire = records.map((r) => ({ m: r.m, f: r.f, dim: r.dim, ids: Array.from(r.ids), codes: Buffer.from(r.codes.buffer, r.codes.byteOffset, r.codes.byteLength).toString('base64'), scales: Array.from(r.scales) }));
+  let exactRecords = 0;
+  for (const r of records) if (r.m === model) exactRecords++;
+  for (let i = 0; i < wire.length; i += 500) await page.evaluate(`(${WRITE_VECTORS})(${JSON.stringify(wire.slice(i, i + 500))})`);
+  return { ms: performance.now() - t0, exactRecords, coarseRecords: records.length - exactRecords };
 }

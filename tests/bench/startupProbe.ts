@@ -1,37 +1,23 @@
 /**
- * What the embedding runtime costs the worker's start-up: the same background/main.ts bundled twice,
- * as scripts/build.mjs does and with @xenova/transformers replaced by a stub, each loaded in a fresh
- * profile and timed over several stop/start cycles (a message that does no work, settings/get).
+ * What the embedding host costs the worker's start-up, measured on the bundles as built (no rebuild
+ * here, so nothing can drift from scripts/build.mjs): dist/chrome/background.js, Chrome's worker, which
+ * talks to the model in the offscreen document and leaves the ONNX runtime out, against
+ * dist/firefox/background.js, the in-process host that bundles @xenova/transformers and the runtime
+ * (what Chrome's worker carried before the offscreen document), loaded into the same Chrome extension.
+ * Each is loaded in a fresh profile and timed over several stop/start cycles (a message that does no
+ * work, settings/get).
  */
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'vite';
-import { until } from '../e2e/harness.js';
+import { DIST, until } from '../e2e/harness.js';
 import { launchSnapshot } from './chromium.js';
-import { ROOT } from './corpus.js';
 import { dist, type Dist } from './report.js';
 
-async function bundle(stub: boolean): Promise<{ file: string; bytes: number; dir: string }> {
-  const dir = mkdtempSync(join(tmpdir(), 'reread-bench-bundle-'));
-  await build({
-    configFile: join(ROOT, 'vite.config.ts'),
-    logLevel: 'error',
-    ...(stub ? { resolve: { alias: { '@xenova/transformers': join(ROOT, 'tests/bench/stubs/transformers.ts') } } } : {}),
-    build: {
-      outDir: dir,
-      emptyOutDir: true,
-      copyPublicDir: false,
-      lib: { entry: join(ROOT, 'background/main.ts'), formats: ['es'], fileName: () => 'background.js', name: 'reread_background' },
-      rollupOptions: { output: { codeSplitting: false } },
-    },
-  });
-  const file = join(dir, 'background.js');
-  return { file, bytes: statSync(file).size, dir };
-}
+export const CHROME_BG = join(DIST, 'background.js');
+export const IN_PROCESS_BG = join(DIST, '../firefox/background.js');
 
-async function startups(backgroundJs: string, rounds: number): Promise<number[]> {
-  const ext = await launchSnapshot({ backgroundJs });
+async function startups(backgroundJs: string | undefined, rounds: number): Promise<number[]> {
+  const ext = await launchSnapshot(backgroundJs ? { backgroundJs } : {});
   try {
     const page = await ext.ctx.newPage();
     await page.goto(ext.extensionUrl('options.html'));
@@ -54,20 +40,21 @@ async function startups(backgroundJs: string, rounds: number): Promise<number[]>
   }
 }
 
-export async function startupProbe(rounds: number): Promise<{ full: { bytes: number; startup: Dist }; noEmbedding: { bytes: number; startup: Dist } }> {
-  const full = await bundle(false);
-  const lean = await bundle(true);
-  try {
-    // Alternate the two variants so background load hits both alike.
-    const a: number[] = [];
-    const b: number[] = [];
-    for (let i = 0; i < 2; i++) {
-      a.push(...(await startups(full.file, Math.ceil(rounds / 2))));
-      b.push(...(await startups(lean.file, Math.ceil(rounds / 2))));
-    }
-    return { full: { bytes: full.bytes, startup: dist(a) }, noEmbedding: { bytes: lean.bytes, startup: dist(b) } };
-  } finally {
-    rmSync(full.dir, { recursive: true, force: true });
-    rmSync(lean.dir, { recursive: true, force: true });
+export interface StartupProbe {
+  /** dist/chrome/background.js: the offscreen-document host. */
+  chrome: { bytes: number; startup: Dist };
+  /** dist/firefox/background.js in Chrome: the in-process host with the embedding runtime. */
+  inProcess: { bytes: number; startup: Dist };
+}
+
+export async function startupProbe(rounds: number): Promise<StartupProbe> {
+  if (!existsSync(IN_PROCESS_BG)) throw new Error(`${IN_PROCESS_BG} missing: run \`npm run build\` first`);
+  // Alternate the two variants so background load hits both alike.
+  const a: number[] = [];
+  const b: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    a.push(...(await startups(undefined, Math.ceil(rounds / 2))));
+    b.push(...(await startups(IN_PROCESS_BG, Math.ceil(rounds / 2))));
   }
+  return { chrome: { bytes: statSync(CHROME_BG).size, startup: dist(a) }, inProcess: { bytes: statSync(IN_PROCESS_BG).size, startup: dist(b) } };
 }
