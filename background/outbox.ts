@@ -109,6 +109,15 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
         }
       }
     } catch (err) {
+      // A malformed capture is refused for good. Anything else (above all: the worker being stopped,
+      // which aborts its transactions while this code still runs) leaves the entry for the next drain;
+      // one that keeps failing in this worker's life is given up on.
+      const failures = (failed.get(key) ?? 0) + 1;
+      failed.set(key, failures);
+      if (!(err instanceof ProtocolError) && failures < MAX_FAILURES) {
+        totals.waiting++;
+        continue;
+      }
       verdict = 'refuse';
       console.warn('reread: an outbox capture could not be filed', err);
     }
@@ -120,6 +129,10 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
     await sessionArea()?.remove(key);
   }
 }
+
+/** Failed attempts per entry in this worker's life. */
+const failed = new Map<string, number>();
+const MAX_FAILURES = 3;
 
 let draining: Promise<DrainResult> | null = null;
 let again = false;

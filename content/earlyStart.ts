@@ -13,6 +13,8 @@ export interface Early {
   nonce: string;
   /** Whether the background recorded the nonce (false: refused, never answered, or not allowed). */
   hello: Promise<boolean>;
+  /** Set once the background said it recorded the nonce. */
+  confirmed: boolean;
 }
 
 /** Attempts for the hello: the worker may be starting (or be stopped while it answers). */
@@ -21,8 +23,12 @@ const HELLO_ATTEMPTS = 10;
 async function hello(api: EarlyApi, nonce: string): Promise<boolean> {
   for (let attempt = 1; attempt <= HELLO_ATTEMPTS; attempt++) {
     try {
-      const reply = (await api.runtime.sendMessage({ type: 'page/hello', payload: { nonce } })) as { ok?: boolean } | undefined;
-      return reply?.ok === true;
+      const reply = (await api.runtime.sendMessage({ type: 'page/hello', payload: { nonce } })) as { ok?: boolean; error?: { code?: string } } | undefined;
+      if (reply?.ok === true) return true;
+      // Refused (not a page Reread may capture, a malformed hello): asking again will not help. Any
+      // other failure (the worker stopped while it wrote the record) is worth another try.
+      if (reply?.error?.code === 'forbidden' || reply?.error?.code === 'bad-request') return false;
+      throw new Error(reply?.error?.code ?? 'no answer');
     } catch {
       // Starting or stopped mid-answer: try again soon (50 ms, doubling, at most a second).
       await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** (attempt - 1))));
@@ -34,6 +40,8 @@ async function hello(api: EarlyApi, nonce: string): Promise<boolean> {
 export function startEarly(api: EarlyApi, readGate: () => Promise<boolean | null>): Early {
   const nonce = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
   const allowed = readGate().catch(() => null);
+  const early: Early = { allowed, nonce, hello: Promise.resolve(false), confirmed: false };
   // With no gate mirrored yet the background is asked by the main script; the hello goes anyway.
-  return { allowed, nonce, hello: allowed.then((ok) => ok !== false && hello(api, nonce)) };
+  early.hello = allowed.then((ok) => ok !== false && hello(api, nonce)).then((ok) => (early.confirmed = ok));
+  return early;
 }

@@ -243,6 +243,10 @@ function start(): void {
   else window.addEventListener('load', schedule, { once: true });
 
   const leaving = () => {
+    // A hello not yet confirmed (the worker was restarting all along): one last try, so that the
+    // capture handed to the outbox below can be filed.
+    const e = early();
+    if (!e.confirmed && allowed) void browser.runtime.sendMessage({ type: 'page/hello', payload: { nonce: e.nonce } }).catch(() => undefined);
     if (sending) void toOutbox(sending);
     else if (!captured) void capture(true);
   };

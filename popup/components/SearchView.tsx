@@ -182,6 +182,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
           {downloadText(stats.modelDownload)}
         </div>
       )}
+      {stats?.storageWarning && (
+        <div class="search__progress" role="status" data-testid="storage-warning">
+          {stats.storageWarning}
+        </div>
+      )}
       {stats && stats.pendingEmbeddings > 0 && (
         <div class="search__progress" data-testid="embedding-progress">
           Understanding {stats.pendingEmbeddings} new sections…

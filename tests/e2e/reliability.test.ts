@@ -84,7 +84,18 @@ describe('reliability', () => {
       return last.pendingEmbeddings === 0;
     }, 'the embedding backlog drained', 120_000, 1000);
     const missing = await ext.evalSw<number[]>(`engine.pages.all().then((m) => Array.from({ length: ${PAGES} }, (_, i) => i).filter((i) => !m.has(${JSON.stringify(server.url('/r/'))} + i + '.html')))`);
-    expect(missing, `pages lost (${last.pages} stored)`).toEqual([]);
+    // On failure, say where each lost page got to: its hello recorded? its capture still in the outbox?
+    const whereabouts = missing.length
+      ? await ext.evalSw<string[]>(`(async () => {
+          const pending = await chrome.storage.session.get(null);
+          return Promise.all(${JSON.stringify(missing.map((i) => server.url(`/r/${i}.html`)))}.map(async (u) => {
+            const entries = Object.entries(pending).filter(([k, v]) => k.startsWith('outbox:') && v.url === u).length;
+            return u.split('/').pop() + ': hellos ' + (await globalThis.rereadDebug.hellosFor(u)) + ', pending entries ' + entries;
+          }));
+        })()`)
+      : [];
+    const totals = await ext.evalSw<unknown>('globalThis.rereadDebug.outboxTotals');
+    expect(missing, `pages lost (${last.pages} stored): ${whereabouts.join('; ')}; outbox since last start ${JSON.stringify(totals)}`).toEqual([]);
 
     const found = await ext.evalSw<{ i: number; urls: string[] }[]>(`(async () => {
       const out = [];
