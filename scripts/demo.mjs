@@ -59,6 +59,18 @@ for (const u of urls) {
   await page.waitForTimeout(1300); // captured one second after load
 }
 
+// Search by meaning needs the sections embedded: wait until the options page shows no backlog.
+for (let t0 = Date.now(); ; ) {
+  await page.goto(`chrome-extension://${extId}/options.html`);
+  const pending = await page.locator('[data-testid="stat-pending-embeddings"]').textContent({ timeout: 10_000 });
+  if (pending?.trim() === '0') break;
+  if (Date.now() - t0 > 60_000) {
+    console.log(`(still ${pending} sections to embed after 60 s)`);
+    break;
+  }
+  await page.waitForTimeout(500);
+}
+
 async function search(q) {
   await page.goto(`chrome-extension://${extId}/search.html?q=${encodeURIComponent(q)}`);
   await page.waitForFunction(() => !document.querySelector('[data-testid="searching"]') && (document.querySelector('[data-testid="result"]') || document.querySelector('[data-testid="no-results"]')), null, { timeout: 30_000 });
@@ -72,7 +84,7 @@ async function search(q) {
   );
 }
 
-const queries = ['os.path.join', 'how do I undo a commit I already pushed', 'list comprehensions', 'zephyrine litter', 'cake'];
+const queries = ['os.path.join', 'how do I undo a commit I already pushed', 'list comprehensions', 'zephyrine litter', 'cake pastry'];
 for (const q of queries) {
   const results = await search(q);
   console.log(`\n“${q}” → ${results.length} pages`);
