@@ -250,9 +250,13 @@ export class Engine {
     const room = await this.storageRoom();
     if (!room) return;
     const { usage, limit } = room;
-    // The reserve is part of the headroom: room must stay to put it back after it was used.
+    // The reserve is part of the headroom: room must stay to put back what of it is missing (what
+    // is held is already in the usage).
+    const db = await this.db();
     const want = reserveBytes(usage);
-    if (usage + want > limit * (1 - HEADROOM_FRACTION)) {
+    const parts = await Promise.all(Array.from({ length: RESERVE_PARTS }, (_, i) => db.get('meta', reservePartKey(i)) as Promise<Uint8Array | undefined>));
+    const held = parts.reduce((n, p) => n + (p?.byteLength ?? 0), 0);
+    if (usage + Math.max(0, want - held) > limit * (1 - HEADROOM_FRACTION)) {
       const freed = await this.evictOldestLocked(EVICT_FRACTION, keepUrl);
       this.quotaLog.softEvictions += freed;
       if (freed) this.storageWarning = `Storage is nearly full: Reread forgot the ${freed} least recently visited pages to make room.`;
@@ -260,7 +264,6 @@ export class Engine {
     // The reserve comes first (without it a write at the limit cannot be recovered from): each part
     // placed, or grown when it is under 60% of what the usage calls for. At the hard limit the put
     // just fails, and the parts still missing are tried again at the next capture.
-    const db = await this.db();
     if (!this.legacyReserveChecked) {
       // One record before the reserve was split: its room goes to the parts.
       if ((await db.getKey('meta', RESERVE_KEY)) !== undefined) await db.delete('meta', RESERVE_KEY);
@@ -268,8 +271,7 @@ export class Engine {
     }
     const part = Math.ceil(want / RESERVE_PARTS);
     for (let i = 0; i < RESERVE_PARTS; i++) {
-      const current = (await db.get('meta', reservePartKey(i))) as Uint8Array | undefined;
-      if ((current?.byteLength ?? 0) >= part * 0.6) continue;
+      if ((parts[i]?.byteLength ?? 0) >= part * 0.6) continue;
       if (!(await this.placeReservePartLocked(i, part))) break;
     }
   }
