@@ -213,10 +213,13 @@ export class Engine {
             }
           }
         }
-        // Stored: now forget the least recently visited pages with what the released parts left,
-        // so the next compaction brings usage down (a refused delete aborts whole; the soft cap tries
-        // again at the next capture, the limit being known now).
-        if (!evicted) freed += await this.evictOldestLocked(EVICT_FRACTION, url);
+        // Stored: now forget the least recently visited pages, so the next compaction brings usage
+        // down, releasing further parts while the eviction is refused (a refused delete aborts whole;
+        // with no part left the soft cap tries again at the next capture, the limit being known now).
+        while (!evicted) {
+          freed += await this.evictOldestLocked(EVICT_FRACTION, url);
+          evicted = freed > 0 || !(await this.releaseReservePartLocked());
+        }
         this.quotaLog.hardEvictions += freed;
         this.storageWarning = freed
           ? `Storage was full: Reread forgot the ${freed} least recently visited pages to make room.`

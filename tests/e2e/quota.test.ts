@@ -10,7 +10,8 @@
  *
  * Chromium's navigator.storage.estimate() does not report the overridden quota (CDP's
  * Storage.getUsageAndQuota does), so the engine learns the limit from the first failed write: that
- * path (reserve released, eviction, retry) is exercised too. QUOTA_LOG=1 prints the measurements.
+ * path (reserve parts released, the page retried, then eviction) is exercised too, again and again.
+ * QUOTA_LOG=1 prints the measurements.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CDPSession, Page } from 'playwright';
@@ -129,8 +130,8 @@ describe('storage full', () => {
     expect(q.capturesRefused).toBe(0);
     // A reserve part or more, not necessarily all of it.
     expect(q.reserveReleased).toBeGreaterThanOrEqual(1);
-    // Reserve parts were released until the eviction transaction committed (a refused one aborts
-    // whole: checkStored proves nothing was half-deleted and only the oldest pages went).
+    // Reserve parts were released until the page fitted, then pages forgotten (a refused eviction
+    // aborts whole: checkStored proves nothing was half-deleted and only the oldest pages went).
     expect(q.hardEvictions).toBeGreaterThan(0);
     const stored = await checkStored();
     // The page that met the limit is stored; page 2 (visited once, early) went before the re-read 0 and 1.
@@ -144,8 +145,9 @@ describe('storage full', () => {
   });
 
   // Issue #8: usage falls only when LevelDB compacts, so after a recovery the reserve often cannot be
-  // put back at once; it is kept in parts, released one at a time, and evictions run in one
-  // transaction. Every page is stored, evictions happen again and again, and what is left is right.
+  // put back at once; it is kept in parts released one at a time, the page is written before pages
+  // are forgotten, and evictions run in one transaction. Every page is stored, evictions happen again
+  // and again, and what is left is right.
   it('keeps storing every new page as the quota is exceeded again and again', async () => {
     const tab = await ext.ctx.newPage();
     let evictingCaptures = 0;
