@@ -10,7 +10,8 @@
  *
  * Chromium's navigator.storage.estimate() does not report the overridden quota (CDP's
  * Storage.getUsageAndQuota does), so the engine learns the limit from the first failed write: that
- * path (reserve released, eviction, retry) is exercised too. QUOTA_LOG=1 prints the measurements.
+ * path (reserve parts released, the page retried, then eviction) is exercised too, again and again.
+ * QUOTA_LOG=1 prints the measurements.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CDPSession, Page } from 'playwright';
@@ -40,7 +41,7 @@ let cdp: CDPSession;
 let optionsTab: Page;
 let origin: string;
 
-interface QuotaLog { softEvictions: number; hardEvictions: number; reserveReleased: number; reservePlaced: number; quotaErrors: number; failedDeletes: number }
+interface QuotaLog { softEvictions: number; hardEvictions: number; reserveReleased: number; reservePlaced: number; quotaErrors: number; failedDeletes: number; capturesRefused: number }
 
 const storedUrls = () => ext.evalSw<string[]>('engine.pages.all().then((t) => [...t.keys()].sort())');
 const quotaLog = () => ext.evalSw<QuotaLog>('engine.quotaLog');
@@ -59,9 +60,8 @@ async function visitAndWait(tab: Page, url: string): Promise<'stored' | 'quota'>
   await tab.goto(url, { waitUntil: 'load' });
   return until(async () => {
     if ((await ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(url)}).length`)) > captures) return 'stored' as const;
-    const now = await quotaLog();
-    // A refused capture is retried by nobody: two quota errors mean the retry failed too.
-    return now.quotaErrors >= before.quotaErrors + 2 ? ('quota' as const) : null;
+    // A refused capture is retried by nobody: the engine counts the ones it gave up on.
+    return (await quotaLog()).capturesRefused > before.capturesRefused ? ('quota' as const) : null;
   }, `the capture of ${url}`, 30_000, 100);
 }
 
@@ -126,10 +126,12 @@ describe('storage full', () => {
     await tab.close();
     const q = await quotaLog();
     log('first refusal handled', q, await cdpUsage());
-    expect(q.quotaErrors).toBe(1);
-    expect(q.reserveReleased).toBe(1);
-    // With the reserve released, every eviction transaction committed.
-    expect(q.failedDeletes).toBe(0);
+    expect(q.quotaErrors).toBeGreaterThanOrEqual(1);
+    expect(q.capturesRefused).toBe(0);
+    // A reserve part or more, not necessarily all of it.
+    expect(q.reserveReleased).toBeGreaterThanOrEqual(1);
+    // Reserve parts were released until the page fitted, then pages forgotten (a refused eviction
+    // aborts whole: checkStored proves nothing was half-deleted and only the oldest pages went).
     expect(q.hardEvictions).toBeGreaterThan(0);
     const stored = await checkStored();
     // The page that met the limit is stored; page 2 (visited once, early) went before the re-read 0 and 1.
@@ -142,15 +144,27 @@ describe('storage full', () => {
     expect(Number(await optionsTab.getByTestId('stat-pages').textContent())).toBe(stored.size);
   });
 
-  // Known gap (issue #8): after the first refusal the reserve often cannot be put back (usage stays
-  // near the limit until LevelDB compacts), and the next refusal finds no reserve: every eviction
-  // transaction is refused too and the page is not stored (measured: 6 failed deletes, 'quota' at
-  // 104-106% of a 6 MB quota, 2 pages after the first refusal). Passes while that is so.
-  it.fails('keeps storing every new page as the quota is exceeded again and again', async () => {
+  // Issue #8: usage falls only when LevelDB compacts, so after a recovery the reserve often cannot be
+  // put back at once; it is kept in parts released one at a time, the page is written before pages
+  // are forgotten, and evictions run in one transaction. Every page is stored, evictions happen again
+  // and again, and what is left is right.
+  it('keeps storing every new page as the quota is exceeded again and again', async () => {
     const tab = await ext.ctx.newPage();
-    for (const end = next + 15; next < end; next++) expect(await visitOne(tab, next)).toBe('stored');
+    let evictingCaptures = 0;
+    const start = await quotaLog();
+    for (const end = next + 20; next < end; next++) {
+      const before = await quotaLog();
+      expect(await visitOne(tab, next)).toBe('stored');
+      const after = await quotaLog();
+      if (after.softEvictions + after.hardEvictions > before.softEvictions + before.hardEvictions) evictingCaptures++;
+    }
     await tab.close();
-    await checkStored();
+    const q = await quotaLog();
+    log('repeated overflow', { evictingCaptures, start, end: q }, await cdpUsage());
+    expect(q.capturesRefused).toBe(0);
+    expect(evictingCaptures).toBeGreaterThanOrEqual(3);
+    const stored = await checkStored();
+    expect(stored.has(url(next - 1))).toBe(true);
   });
 
   it('with nothing more to free, refuses the page with a quota error and loses nothing stored', async () => {

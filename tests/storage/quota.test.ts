@@ -3,7 +3,7 @@
  * function (fake-indexeddb has no quota: the refused-write path is proved in tests/e2e/quota.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { CEILING_KEY, EVICT_FRACTION, HEADROOM_FRACTION, RESERVE_KEY, reserveBytes } from '../../background/engine.js';
+import { CEILING_KEY, EVICT_FRACTION, HEADROOM_FRACTION, RESERVE_KEY, RESERVE_PARTS, reserveBytes, reservePartKey } from '../../background/engine.js';
 import { verifyIndex } from '../../background/verify.js';
 import { engineOn, freshDb } from './helpers.js';
 
@@ -20,11 +20,14 @@ async function filled(n: number) {
 describe('storage limit', () => {
   it('under the soft cap forgets nothing and places the reserve', async () => {
     const { db, engine, now } = await filled(10);
+    await db.put('meta', new Uint8Array(16), RESERVE_KEY);
     engine.storageEstimate = async () => ({ usage: 1_000_000, quota: 100_000_000 });
     await engine.capture('https://example.com/new', { title: 'new', lang: 'en', blocks: blocks('newword') }, now + 1000);
     expect((await engine.stats()).pages).toBe(11);
     expect(engine.quotaLog.softEvictions).toBe(0);
-    expect(((await db.get('meta', RESERVE_KEY)) as Uint8Array).byteLength).toBe(reserveBytes(1_000_000));
+    // In parts, released one at a time when a write is refused; a reserve of the older single-record kind is dropped.
+    for (let i = 0; i < RESERVE_PARTS; i++) expect(((await db.get('meta', reservePartKey(i))) as Uint8Array).byteLength).toBe(Math.ceil(reserveBytes(1_000_000) / RESERVE_PARTS));
+    expect(await db.getKey('meta', RESERVE_KEY)).toBeUndefined();
     expect(engine.storageWarning).toBeUndefined();
   });
 
