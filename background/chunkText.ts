@@ -45,6 +45,10 @@ function remember(db: DB, id: number, text: string): void {
   }
 }
 
+export function forgetAllTexts(db: DB): void {
+  caches.delete(db);
+}
+
 export function forgetTexts(db: DB, ids: Iterable<number>): void {
   const c = caches.get(db);
   if (!c) return;

@@ -17,6 +17,7 @@ import { sectionHref, siteMatches, siteOf } from '../src/url.js';
 import { getDb, type ChunkRecord, type DB } from './db.js';
 import { LexicalReader } from './lexicalIndex.js';
 import { deletePages, writePage } from './pageStore.js';
+import { forgetCaches } from './pageStore.js';
 import { PageTable } from './pageTable.js';
 import { withTexts } from './chunkText.js';
 
@@ -414,6 +415,9 @@ export class Engine {
         tx.objectStore('meta').get('stats').then((st) => tx.objectStore('meta').put({ N: 0, totalLength: 0, nextChunkId: (st as { nextChunkId?: number } | undefined)?.nextChunkId ?? 1 }, 'stats')),
       ]);
       await tx.done;
+      // The stats record was rewritten without the tail token, so the tail cache would be dropped on
+      // the next write anyway; forget it (and cached text) now: nothing of the pages stays in memory.
+      forgetCaches(db);
       this.lexical.invalidate('all');
       this.pages.reset();
       this.dense?.onChunksRemoved([]);

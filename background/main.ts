@@ -21,7 +21,7 @@ import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
-import { drainOutbox, hellosFor, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello } from './outbox.js';
+import { drainOutbox, hellosFor, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello, sitesMatcher } from './outbox.js';
 import { isNonce, isOutboxKey } from '../src/outbox.js';
 
 const engine = new Engine();
@@ -75,6 +75,9 @@ const validators: Validators = {
 const handlers: Handlers = {
   'page/check': async (_p, ctx) => engine.captureAllowed(ctx.pageUrl!),
   'page/hello': async (p, ctx) => {
+    // Nothing is recorded for a page that may not be captured (paused, excluded site).
+    const check = await engine.captureAllowed(ctx.pageUrl!);
+    if (!check.allowed) throw new ProtocolError('forbidden', `not captured: ${check.reason ?? 'not allowed'}`);
     await registerHello(p.nonce, ctx.pageUrl!);
     return {};
   },
@@ -98,7 +101,7 @@ const handlers: Handlers = {
     const before = await engine.settings();
     const next = await engine.updateSettings(p);
     // A newly excluded site leaves nothing behind, pending captures and hellos included.
-    if (p.excludedSites?.length) await purgeOutbox(next.excludedSites);
+    if (p.excludedSites?.length) await purgeOutbox(sitesMatcher(next.excludedSites));
     // Another mirror serves other files: the engine restarts the lane for model changes only.
     const engineRestarted = before.model !== next.model || before.denseEnabled !== next.denseEnabled || (next.allowModelDownload && !before.allowModelDownload);
     if (before.modelMirror !== next.modelMirror && !engineRestarted) dense.onSettingsChanged(before);
@@ -106,12 +109,15 @@ const handlers: Handlers = {
     return next;
   },
   'delete/site': async (p) => {
-    await purgeOutbox([p.site]);
+    await purgeOutbox(sitesMatcher([p.site]));
     return { pages: await engine.deleteSite(p.site) };
   },
-  'delete/range': async (p) => ({ pages: await engine.deleteRange(p.after, p.before) }),
+  'delete/range': async (p) => {
+    await purgeOutbox((e) => e.at >= (p.after ?? -Infinity) && e.at < (p.before ?? Infinity));
+    return { pages: await engine.deleteRange(p.after, p.before) };
+  },
   'delete/all': async () => {
-    await purgeOutbox(null);
+    await purgeOutbox(() => true);
     return { pages: await engine.deleteAll() };
   },
   export: async (p) => exportJsonl(engine, p.vectors === true),

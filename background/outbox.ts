@@ -90,6 +90,7 @@ export interface DrainResult {
 export const outboxTotals = { filed: 0, refused: 0 };
 
 async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
+  await pruneHellos().catch(() => undefined);
   const entries = (await pendingEntries()).sort((a, b) => (isOutboxEntry(a[1]) ? a[1].at : 0) - (isOutboxEntry(b[1]) ? b[1].at : 0));
   totals.waiting = 0;
   const db = await helloDb();
@@ -104,6 +105,8 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
           continue;
         }
         if (verdict === 'file') {
+          // Purged meanwhile (a site or everything forgotten while this drain ran): not filed.
+          if (!(await sessionArea()?.get(key))?.[key]) continue;
           const payload = validateCapture(value.payload).payload;
           await engine.capture(capturedPageUrl(hello!.url, value.url), payload, Math.min(value.at, Date.now()));
         }
@@ -161,23 +164,38 @@ export function drainOutbox(engine: Engine): Promise<DrainResult> {
   return draining;
 }
 
+/** What a purge is asked about: a pending entry (its URLs) or a hello. */
+export interface PurgeSubject {
+  /** The page URLs concerned: the entry's claimed URL and the URL recorded for its nonce. */
+  urls: string[];
+  at: number;
+}
+
+/** A purge predicate for these sites (an unparseable URL counts as matching: it is dropped). */
+export function sitesMatcher(sites: readonly string[]): (s: PurgeSubject) => boolean {
+  return (s) =>
+    s.urls.some((url) => {
+      const site = siteOf(url);
+      return !site || sites.some((p) => siteMatches(site, p));
+    });
+}
+
 /**
- * Forgets pending captures and hellos of these sites (everything when `sites` is null): a forgotten
- * site must neither come back nor leave a trace.
+ * Forgets pending captures and hellos that `hit` matches: a forgotten site, date range or everything
+ * must neither come back nor leave a trace. An entry is judged by its claimed URL and by the URL its
+ * nonce was recorded with (the one it would be filed under).
  */
-export async function purgeOutbox(sites: readonly string[] | null): Promise<void> {
-  const hit = (url: string) => {
-    if (sites === null) return true;
-    const site = siteOf(url);
-    return !site || sites.some((p) => siteMatches(site, p));
-  };
-  const drop = (await pendingEntries()).filter(([, v]) => !isOutboxEntry(v) || hit(v.url)).map(([k]) => k);
-  if (drop.length) await sessionArea()?.remove(drop);
+export async function purgeOutbox(hit: (s: PurgeSubject) => boolean): Promise<void> {
   const db = await helloDb();
+  const hellos = new Map((await db.getAll('hellos')).map((h) => [h.nonce, h]));
+  const drop = (await pendingEntries())
+    .filter(([, v]) => !isOutboxEntry(v) || hit({ urls: [v.url, ...(hellos.has(v.nonce) ? [hellos.get(v.nonce)!.url] : [])], at: v.at }))
+    .map(([k]) => k);
+  if (drop.length) await sessionArea()?.remove(drop);
   const tx = db.transaction('hellos', 'readwrite');
   let cursor = await tx.store.openCursor();
   while (cursor) {
-    if (hit(cursor.value.url)) await cursor.delete();
+    if (hit({ urls: [cursor.value.url], at: cursor.value.at })) await cursor.delete();
     cursor = await cursor.continue();
   }
   await tx.done;

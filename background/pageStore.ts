@@ -9,7 +9,7 @@ import { appendToBlock, BLOCK_SIZE, removeFromBlock, type EncodedBlock, type Pos
 import type { CaptureOutcome } from '../src/protocol.js';
 import { EMPTY_STATS, type ChunkRecord, type DB, type PageRecord, type RereadDB, type StatsRecord } from './db.js';
 import { removeVectors } from './vectorStore.js';
-import { forgetTexts, packTexts, withTexts } from './chunkText.js';
+import { forgetAllTexts, forgetTexts, packTexts, withTexts } from './chunkText.js';
 
 export interface PageInput {
   url: string;
@@ -111,6 +111,12 @@ function tailCacheFor(db: DB, stats: StatsRecord): TailCache {
 
 function forgetTails(db: DB): void {
   tailCaches.delete(db);
+}
+
+/** Drops every in-memory copy of stored text and terms (after "forget everything"). */
+export function forgetCaches(db: DB): void {
+  forgetTails(db);
+  forgetAllTexts(db);
 }
 
 function setTail(c: TailCache, term: string, block: EncodedBlock | null): void {

@@ -9,7 +9,10 @@ export interface EarlyApi {
 export interface Early {
   /** From the mirrored gate; null when there is no gate yet (first start: ask the background). */
   allowed: Promise<boolean | null>;
-  /** This page's outbox nonce (src/outbox.ts): random, known only to this isolated world and the background. */
+  /**
+   * This page's outbox nonce (src/outbox.ts): random, held by this isolated world and the background,
+   * and visible in session storage while an entry of this page waits to be filed.
+   */
   nonce: string;
   /** Whether the background recorded the nonce (false: refused, never answered, or not allowed). */
   hello: Promise<boolean>;

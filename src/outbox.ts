@@ -10,6 +10,12 @@
  * background records nonce -> sender URL in its own database (which no content script can read). An
  * entry carries the nonce and is filed under the URL recorded for it, by the same rule as a message (a
  * claimed URL only on that page's origin). An entry whose nonce was never recorded is refused.
+ *
+ * Threat model: session storage is readable and writable by every content script of Reread, so a
+ * compromised renderer (code running in our isolated world) could read entries waiting to be filed —
+ * the text of pages just left, for the moments until the worker files them — and reuse their nonces
+ * while their hellos live (an hour at most) to file text under those pages' origins. Without the
+ * outbox such a renderer can already file text under its own origin; nothing else is kept there.
  */
 export const OUTBOX_PREFIX = 'outbox:';
 /**

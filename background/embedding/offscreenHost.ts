@@ -124,6 +124,7 @@ async function connect(): Promise<chrome.runtime.Port> {
       } catch (e) {
         lastError = e instanceof Error ? e.message : String(e);
         if (port === p) port = null;
+        p.disconnect();
         await new Promise((r) => setTimeout(r, 25 * Math.min(attempt + 1, 8)));
       }
     }
