@@ -140,9 +140,10 @@ export class Engine {
     if (previous.paused !== next.paused || previous.excludedSites.join('\n') !== next.excludedSites.join('\n')) {
       await this.onGateChange?.({ paused: next.paused, excludedSites: next.excludedSites });
     }
-    // A new model, the lane turned on or off, or a download just allowed (the model chosen earlier can now be had).
+    // A new model, the lane turned on or off, a download just allowed (the model chosen earlier can now
+    // be had), or another mirror (it serves other files).
     const downloadAllowed = next.allowModelDownload && !previous.allowModelDownload;
-    if (previous.model !== next.model || previous.denseEnabled !== next.denseEnabled || downloadAllowed) this.dense?.onSettingsChanged(previous);
+    if (previous.model !== next.model || previous.denseEnabled !== next.denseEnabled || downloadAllowed || previous.modelMirror !== next.modelMirror) this.dense?.onSettingsChanged(previous);
     return next;
   }
 
@@ -452,11 +453,11 @@ export class Engine {
       }
     }
     if (req.after) {
-      const t = parseDateOperand(req.after, now, 'after');
+      const t = parseDateOperand(req.after, now);
       if (t !== undefined) parsed.after = Math.max(parsed.after ?? -Infinity, t);
     }
     if (req.before) {
-      const t = parseDateOperand(req.before, now, 'before');
+      const t = parseDateOperand(req.before, now);
       if (t !== undefined) parsed.before = Math.min(parsed.before ?? Infinity, t);
     }
     return parsed;

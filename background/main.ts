@@ -98,13 +98,9 @@ const handlers: Handlers = {
   sites: async () => engine.siteCounts(),
   'settings/get': async () => engine.settings(),
   'settings/set': async (p) => {
-    const before = await engine.settings();
     const next = await engine.updateSettings(p);
     // A newly excluded site leaves nothing behind, pending captures and hellos included.
     if (p.excludedSites?.length) await purgeOutbox(sitesMatcher(next.excludedSites));
-    // Another mirror serves other files: the engine restarts the lane for model changes only.
-    const engineRestarted = before.model !== next.model || before.denseEnabled !== next.denseEnabled || (next.allowModelDownload && !before.allowModelDownload);
-    if (before.modelMirror !== next.modelMirror && !engineRestarted) dense.onSettingsChanged(before);
     if ('retentionDays' in p || 'maxStorageMb' in p) void runRetention(engine);
     return next;
   },

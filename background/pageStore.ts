@@ -64,7 +64,7 @@ export async function readStats(tx: { objectStore(name: 'meta'): { get(key: stri
 }
 
 /** Term -> entries for a set of chunks, each list sorted by chunk id. */
-function groupPostings(docs: readonly { id: number; terms: string[] }[]): Map<string, PostingEntry[]> {
+export function groupPostings(docs: readonly { id: number; terms: readonly string[] }[]): Map<string, PostingEntry[]> {
   const byTerm = new Map<string, PostingEntry[]>();
   for (const d of docs) {
     const len = d.terms.length;

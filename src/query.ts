@@ -38,10 +38,9 @@ function daysBefore(ms: number, days: number): number {
  * yesterday, 7d, 2w, 3m, 1y, last week/month/year). Either way it names a moment, the local start of a
  * day (or month, or year), and both bounds use it the same way, as Gmail and GitHub do: `after:X` keeps
  * visits from X on, `before:X` keeps visits before X (so `before:today` is up to yesterday, exactly as
- * `before:` with today's date). `bound` is kept for callers; the answer does not depend on it.
+ * `before:` with today's date).
  */
-export function parseDateOperand(raw: string, now: number, bound: 'after' | 'before'): number | undefined {
-  void bound;
+export function parseDateOperand(raw: string, now: number): number | undefined {
   const v = raw.trim().toLowerCase().replace(/[\s_]+/g, '-');
   if (!v) return undefined;
   const named: Record<string, number> = { today: 0, yesterday: 1, 'last-week': 7, 'last-month': 30, 'last-year': 365 };
@@ -89,7 +88,7 @@ export function parseQuery(input: string, now: number = Date.now()): ParsedQuery
       continue;
     }
     if (op === 'after' || op === 'before') {
-      const t = parseDateOperand(value, now, op);
+      const t = parseDateOperand(value, now);
       if (t !== undefined) {
         // Negated, a bound turns into the opposite one: -after:X (not on or after X) is before:X.
         if ((op === 'after') !== neg) q.after = Math.max(q.after ?? -Infinity, t);

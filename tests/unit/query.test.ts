@@ -70,24 +70,24 @@ describe('parseQuery: dates', () => {
   });
 
   it('ISO months and years', () => {
-    expect(parseDateOperand('2023-07', NOW, 'after')).toBe(new Date(2023, 6, 1).getTime());
-    expect(parseDateOperand('2023', NOW, 'after')).toBe(new Date(2023, 0, 1).getTime());
-    expect(parseDateOperand('2023-7-4', NOW, 'before')).toBe(new Date(2023, 6, 4).getTime());
+    expect(parseDateOperand('2023-07', NOW)).toBe(new Date(2023, 6, 1).getTime());
+    expect(parseDateOperand('2023', NOW)).toBe(new Date(2023, 0, 1).getTime());
+    expect(parseDateOperand('2023-7-4', NOW)).toBe(new Date(2023, 6, 4).getTime());
   });
 
   it('refuses impossible dates (they become words)', () => {
-    expect(parseDateOperand('2024-13-01', NOW, 'after')).toBeUndefined();
-    expect(parseDateOperand('2024-02-30', NOW, 'after')).toBeUndefined();
-    expect(parseDateOperand('2023-02-29', NOW, 'after')).toBeUndefined();
-    expect(parseDateOperand('2024-02-29', NOW, 'after')).toBe(new Date(2024, 1, 29).getTime());
-    expect(parseDateOperand('2024-00', NOW, 'after')).toBeUndefined();
+    expect(parseDateOperand('2024-13-01', NOW)).toBeUndefined();
+    expect(parseDateOperand('2024-02-30', NOW)).toBeUndefined();
+    expect(parseDateOperand('2023-02-29', NOW)).toBeUndefined();
+    expect(parseDateOperand('2024-02-29', NOW)).toBe(new Date(2024, 1, 29).getTime());
+    expect(parseDateOperand('2024-00', NOW)).toBeUndefined();
     const q = parseQuery('after:2024-02-30 x', NOW);
     expect(q.after).toBeUndefined();
     expect(q.text).toBe('after:2024-02-30 x');
   });
 
   it('years below 100 are those years, not 19xx', () => {
-    expect(new Date(parseDateOperand('0099', NOW, 'after')!).getFullYear()).toBe(99);
+    expect(new Date(parseDateOperand('0099', NOW)!).getFullYear()).toBe(99);
   });
 
   it('relative forms', () => {
@@ -177,7 +177,7 @@ describe('parseQuery (property)', { timeout: 30_000 }, () => {
     if (!m) return false;
     const op = m[1]!.toLowerCase();
     if (op === 'site') return true;
-    if (op === 'after' || op === 'before') return parseDateOperand(m[2]!, NOW, op) !== undefined;
+    if (op === 'after' || op === 'before') return parseDateOperand(m[2]!, NOW) !== undefined;
     return false;
   }
 

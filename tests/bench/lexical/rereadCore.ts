@@ -8,7 +8,7 @@
 import { bm25Search, type CorpusStats, type LexicalHit, type PostingList } from '../../../src/bm25.js';
 import { appendToBlock, BLOCK_SIZE, decodeBlocks, emptyList, encodeBlock, type EncodedBlock, type PostingEntry } from '../../../src/postings.js';
 import type { PlainIndex } from './plain.js';
-import { termFrequencies } from '../../../src/tokenizer.js';
+import { groupPostings } from '../../../background/pageStore.js';
 
 const EMPTY = emptyList(0);
 
@@ -23,16 +23,10 @@ export class RereadCore {
 
   /** One page's chunks, as pageStore.writePage groups and appends them. */
   addPage(docs: readonly { id: number; terms: readonly string[] }[]): void {
-    const byTerm = new Map<string, PostingEntry[]>();
+    const byTerm = groupPostings(docs);
     for (const d of docs) {
-      const len = d.terms.length;
-      for (const [term, tf] of termFrequencies(d.terms)) {
-        let list = byTerm.get(term);
-        if (!list) byTerm.set(term, (list = []));
-        list.push({ id: d.id, tf, len });
-      }
       this.stats.N += 1;
-      this.stats.totalLength += len;
+      this.stats.totalLength += d.terms.length;
     }
     for (const [term, entries] of byTerm) {
       let list = this.blocks.get(term);
@@ -119,17 +113,9 @@ export class RereadCore {
     return { msA: tg + ra.ms, msB: tg + rb.ms, identical };
   }
 
+  /** The product's own grouping (background/pageStore.ts), so the bench cannot drift from it. */
   private group(docs: readonly { id: number; terms: readonly string[] }[]): Map<string, PostingEntry[]> {
-    const byTerm = new Map<string, PostingEntry[]>();
-    for (const d of docs) {
-      const len = d.terms.length;
-      for (const [term, tf] of termFrequencies(d.terms)) {
-        let list = byTerm.get(term);
-        if (!list) byTerm.set(term, (list = []));
-        list.push({ id: d.id, tf, len });
-      }
-    }
-    return byTerm;
+    return groupPostings(docs);
   }
 
   /** Bytes of encoded posting data (what the `postings` store holds, keys and record overhead aside). */
