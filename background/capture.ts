@@ -1,7 +1,8 @@
 /**
  * Capture: whether a page may be captured, and storing what the content script sent — cut into
- * sections, checked for size, written with its postings, texts and embedding queue entries in one
- * transaction (pageStore.writePage) within the storage budget.
+ * sections, checked for size, written with its sections, one segment of postings and its embedding queue
+ * entries in one transaction (pageStore.writePage) within the storage budget; the segment is merged
+ * into the main index later, in the background (indexMaintenance.ts).
  */
 import { chunkBlocks, countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
@@ -37,10 +38,7 @@ export async function capturePage(engine: Engine, url: string, payload: CaptureP
     const result = await engine.budget.writeLocked(url, () =>
       writePage(db, { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: engine.dense?.queueModel() ?? null }, TOKENIZER),
     );
-    engine.lexical.invalidate(result.touchedTerms);
-    engine.pages.put(result.page);
-    if (result.removedChunkIds.length) engine.dense?.onChunksRemoved(result.removedChunkIds);
-    if (result.addedChunkIds.length) engine.dense?.onChunksAdded();
+    engine.applyWrite(result.batch);
     return { outcome: result.outcome, chunks: result.page.chunkIds.length };
   });
 }

@@ -13,7 +13,8 @@ import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
 import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
-import { migrateChunkTexts, withTexts } from './sectionTexts.js';
+import { pageSections } from './sections.js';
+import { lexicalLane } from './search.js';
 import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
 import { embedderHost } from './embedding/host.js';
@@ -29,8 +30,10 @@ const dense = new DenseService(engine, embedderHost);
 engine.dense = dense;
 // Settings are read once at start; a backlog left by a killed worker resumes right away.
 const ready = dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e));
-// Resumes (or finishes at once) the v1 -> v2 text compression; readers accept both forms meanwhile.
-void engine.db().then((db) => migrateChunkTexts(db)).catch((e: unknown) => console.warn('reread: text migration', e));
+// Index maintenance (a schema migration, pending merges and sweeps) resumes where a stopped worker left
+// it; an extension API call between its steps keeps the worker alive while it has work.
+engine.maintenance.keepAlive = () => void browser.runtime.getPlatformInfo().catch(() => undefined);
+engine.maintenance.schedule(2_000);
 
 const empty = (p: unknown, t: MessageType) => {
   validateObject(p, t);
@@ -165,12 +168,15 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
 (globalThis as unknown as { reread: unknown }).reread = { engine, dense };
 (globalThis as unknown as { rereadDebug: unknown }).rereadDebug = {
   verifyIndex,
-  migrateTexts: () => engine.db().then((db) => migrateChunkTexts(db)),
-  /** A stored page's chunk records with their text (decompressed), in order. */
+  /** Runs index maintenance (migration, merges, sweeps) until nothing is left; `force` ignores thresholds. */
+  maintain: (force = true) => engine.maintenance.run({ force }),
+  maintenanceStatus: () => engine.maintenance.status(),
+  /** The lexical lane alone (postings + BM25), for the benchmarks. */
+  lexicalLane: async (terms: string[], k: number) => lexicalLane(engine, terms, k, await engine.settings()),
+  /** A stored page's sections with their text (decompressed), in order. */
   pageChunks: async (url: string) => {
     const db = await engine.db();
     const page = await db.get('pages', url);
     if (!page) return [];
-    const chunks = (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined);
-    return withTexts(db, chunks);
+    return (await pageSections(db, [page])).get(url) ?? [];
   }, registerHello, hellosFor, drainOutbox, outboxTotals };

@@ -1,12 +1,15 @@
 /**
  * Housekeeping that runs without the user: the retention policy (on a twice-daily alarm and after the
- * settings change), and following the browser's history deletions when the user opted in.
+ * settings change), index maintenance (merges and sweeps, indexMaintenance.ts: it runs after writes and
+ * at every worker start; an alarm wakes an idle worker to finish what a stop cut short), and following
+ * the browser's history deletions when the user opted in.
  */
 import browser from 'webextension-polyfill';
 import { normalizeUrl } from '../src/url.js';
 import type { Engine } from './engine.js';
 
 const RETENTION_ALARM = 'reread-retention';
+const INDEX_ALARM = 'reread-index';
 
 const estimate = async (): Promise<{ usage?: number; quota?: number } | undefined> => navigator.storage?.estimate?.().catch(() => undefined);
 const usage = async (): Promise<number | undefined> => (await estimate())?.usage;
@@ -42,9 +45,13 @@ export function registerMaintenance(engine: Engine): void {
   engine.storageEstimate = estimate;
   browser.alarms?.onAlarm.addListener((alarm) => {
     if (alarm.name === RETENTION_ALARM) void runRetention(engine);
+    if (alarm.name === INDEX_ALARM) engine.maintenance.schedule(0);
   });
   void browser.alarms?.get(RETENTION_ALARM).then((a) => {
     if (!a) void browser.alarms.create(RETENTION_ALARM, { periodInMinutes: 12 * 60, delayInMinutes: 1 });
+  });
+  void browser.alarms?.get(INDEX_ALARM).then((a) => {
+    if (!a) void browser.alarms.create(INDEX_ALARM, { periodInMinutes: 30, delayInMinutes: 5 });
   });
   listenToHistory(engine);
   browser.permissions?.onAdded.addListener(() => listenToHistory(engine));

@@ -1,7 +1,8 @@
 /**
- * Schema 1 -> 2: a database written by the v1 code (tests/fixtures/db-v1.jsonl) opens with the current
- * schema, answers searches exactly as before while its text is being moved into compressed per-page
- * records, and after; a migration cut short resumes; writes in between lose nothing.
+ * Schema 1 and 2 -> 3: a database written by the v1 or v2 code (tests/fixtures/db-v1.jsonl,
+ * db-v2.jsonl) opens with the current schema, answers searches exactly as before while it is being
+ * moved to the new layout in the background, and after; a migration cut short at any step resumes;
+ * writes and deletes in between lose nothing; every field of a page record is carried over.
  */
 import 'fake-indexeddb/auto';
 import { readFileSync } from 'node:fs';
@@ -9,22 +10,26 @@ import { join } from 'node:path';
 import { openDB, type IDBPDatabase } from 'idb';
 import { describe, expect, it } from 'vitest';
 import { DB_VERSION, MIGRATION_KEY, upgrade, type RereadDB } from '../../background/db.js';
-import { migrateChunkTexts } from '../../background/sectionTexts.js';
-import { TOKENIZER } from '../../src/indexing.js';
-import { exportJsonl } from '../../background/transfer.js';
-import { deletePages, writePage } from '../../background/pageStore.js';
+import { migrateStep } from '../../background/migrateV3.js';
+import { exportJsonl, importJsonl } from '../../background/transfer.js';
 import { verifyIndex } from '../../background/verify.js';
 import { decodeValue, parseDump } from '../fixtures/db-v1.dump.js';
-import { engineOn, pageInput, readAll } from './helpers.js';
+import { engineOn, freshDb, logicalIndex, readAll, settle } from './helpers.js';
+import type { Engine } from '../../background/engine.js';
 
-const dump = parseDump(readFileSync(join(import.meta.dirname, '../fixtures/db-v1.jsonl'), 'utf8'));
 let counter = 0;
+const FIXTURES = { 1: 'db-v1.jsonl', 2: 'db-v2.jsonl' } as const;
+const dumps = { 1: parseDump(readFileSync(join(import.meta.dirname, '../fixtures', FIXTURES[1]), 'utf8')), 2: parseDump(readFileSync(join(import.meta.dirname, '../fixtures', FIXTURES[2]), 'utf8')) };
 
-/** The fixture as a v1 database (stores as its header describes), then opened with the current schema. */
-async function v1Database(): Promise<IDBPDatabase<RereadDB>> {
+/**
+ * The fixture as a database of its version (stores as its header describes), then opened with the
+ * current schema. `extra` adds fields to every page record first (what later features keep on pages).
+ */
+async function oldDatabase(version: 1 | 2, extra: Record<string, unknown> = {}): Promise<IDBPDatabase<RereadDB>> {
+  const dump = dumps[version];
   const name = `reread-migration-${process.pid}-${++counter}`;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  const v1 = await openDB<any>(name, 1, {
+  const old = await openDB<any>(name, version, {
     upgrade(db) {
       for (const s of dump.header.stores) {
         const store = db.createObjectStore(s.name, s.keyPath ? { keyPath: s.keyPath } : {});
@@ -32,86 +37,144 @@ async function v1Database(): Promise<IDBPDatabase<RereadDB>> {
       }
     },
   });
-  const tx = v1.transaction(dump.header.stores.map((s) => s.name), 'readwrite');
-  await Promise.all(dump.lines.map((l) => (l.k === undefined ? tx.objectStore(l.s).put(decodeValue(l.v)) : tx.objectStore(l.s).put(decodeValue(l.v), l.k as string))));
+  const tx = old.transaction(dump.header.stores.map((s) => s.name), 'readwrite');
+  await Promise.all(
+    dump.lines.map((l) => {
+      const v = decodeValue(l.v) as Record<string, unknown>;
+      const value = l.s === 'pages' ? { ...v, ...extra } : v;
+      return l.k === undefined ? tx.objectStore(l.s).put(value) : tx.objectStore(l.s).put(value, l.k as string);
+    }),
+  );
   await tx.done;
-  v1.close();
-  return openDB<RereadDB>(name, DB_VERSION, { upgrade: (db, old, _v, t) => upgrade(db, old, t) });
+  old.close();
+  return openDB<RereadDB>(name, DB_VERSION, { upgrade: (db, o, _v, t) => upgrade(db, o, t) });
 }
 
-async function answers(db: IDBPDatabase<RereadDB>, queries: readonly string[]) {
-  const engine = engineOn(db);
+async function answers(engine: Engine, queries: readonly string[]) {
   const out: Record<string, unknown> = {};
-  for (const q of queries) out[q] = (await engine.search({ q, limit: 10 })).results.map(({ url, chunkId, snippet, headingPath, more }) => ({ url, chunkId, snippet, headingPath, more: more.map((m) => [m.chunkId, m.snippet]) }));
+  for (const q of queries) out[q] = (await engine.search({ q, limit: 10 })).results.map(({ url, chunkId, snippet, headingPath, score, more }) => ({ url, chunkId, snippet, headingPath, score, more: more.map((m) => [m.chunkId, m.snippet, m.score]) }));
   return out;
 }
 
-const pageLines = dump.lines.filter((l) => l.s === 'pages').map((l) => l.v as { url: string; title: string });
-const QUERIES = [...pageLines.map((p) => p.title), 'list comprehension', 'virtual environment', 'walrus operator', '"floating point"', 'exceptions -syntax', 'pip install'];
+const exported = async (engine: Engine) => (await exportJsonl(engine, true)).jsonl.split('\n').slice(1);
 
-describe('schema 1 -> 2 migration', () => {
-  it('the fixture is a v1 database with text in its chunk records', () => {
-    expect(dump.header.version).toBe(1);
-    expect(pageLines.length).toBeGreaterThan(10);
-    expect(dump.lines.filter((l) => l.s === 'chunks').every((l) => typeof (l.v as { text?: unknown }).text === 'string')).toBe(true);
+for (const version of [1, 2] as const) {
+  const dump = dumps[version];
+  const pageLines = dump.lines.filter((l) => l.s === 'pages').map((l) => l.v as { url: string; title: string; chunkIds: number[] });
+  const QUERIES = [...pageLines.map((p) => p.title), 'list comprehension', 'virtual environment', 'walrus operator', '"floating point"', 'exceptions -syntax', 'pip install', 'json dumps', 'sourdough starter', 'site:notes.example.org tide', 'batched pairwise', 'errno'];
+
+  describe(`schema ${version} -> 3 migration`, { timeout: 60_000 }, () => {
+    it(`the fixture is a schema-${version} database`, () => {
+      expect(dump.header.version).toBe(version);
+      expect(pageLines.length).toBeGreaterThan(10);
+      const chunks = dump.lines.filter((l) => l.s === 'chunks');
+      if (version === 1) expect(chunks.every((l) => typeof (l.v as { text?: unknown }).text === 'string')).toBe(true);
+      else {
+        expect(chunks.every((l) => (l.v as { text?: unknown }).text === undefined)).toBe(true);
+        expect(dump.lines.filter((l) => l.s === 'texts')).toHaveLength(pageLines.length);
+      }
+    });
+
+    it('opens, migrates, and answers every search and export exactly as before; verifyIndex passes throughout', async () => {
+      const db = await oldDatabase(version, { visits: [1, 2, 3], kind: 'page' });
+      expect(await db.get('meta', MIGRATION_KEY)).toEqual({ phase: 'pages', after: '' });
+      const engine = engineOn(db);
+      expect((await verifyIndex(engine)).problems).toEqual([]);
+      const before = await answers(engine, QUERIES);
+      const exportBefore = await exported(engine);
+      // Every page is found by its title.
+      for (const p of pageLines) expect((before[p.title] as { url: string }[]).map((r) => r.url), p.title).toContain(p.url);
+
+      // Step by step, checking answers after every step.
+      let steps = 0;
+      while (await migrateStep(engine, engine.maintenance)) {
+        steps++;
+        if (steps % 3 === 0) expect(await answers(engineOn(db), QUERIES)).toEqual(before);
+      }
+      expect(steps).toBeGreaterThan(3);
+      const all = await readAll(db);
+      expect(await db.get('meta', MIGRATION_KEY)).toBeUndefined();
+      expect(await db.count('chunks')).toBe(0);
+      expect(await db.count('texts')).toBe(0);
+      expect(await db.count('postingsV2')).toBe(0);
+      expect(all.sections.map((s) => s.url).sort()).toEqual(all.pages.map((p) => p.url).sort());
+      // Page records keep their fields (and those other features added), and gain the section lengths.
+      for (const p of all.pages) {
+        const old = pageLines.find((l) => l.url === p.url)!;
+        expect(p).toMatchObject({ ...old, visits: [1, 2, 3], kind: 'page' });
+        expect(p.lens).toHaveLength(p.chunkIds.length);
+      }
+      expect(await answers(engine, QUERIES)).toEqual(before);
+      expect(await answers(engineOn(db), QUERIES)).toEqual(before);
+      expect(await exported(engineOn(db))).toEqual(exportBefore);
+      expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
+      // Settled (the queue, vectors and dictionary as the new layout keeps them) and still the same.
+      await settle(engine);
+      expect(await answers(engineOn(db), QUERIES)).toEqual(before);
+      expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
+    });
+
+    it('a migration cut short at every step resumes; captures and deletes in between keep the index exact', async () => {
+      const db = await oldDatabase(version);
+      const engine = engineOn(db);
+      const before = await answers(engine, QUERIES);
+      const urls = pageLines.map((p) => p.url).sort();
+      // Stop in the page phase (a new engine each time: a worker restarted), then write and delete.
+      const SMALL = { pagesPerStep: 4, blocksPerStep: 500 };
+      await migrateStep(engine, engine.maintenance, SMALL);
+      const e2 = engineOn(db);
+      expect(await answers(e2, QUERIES)).toEqual(before);
+      const migrated = (await readAll(db)).pages.filter((p) => p.lens).map((p) => p.url);
+      const pending = urls.filter((u) => !migrated.includes(u));
+      expect(migrated.length).toBeGreaterThan(0);
+      expect(pending.length).toBeGreaterThan(1);
+      await e2.capture(migrated[0]!, { title: 'Rewritten A', lang: 'en', blocks: [{ kind: 'text', text: 'zanzibarine migrated rewrite text here and more words to pass the minimum length of a page' }] });
+      await e2.capture(pending[0]!, { title: 'Rewritten B', lang: 'en', blocks: [{ kind: 'text', text: 'quokkaline pending rewrite text here and more words to pass the minimum length of a page' }] });
+      await e2.deleteUrls([migrated[1] ?? pending[2]!, pending[1]!]);
+      expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
+      // On through the postings phase, a new engine per step, writing and deleting between steps.
+      let steps = 0;
+      let e = engineOn(db);
+      while (await migrateStep(e, e.maintenance, SMALL)) {
+        steps++;
+        e = engineOn(db);
+        if (steps === 2) await e.capture('https://new.example/during', { title: 'During migration', lang: 'en', blocks: [{ kind: 'text', text: 'wombatine arrives while the postings move, with enough words to be stored as a page' }] });
+        if (steps === 3) await e.deleteUrls([pending[3]!]);
+        if (steps % 2 === 0) expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
+      }
+      expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
+      await settle(e);
+      expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
+      const all = await readAll(db);
+      expect(all.tombstones).toEqual([]);
+      expect(all.segments).toEqual([]);
+      const fresh = engineOn(db);
+      expect((await fresh.search({ q: 'zanzibarine' })).results.map((r) => r.url)).toEqual([migrated[0]]);
+      expect((await fresh.search({ q: 'quokkaline' })).results.map((r) => r.url)).toEqual([pending[0]]);
+      expect((await fresh.search({ q: 'wombatine' })).results.map((r) => r.url)).toEqual(['https://new.example/during']);
+      // Pages nobody touched answer as before.
+      const touched = new Set([migrated[0], migrated[1], pending[0], pending[1], pending[2], pending[3]]);
+      const after = await answers(fresh, QUERIES);
+      for (const p of pageLines) {
+        if (touched.has(p.url)) continue;
+        expect((after[p.title] as { url: string }[]).map((r) => r.url), p.title).toContain(p.url);
+      }
+    });
+
+    it('the migrated index equals the index the v3 write path builds from the same pages', async () => {
+      const db = await oldDatabase(version);
+      const engine = engineOn(db);
+      await settle(engine);
+      // The same pages through the v3 write path (an import keeps the chunk order and visit dates).
+      const fresh = engineOn(await freshDb());
+      await importJsonl(fresh, (await exportJsonl(engine, false)).jsonl);
+      await settle(fresh);
+      const [a, b] = [await logicalIndex(db), await logicalIndex(await fresh.db())];
+      expect(Object.keys(a.terms).length).toBeGreaterThan(1000);
+      expect(a.terms).toEqual(b.terms);
+      expect([a.N, a.totalLength]).toEqual([b.N, b.totalLength]);
+      expect(a.chunks).toEqual(b.chunks);
+      expect(a.pages.map((p) => p.lens)).toEqual(b.pages.map((p) => p.lens));
+    });
   });
-
-  it('opens, migrates, and answers every search exactly as before; verifyIndex passes throughout', async () => {
-    const db = await v1Database();
-    expect(await db.get('meta', MIGRATION_KEY)).toEqual({ after: '' });
-    const engine = engineOn(db);
-    expect((await verifyIndex(engine)).problems).toEqual([]);
-    const before = await answers(db, QUERIES);
-    const exportBefore = (await exportJsonl(engine, false)).jsonl.split('\n').slice(1);
-    // Every page is found by its title.
-    for (const p of pageLines) expect((before[p.title] as { url: string }[]).map((r) => r.url), p.title).toContain(p.url);
-
-    await migrateChunkTexts(db);
-    const all = await readAll(db);
-    expect(await db.get('meta', MIGRATION_KEY)).toBeUndefined();
-    expect(all.chunks.filter((c) => c.text !== undefined)).toEqual([]);
-    expect(all.texts.map((t) => t.url).sort()).toEqual(all.pages.map((p) => p.url).sort());
-    expect(await answers(db, QUERIES)).toEqual(before);
-    expect((await exportJsonl(engineOn(db), false)).jsonl.split('\n').slice(1)).toEqual(exportBefore);
-    expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
-    // The logical bytes of chunk text shrink (per-page deflate).
-    const v1Text = dump.lines.filter((l) => l.s === 'chunks').reduce((n, l) => n + ((l.v as { text: string }).text.length), 0);
-    const v2Text = all.texts.reduce((n, t) => n + t.z.byteLength, 0);
-    expect(v2Text).toBeLessThan(v1Text / 2.5);
-  });
-
-  it('a migration cut short resumes; writes and deletes in between keep the index exact', async () => {
-    const db = await v1Database();
-    const before = await answers(db, QUERIES);
-    await migrateChunkTexts(db, { pagesPerTx: 3, maxBatches: 2 }); // the worker "dies" after two batches
-    let all = await readAll(db);
-    const migrated = all.texts.map((t) => t.url);
-    expect(migrated).toHaveLength(6);
-    expect(all.chunks.some((c) => c.text !== undefined)).toBe(true);
-    expect(await answers(db, QUERIES)).toEqual(before);
-    expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
-
-    // Rewrite a migrated page and a not-yet-migrated one, delete one of each.
-    const pending = all.pages.map((p) => p.url).filter((u) => !migrated.includes(u));
-    await writePage(db, pageInput(migrated[0]!, 'Rewritten A', ['zanzibarine migrated rewrite text here'], 2), TOKENIZER);
-    await writePage(db, pageInput(pending[0]!, 'Rewritten B', ['quokkaline pending rewrite text here'], 2), TOKENIZER);
-    await deletePages(db, [migrated[1]!, pending[1]!], TOKENIZER);
-    expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
-
-    await migrateChunkTexts(db); // the next start
-    all = await readAll(db);
-    expect(all.chunks.filter((c) => c.text !== undefined)).toEqual([]);
-    expect(all.texts.map((t) => t.url).sort()).toEqual(all.pages.map((p) => p.url).sort());
-    expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
-    const engine = engineOn(db);
-    expect((await engine.search({ q: 'zanzibarine' })).results.map((r) => r.url)).toEqual([migrated[0]]);
-    expect((await engine.search({ q: 'quokkaline' })).results.map((r) => r.url)).toEqual([pending[0]]);
-    // Pages nobody touched answer as before.
-    const untouched = new Set([migrated[0], migrated[1], pending[0], pending[1]]);
-    const after = await answers(db, QUERIES);
-    for (const p of pageLines) {
-      if (untouched.has(p.url)) continue;
-      expect((after[p.title] as { url: string }[]).map((r) => r.url), p.title).toContain(p.url);
-    }
-  });
-});
+}
