@@ -101,6 +101,7 @@ export class IndexMaintenance {
   private plan: Plan | null = null;
   private stepTerms = 400;
   private stepBlocks = 400;
+  private fixed: { terms: number; blocks: number } | null = null;
   private tails = new Map<number, EncodedBlock | null>();
   private tailBytes = 0;
   private stats = { merges: 0, sweeps: 0, mergeMs: 0, mergedPostings: 0 };
@@ -149,21 +150,38 @@ export class IndexMaintenance {
     this.tailBytes = 0;
   }
 
-  private async loop(force: boolean): Promise<void> {
+  /**
+   * One step of whatever is due (migration first, then merging, then sweeping); false when nothing is.
+   * Each step is one transaction: a worker stopped between steps (or in one: it aborts) resumes from
+   * what the last committed step recorded.
+   */
+  async step(force = false): Promise<boolean> {
     const engine = this.engine;
+    const db = await engine.db();
+    await engine.delta.ready();
+    if (await migrationPending(db)) await engine.exclusive(() => migrateStep(engine, this));
+    else if (await this.mergeWanted(db, force)) await engine.exclusive(() => this.mergeStep(db));
+    else if (await this.sweepWanted(db, force)) await engine.exclusive(() => this.sweepStep(db));
+    else return false;
+    return true;
+  }
+
+  /** Fixed step sizes (tests: many small steps); null goes back to sizes adapted to STEP_TARGET_MS. */
+  fixSteps(sizes: { terms: number; blocks: number } | null): void {
+    this.fixed = sizes;
+    if (sizes) {
+      this.stepTerms = sizes.terms;
+      this.stepBlocks = sizes.blocks;
+    }
+  }
+
+  private async loop(force: boolean): Promise<void> {
     try {
-      for (;;) {
-        const db = await engine.db();
-        await engine.delta.ready();
-        let more: boolean;
-        if (await migrationPending(db)) more = await engine.exclusive(() => migrateStep(engine, this));
-        else if (await this.mergeWanted(db, force)) more = await engine.exclusive(() => this.mergeStep(db));
-        else if (await this.sweepWanted(db, force)) more = await engine.exclusive(() => this.sweepStep(db));
-        else return;
+      while (await this.step(force)) {
         this.lastError = undefined;
         this.keepAlive?.();
         // Let searches and captures in between.
-        await sleep(more ? 0 : 1);
+        await sleep(0);
       }
     } catch (e) {
       this.lastError = e instanceof Error ? e.message : String(e);
@@ -236,69 +254,74 @@ export class IndexMaintenance {
     let merged = 0;
     const newIds = new Map<string, number>();
     const newTails = new Map<number, EncodedBlock | null>();
-    await allOrNothing(tx, async () => {
-      const counter = ((await tx.objectStore('meta').get(TERM_IDS_KEY)) as TermIdsRecord | undefined) ?? { next: 1 };
-      const ids = await this.engine.termIds.lookup(tx, slice);
-      const puts: Promise<unknown>[] = [];
-      for (const t of slice) {
-        if (ids.has(t)) continue;
-        const id = counter.next++;
-        ids.set(t, id);
-        newIds.set(t, id);
-        puts.push(tx.objectStore('terms').put(id, t));
-      }
-      const postings = tx.objectStore('postings');
-      // Last blocks not in memory, read in parallel (a new term has none).
-      const unknown: number[] = [];
-      for (const t of slice) if (!newIds.has(t) && !this.tails.has(ids.get(t)!)) unknown.push(ids.get(t)!);
-      const read = await Promise.all(unknown.map((id) => postings.openCursor(IDBKeyRange.bound([id, 0], [id, Infinity]), 'prev')));
-      const tails = new Map<number, EncodedBlock | null>();
-      unknown.forEach((id, i) => {
-        const c = read[i];
-        let block: EncodedBlock | null = null;
-        if (c) {
-          try {
-            block = blockFromValue((c.key as [number, number])[1], c.value);
-          } catch {
-            block = null; // malformed: verifyIndex reports it; new postings start a new block
+    const puts: Promise<unknown>[] = [];
+    await allOrNothing(
+      tx,
+      async () => {
+        const counter = ((await tx.objectStore('meta').get(TERM_IDS_KEY)) as TermIdsRecord | undefined) ?? { next: 1 };
+        const ids = await this.engine.termIds.lookup(tx, slice);
+        /** The batch's live postings of a term above `after` (the last id its blocks hold). */
+        const entriesOf = (t: string, after: number): PostingEntry[] => {
+          const out: PostingEntry[] = [];
+          for (const s of plan.segments) {
+            const l = s.terms.get(t);
+            if (!l) continue;
+            for (let i = 0; i < l.ids.length; i++) {
+              const pid = l.ids[i]!;
+              if (pid > after && !dead.has(pid)) out.push({ id: pid, tf: l.tfs[i]!, len: 0 });
+            }
           }
-        }
-        tails.set(id, block);
-      });
-      for (const t of slice) {
-        const id = ids.get(t)!;
-        const tail = newIds.has(t) ? null : tails.has(id) ? tails.get(id)! : (this.tails.get(id) ?? null);
-        const after = tail ? lastId(tail) : -1;
-        const entries: PostingEntry[] = [];
-        for (const s of plan.segments) {
-          const l = s.terms.get(t);
-          if (!l) continue;
-          for (let i = 0; i < l.ids.length; i++) {
-            const pid = l.ids[i]!;
-            if (pid > after && !dead.has(pid)) entries.push({ id: pid, tf: l.tfs[i]!, len: 0 });
+          return out;
+        };
+        const postings = tx.objectStore('postings');
+        // Last blocks not in memory, read in parallel (a term new to the dictionary has none).
+        const unknown: number[] = [];
+        for (const t of slice) if (ids.has(t) && !this.tails.has(ids.get(t)!)) unknown.push(ids.get(t)!);
+        const read = await Promise.all(unknown.map((id) => postings.openCursor(IDBKeyRange.bound([id, 0], [id, Infinity]), 'prev')));
+        const tails = new Map<number, EncodedBlock | null>();
+        unknown.forEach((id, i) => {
+          const c = read[i];
+          let block: EncodedBlock | null = null;
+          if (c) {
+            try {
+              block = blockFromValue((c.key as [number, number])[1], c.value);
+            } catch {
+              block = null; // malformed: verifyIndex reports it; new postings start a new block
+            }
           }
+          tails.set(id, block);
+        });
+        for (const t of slice) {
+          let id = ids.get(t);
+          const tail = id === undefined ? null : tails.has(id) ? tails.get(id)! : (this.tails.get(id) ?? null);
+          const entries = entriesOf(t, tail ? lastId(tail) : -1);
+          if (id !== undefined && tails.has(id)) newTails.set(id, tail);
+          // A term whose postings are all forgotten gets no dictionary entry.
+          if (!entries.length) continue;
+          if (id === undefined) {
+            id = counter.next++;
+            newIds.set(t, id);
+            puts.push(tx.objectStore('terms').put(id, t));
+          }
+          const blocks = appendToBlock(tail && tail.n < BLOCK_SIZE ? tail : undefined, entries);
+          for (const b of blocks) puts.push(postings.put(blockValue(b), [id, b.first]));
+          newTails.set(id, blocks[blocks.length - 1]!);
+          merged += entries.length;
         }
-        if (!entries.length) {
-          if (tails.has(id)) newTails.set(id, tail);
-          continue;
-        }
-        const blocks = appendToBlock(tail && tail.n < BLOCK_SIZE ? tail : undefined, entries);
-        for (const b of blocks) puts.push(postings.put(blockValue(b), [id, b.first]));
-        newTails.set(id, blocks[blocks.length - 1]!);
-        merged += entries.length;
-      }
-      puts.push(tx.objectStore('meta').put(counter, TERM_IDS_KEY));
-      puts.push(tx.objectStore('meta').put({ upTo: state.upTo, after: slice[slice.length - 1]! } satisfies MergeState, MERGE_KEY));
-      await Promise.all(puts);
-      await tx.done;
-    });
+        puts.push(tx.objectStore('meta').put(counter, TERM_IDS_KEY));
+        puts.push(tx.objectStore('meta').put({ upTo: state.upTo, after: slice[slice.length - 1]! } satisfies MergeState, MERGE_KEY));
+        await Promise.all(puts);
+        await tx.done;
+      },
+      puts,
+    );
     // Committed: now the caches may learn what it wrote.
     for (const [t, id] of newIds) this.engine.termIds.set(t, id);
     for (const [id, b] of newTails) this.setTail(id, b);
     const ms = performance.now() - started;
     this.stats.mergeMs += ms;
     this.stats.mergedPostings += merged;
-    this.stepTerms = adapt(this.stepTerms, slice.length, ms, 50, 5000);
+    if (!this.fixed) this.stepTerms = adapt(this.stepTerms, slice.length, ms, 50, 5000);
     return true;
   }
 
@@ -389,7 +412,7 @@ export class IndexMaintenance {
       await tx.objectStore('meta').put(state, SWEEP_KEY);
       await tx.done;
       this.forgetTails(touched);
-      this.stepBlocks = adapt(this.stepBlocks, n, performance.now() - started, 50, 5000);
+      if (!this.fixed) this.stepBlocks = adapt(this.stepBlocks, n, performance.now() - started, 50, 5000);
       return true;
     }
     const ranges = delta.deadRanges().filter((r) => r.seq <= state.upTo);

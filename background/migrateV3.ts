@@ -90,6 +90,7 @@ async function migratePostings(engine: Engine, db: DB, maintenance: IndexMainten
   const tx = db.transaction(['terms', 'postings', 'postingsV2', 'meta'], 'readwrite');
   const touched = new Set<number>();
   const assigned = new Map<string, number>();
+  const puts: Promise<unknown>[] = [];
   const more = await allOrNothing(tx, async () => {
     const counter = ((await tx.objectStore('meta').get(TERM_IDS_KEY)) as TermIdsRecord | undefined) ?? { next: 1 };
     const legacy = await tx.objectStore('postingsV2').getAll(null, perStep);
@@ -99,15 +100,7 @@ async function migratePostings(engine: Engine, db: DB, maintenance: IndexMainten
       return false;
     }
     const ids = await engine.termIds.lookup(tx as never, [...new Set(legacy.map((b) => b.t))]);
-    const puts: Promise<unknown>[] = [];
     for (const b of legacy) {
-      let id = ids.get(b.t);
-      if (id === undefined) {
-        id = counter.next++;
-        ids.set(b.t, id);
-        assigned.set(b.t, id);
-        puts.push(tx.objectStore('terms').put(id, b.t));
-      }
       puts.push(tx.objectStore('postingsV2').delete([b.t, b.f]));
       let entries: PostingEntry[];
       try {
@@ -117,6 +110,14 @@ async function migratePostings(engine: Engine, db: DB, maintenance: IndexMainten
       }
       const live = entries.filter((e) => !dead.has(e.id));
       if (!live.length) continue;
+      // A term gets its id with its first live posting (none for a term whose postings are all forgotten).
+      let id = ids.get(b.t);
+      if (id === undefined) {
+        id = counter.next++;
+        ids.set(b.t, id);
+        assigned.set(b.t, id);
+        puts.push(tx.objectStore('terms').put(id, b.t));
+      }
       puts.push(tx.objectStore('postings').put(blockValue(encodeBlock(live, b.f)), [id, b.f]));
       touched.add(id);
     }
@@ -124,7 +125,7 @@ async function migratePostings(engine: Engine, db: DB, maintenance: IndexMainten
     await Promise.all(puts);
     await tx.done;
     return true;
-  });
+  }, puts);
   for (const [t, id] of assigned) engine.termIds.set(t, id);
   // A term's last block may be a converted one now.
   maintenance.forgetTails(touched);

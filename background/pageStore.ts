@@ -101,11 +101,13 @@ export function forgetCaches(db: DB): void {
  * requests (not by a request) does not abort an IndexedDB transaction: without this, the requests
  * already made would commit and leave half a write behind.
  */
-export async function allOrNothing<T>(tx: { abort(): void; done: Promise<void> }, body: () => Promise<T>): Promise<T> {
+export async function allOrNothing<T>(tx: { abort(): void; done: Promise<void> }, body: () => Promise<T>, pending: readonly Promise<unknown>[] = []): Promise<T> {
   try {
     return await body();
   } catch (e) {
     tx.done.catch(() => undefined);
+    // Requests made before the failure reject as the transaction aborts: nobody waits for them now.
+    for (const p of pending) p.catch(() => undefined);
     try {
       tx.abort();
     } catch {
@@ -132,11 +134,11 @@ const samePage = (a: PageRecord | undefined, b: PageRecord | undefined): boolean
   a === b || (!!a && !!b && a.hash === b.hash && a.title === b.title && a.chunkIds.join() === b.chunkIds.join() && !!a.lens === !!b.lens);
 
 /** What a page's old version takes with it: tombstones for its ids, its queue entries, its sections. */
-async function retire(tx: WriteTx, db: DB, old: PageRecord, stats: StatsRecord, dead: DeadRange[]): Promise<void> {
+async function retire(tx: WriteTx, db: DB, old: PageRecord, stats: StatsRecord, dead: DeadRange[], puts: Promise<unknown>[] = []): Promise<void> {
   const lens = old.lens ?? (legacyActive(db) ? await legacyLens(tx, old) : []);
   stats.N -= old.chunkIds.length;
   stats.totalLength -= lens.reduce((a, b) => a + b, 0);
-  const puts: Promise<unknown>[] = [];
+  const start = puts.length;
   for (const r of idRanges(old.chunkIds)) {
     const seq = stats.nextSeq!++;
     const at = Date.now();
@@ -146,7 +148,7 @@ async function retire(tx: WriteTx, db: DB, old: PageRecord, stats: StatsRecord, 
   }
   puts.push(tx.objectStore('sections').delete(old.url));
   if (legacyActive(db)) puts.push(removeLegacyPage(tx, old));
-  await Promise.all(puts);
+  await Promise.all(puts.slice(start));
 }
 
 interface Prepared {
@@ -189,6 +191,7 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
     const encoded = docs.length ? encodeSegment(byTerm, 0) : null;
 
     const tx = db.transaction(writeStores(db), 'readwrite');
+    const puts: Promise<unknown>[] = [];
     const result = await allOrNothing(tx, async () => {
       const stats = await readStats(tx);
       const current = await Promise.all(inputs.map((i) => tx.objectStore('pages').get(i.url)));
@@ -196,7 +199,6 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
       const base = stats.nextChunkId;
       const pages: WriteResult[] = [];
       const dead: DeadRange[] = [];
-      const puts: Promise<unknown>[] = [];
       for (const [i, input] of inputs.entries()) {
         const cur = current[i];
         const prep = prepared.get(input.url);
@@ -206,7 +208,7 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
           pages.push({ outcome: 'revisit', page, removedChunkIds: [], addedChunkIds: [] });
           continue;
         }
-        if (cur) await retire(tx, db, cur, stats, dead);
+        if (cur) await retire(tx, db, cur, stats, dead, puts);
         const ids = prep.docs.map(() => stats.nextChunkId++);
         const page: PageRecord = {
           // Fields other features keep on a page (visit lists, marks) carry over a rewrite.
@@ -246,7 +248,7 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
       await Promise.all(puts);
       await tx.done;
       return { pages, segment, dead };
-    });
+    }, puts);
     for (const p of result.pages) if (p.outcome !== 'revisit') forgetPage(db, p.page.url);
     return result;
   });
@@ -262,20 +264,21 @@ export interface DeleteResult {
 export async function deletePages(db: DB, urlList: readonly string[]): Promise<DeleteResult> {
   const urls = [...new Set(urlList)];
   const tx = db.transaction(writeStores(db), 'readwrite');
+  const puts: Promise<unknown>[] = [];
   const result = await allOrNothing(tx, async () => {
     const stats = await readStats(tx);
     const pages = (await Promise.all(urls.map((u) => tx.objectStore('pages').get(u)))).filter((p): p is PageRecord => !!p);
     const dead: DeadRange[] = [];
     const removed: number[] = [];
     for (const page of pages) {
-      await retire(tx, db, page, stats, dead);
+      await retire(tx, db, page, stats, dead, puts);
       removed.push(...page.chunkIds);
       await tx.objectStore('pages').delete(page.url);
     }
     if (pages.length) await tx.objectStore('meta').put(stats, 'stats');
     await tx.done;
     return { pages, removedChunkIds: removed, dead };
-  });
+  }, puts);
   for (const p of result.pages) forgetPage(db, p.url);
   return result;
 }
