@@ -114,7 +114,11 @@ export class IndexMaintenance {
   /** After a write committed: run soon (a burst of captures merges once they pause, or every MERGE_AT). */
   noteWrite(): void {
     this.lastWrite = Date.now();
-    this.schedule(this.engine.delta.pending().length >= MERGE_AT ? 0 : IDLE_MS);
+    // The delta may not be loaded yet in this worker's life (it loads at the first read): count on it.
+    void this.engine.delta
+      .ready()
+      .then(() => this.schedule(this.engine.delta.pending().length >= MERGE_AT ? 0 : IDLE_MS))
+      .catch(() => undefined);
   }
 
   /** Starts the job after `delayMs` unless it is running (it then picks up new work by itself). */

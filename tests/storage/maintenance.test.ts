@@ -41,7 +41,8 @@ describe('scheduling', { timeout: 60_000 }, () => {
     const db = await freshDb();
     const engine = engineOn(db, { auto: true });
     for (let i = 0; i < MERGE_AT; i++) await engine.capture(`https://a.example/${i}`, page(i), 1_700_000_000_000 + i);
-    await until(async () => (await readAll(db)).segments.length === 0 && !engine.maintenance.status().running);
+    // Well before the idle delay would have started it.
+    await until(async () => (await readAll(db)).segments.length === 0 && !engine.maintenance.status().running, IDLE_MS - 2000);
     expect(engine.maintenance.status().merges).toBeGreaterThanOrEqual(1);
     expect((await readAll(db)).postings.length).toBeGreaterThan(0);
     expect((await verifyIndex(engine)).problems).toEqual([]);
