@@ -40,8 +40,11 @@ export const IDLE_MS = 5_000;
 export const SWEEP_FRACTION = 0.05;
 /** A tombstone older than this starts a sweep whatever the share (forgotten words leave the dictionary). */
 export const SWEEP_AFTER_MS = 6 * 3_600_000;
-/** Wall time a step aims for (a search waits at most about this long for the postings store). */
-const STEP_TARGET_MS = 40;
+/**
+ * Wall time a step aims for: a capture or a search arriving meanwhile waits at most about this long
+ * (for the write lock, or for the postings store).
+ */
+const STEP_TARGET_MS = 25;
 /** Bytes of last blocks kept in memory between merges. */
 const TAIL_CACHE_MAX_BYTES = 16_000_000;
 

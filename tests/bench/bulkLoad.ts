@@ -138,6 +138,16 @@ export class BulkIndex {
   }
 }
 
+/** page.evaluate with a deadline: a write that never completes fails the run with a reason, not a hang. */
+async function evaluateWithin(page: Page, expr: string, what: string, ms = 300_000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await Promise.race([page.evaluate(expr), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms / 1000} s`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Bytes in one base64 string plus lengths: one JSON string instead of thousands of small ones. */
 function pack(values: readonly Uint8Array[]): { b64: string; lens: number[] } {
   const total = values.reduce((n, v) => n + v.length, 0);
@@ -152,7 +162,7 @@ function pack(values: readonly Uint8Array[]): { b64: string; lens: number[] } {
 
 const WRITE = `async ({ pages, sections, terms, blockKeys, blocks, meta }) => {
   const unpack = ({ b64, lens }) => { const s = atob(b64); const all = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) all[i] = s.charCodeAt(i); const out = []; let o = 0; for (const n of lens) { out.push(all.slice(o, o + n)); o += n; } return out; };
-  const db = await new Promise((res, rej) => { const r = indexedDB.open('reread'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+  const db = await new Promise((res, rej) => { const r = indexedDB.open('reread'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); r.onblocked = () => rej(new Error('open blocked')); });
   const tx = db.transaction(['pages', 'sections', 'terms', 'postings', 'meta'], 'readwrite');
   for (const p of pages) tx.objectStore('pages').put(p);
   const zs = unpack(sections.z);
@@ -175,7 +185,7 @@ export async function writeBatch(page: Page, batch: Pick<Batch, 'pages' | 'secti
     blocks: pack(batch.blocks.map((b) => b.value)),
     meta,
   };
-  await page.evaluate(`(${WRITE})(${JSON.stringify(arg)})`);
+  await evaluateWithin(page, `(${WRITE})(${JSON.stringify(arg)})`, `writing ${batch.pages.length} pages, ${batch.blocks.length} blocks`);
 }
 
 /** The final records of a bulk load: the last blocks, statistics, term-id counter, index version. */
@@ -189,7 +199,7 @@ export async function finishLoad(page: Page, index: BulkIndex): Promise<void> {
 
 const WRITE_VECTORS = `async ({ records, codes }) => {
   const s = atob(codes.b64); const all = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) all[i] = s.charCodeAt(i);
-  const db = await new Promise((res, rej) => { const r = indexedDB.open('reread'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+  const db = await new Promise((res, rej) => { const r = indexedDB.open('reread'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); r.onblocked = () => rej(new Error('open blocked')); });
   const tx = db.transaction(['vectors'], 'readwrite');
   let o = 0;
   records.forEach((r, i) => {
@@ -230,7 +240,7 @@ export async function writeVectors(page: Page, model: string, dim: number, ids: 
     else coarseRecords++;
     const codes = pack(records.map((r) => new Uint8Array(r.codes.buffer, r.codes.byteOffset, r.codes.byteLength)));
     const wire = records.map((r) => ({ m: r.m, f: r.f, dim: r.dim, ids: Array.from(r.ids), scales: Array.from(r.scales) }));
-    await page.evaluate(`(${WRITE_VECTORS})(${JSON.stringify({ records: wire, codes })})`);
+    await evaluateWithin(page, `(${WRITE_VECTORS})(${JSON.stringify({ records: wire, codes })})`, `writing ${records.length} vector records`);
   }
   return { ms: performance.now() - t0, exactRecords, coarseRecords };
 }

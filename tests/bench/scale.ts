@@ -111,6 +111,11 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
 
   const ext = await launchSnapshot({ evalTimeoutMs: 600_000 });
   const chromium = ext.ctx.browser()?.version() ?? 'unknown';
+  /** Stops the worker and waits until it is gone (a target still closing would take an evaluation and never answer). */
+  const stop = async () => {
+    await ext.stopWorker();
+    await until(async () => !(await ext.workerRunning()), 'worker stopped', 30_000, 50);
+  };
   try {
     await until(() => ext.evalSw<number>('engine.stats().then((s) => s.pages + 1)').catch(() => 0), 'the worker');
     const admin = await openSearch(ext);
@@ -133,6 +138,7 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
         if (!batch.length) return;
         const b = index.add(batch);
         textChars += b.textChars;
+        if (opts.quick) log(`  batch of ${batch.length} pages: ${b.blocks.length} blocks, ${b.terms.length} new terms`);
         await writeBatch(admin, b);
         batch = [];
       };
@@ -149,10 +155,11 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
         }
       }
       await flush();
+      if (opts.quick) log('  last blocks and statistics…');
       await finishLoad(admin, index);
       loadMs += now() - t0;
       // The worker reads the database afresh (a stop, as Chrome does when it idles).
-      await ext.stopWorker();
+      await stop();
       await until(() => ext.evalSw<number>('engine.stats().then((s) => s.pages + 1)').catch(() => 0), 'the worker');
       log(`checkpoint ${num(loaded)} sections (${num(index.pages)} pages, ${num(index.terms)} terms) after ${ms(loadMs / 1000)} s of loading; capturing…`);
       captures.push(await captureAt(ext, freshPages(CAPTURE_PAGES), loaded, log));
@@ -165,15 +172,18 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
         return { ...stats, terms: keys.map((k, i) => [k, values[i]]).filter(([, id]) => id >= ${index.termIdsNext}), next: (await db.get('meta', 'termIds')).next };
       })()`);
       index.resume(s);
+      if (opts.quick) log(`  resumed at chunk id ${s.nextChunkId}, ${s.terms.length} terms added by the captures`);
     }
     const pages = index.pages;
 
     // Vectors for every section, then the dense lane on.
     log('vectors…');
     const allIds = await ext.evalSw<number[]>('engine.pages.all().then((m) => [...m.values()].flatMap((p) => p.chunkIds))');
+    log(`  ${num(allIds.length)} sections to give vectors`);
     const vec = await writeVectors(admin, model.id, model.dim, allIds);
+    log(`  written in ${ms(vec.ms)} ms; turning the dense lane on…`);
     await ext.evalSw('engine.updateSettings({ denseEnabled: true })');
-    await ext.stopWorker();
+    await stop();
     await until(async () => (await ext.evalSw<{ pendingEmbeddings: number }>('engine.stats()')).pendingEmbeddings === 0, 'the embedding queue', 600_000, 2000);
     const stats = await ext.evalSw<{ pages: number; chunks: number }>('engine.stats()');
     log(`${num(stats.chunks)} sections in ${num(stats.pages)} pages; vectors written in ${ms(vec.ms / 1000)} s`);
@@ -190,8 +200,7 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
     await ext.evalSw('engine.updateSettings({ denseEnabled: false })');
     const afterStop: number[] = [];
     for (let r = 0; r < (opts.quick ? 3 : 8); r++) {
-      await ext.stopWorker();
-      await until(async () => !(await ext.workerRunning()), 'worker stopped', 10_000, 50);
+      await stop();
       const it = items[(r * 7) % items.length]!;
       afterStop.push(await ext.evalSw<number>(`(async () => { const t = performance.now(); await globalThis.rereadDebug.lexicalLane(${JSON.stringify(it.terms)}, 90); return performance.now() - t; })()`));
     }
@@ -230,7 +239,7 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
     const memAfter = await workerMemory(ext);
 
     // Bytes, with the database at rest.
-    await ext.stopWorker();
+    await stop();
     const du1 = await settledDisk(idbDir, 60_000);
     const usage1 = await storageUsage(admin);
 
