@@ -309,7 +309,7 @@ if (window.top === window && /^https?:$/.test(location.protocol) && !browser.ext
   if (alreadyRunning) previous!.resume();
   else {
     g[RUNNING_KEY] = { alive: () => !!browser.runtime?.id, resume };
-    if (isPdfDocument()) void send('page/pdf', {}).catch((e: unknown) => console.debug('reread: pdf', e));
+    if (isPdfDocument()) void send('page/pdf', { sinceLoadMs: performance.now() }).catch((e: unknown) => console.debug('reread: pdf', e));
     else start();
   }
 }

@@ -7,10 +7,10 @@
  */
 import type { Block } from '../../src/chunker.js';
 import type { SkipReason } from '../../src/backfillPolicy.js';
+import type { PdfProblem } from '../../src/dayone.js';
 
 export const READER_PORT = 'reread-reader';
 
-export type PdfProblem = 'encrypted' | 'no-text' | 'broken' | 'too-large' | 'not-pdf' | 'unreachable';
 
 export type ReadHtmlResult =
   | { ok: true; title: string; lang: string; blocks: Block[]; words: number; method: 'readability' | 'body' | 'merged' }
