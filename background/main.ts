@@ -84,7 +84,10 @@ const validators: Validators = {
     return typeof since === 'number' && Number.isFinite(since) ? { sinceLoadMs: since } : {};
   },
   'dayone/status': (p) => empty(p, 'dayone/status'),
-  'history/import': (p) => ({ days: optionalNumber(validateObject(p, 'history/import').days, 'days') ?? DEFAULT_HISTORY_DAYS }),
+  'history/import': (p) => {
+    const o = validateObject(p, 'history/import');
+    return { days: optionalNumber(o.days, 'days') ?? DEFAULT_HISTORY_DAYS, ...(o.whenGranted === true ? { whenGranted: true } : {}) };
+  },
   'history/stop': (p) => empty(p, 'history/stop'),
   'backfill/control': (p) => {
     const o = validateObject(p, 'backfill/control');
@@ -154,7 +157,7 @@ const handlers: Handlers = {
   // The PDF's URL is the sending frame's, from the browser (never from the payload).
   'page/pdf': async (p, ctx) => ({ outcome: await dayOne.onPdfTab({ id: ctx.sender.tab!.id, incognito: ctx.sender.tab!.incognito, url: ctx.sender.url }, p.sinceLoadMs ?? -1) }),
   'dayone/status': async () => dayOne.status(),
-  'history/import': async (p) => dayOne.importHistory(p.days),
+  'history/import': async (p) => dayOne.importHistory(p.days, p.whenGranted === true),
   'history/stop': async () => dayOne.stopHistory(),
   'backfill/control': async (p) => dayOne.controlBackfill(p.action, p.dailyCap),
   'dayone/dismiss': async () => dayOne.dismiss(),

@@ -8,6 +8,8 @@ import browser from 'webextension-polyfill';
 import { call } from './api.js';
 import { formatBytes } from './format.js';
 import { ModelSettings } from './components/ModelSettings.js';
+import { DayOneCard } from './components/DayOneCard.js';
+import { PdfNotes } from './components/PdfNotes.js';
 
 function useAsync<T>(load: () => Promise<T>, deps: unknown[]): [T | null, () => void] {
   const [value, setValue] = useState<T | null>(null);
@@ -85,6 +87,10 @@ function Options() {
           </p>
         )}
       </section>
+
+      <DayOneCard where="options" />
+
+      <PdfNotes />
 
       <section>
         <h2>Saving pages</h2>

@@ -76,4 +76,6 @@ export interface DayOneStatus {
 
 export interface HistoryImportRequest {
   days: number;
+  /** Asked from the popup before the permission prompt: start once the permission is granted. */
+  whenGranted?: boolean;
 }

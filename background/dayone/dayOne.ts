@@ -8,13 +8,16 @@ import type { BackfillAction, DayOneStatus } from '../../src/dayone.js';
 import type { Engine } from '../engine.js';
 import type { PageReader } from '../reader/readerProtocol.js';
 import { Backfill, eligible } from './backfill.js';
-import { HistoryImport } from './historyImport.js';
+import { HistoryImport, type HistorySource } from './historyImport.js';
 import { captureOpenTabs, registerOpenTabs } from './openTabs.js';
 import { FRESH_LOAD_MS, PdfCapture } from './pdfCapture.js';
 
 const WATCHDOG_ALARM = 'reread-dayone';
 const BACKFILL_ALARM = 'reread-backfill-next-day';
 const DISMISSED_KEY = 'dayoneDismissed';
+const INTENT_KEY = 'historyImportIntent';
+/** An intent older than this is stale (the user closed the prompt without answering). */
+const INTENT_MS = 10 * 60_000;
 
 export class DayOne {
   readonly history: HistoryImport;
@@ -25,7 +28,11 @@ export class DayOne {
     private readonly engine: Engine,
     reader: PageReader,
   ) {
-    this.history = new HistoryImport(engine);
+    this.history = new HistoryImport(engine, () => {
+      // The history API exists only while the optional permission is granted.
+      const h = (browser as unknown as { history?: HistorySource }).history;
+      return h?.search ? h : null;
+    });
     this.backfill = new Backfill(engine, reader, Date.now, (at) => void browser.alarms.create(BACKFILL_ALARM, { when: at + 1000 }).catch(() => undefined));
     this.pdf = new PdfCapture(engine, reader);
   }
@@ -44,7 +51,13 @@ export class DayOne {
     return { historyPermission: permission, dismissed: dismissed === true, history, backfill, titleOnly, pdfNotes };
   }
 
-  async importHistory(days: number): Promise<DayOneStatus> {
+  async importHistory(days: number, whenGranted = false): Promise<DayOneStatus> {
+    if (whenGranted && !(await browser.permissions.contains({ permissions: ['history'] }).catch(() => false))) {
+      // The popup asks before the browser's prompt (which may close it): started by permissions.onAdded.
+      await (await this.engine.db()).put('meta', { days, at: Date.now() }, INTENT_KEY);
+      return this.status();
+    }
+    await (await this.engine.db()).delete('meta', INTENT_KEY);
     await this.history.start(days);
     this.watch();
     return this.status();
@@ -105,6 +118,15 @@ export class DayOne {
   register(): void {
     registerOpenTabs(this.engine);
     this.pdf.register();
+    browser.permissions.onAdded.addListener((added) => {
+      if (!added.permissions?.includes('history')) return;
+      void (async () => {
+        const db = await this.engine.db();
+        const intent = (await db.get('meta', INTENT_KEY)) as { days?: number; at?: number } | undefined;
+        if (typeof intent?.days === 'number' && Date.now() - (intent.at ?? 0) < INTENT_MS) await this.importHistory(intent.days);
+        else await db.delete('meta', INTENT_KEY);
+      })().catch((e: unknown) => console.warn('reread: history import', e));
+    });
     browser.runtime.onStartup.addListener(() => void captureOpenTabs(this.engine).catch(() => undefined));
     browser.alarms.onAlarm.addListener((alarm) => {
       if (alarm.name === BACKFILL_ALARM) this.resumeJobs();

@@ -7,7 +7,6 @@
  * window's cursor is saved after each one: a worker stopped mid-import resumes from it (at start, or at
  * the next watchdog alarm), and entries already stored are skipped by URL, so nothing is imported twice.
  */
-import browser from 'webextension-polyfill';
 import { hashHex } from '../../src/hash.js';
 import { DEFAULT_HISTORY_DAYS, MAX_HISTORY_DAYS, type HistoryImportStatus } from '../../src/dayone.js';
 import { nextCursor, titleEntry, type TitleEntry } from '../../src/historyEntries.js';
@@ -27,11 +26,6 @@ export interface HistorySource {
   search(q: { text: string; startTime: number; endTime: number; maxResults: number }): Promise<{ url?: string; title?: string; lastVisitTime?: number; visitCount?: number }[]>;
 }
 
-export function browserHistory(): HistorySource | null {
-  const h = (browser as { history?: HistorySource }).history;
-  return h?.search ? h : null;
-}
-
 interface Stored extends HistoryImportStatus {
   /** Sites forgotten while the import ran: what is still to come from them is not imported. */
   forgottenSites?: string[];
@@ -45,7 +39,8 @@ export class HistoryImport {
 
   constructor(
     private readonly engine: Engine,
-    private readonly source: () => HistorySource | null = browserHistory,
+    /** The browser's history API, or null while the permission is not granted. */
+    private readonly source: () => HistorySource | null,
     private readonly clock: () => number = Date.now,
   ) {}
 

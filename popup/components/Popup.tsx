@@ -4,6 +4,7 @@ import browser from 'webextension-polyfill';
 import { siteOf } from '../../src/url.js';
 import { call } from '../api.js';
 import { SearchView } from './SearchView.js';
+import { DayOneCard } from './DayOneCard.js';
 
 export function Popup() {
   const [site, setSite] = useState<string | null>(null);
@@ -24,6 +25,7 @@ export function Popup() {
   };
   return (
     <div class="popup">
+      <DayOneCard where="popup" />
       <SearchView mode="popup" initialQuery="" />
       <footer class="popup__footer">
         <a href="search.html" target="_blank" data-testid="open-full">

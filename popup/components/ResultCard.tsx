@@ -3,6 +3,7 @@ import type { ResultSection, SearchResult } from '../../src/protocol.js';
 import type { SnippetSegment } from '../../src/snippet.js';
 import { call } from '../api.js';
 import { faviconUrl, relativeTime } from '../format.js';
+import { KindNote } from './KindNote.js';
 
 export function Snippet({ segments }: { segments: readonly SnippetSegment[] }) {
   // Page-derived text is only ever rendered as text nodes (Preact escapes it), never as HTML.
@@ -66,6 +67,7 @@ export function ResultCard({ result: r, index, selected, onOpen, onHover }: Resu
           {relativeTime(r.lastVisit)}
         </span>
         <LaneBadges lanes={r.lanes} />
+        <KindNote result={r} />
       </div>
       <p class="result__snippet" data-testid="result-snippet">
         <Snippet segments={r.snippet} />
