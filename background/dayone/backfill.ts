@@ -35,6 +35,7 @@ export class Backfill {
   private readonly retryAt = new Map<string, number>();
   /** Hosts with a request in flight now, and the most seen at once (for tests and the benchmark). */
   readonly inFlightHosts = new Map<string, number>();
+  private readonly inFlightUrls = new Set<string>();
   readonly log = { maxInFlight: 0, maxPerHost: 0, fetched: 0, readerErrors: 0 };
   /** Wakes the scheduler when a request finishes. */
   private wake: (() => void) | null = null;
@@ -132,7 +133,7 @@ export class Backfill {
       if (s.state !== 'running' || this.stopRequested || (await this.engine.settings()).paused) break;
       const today = dayKey(this.clock());
       const used = s.day === today ? s.today : 0;
-      const queue = await this.remaining();
+      const queue = (await this.remaining()).filter((p) => !this.inFlightUrls.has(p.url));
       if (!queue.length && !inFlight.size) {
         // Entries tried too early (the reader was away) come back after RETRY_AFTER_MS.
         if (this.retryAt.size && [...this.retryAt.values()].some((t) => t > this.clock())) {
@@ -176,6 +177,15 @@ export class Backfill {
   }
 
   private async fetchOne(url: string): Promise<void> {
+    this.inFlightUrls.add(url);
+    try {
+      await this.fetchOneInner(url);
+    } finally {
+      this.inFlightUrls.delete(url);
+    }
+  }
+
+  private async fetchOneInner(url: string): Promise<void> {
     const host = new URL(url).host;
     this.inFlightHosts.set(host, (this.inFlightHosts.get(host) ?? 0) + 1);
     this.log.maxPerHost = Math.max(this.log.maxPerHost, this.inFlightHosts.get(host)!);
