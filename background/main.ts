@@ -27,6 +27,7 @@ import { pageReader } from './reader/host.js';
 import { DayOne } from './dayone/dayOne.js';
 import { captureOpenTabs, openTabsLog } from './dayone/openTabs.js';
 import { pdfLog } from './dayone/pdfCapture.js';
+import { titleWriteLog } from './pageStore.js';
 import { DEFAULT_HISTORY_DAYS } from '../src/dayone.js';
 
 const engine = new Engine();
@@ -213,4 +214,4 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     if (!page) return [];
     const chunks = (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined);
     return withTexts(db, chunks);
-  }, registerHello, hellosFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog };
+  }, registerHello, hellosFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog };

@@ -46,6 +46,16 @@ async function titlePages(engine: Engine) {
   return [...(await engine.pages.all()).values()].filter((p) => p.kind === 'title');
 }
 
+describe('stored deflate blocks', () => {
+  it('are read back by the ordinary text reader, short and over one block long', async () => {
+    const { storedDeflate } = await import('../../background/pageStore.js');
+    const { unpackTexts } = await import('../../background/sectionTexts.js');
+    for (const texts of [['example.org › docs › Café'], ['x'.repeat(70_000) + 'é', 'second']]) {
+      expect(await unpackTexts(storedDeflate(new TextEncoder().encode(JSON.stringify(texts))))).toEqual(texts);
+    }
+  });
+});
+
 describe('history import', () => {
   it('imports title-only entries searchable by title and URL words, leaving out excluded sites and non-web URLs', async () => {
     const db = await freshDb();
