@@ -54,12 +54,11 @@ export class PdfCapture {
    */
   async handle(tabId: number, rawUrl: string, incognito: boolean, fresh: boolean, quietIfNotPdf = false): Promise<string> {
     if (incognito) return 'incognito';
-    const isFile = /^file:\/\//i.test(rawUrl);
-    const url = isFile ? rawUrl.split('#')[0]! : normalizeUrl(rawUrl);
+    // Web addresses only: local files (file://) are not read yet.
+    const url = normalizeUrl(rawUrl);
     if (!url) return 'not a web page';
-    if (isFile && !(await browser.extension.isAllowedFileSchemeAccess().catch(() => false))) return 'file access not allowed';
     // Exclusions and pause, before anything is fetched.
-    const check = isFile ? { allowed: !(await this.engine.settings()).paused, reason: 'paused' } : await this.engine.captureAllowed(url);
+    const check = await this.engine.captureAllowed(url);
     if (!check.allowed) return check.reason ?? 'not allowed';
     const key = `${tabId} ${url}`;
     const now = Date.now();
@@ -70,7 +69,7 @@ export class PdfCapture {
     if (fresh) pdfLog.withCredentials++;
     let res: Awaited<ReturnType<PageReader['readPdf']>>;
     try {
-      res = await this.reader.readPdf(isFile ? url : rawUrl.split('#')[0]!, credentials);
+      res = await this.reader.readPdf(rawUrl.split('#')[0]!, credentials);
     } catch (e) {
       await this.note({ url, title: url, at: now, problem: 'unreachable', detail: e instanceof Error ? e.message.slice(0, 200) : String(e) });
       return 'unreachable';

@@ -140,45 +140,25 @@ export function pdfFallbackTitle(url: string): string {
 
 /**
  * Fetches the PDF the tab showed and reads it. `include`: right after the tab loaded it (the browser
- * has just fetched it as the user; README says so); `omit` otherwise. file:// goes through XHR, the
- * only way an extension page may read a local file (and only when the user allowed file access).
+ * has just fetched it as the user; README says so); `omit` otherwise.
  */
 export async function readPdf(url: string, credentials: 'include' | 'omit'): Promise<ReadPdfResult> {
+  if (!/^https?:\/\//i.test(url)) return { ok: false, problem: 'unreachable', detail: 'only web addresses are read' };
   let bytes: Uint8Array;
   try {
-    if (/^file:\/\//i.test(url)) bytes = await readLocalFile(url);
-    else {
-      const { res, done } = await fetchWithTimeout(url, { credentials, cache: 'no-store', redirect: 'follow', referrerPolicy: 'no-referrer' }, FETCH_TIMEOUT_MS);
-      try {
-        if (!res.ok) {
-          await res.body?.cancel().catch(() => undefined);
-          return { ok: false, problem: 'unreachable', detail: `HTTP ${res.status}` };
-        }
-        bytes = await readCapped(res, MAX_PDF_BYTES);
-      } finally {
-        done();
+    const { res, done } = await fetchWithTimeout(url, { credentials, cache: 'no-store', redirect: 'follow', referrerPolicy: 'no-referrer' }, FETCH_TIMEOUT_MS);
+    try {
+      if (!res.ok) {
+        await res.body?.cancel().catch(() => undefined);
+        return { ok: false, problem: 'unreachable', detail: `HTTP ${res.status}` };
       }
+      bytes = await readCapped(res, MAX_PDF_BYTES);
+    } finally {
+      done();
     }
   } catch (e) {
     if (e instanceof TooLarge) return { ok: false, problem: 'too-large' };
     return { ok: false, problem: 'unreachable', detail: e instanceof Error ? e.message.slice(0, 200) : String(e) };
   }
   return pdfFromBytes(bytes, pdfFallbackTitle(url));
-}
-
-function readLocalFile(url: string): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    if (typeof XMLHttpRequest === 'undefined') return reject(new Error('local files cannot be read here'));
-    const xhr = new XMLHttpRequest();
-    xhr.open('GET', url);
-    xhr.responseType = 'arraybuffer';
-    xhr.onload = () => {
-      const buf = xhr.response as ArrayBuffer | null;
-      if (!buf) return reject(new Error('the file could not be read'));
-      if (buf.byteLength > MAX_PDF_BYTES) return reject(new TooLarge());
-      resolve(new Uint8Array(buf));
-    };
-    xhr.onerror = () => reject(new Error('the file could not be read (is file access allowed for Reread?)'));
-    xhr.send();
-  });
 }

@@ -37,14 +37,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-const READABLE = /^(?:https?:\/\/|file:\/\/\/)/i;
+const READABLE = /^https?:\/\//i;
 
 export function parseReaderRequest(v: unknown): ReaderRequest | null {
   if (!isObject(v) || typeof v.id !== 'number' || !Number.isSafeInteger(v.id)) return null;
   if (v.op === 'hello') return { id: v.id, op: 'hello' };
   if (typeof v.url !== 'string' || v.url.length > 8000 || !READABLE.test(v.url)) return null;
-  // Only PDFs may come from file:// (and only when the user allowed file access); pages are http(s).
-  if (v.op === 'html' && /^https?:\/\//i.test(v.url)) return { id: v.id, op: 'html', url: v.url };
+  if (v.op === 'html') return { id: v.id, op: 'html', url: v.url };
   if (v.op === 'pdf' && (v.credentials === 'include' || v.credentials === 'omit')) return { id: v.id, op: 'pdf', url: v.url, credentials: v.credentials };
   return null;
 }

@@ -14,6 +14,7 @@ const PAGES: Record<string, string> = {
   '/teapot': '<title>Teapot history</title><main><h1>Teapots</h1><p>The xyloteapot quillwort was first glazed in a small kiln, and its spout curved twice before the handle. Collectors value the crackle pattern on its lid above all else.</p></main>',
   '/river': '<title>River notes</title><main><h1>Rivers</h1><p>The marshbrook gravelrun meanders through seven valleys before it reaches the estuary, carrying silt that feeds the reed beds every spring flood season.</p></main>',
   '/slow': '<title>Slow page</title><main><h1>Slow</h1><p>The lanternfish dovetailer arrived late because the server kept this answer back until the extension was already loaded and watching the tabs.</p></main>',
+  '/paused': '<title>Paused page</title><main><h1>Paused</h1><p>The cobblestone weathervane page was opened while capture was paused, so nothing read it then; resuming capture reads the tabs that are still open.</p></main>',
   '/after': '<title>After install</title><main><h1>After</h1><p>The bramblewick tinderbox was opened after the extension had been installed, so its ordinary content script reads it without any help at all.</p></main>',
 };
 
@@ -86,6 +87,20 @@ describe('tabs open before the install', () => {
     expect(await ext.evalSw<{ pages: number; chunks: number }>('engine.stats()')).toMatchObject({ pages: stats.pages, chunks: stats.chunks });
     // The copy injected into a tab already captured hands over to the running one: no second capture.
     expect((await pageOf(`${origin}/teapot`))!.visitCount).toBe(before!.visitCount);
+  });
+
+  it('a tab opened while capture was paused is read when capture is resumed', async () => {
+    const options = await ext.ctx.newPage();
+    await options.goto(ext.extensionUrl('options.html'));
+    await options.getByTestId('pause').check();
+    await until(async () => (await ext.evalSw<{ paused: boolean }>('engine.settings()')).paused, 'paused');
+    const p = await ext.ctx.newPage();
+    await p.goto(`${origin}/paused`, { waitUntil: 'load' });
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await pageOf(`${origin}/paused`)).toBeNull();
+    await options.getByTestId('pause').uncheck();
+    await until(() => pageOf(`${origin}/paused`), 'the paused tab read after resuming', 20_000, 300);
+    await options.close();
   });
 
   it('positive control: a page opened after the install is captured by the manifest content script', async () => {
