@@ -11,8 +11,8 @@ import { quantize, type DenseIndex } from '../src/vectors.js';
 import type { LaneHit } from '../src/rrf.js';
 import type { DenseCalibration } from '../src/hybrid.js';
 import type { DenseLane, Engine } from './engine.js';
-import { indexedText } from './pageStore.js';
-import { chunkTexts } from './chunkText.js';
+import { indexedText } from '../src/indexing.js';
+import { chunkTexts } from './sectionTexts.js';
 import { dropModelVectors, loadDenseIndex, storeVectors } from './vectorStore.js';
 
 export interface EmbedderHost {
