@@ -82,7 +82,9 @@ export async function exportJsonl(engine: Engine, vectors: boolean): Promise<{ j
   // In write order (chunk ids grow with each write): the import then assigns ids in the same relative
   // order, so equal scores break the same way and the imported profile ranks exactly like this one.
   const firstId = (p: PageRecord) => (p.chunkIds.length ? Math.min(...p.chunkIds) : Infinity);
-  const pages = pageList.sort((a, b) => firstId(a) - firstId(b) || (a.url < b.url ? -1 : 1));
+  // Pages marked forgotten (undo window open) are not exported.
+  await engine.forget.ready();
+  const pages = pageList.filter((p) => !engine.pages.isHidden(p.url)).sort((a, b) => firstId(a) - firstId(b) || (a.url < b.url ? -1 : 1));
   const lines: string[] = [JSON.stringify({ kind: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), pages: pages.length, ...(model ? { vectors: model } : {}) })];
   for (const p of pages) {
     const { chunkIds: _ids, hash: _hash, ...page } = p;
