@@ -223,7 +223,7 @@ function Options() {
           {settings.excludedSites.map((s) => (
             <li key={s}>
               {s}{' '}
-              <button type="button" class="link" aria-label={`Save ${s} again`} onClick={() => void save({ excludedSites: settings.excludedSites.filter((x) => x !== s) })}>
+              <button type="button" class="link" aria-label={`Remove ${s} from this list`} onClick={() => void save({ excludedSites: settings.excludedSites.filter((x) => x !== s) })}>
                 remove
               </button>
             </li>

@@ -10,6 +10,9 @@
  * announced as one blob and could not be reached), so every section a card links to is an option of
  * its own, and nothing else in a card is a control. Each option is the link itself (`<a role=option>`,
  * allowed by ARIA in HTML), so the mouse keeps what links give it: middle-click, Ctrl-click, "copy link".
+ * An option's name is its whole visible text, in reading order (title, section, site, date, how it was
+ * found, snippet): a shorter name through aria-labelledby would differ from what is seen (WCAG 2.5.3,
+ * axe `label-content-name-mismatch`), and a sighted speech-input user says what they see.
  * A plain list of links with roving focus was the other candidate; it loses typing-while-moving, which is
  * what a search-as-you-type box is for.
  */
@@ -92,8 +95,6 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
         class={`result__main${selected === firstOption ? ' is-active' : ''}`}
         role="option"
         aria-selected={selected === firstOption}
-        aria-labelledby={`${base}-title ${base}-section`}
-        aria-describedby={`${base}-meta ${base}-snippet`}
         tabIndex={-1}
         href={r.href}
         title={r.url}
@@ -141,8 +142,6 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
                 class={`result__more-item${selected === n ? ' is-active' : ''}`}
                 role="option"
                 aria-selected={selected === n}
-                aria-labelledby={`${id}-also ${id}-label`}
-                aria-describedby={`${id}-snippet`}
                 tabIndex={-1}
                 href={m.href}
                 data-testid="more-link"

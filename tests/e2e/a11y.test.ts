@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright';
-import { engineStats, launch, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
+import { engineStats, launch, serve, tabsPermissionDist, until, visit, type Extension, type FixtureServer } from './harness.js';
 import { describeViolations, failing, runAxe } from './axe.js';
 
 let ext: Extension;
@@ -13,7 +13,8 @@ let server: FixtureServer;
 
 beforeAll(async () => {
   server = await serve();
-  ext = await launch();
+  // With `tabs`, popup.html opened as a tab reads the active tab's address as the real popup does.
+  ext = await launch({ dist: tabsPermissionDist() });
 });
 afterAll(async () => {
   await ext?.close();
@@ -100,5 +101,117 @@ describe('axe-core finds nothing on any page state', () => {
     }
   });
 
+  it('the forget dialog, the undo bar, and the popup asking about a site it will no longer save', async () => {
+    for (const scheme of SCHEMES) {
+      const options = await open('options.html', scheme);
+      await options.getByTestId('stat-pages').waitFor();
+      await options.getByTestId('delete-all').click();
+      await expect.poll(() => options.getByTestId('confirm-count').textContent()).toMatch(/Forget all 3 pages/);
+      await check(options, `options.html forget dialog, ${scheme}`);
+      await options.keyboard.press('Escape');
+      await options.close();
+    }
+    // The popup opened on a tab of a stored site (popup.html in a tab: the active tab is the page opened before).
+    const tab = await ext.ctx.newPage();
+    await tab.goto(server.url('/bread.html'));
+    const popup = await ext.ctx.newPage();
+    await popup.setViewportSize({ width: 560, height: 600 });
+    await popup.goto(ext.extensionUrl('popup.html'));
+    await tab.bringToFront();
+    // Reloading does not activate the popup's tab: it now reads the web page's tab as the active one.
+    await popup.evaluate(() => location.reload());
+    await popup.getByTestId('exclude-site').click();
+    await popup.getByTestId('exclude-question').waitFor();
+    for (const scheme of SCHEMES) {
+      await popup.emulateMedia({ colorScheme: scheme });
+      await check(popup, `popup.html never-save question, ${scheme}`);
+    }
+    await popup.getByTestId('exclude-forget').click();
+    await popup.getByTestId('undo-bar').waitFor();
+    for (const scheme of SCHEMES) {
+      await popup.emulateMedia({ colorScheme: scheme });
+      await check(popup, `popup.html undo bar, ${scheme}`);
+    }
+    const options = await open('options.html', 'light');
+    await options.getByTestId('pending-forgets').waitFor();
+    await check(options, 'options.html undo bar, light');
+    await options.getByTestId('undo').click();
+    await expect.poll(() => options.getByTestId('options-message').textContent()).toMatch(/Restored 3 pages|Restored/);
+    // Saving the site again (the popup excluded it).
+    await options.getByRole('button', { name: /Remove 127\.0\.0\.1 from this list/ }).click();
+    await options.close();
+    await popup.close();
+    await tab.close();
+  });
+
   afterAll(() => console.log(`axe:\n  ${log.join('\n  ')}`));
+});
+
+describe('the keyboard alone', () => {
+  /** The focused element and whether it shows a focus indicator. */
+  const focused = (page: Page) =>
+    page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body) return null;
+      const cs = getComputedStyle(el);
+      return { tag: el.tagName.toLowerCase(), id: el.id, testid: el.dataset.testid ?? '', text: (el.textContent ?? '').trim().slice(0, 40), ring: cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 2 };
+    });
+
+  it('searches, moves through the results and opens one; focus is always visible', async () => {
+    const page = await open('search.html', 'light');
+    // Focus starts in the search box.
+    await expect.poll(async () => (await focused(page))?.testid).toBe('search-input');
+    await page.keyboard.type('the', { delay: 20 });
+    await settled(page, 'result');
+    const live = page.getByTestId('live');
+    await expect.poll(() => live.textContent()).toMatch(/^\d+ pages? found/);
+    const box = page.getByTestId('search-input');
+    expect(await box.getAttribute('aria-expanded')).toBe('true');
+    expect(await box.getAttribute('aria-activedescendant')).toBe('option-0');
+    const optionCount = await page.locator('[role="option"]').count();
+    expect(optionCount).toBeGreaterThanOrEqual(2);
+    await page.keyboard.press('ArrowDown');
+    expect(await box.getAttribute('aria-activedescendant')).toBe('option-1');
+    expect(await page.locator('#option-1').getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('ArrowUp');
+    expect(await box.getAttribute('aria-activedescendant')).toBe('option-0');
+    // Every control after the box is reached by Tab and shows where focus is.
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      const f = await focused(page);
+      if (!f) break;
+      expect(f.ring, `focus ring on ${JSON.stringify(f)}`).toBe(true);
+    }
+    await page.keyboard.press('Shift+Tab');
+    await box.focus();
+    // Escape clears, typing again searches again.
+    await page.keyboard.press('Escape');
+    expect(await box.inputValue()).toBe('');
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    await page.keyboard.type('litter box', { delay: 20 });
+    await settled(page, 'result');
+    await page.keyboard.press('ArrowDown'); // stays on the only option, or moves to the next section
+    const target = await page.locator(`#${await box.getAttribute('aria-activedescendant')}`).getAttribute('href');
+    await page.keyboard.press('Enter');
+    await until(async () => ext.ctx.pages().some((p) => p.url() === target), `${target} opened`, 10_000);
+    await page.close();
+  });
+
+  it('opens a confirmation from the options page, Escape closes it, focus comes back, nothing is forgotten', async () => {
+    const page = await open('options.html', 'light');
+    await page.getByTestId('stat-pages').waitFor();
+    const before = await page.getByTestId('stat-pages').textContent();
+    await page.getByTestId('delete-site').focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByTestId('confirm');
+    await dialog.waitFor();
+    await expect.poll(async () => (await focused(page))?.testid).toBe('confirm-cancel');
+    await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(/Forget \d+ pages? from 127\.0\.0\.1/);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect((await focused(page))?.testid).toBe('delete-site');
+    expect(await page.getByTestId('options-message').textContent()).toBe('Nothing was forgotten.');
+    expect(await page.getByTestId('stat-pages').textContent()).toBe(before);
+    await page.close();
+  });
 });
