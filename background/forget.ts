@@ -11,7 +11,7 @@
  * can still be restored, and are purged once the window is over. A page captured again while marked is
  * purged first and stored anew: the visit came after the forget.
  */
-import { daysAgoStart, inScope, UNDO_MS } from '../src/forget.js';
+import { daysAgoStart, inScope, UNDO_MS, visitedIn } from '../src/forget.js';
 import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview } from '../src/protocol.js';
 import { ProtocolError } from '../src/protocol.js';
 import { siteMatches } from '../src/url.js';
@@ -192,10 +192,9 @@ export class Forget {
     return this.urls(urls);
   }
 
+  /** Pages with any visit in [after, before) (src/forget.ts visitedIn). */
   async range(after?: number, before?: number): Promise<number> {
-    const urls = [...(await this.engine.pages.all()).values()]
-      .filter((p) => (after === undefined || p.lastVisit >= after) && (before === undefined || p.lastVisit < before))
-      .map((p) => p.url);
+    const urls = [...(await this.engine.pages.all()).values()].filter((p) => visitedIn(p, after ?? -Infinity, before ?? Infinity)).map((p) => p.url);
     return this.urls(urls);
   }
 
