@@ -100,6 +100,16 @@ if (headed) {
   await page.screenshot({ path: shot, fullPage: true });
   console.log(`\nScreenshot of the results page: ${shot}`);
   await ctx.close();
+  console.log(
+    [
+      '',
+      'Next: use Reread in your own browser (it starts empty and saves the pages you visit from then on).',
+      `  Chrome, Chromium, Edge: open chrome://extensions, turn on "Developer mode", click "Load unpacked" and choose ${dist}`,
+      `  Firefox 142+: open about:debugging#/runtime/this-firefox, "Load Temporary Add-on…", choose ${join(root, 'dist/firefox/manifest.json')}`,
+      '  Then: the toolbar button (or Alt+Shift+R) searches; "rr" and a space in the address bar too.',
+      '  With a display, `npm start` leaves this demo browser open to try instead.',
+    ].join('\n'),
+  );
 }
 server.close();
 rmSync(profile, { recursive: true, force: true });
