@@ -27,7 +27,9 @@ export function Popup() {
   const [site, setSite] = useState<string | null>(null);
   const [excluded, setExcluded] = useState(false);
   const [flow, setFlow] = useState<Exclusion>({ step: 'none' });
-  // The button that asked is disabled once the site is excluded: focus moves to the question's safe answer.
+  const [storedVersion, setStoredVersion] = useState(0);
+  useEffect(() => setStoredVersion((v) => v + 1), [flow.step]);
+  // The button that asked goes once the site is excluded: focus moves to the question's safe answer.
   const firstButton = useRef<HTMLButtonElement>(null);
   useEffect(() => {
     if (flow.step === 'asking') firstButton.current?.focus();
@@ -71,7 +73,7 @@ export function Popup() {
     <div class="popup">
       <main class="popup__main">
         <h1 class="visually-hidden">Reread</h1>
-        <SearchView mode="popup" initialQuery="" />
+        <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} />
       </main>
       <p class="visually-hidden" role="status" data-testid="popup-live">
         {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(site ?? '', flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : ''}
@@ -99,11 +101,12 @@ export function Popup() {
         <a href="search.html" target="_blank" data-testid="open-full">
           Full results page
         </a>
-        {site && (
-          <button type="button" class="link" data-testid="exclude-site" disabled={excluded} onClick={() => void exclude()}>
-            {excluded ? `${site} is never saved` : `Never save ${site}`}
+        {site && !excluded && (
+          <button type="button" class="link" data-testid="exclude-site" onClick={() => void exclude()}>
+            Never save {site}
           </button>
         )}
+        {site && excluded && <span data-testid="site-excluded">{site} is never saved</span>}
         <a href="options.html" target="_blank">
           Options
         </a>

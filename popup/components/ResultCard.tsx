@@ -42,8 +42,11 @@ function LaneBadges({ lanes }: { lanes: ResultSection['lanes'] }) {
   );
 }
 
+/** The section's heading path without the page's own heading when the title already says it. */
 export function sectionPath(s: ResultSection, title: string): string {
-  const path = s.headingPath[0] === title ? s.headingPath.slice(1) : s.headingPath;
+  const first = s.headingPath[0];
+  const t = title.trim().toLowerCase();
+  const path = first !== undefined && t && (t === first.trim().toLowerCase() || t.startsWith(first.trim().toLowerCase())) ? s.headingPath.slice(1) : s.headingPath;
   return path.join(' › ');
 }
 
@@ -60,8 +63,13 @@ export interface OptionRef {
   section: ResultSection;
 }
 
-export function flattenOptions(results: readonly SearchResult[]): OptionRef[] {
-  return results.flatMap((r) => [{ result: r, section: r as ResultSection }, ...r.more.map((m) => ({ result: r, section: m }))]);
+/** The extra sections a card shows: all of them on the results page, one in the popup (room for 4+ pages). */
+export function moreShown(r: SearchResult, compact: boolean): ResultSection[] {
+  return compact ? r.more.slice(0, 1) : r.more;
+}
+
+export function flattenOptions(results: readonly SearchResult[], compact: boolean): OptionRef[] {
+  return results.flatMap((r) => [{ result: r, section: r as ResultSection }, ...moreShown(r, compact).map((m) => ({ result: r, section: m }))]);
 }
 
 export const optionId = (n: number): string => `option-${n}`;
@@ -108,10 +116,17 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
             {title}
           </span>
         </span>
-        <span class="result__section" id={`${base}-section`} data-testid="result-section">
-          {path}
-        </span>
+        {!compact && (
+          <span class="result__section" id={`${base}-section`} data-testid="result-section">
+            {path}
+          </span>
+        )}
         <span class="result__meta" id={`${base}-meta`}>
+          {compact && path && (
+            <span class="result__section" data-testid="result-section">
+              {path}
+            </span>
+          )}
           <span class="result__site" data-testid="result-site">
             {r.site}
           </span>
@@ -130,9 +145,9 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
           </span>
         )}
       </a>
-      {r.more.length > 0 && (
+      {moreShown(r, compact).length > 0 && (
         <div class="result__more" data-testid="result-more">
-          {r.more.map((m, i) => {
+          {moreShown(r, compact).map((m, i) => {
             const n = firstOption + 1 + i;
             const id = optionId(n);
             return (

@@ -9,7 +9,7 @@ import { parseQuery } from '../../src/query.js';
 import browser from 'webextension-polyfill';
 import { call } from '../api.js';
 import { downloadText } from './ModelSettings.js';
-import { flattenOptions, optionId, ResultCard } from './ResultCard.js';
+import { flattenOptions, moreShown, optionId, ResultCard } from './ResultCard.js';
 import { FirstRun } from './FirstRun.js';
 import { formatMs, plural } from '../format.js';
 import { FilterBar, setOperator } from './FilterBar.js';
@@ -18,13 +18,15 @@ export interface SearchViewProps {
   mode: 'popup' | 'page';
   initialQuery: string;
   excludeUrl?: string;
-  /** Called after every answered search (the page mirrors the query into its URL). */
+  /** Called after every answered search (the page keeps the query for a reload). */
   onQueryChange?: (q: string) => void;
+  /** Changed by the parent after something changed what is stored (a forget, an undo): counts are read again. */
+  storedVersion?: number;
 }
 
 type Status = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; response: SearchResponse } | { kind: 'error'; message: string };
 
-export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: SearchViewProps) {
+export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, storedVersion = 0 }: SearchViewProps) {
   const [query, setQuery] = useState(initialQuery);
   const [status, setStatus] = useState<Status>(initialQuery.trim() ? { kind: 'searching' } : { kind: 'idle' });
   const [selected, setSelected] = useState(0);
@@ -72,9 +74,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
   useEffect(() => {
     input.current?.focus();
     if (initialQuery.trim()) run(initialQuery);
+  }, []);
+  useEffect(() => {
     call('stats', {}).then(setStats).catch(() => undefined);
     call('sites', {}).then(setSites).catch(() => undefined);
-  }, []);
+  }, [storedVersion]);
 
   const onInput = (q: string) => {
     setQuery(q);
@@ -88,7 +92,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
   };
 
   const results: SearchResult[] = status.kind === 'done' ? status.response.results : [];
-  const options = useMemo(() => flattenOptions(results), [results]);
+  const options = useMemo(() => flattenOptions(results, mode === 'popup'), [results]);
   const openHref = (href: string, newTab: boolean) => {
     void call('open', { url: href, newTab }).then(async () => {
       // A real popup closes once the result is open; popup.html opened as a tab stays.
@@ -172,7 +176,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
           Words, <code>"exact words"</code>, <code>site:example.com</code>, <code>after:7d</code>. ↑↓ move, Enter opens, Ctrl+Enter in a new tab, Esc clears.
         </p>
       </div>
-      <FilterBar query={query} sites={sites} onChange={onInput} />
+      <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true" data-testid="live">
         {announcement}
       </div>
@@ -222,7 +226,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
         <div id="results" class="results" role="listbox" aria-label="Results" data-testid="results">
           {results.map((r) => {
             const first = optionStart;
-            optionStart += 1 + r.more.length;
+            optionStart += 1 + moreShown(r, mode === 'popup').length;
             return <ResultCard key={r.chunkId} result={r} firstOption={first} selected={selected} compact={mode === 'popup'} onOpen={openHref} onHover={setSelected} />;
           })}
         </div>

@@ -5,14 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright';
-import { engineStats, launch, serve, tabsPermissionDist, until, visit, type Extension, type FixtureServer } from './harness.js';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ARTIFACTS, FIXTURES, PYTHON_DOCS, ROOT, engineStats, launch, serve, tabsPermissionDist, until, visit, type Extension, type FixtureServer } from './harness.js';
 import { describeViolations, failing, runAxe } from './axe.js';
 
 let ext: Extension;
 let server: FixtureServer;
 
 beforeAll(async () => {
-  server = await serve();
+  // The fixture pages and a few pages of the Python manual (Debian's python3.11-doc), for full lists.
+  server = await serve({ '/': join(FIXTURES, 'pages'), '/python/': PYTHON_DOCS });
   // With `tabs`, popup.html opened as a tab reads the active tab's address as the real popup does.
   ext = await launch({ dist: tabsPermissionDist() });
 });
@@ -28,7 +31,8 @@ const log: string[] = [];
 async function open(path: string, scheme: Scheme, width = 1000): Promise<Page> {
   const page = await ext.ctx.newPage();
   await page.emulateMedia({ colorScheme: scheme });
-  await page.setViewportSize({ width, height: 700 });
+  // The popup at its default size (Chrome caps a popup at 800 × 600).
+  await page.setViewportSize({ width, height: path === 'popup.html' ? 600 : 700 });
   await page.goto(ext.extensionUrl(path));
   return page;
 }
@@ -38,7 +42,21 @@ async function settled(page: Page, testId: string): Promise<void> {
   await page.waitForFunction(() => !document.querySelector('[data-testid="searching"]'));
 }
 
+/** Every checked state is also photographed (tests/e2e/artifacts; docs/ with UPDATE_DOCS=1) to be looked at. */
+async function shoot(page: Page, label: string): Promise<void> {
+  const name = label.replace(/\.html/, '').replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
+  mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+  const file = join(ARTIFACTS, 'screens', `${name}.png`);
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: file, fullPage: label.startsWith('options') && !label.includes('dialog') });
+  if (process.env.UPDATE_DOCS) {
+    mkdirSync(join(ROOT, 'docs/screens'), { recursive: true });
+    copyFileSync(file, join(ROOT, 'docs/screens', `${name}.png`));
+  }
+}
+
 async function check(page: Page, label: string): Promise<void> {
+  await shoot(page, label);
   const report = await runAxe(page);
   log.push(`${label}: ${report.violations.length ? report.violations.map((v) => `${v.impact} ${v.id}`).join(', ') : 'clean'} (${report.passes.length} rules passed)`);
   const bad = failing(report);
@@ -62,8 +80,9 @@ describe('axe-core finds nothing on any page state', () => {
   });
 
   it('with pages saved: idle, results, no results, error; options', async () => {
-    await visit(ext, [server.url('/cats.html'), server.url('/git-undo.html'), server.url('/bread.html')]);
-    await until(async () => (await engineStats(ext)).pages >= 3, 'fixture pages stored');
+    const python = ['tutorial/datastructures.html', 'tutorial/errors.html', 'library/os.path.html', 'library/json.html'].map((p) => server.url(`/python/${p}`));
+    await visit(ext, [server.url('/cats.html'), server.url('/git-undo.html'), server.url('/bread.html'), ...python]);
+    await until(async () => (await engineStats(ext)).pages >= 7, 'fixture pages stored');
     for (const scheme of SCHEMES) {
       for (const path of ['popup.html', 'search.html']) {
         const width = path === 'popup.html' ? 560 : 1000;
@@ -71,9 +90,23 @@ describe('axe-core finds nothing on any page state', () => {
         await page.getByTestId('search-input').waitFor();
         await page.waitForTimeout(300);
         await check(page, `${path} idle, ${scheme}`);
-        await typeQuery(page, 'the');
+        await typeQuery(page, 'read json from a file');
         await settled(page, 'result');
         await check(page, `${path} results, ${scheme}`);
+        if (path === 'popup.html') {
+          // At the popup's default size, at least 4 pages show whole, and the footer is not cut off.
+          await typeQuery(page, 'python');
+          await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThanOrEqual(4);
+          const box = await page.evaluate(() => {
+            const main = [...document.querySelectorAll('[data-testid="result-link"]')].map((e) => e.getBoundingClientRect().bottom);
+            const list = document.querySelector('[data-testid="results"]')!.getBoundingClientRect();
+            const footer = document.querySelector('.popup__footer')!.getBoundingClientRect();
+            return { fourth: main[3]!, listBottom: list.bottom, footerTop: footer.top, footerBottom: footer.bottom, height: innerHeight };
+          });
+          expect(box.fourth).toBeLessThanOrEqual(box.listBottom);
+          expect(box.footerBottom).toBeLessThanOrEqual(box.height);
+          await check(page, `${path} many results, ${scheme}`);
+        }
         await typeQuery(page, 'xylophonequartz site:example.com');
         await settled(page, 'no-results');
         await check(page, `${path} no results, ${scheme}`);
@@ -106,7 +139,7 @@ describe('axe-core finds nothing on any page state', () => {
       const options = await open('options.html', scheme);
       await options.getByTestId('stat-pages').waitFor();
       await options.getByTestId('delete-all').click();
-      await expect.poll(() => options.getByTestId('confirm-count').textContent()).toMatch(/Forget all 3 pages/);
+      await expect.poll(() => options.getByTestId('confirm-count').textContent()).toMatch(/Forget all 7 pages/);
       await check(options, `options.html forget dialog, ${scheme}`);
       await options.keyboard.press('Escape');
       await options.close();
@@ -136,7 +169,7 @@ describe('axe-core finds nothing on any page state', () => {
     await options.getByTestId('pending-forgets').waitFor();
     await check(options, 'options.html undo bar, light');
     await options.getByTestId('undo').click();
-    await expect.poll(() => options.getByTestId('options-message').textContent()).toMatch(/Restored 3 pages|Restored/);
+    await expect.poll(() => options.getByTestId('options-message').textContent()).toBe('Restored 7 pages.');
     // Saving the site again (the popup excluded it).
     await options.getByRole('button', { name: /Remove 127\.0\.0\.1 from this list/ }).click();
     await options.close();
