@@ -42,6 +42,9 @@ async function settled(page: Page, testId: string): Promise<void> {
   await page.waitForFunction(() => !document.querySelector('[data-testid="searching"]'));
 }
 
+/** The states kept in docs/screens (the rest stay in the artifacts). */
+const DOCS = /^(popup-(first-run|many-results|no-results|never-save-question|undo-bar)|search-(first-run|results|no-results)|options|options-forget-dialog|options-undo-bar)-(light|dark)$/;
+
 /** Every checked state is also photographed (tests/e2e/artifacts; docs/ with UPDATE_DOCS=1) to be looked at. */
 async function shoot(page: Page, label: string): Promise<void> {
   const name = label.replace(/\.html/, '').replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
@@ -49,7 +52,7 @@ async function shoot(page: Page, label: string): Promise<void> {
   const file = join(ARTIFACTS, 'screens', `${name}.png`);
   await page.waitForTimeout(150);
   await page.screenshot({ path: file, fullPage: label.startsWith('options') && !label.includes('dialog') });
-  if (process.env.UPDATE_DOCS) {
+  if (process.env.UPDATE_DOCS && DOCS.test(name)) {
     mkdirSync(join(ROOT, 'docs/screens'), { recursive: true });
     copyFileSync(file, join(ROOT, 'docs/screens', `${name}.png`));
   }
