@@ -5,7 +5,6 @@
 import browser from 'webextension-polyfill';
 import type { MessageType } from '../src/protocol.js';
 import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn } from '../src/validate.js';
-import { normalizeSitePattern } from '../src/settings.js';
 import { ProtocolError } from '../src/protocol.js';
 import { Engine } from './engine.js';
 import { createRouter, type Handlers, type SenderInfo, type Validators } from './router.js';
