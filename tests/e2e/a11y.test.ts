@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARTIFACTS, FIXTURES, PYTHON_DOCS, ROOT, engineStats, launch, serve, tabsPermissionDist, until, visit, type Extension, type FixtureServer } from './harness.js';
 import { describeViolations, failing, runAxe } from './axe.js';
@@ -27,6 +27,8 @@ afterAll(async () => {
 type Scheme = 'light' | 'dark';
 const SCHEMES: Scheme[] = ['light', 'dark'];
 const log: string[] = [];
+/** Per state: the rules that ran and passed, what failed, what axe could not decide (written to artifacts/axe-report.json). */
+const summary: { state: string; passed: string[]; violations: string[]; incomplete: string[] }[] = [];
 
 async function open(path: string, scheme: Scheme, width = 1000): Promise<Page> {
   const page = await ext.ctx.newPage();
@@ -61,6 +63,7 @@ async function shoot(page: Page, label: string): Promise<void> {
 async function check(page: Page, label: string): Promise<void> {
   await shoot(page, label);
   const report = await runAxe(page);
+  summary.push({ state: label, passed: report.passes, violations: report.violations.map((v) => `${v.impact} ${v.id}`), incomplete: report.incomplete.map((i) => i.id) });
   log.push(`${label}: ${report.violations.length ? report.violations.map((v) => `${v.impact} ${v.id}`).join(', ') : 'clean'} (${report.passes.length} rules passed)`);
   const bad = failing(report);
   expect.soft(bad, `${label}\n${describeViolations(bad)}`).toEqual([]);
@@ -180,7 +183,11 @@ describe('axe-core finds nothing on any page state', () => {
     await tab.close();
   });
 
-  afterAll(() => console.log(`axe:\n  ${log.join('\n  ')}`));
+  afterAll(() => {
+    console.log(`axe:\n  ${log.join('\n  ')}`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, 'axe-report.json'), JSON.stringify(summary, null, 1));
+  });
 });
 
 describe('the keyboard alone', () => {

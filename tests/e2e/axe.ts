@@ -37,7 +37,7 @@ export async function runAxe(page: Page): Promise<AxeReport> {
   if (!loaded) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async (tags) => {
     const axe = (globalThis as unknown as { axe: { run(ctx: unknown, opts: unknown): Promise<{ violations: AxeViolation[]; passes: { id: string }[]; incomplete: { id: string; impact: string | null; nodes: unknown[] }[] }> } }).axe;
-    const r = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete'] });
+    const r = await axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations', 'incomplete', 'passes'] });
     return {
       violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => ({ target: n.target, failureSummary: n.failureSummary })) })),
       passes: r.passes.map((p) => p.id),
