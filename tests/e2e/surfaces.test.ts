@@ -112,6 +112,30 @@ describe('results page', () => {
     await page.close();
   });
 
+  it('a reload keeps the typed query without putting it in the address bar; a link to the search is offered', async () => {
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('search.html'));
+    await page.getByTestId('search-input').fill('litter');
+    await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
+    expect(await page.getByTestId('search-meta').textContent()).toMatch(/^1 page · (under 1|\d+) ms · /);
+    expect(page.url()).toBe(ext.extensionUrl('search.html'));
+    expect(await page.getByTestId('search-link').getAttribute('href')).toBe('search.html?q=litter');
+    await page.reload();
+    await expect.poll(() => page.getByTestId('search-input').inputValue()).toBe('litter');
+    await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
+    expect(page.url()).toBe(ext.extensionUrl('search.html'));
+    // The link, followed (the user's choice), opens the same search.
+    await page.getByTestId('search-link').click();
+    await expect.poll(() => page.url()).toBe(ext.extensionUrl('search.html?q=litter'));
+    await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
+    // A page opened with another query is not overridden by what was typed in the earlier page.
+    await page.getByTestId('search-input').fill('sourdough');
+    await expect.poll(async () => (await results(page))[0]?.startsWith(server.url('/bread.html'))).toBe(true);
+    await page.goto(ext.extensionUrl('search.html?q=commit'));
+    await expect.poll(() => page.getByTestId('search-input').inputValue()).toBe('commit');
+    await page.close();
+  });
+
   it('renders hostile page text as text and runs none of it', async () => {
     const page = await ext.ctx.newPage();
     let dialogs = 0;
