@@ -87,7 +87,7 @@ async function search(q) {
 const queries = ['os.path.join', 'how do I undo a commit I already pushed', 'list comprehensions', 'zephyrine litter', 'cake pastry'];
 for (const q of queries) {
   const results = await search(q);
-  console.log(`\n“${q}” → ${results.length} pages`);
+  console.log(`\n“${q}” → ${results.length} ${results.length === 1 ? "page" : "pages"}`);
   for (const r of results.slice(0, 3)) console.log(`  ${r.title}${r.section ? ' › ' + r.section : ''}  [${r.lanes}]\n    ${r.href}`);
 }
 
