@@ -1,0 +1,74 @@
+/**
+ * The dense lane in the real extension: chunks are embedded in the service worker after they are
+ * stored, a paraphrase that shares no word with a page finds it, and a worker killed again and again
+ * while embedding ends with exactly one vector per chunk.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engineStats, launch, readStats, searchPage, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
+
+let ext: Extension;
+let server: FixtureServer;
+
+beforeAll(async () => {
+  server = await serve();
+  ext = await launch();
+});
+afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+describe('dense lane', () => {
+  it('finds a page by a paraphrase that shares no word with it', async () => {
+    await visit(ext, [server.url('/cats.html'), server.url('/git-undo.html'), server.url('/bread.html')]);
+    await until(async () => {
+      const s = await readStats(ext);
+      return s.pages === 3 && s.pendingEmbeddings === 0;
+    }, 'pages stored and embedded');
+    // Neither word appears in the corpus; the bundled word vectors relate them to baking bread.
+    const results = await searchPage(ext, { q: 'cake pastry' });
+    expect(results[0]?.href.startsWith(server.url('/bread.html'))).toBe(true);
+    expect(results[0]?.lanes).toEqual(['dense']);
+  });
+
+  it('shows no results for a query of unknown words instead of nearest-neighbour noise', async () => {
+    expect(await searchPage(ext, { q: 'zzqvx wqqzy' })).toEqual([]);
+  });
+
+  it('embeds every chunk exactly once even when the worker is killed again and again', async () => {
+    // Queue a large backlog straight through the engine (the capture path after validation).
+    const pages = 60; const t0 = Date.now();
+    await ext.evalSw(`(async () => {
+      const words = 'alpha bravo charlie delta echo foxtrot river mountain forest ocean harbour village engine garden library market station'.split(' ');
+      for (let p = 0; p < ${pages}; p++) {
+        const blocks = [];
+        for (let s = 0; s < 12; s++) {
+          blocks.push({ kind: 'heading', level: 2, text: 'Section ' + s + ' of page ' + p });
+          let text = '';
+          for (let w = 0; w < 80; w++) text += words[(p * 7 + s * 3 + w * 5) % words.length] + ' ';
+          blocks.push({ kind: 'text', text });
+        }
+        await engine.capture('http://bulk.test/page' + p, { title: 'Bulk page ' + p, lang: 'en', blocks });
+      }
+    })()`);
+    console.log("PROBE stats after capture", JSON.stringify(await engineStats(ext)), Date.now() - t0);
+    let kills = 0;
+    for (let i = 0; i < 12; i++) {
+      const s = await engineStats(ext);
+      if (s.pendingEmbeddings === 0) break;
+      kills += await ext.stopWorker();
+      await new Promise((r) => setTimeout(r, 150 + (i % 4) * 60));
+    }
+    expect(kills).toBeGreaterThanOrEqual(3);
+    // Any extension event wakes the worker; it resumes the backlog on start.
+    await until(async () => (await engineStats(ext)).pendingEmbeddings === 0, 'backlog drained after restarts', 60_000, 500);
+    const check = await ext.evalSw<{ ok: boolean; problems: string[]; checked: { chunks: number; vectors: number } }>(`(async () => {
+      const { verifyIndex } = globalThis.rereadDebug;
+      return verifyIndex(engine, false);
+    })()`);
+    expect(check.problems).toEqual([]);
+    expect(check.ok).toBe(true);
+    // Every chunk of these pages has known words, so every chunk has exactly one vector.
+    expect(check.checked.vectors).toBe(check.checked.chunks);
+  }, 240_000);
+});
