@@ -45,9 +45,12 @@ export async function capturePage(engine: Engine, url: string, payload: CaptureP
   const hash = hashHex(payload.title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
   return engine.exclusive(async () => {
     const db = await engine.db();
-    if (source.onlyOverTitle && (await db.get('pages', url))?.kind !== 'title') return { outcome: 'skipped', chunks: 0, reason: 'no longer a title-only entry' };
+    // The page table hides pages marked forgotten (undo window): the backfill never brings one back.
+    if (source.onlyOverTitle && (await engine.pages.get(url))?.kind !== 'title') return { outcome: 'skipped', chunks: 0, reason: 'no longer a title-only entry' };
     await engine.budget.keepHeadroomLocked(url);
     const extra = { ...(source.kind ? { kind: source.kind } : {}), ...(source.notAVisit ? { notAVisit: true } : {}), ...(source.pdf ? { pdf: source.pdf } : {}) };
+    // A page marked forgotten and visited again: its old record goes now, the new visit is kept.
+    await engine.forget.releaseLocked(url);
     const result = await engine.budget.writeLocked(url, () =>
       writePage(db, { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: engine.dense?.queueModel() ?? null, ...extra }, TOKENIZER),
     );

@@ -5,6 +5,7 @@
  */
 import browser from 'webextension-polyfill';
 import type { BackfillAction, DayOneStatus } from '../../src/dayone.js';
+import type { ForgetScope } from '../../src/protocol.js';
 import type { Engine } from '../engine.js';
 import type { PageReader } from '../reader/readerProtocol.js';
 import { Backfill, eligible } from './backfill.js';
@@ -90,12 +91,14 @@ export class DayOne {
     return this.pdf.handle(tab.id, tab.url, tab.incognito, sinceLoadMs >= 0 && sinceLoadMs < FRESH_LOAD_MS);
   }
 
-  /** Forgetting: a site forgotten during an import is left out of the rest; forgetting everything stops both jobs. */
-  async forgotSite(site: string): Promise<void> {
-    await this.history.forgotSite(site);
-  }
-  async forgotAll(): Promise<void> {
-    await Promise.all([this.history.forgotAll(), this.backfill.forgotAll()]);
+  /**
+   * Forgetting: what an import still to come would bring back of a forgotten site or range is left out;
+   * forgetting everything stops both jobs.
+   */
+  async forgot(scope: ForgetScope): Promise<void> {
+    if (scope.kind === 'site') await this.history.forgotSite(scope.site);
+    else if (scope.kind === 'range') await this.history.forgotRange(scope.from, scope.to);
+    else await Promise.all([this.history.forgotAll(), this.backfill.forgotAll()]);
   }
 
   /** Capture resumed: the open tabs are read, and the jobs go on. */

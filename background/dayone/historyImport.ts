@@ -32,8 +32,9 @@ export interface HistorySource {
 }
 
 interface Stored extends HistoryImportStatus {
-  /** Sites forgotten while the import ran: what is still to come from them is not imported. */
+  /** Sites and visit ranges forgotten while the import ran: what is still to come of them is not imported. */
   forgottenSites?: string[];
+  forgottenRanges?: [number, number][];
 }
 
 export class HistoryImport {
@@ -50,7 +51,7 @@ export class HistoryImport {
   ) {}
 
   async status(): Promise<HistoryImportStatus> {
-    const { forgottenSites: _f, ...s } = await this.load();
+    const { forgottenSites: _f, forgottenRanges: _r, ...s } = await this.load();
     return s;
   }
 
@@ -98,6 +99,11 @@ export class HistoryImport {
     if (s.state === 'running') await this.save({ ...s, forgottenSites: [...new Set([...(s.forgottenSites ?? []), site])].slice(-500) });
   }
 
+  async forgotRange(from: number, to: number): Promise<void> {
+    const s = await this.load();
+    if (s.state === 'running') await this.save({ ...s, forgottenRanges: [...(s.forgottenRanges ?? []), [from, to] as [number, number]].slice(-100) });
+  }
+
   /** Forget everything: an import under way stops (nothing of it may come back). */
   async forgotAll(): Promise<void> {
     await this.stop();
@@ -134,9 +140,10 @@ export class HistoryImport {
         return;
       }
       const forgotten = s.forgottenSites ?? [];
+      const ranges = s.forgottenRanges ?? [];
       const entries = items
         .map((i) => titleEntry(i, settings.excludedSites))
-        .filter((e): e is TitleEntry => !!e && e.lastVisit >= s.from && !forgotten.some((f) => siteMatches(e.site, f)));
+        .filter((e): e is TitleEntry => !!e && e.lastVisit >= s.from && !forgotten.some((f) => siteMatches(e.site, f)) && !ranges.some(([a, b]) => e.lastVisit >= a && e.lastVisit < b));
       let imported = 0;
       for (let i = 0; i < entries.length && !this.stopRequested; i += WRITE_BATCH) {
         imported += await this.write(entries.slice(i, i + WRITE_BATCH));

@@ -39,18 +39,59 @@ function importShare(s: DayOneStatus['history']): number {
   return span > 0 ? Math.max(0, Math.min(1, (s.startedAt - s.cursor) / span)) : 0;
 }
 
+/**
+ * The popup's room is for results: there the card is one line (the question, or the progress of what
+ * runs) until the user opens it; Options shows it whole.
+ */
+function CompactCard({ status, onOpen, onDismiss }: { status: DayOneStatus; onOpen: () => void; onDismiss: () => void }) {
+  const h = status.history;
+  const b = status.backfill;
+  let text: string;
+  let action = 'Set it up';
+  let testId = 'dayone-compact-text';
+  if (h.state === 'running') text = `Importing your history: ${n(h.imported)} pages so far.`;
+  else if (b.state === 'running' || b.state === 'paused' || b.state === 'capped') {
+    text = `Reading history pages: ${n(b.done)} of ${n(Math.max(b.total, b.done))}, ${n(b.stored)} stored, ${n(b.skipped)} skipped${b.state === 'paused' ? ' (paused)' : b.state === 'capped' ? ' (daily limit reached)' : ''}.`;
+    action = 'Details';
+    testId = 'dayone-backfill-progress';
+  } else if (h.state === 'idle' || (h.state !== 'done' && !h.imported)) text = 'Search your browsing history from before Reread?';
+  else {
+    text = `${n(status.titleOnly)} pages from your history are searchable by title.`;
+    action = 'Read them now…';
+  }
+  const busy = h.state === 'running' || b.state === 'running';
+  return (
+    <section class="dayone dayone--compact" aria-label="Your history from before Reread" data-testid="dayone-card" data-compact="true">
+      <p aria-live={busy ? 'polite' : undefined} data-testid={testId}>
+        {text}
+      </p>
+      <button type="button" class="link" data-testid="dayone-open" onClick={onOpen}>
+        {action}
+      </button>
+      {!busy && (
+        <button type="button" class="link" data-testid="dayone-dismiss" onClick={onDismiss}>
+          Not now
+        </button>
+      )}
+    </section>
+  );
+}
+
 export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
   const [status, setStatus] = useDayOne();
   const [days, setDays] = useState(DEFAULT_HISTORY_DAYS);
   const [all, setAll] = useState(false);
   const [cap, setCap] = useState<number | null>(null);
   const [error, setError] = useState('');
+  const [open, setOpen] = useState(false);
   if (!status) return null;
   const h = status.history;
   const b = status.backfill;
-  if (where === 'popup' && status.dismissed && h.state !== 'running' && b.state !== 'running') return null;
+  const running = h.state === 'running' || b.state === 'running';
+  if (where === 'popup' && status.dismissed && !running) return null;
   // The popup shows the card until both steps are behind the user; Options always does.
   if (where === 'popup' && h.state === 'done' && (b.state === 'done' || b.state === 'cancelled') && !status.titleOnly) return null;
+  if (where === 'popup' && !open) return <CompactCard status={status} onOpen={() => setOpen(true)} onDismiss={() => void call('dayone/dismiss', {}).then(setStatus)} />;
   const id = (s: string) => `dayone-${where}-${s}`;
 
   const importHistory = async () => {

@@ -193,6 +193,10 @@ describe('backfill: read these pages now', () => {
   it('the popup shows the progress too', async () => {
     const popup = await ext.ctx.newPage();
     await popup.goto(ext.extensionUrl('popup.html'));
+    // One line in the popup (its room is for results); opened, the whole card.
+    await popup.getByTestId('dayone-card').waitFor();
+    expect(await popup.getByTestId('dayone-card').getAttribute('data-compact')).toBe('true');
+    await popup.getByTestId('dayone-open').click();
     const text = await popup.getByTestId('dayone-backfill-progress').textContent({ timeout: 10_000 });
     expect(text).toMatch(/^\d+ of \d+, \d+ stored, \d+ skipped/);
     await popup.close();

@@ -115,6 +115,8 @@ export interface LaunchOptions {
   beforeLoad?: (ctx: BrowserContext) => Promise<void>;
   /** Extra browser flags (e.g. --host-resolver-rules to serve a named site from 127.0.0.1). */
   args?: string[];
+  /** The browser's time zone (TZ for the whole browser, workers included), e.g. 'America/New_York'. */
+  timezone?: string;
 }
 
 /**
@@ -127,6 +129,21 @@ export function limitedStorageDist(): string {
   cpSync(DIST, dir, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { permissions?: string[] };
   manifest.permissions = (manifest.permissions ?? []).filter((p) => p !== 'unlimitedStorage');
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  return dir;
+}
+
+/**
+ * dist/chrome with `tabs` added, copied to a temp folder (same code): the popup reads the active tab's
+ * address through `activeTab`, which Chromium grants only when the user clicks the toolbar button. Tests
+ * that open popup.html as a tab grant the same read this way.
+ */
+export function tabsPermissionDist(): string {
+  if (!existsSync(join(DIST, 'manifest.json'))) throw new Error(`${DIST} missing: run npm run build`);
+  const dir = mkdtempSync(join(tmpdir(), 'reread-tabs-'));
+  cpSync(DIST, dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { permissions?: string[] };
+  manifest.permissions = [...(manifest.permissions ?? []), 'tabs'];
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
   return dir;
 }
@@ -145,6 +162,7 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
     executablePath: CHROMIUM,
     headless: true,
     colorScheme: opts.colorScheme ?? 'light',
+    ...(opts.timezone ? { env: { ...process.env, TZ: opts.timezone }, timezoneId: opts.timezone } : {}),
     ...(opts.beforeLoad
       ? { ignoreDefaultArgs: ['--disable-extensions'], args: ['--enable-unsafe-extension-debugging', ...common] }
       : { args: [`--disable-extensions-except=${dist}`, `--load-extension=${dist}`, ...common] }),
