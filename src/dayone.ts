@@ -39,6 +39,9 @@ export interface BackfillStatus {
   /** Pages fetched on `day` (local date), against the cap. */
   day: string;
   today: number;
+  /** When this run started, and how many pages were stored as read from their site before it. */
+  startedAt: number;
+  fetchedBefore: number;
 }
 
 export type PdfProblem = 'encrypted' | 'no-text' | 'broken' | 'too-large' | 'not-pdf' | 'unreachable' | 'capped';

@@ -109,7 +109,7 @@ describe('history, titles first', () => {
     await card.waitFor();
     expect(await card.getByRole('heading', { level: 2 }).textContent()).toBe('Search your browsing history from before Reread');
     expect(await page.getByTestId('dayone-days').inputValue()).toBe('90');
-    await page.getByLabel('Last').fill('30');
+    await page.getByTestId('dayone-days').fill('30');
     await page.getByTestId('dayone-import').click();
     await page.getByTestId('dayone-import-done').waitFor({ timeout: 30_000 });
     expect(await page.getByTestId('dayone-import-done').textContent()).toMatch(/^210 pages from your history \(last 30 days\)/);
