@@ -20,6 +20,10 @@ import type { PageMeta } from '../pageTable.js';
 import type { PageReader } from '../reader/readerProtocol.js';
 
 export const BACKFILL_STATE_KEY = 'backfill';
+/** How long the backfill's order of entries is reused before it is computed again. */
+const QUEUE_TTL_MS = 60_000;
+/** Entries looked at for the next picks (enough to find hosts not busy). */
+const LOOKAHEAD = 200;
 /** A page whose read failed for a passing reason (the reader went away) waits this long before another try. */
 const RETRY_AFTER_MS = 30_000;
 
@@ -95,15 +99,40 @@ export class Backfill {
   }
   private saving: Promise<unknown> = Promise.resolve();
 
-  private async remaining(): Promise<PageMeta[]> {
+  /**
+   * Entries still to read, most recently visited first. Sorting 50,000 entries for every page read
+   * would cost more than reading it: the order is computed once and walked, and computed again only
+   * when the walk reaches its end or after QUEUE_TTL_MS (entries imported meanwhile join then).
+   */
+  private queue: { urls: string[]; at: number; pos: number } | null = null;
+
+  private async remaining(): Promise<string[]> {
+    const table = await this.engine.pages.all();
     const now = this.clock();
-    return [...(await this.engine.pages.all()).values()].filter((p) => eligible(p) && (this.retryAt.get(p.url) ?? 0) <= now).sort((a, b) => b.lastVisit - a.lastVisit);
+    if (!this.queue || this.queue.pos >= this.queue.urls.length || Date.now() - this.queue.at > QUEUE_TTL_MS) {
+      const urls = [...table.values()].filter(eligible).sort((a, b) => b.lastVisit - a.lastVisit).map((p) => p.url);
+      this.queue = { urls, at: Date.now(), pos: 0 };
+    }
+    const q = this.queue;
+    // Skip what was read or forgotten since the order was made.
+    while (q.pos < q.urls.length) {
+      const p = table.get(q.urls[q.pos]!);
+      if (p && eligible(p)) break;
+      q.pos++;
+    }
+    const out: string[] = [];
+    for (let i = q.pos; i < q.urls.length && out.length < LOOKAHEAD; i++) {
+      const p = table.get(q.urls[i]!);
+      if (p && eligible(p) && (this.retryAt.get(p.url) ?? 0) <= now) out.push(p.url);
+    }
+    return out;
   }
 
   async control(action: BackfillAction | undefined, dailyCap?: number): Promise<BackfillStatus> {
     if (dailyCap !== undefined) await this.update(() => ({ dailyCap: Math.max(1, Math.min(100_000, Math.round(dailyCap))) }));
     if (action === 'start') {
-      const left = (await this.remaining()).length;
+      this.queue = null;
+      const left = [...(await this.engine.pages.all()).values()].filter(eligible).length;
       const fetchedBefore = [...(await this.engine.pages.all()).values()].filter((p) => p.kind === 'fetched').length;
       await this.update((s) => ({ state: 'running', total: left, done: 0, stored: 0, skipped: 0, reasons: {}, dailyCap: s.dailyCap, startedAt: this.clock(), fetchedBefore }));
       void this.resume();
@@ -148,13 +177,14 @@ export class Backfill {
 
   private async run(): Promise<void> {
     const inFlight = new Set<Promise<void>>();
+    let lastTotal = 0;
     for (;;) {
       let s = await this.load();
       if (s.state === 'capped' && s.day !== dayKey(this.clock())) s = await this.update(() => ({ state: 'running' }));
       if (s.state !== 'running' || this.stopRequested || (await this.engine.settings()).paused) break;
       const today = dayKey(this.clock());
       const used = s.day === today ? s.today : 0;
-      const queue = (await this.remaining()).filter((p) => !this.inFlightUrls.has(p.url));
+      const queue = (await this.remaining()).filter((u) => !this.inFlightUrls.has(u));
       if (!queue.length && !inFlight.size) {
         // Entries tried too early (the reader was away) come back after RETRY_AFTER_MS.
         if (this.retryAt.size && [...this.retryAt.values()].some((t) => t > this.clock())) {
@@ -165,8 +195,11 @@ export class Backfill {
         break;
       }
       // Entries imported while the backfill runs join it.
-      const progress = await this.status();
-      if (progress.total > s.total) s = await this.update((x) => ({ total: Math.max(x.total, progress.total) }));
+      if (Date.now() - lastTotal > 5000) {
+        lastTotal = Date.now();
+        const progress = await this.status();
+        if (progress.total > s.total) s = await this.update((x) => ({ total: Math.max(x.total, progress.total) }));
+      }
       const room = Math.max(0, s.dailyCap - used - inFlight.size);
       if (room === 0 && !inFlight.size) {
         await this.update(() => ({ state: 'capped' }));
@@ -176,7 +209,7 @@ export class Backfill {
         break;
       }
       const picks = pickNext(
-        queue.map((p) => p.url),
+        queue,
         new Set(this.inFlightHosts.keys()),
         inFlight.size,
       ).slice(0, room);
