@@ -129,3 +129,24 @@ describe('PDF sections', () => {
     expect(blocks.find((b) => b.kind === 'text')!.text).toBe('a cartography lesson');
   });
 });
+
+describe('reader protocol (what the offscreen document accepts from the worker)', async () => {
+  const { parseReaderRequest, parseReaderReply } = await import('../../background/reader/readerProtocol.js');
+  it('accepts web addresses only, with a known operation and credentials', () => {
+    expect(parseReaderRequest({ id: 1, op: 'html', url: 'https://a.example/p' })).toEqual({ id: 1, op: 'html', url: 'https://a.example/p' });
+    expect(parseReaderRequest({ id: 2, op: 'pdf', url: 'http://a.example/x.pdf', credentials: 'include' })).toMatchObject({ op: 'pdf', credentials: 'include' });
+    for (const bad of [
+      { id: 1, op: 'html', url: 'file:///etc/passwd' },
+      { id: 1, op: 'html', url: 'chrome://settings' },
+      { id: 1, op: 'pdf', url: 'https://a.example/x.pdf', credentials: 'same-origin' },
+      { id: 1.5, op: 'html', url: 'https://a.example/' },
+      { id: 1, op: 'eval', url: 'https://a.example/' },
+      { id: 1, op: 'html', url: 'https://a.example/' + 'x'.repeat(9000) },
+      null,
+      'html',
+    ])
+      expect(parseReaderRequest(bad), JSON.stringify(bad)?.slice(0, 60)).toBeNull();
+    expect(parseReaderReply({ id: 3, ok: false, error: 'x'.repeat(900) })).toEqual({ id: 3, ok: false, error: 'x'.repeat(500) });
+    expect(parseReaderReply({ id: 3, ok: true, data: 'nope' })).toBeNull();
+  });
+});
