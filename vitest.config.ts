@@ -20,6 +20,20 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'firefox',
+          include: ['tests/firefox/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          // After the unit and Chromium projects, never beside them: two browsers at once on two cores
+          // make both flaky.
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

@@ -6,16 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, serve, until, type Extension, type FixtureServer } from './harness.js';
+import { wordPage } from '../shared/corpus.js';
 
 let ext: Extension;
 let server: FixtureServer;
 
-const page = (word: string) =>
-  `<!doctype html><html lang="en"><head><title>Outbox ${word}</title></head><body><article><h1>Outbox ${word}</h1><p>A page about ${word} with enough ordinary words to be worth keeping in the index for later.</p><p>More words about ${word} so the page is not skipped as too short by the capture rules.</p></article></body></html>`;
-
 beforeAll(async () => {
   server = await serve({});
-  for (const w of ['quillwort']) server.routes.set(`/o/${w}.html`, page(w));
+  for (const w of ['quillwort']) server.routes.set(`/o/${w}.html`, wordPage('Outbox', w));
   ext = await launch();
 });
 afterAll(async () => {

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, serve, until, type Extension, type FixtureServer } from './harness.js';
+import { prng, reliabilityPage } from '../shared/corpus.js';
 
 const PAGES = 200;
 const TABS = 4;
@@ -13,31 +14,9 @@ const TABS = 4;
 let ext: Extension;
 let server: FixtureServer;
 
-/** A small deterministic PRNG so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s ^ (s >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0;
-    return s / 2 ** 32;
-  };
-}
-
-const TOPICS = ['rivers and their deltas', 'medieval castles', 'sourdough baking', 'orbital mechanics', 'jazz harmony', 'tidal pools', 'bookbinding', 'glacier retreat'];
-
-function pageHtml(i: number): string {
-  const topic = TOPICS[i % TOPICS.length]!;
-  const sections = [0, 1, 2]
-    .map(
-      (s) => `<h2 id="s${s}">Part ${s + 1} on ${topic}</h2>
-<p>This section ${s + 1} of page ${i} discusses ${topic} at some length, with enough ordinary words to make a proper section for the index. ${s === 1 ? `The marker relword${i}x appears only here.` : ''} Readers return to notes like these when they want to find a detail again.</p>`,
-    )
-    .join('\n');
-  return `<!doctype html><html lang="en"><head><title>Notes ${i} on ${topic}</title></head><body><article><h1>Notes ${i}</h1>${sections}</article></body></html>`;
-}
-
 beforeAll(async () => {
   server = await serve({});
-  for (let i = 0; i < PAGES; i++) server.routes.set(`/r/${i}.html`, pageHtml(i));
+  for (let i = 0; i < PAGES; i++) server.routes.set(`/r/${i}.html`, reliabilityPage(i));
   ext = await launch();
 });
 afterAll(async () => {

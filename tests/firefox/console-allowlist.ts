@@ -1,0 +1,57 @@
+/**
+ * The one list of console messages from Reread that the Firefox tests allow. Every other error or
+ * warning whose source is the add-on (its background page, its pages, its content scripts) fails the
+ * test file that saw it (see `expectCleanConsole` in each file's afterAll).
+ *
+ * Each entry names the message, says why it is harmless, and why it cannot be fixed on our side.
+ */
+
+export interface ConsoleEntry {
+  /** 'script': an error report (uncaught error, CSP report); 'console': console.warn/error; 'message': other. */
+  kind: 'script' | 'console' | 'message';
+  level: 'error' | 'warn' | 'info' | 'log' | 'debug' | string;
+  message: string;
+  source: string;
+  category: string;
+}
+
+export interface AllowedMessage {
+  match: (e: ConsoleEntry) => boolean;
+  why: string;
+}
+
+export const ALLOWED_CONSOLE_MESSAGES: AllowedMessage[] = [
+  {
+    match: (e) => e.kind === 'script' && /^sendRemoveListener on closed conduit /.test(e.message) && /ConduitsChild\.sys\.mjs/.test(e.source),
+    why:
+      "Firefox's own code: when a background page is suspended, its listeners are removed after the page's " +
+      'message channel (conduit) has already closed. Logged by ConduitsChild.sys.mjs, once per listener, after ' +
+      'every suspension; nothing of ours runs then.',
+  },
+  {
+    match: (e) => e.kind === 'script' && /^Promise resolved while context is inactive\s*$/.test(e.message) && /\/(content|early)\.js:/.test(e.source),
+    why:
+      'Firefox reports an extension API promise that settles after its page went into the back-forward cache or ' +
+      'was unloaded: a content script whose page is left while its capture (or hello) is being answered. What it ' +
+      'sent was sent, or handed to the outbox, before the page went away; only the answer is dropped.',
+  },
+  {
+    match: (e) => e.kind === 'script' && e.level === 'warn' && /^Script terminated by timeout at:/.test(e.message) && /\/content\.js:/.test(e.source),
+    why:
+      'Firefox stops the scripts a page is running when a navigation from outside the page (address bar, ' +
+      'back/forward, automation) begins; that can hit the content script while it hands the capture over at ' +
+      "pagehide. The hand-over is done at beforeunload, before such a navigation starts (content/main.ts), so " +
+      'nothing is lost (tests/firefox/reliability.test.ts); the warning is the interruption itself.',
+  },
+  {
+    match: (e) => e.kind === 'script' && e.level === 'warn' && /^An IndexedDB transaction that was not yet complete has been aborted due to page navigation\.$/.test(e.message) && /\/background\.js:/.test(e.source),
+    why:
+      'Logged when the background page is suspended (the tests suspend it on purpose) while a transaction is open. ' +
+      'Writes are one transaction each, so an aborted one leaves nothing half-done, and the work is redone at the ' +
+      'next start (captures from the outbox, embeddings from their queue).',
+  },
+];
+
+export function isAllowedConsoleMessage(e: ConsoleEntry): boolean {
+  return ALLOWED_CONSOLE_MESSAGES.some((a) => a.match(e));
+}
