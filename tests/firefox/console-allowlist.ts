@@ -36,6 +36,13 @@ export const ALLOWED_CONSOLE_MESSAGES: AllowedMessage[] = [
       'sent was sent, or handed to the outbox, before the page went away; only the answer is dropped.',
   },
   {
+    match: (e) => e.kind === 'script' && /^Promise rejected after context unloaded: Actor 'Conduits' destroyed before query 'RuntimeMessage' was resolved\s*$/.test(e.message) && /\/assets\/[\w-]+\.js:/.test(e.source),
+    why:
+      'An extension page (options, popup, results) closed while one of its requests to the background was still ' +
+      'unanswered (the options page refreshes its counters; the tests close pages at once). Firefox rejects the ' +
+      'request after the page is gone and reports it; there is no page left to handle it.',
+  },
+  {
     match: (e) => e.kind === 'script' && e.level === 'warn' && /^Script terminated by timeout at:/.test(e.message) && /\/content\.js:/.test(e.source),
     why:
       'Firefox stops the scripts a page is running when a navigation from outside the page (address bar, ' +

@@ -69,8 +69,8 @@ export interface FirefoxExtension {
   consoleEntries(): Promise<ConsoleEntry[]>;
   /** Console errors and warnings from Reread not on the allow list (tests/firefox/console-allowlist.ts). */
   consoleProblems(): Promise<string[]>;
-  /** The tab the extension opened next (tabs.create, a link), once it has a URL matching `match`. */
-  waitForTab(match: (url: string) => boolean, timeoutMs?: number): Promise<Page>;
+  /** Runs `trigger` and returns the tab it made the browser open, once that tab's URL matches `match`. */
+  newTab(trigger: () => Promise<unknown>, match: (url: string) => boolean, timeoutMs?: number): Promise<Page>;
   close(): Promise<void>;
 }
 
@@ -196,9 +196,13 @@ export async function launchFirefox(opts: FirefoxLaunchOptions = {}): Promise<Fi
         .filter((e) => !isAllowedConsoleMessage(e))
         .map((e) => `${e.level} [${e.source}] ${e.message}`);
     },
-    async waitForTab(match, timeoutMs = 15_000) {
-      const target = await browser.waitForTarget((t) => t.type() === 'page' && match(t.url()), { timeout: timeoutMs });
-      return (await target.page())!;
+    async newTab(trigger, match, timeoutMs = 15_000) {
+      // Read from the browser itself: puppeteer does not follow a tab to a moz-extension: URL.
+      const tabs = async () => ((await conn.send('browsingContext.getTree', { maxDepth: 0 })).result as { contexts: { context: string; url: string }[] }).contexts;
+      const before = new Set((await tabs()).map((c) => c.context));
+      await trigger();
+      const context = await until(async () => (await tabs()).find((c) => !before.has(c.context) && match(c.url))?.context, 'the new tab', timeoutMs);
+      return until(async () => (await browser.pages()).find((p) => frameIdOf(p) === context), 'the new tab\'s page', timeoutMs);
     },
     async close() {
       await browser.close();
