@@ -42,6 +42,8 @@ export interface FirefoxLaunchOptions {
   /** Extra Firefox preferences (written to the profile before start). */
   prefs?: Record<string, unknown>;
   dist?: string;
+  /** Runs after the browser started and before the add-on is installed (e.g. a chrome-scope observer). */
+  beforeInstall?: (chrome: <T>(expr: string) => Promise<T>) => Promise<void>;
 }
 
 export interface FirefoxExtension {
@@ -127,6 +129,7 @@ export async function launchFirefox(opts: FirefoxLaunchOptions = {}): Promise<Fi
         return true;
       })()`);
     }
+    await opts.beforeInstall?.(chrome);
     await browser.installExtension(dist);
   } catch (e) {
     await browser.close();
