@@ -3,7 +3,7 @@
  *
  * pages      url -> page metadata and its chunk ids
  * chunks     id  -> one section's metadata (ids only grow, never reused); in v1 also its text
- * texts      url -> the text of every chunk of the page, compressed together (v2; see chunkText.ts)
+ * texts      url -> the text of every chunk of the page, compressed together (v2; see sectionTexts.ts)
  * postings   [term, first chunk id] -> an encoded block of postings (see src/postings.ts)
  * meta       'stats' (N, total length, next chunk id) | 'settings' | ...
  * embedQueue chunk id -> model to embed it with (the durable embedding backlog)
@@ -13,11 +13,11 @@
  * was 63% of the bytes, and deflating a page's sections together (they share vocabulary) shrinks them
  * 2.5–3.5x, against 1.9–2.2x a section alone. The upgrade only creates the store and marks the work:
  * compressing needs CompressionStream, which an upgrade transaction cannot await, so a resumable pass
- * (migrateChunkTexts) converts pages in small transactions while every reader accepts both forms.
+ * (migrateChunkTexts in sectionTexts.ts, started by the worker at each start) converts pages in small
+ * transactions while every reader accepts both forms.
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { ChunkAnchor } from '../src/chunker.js';
-import { migrateChunkTexts } from './chunkText.js';
 
 export const DB_NAME = 'reread';
 export const DB_VERSION = 2;
@@ -45,7 +45,7 @@ export interface ChunkRecord {
   anchor: ChunkAnchor;
   /**
    * Heading path folded in, then the body. Only in records written by schema v1 (not yet migrated):
-   * read text with chunkTexts (chunkText.ts), never from here.
+   * read text with chunkTexts (sectionTexts.ts), never from here.
    */
   text?: string;
   /** Length in index terms (BM25's document length). */
@@ -149,10 +149,6 @@ export function getDb(name = DB_NAME): Promise<DB> {
     terminated() {
       dbPromise = null;
     },
-  }).then((db) => {
-    // Resumes (or finishes at once) the v1 -> v2 text compression; readers accept both forms meanwhile.
-    void migrateChunkTexts(db).catch((e: unknown) => console.warn('reread: text migration', e));
-    return db;
   }).catch((e: unknown) => {
     dbPromise = null;
     throw e;

@@ -6,8 +6,7 @@
  * recorded. Until then search answers from the old postings, which are merely less exact.
  */
 import type { Engine } from './engine.js';
-import { TOKENIZER } from './engine.js';
-import { FIELD_BOOST } from './pageStore.js';
+import { FIELD_BOOST, TOKENIZER } from '../src/indexing.js';
 import { verifyIndex } from './verify.js';
 
 /** Bump when the tokenizer's code or indexedTerms change what a text is indexed as. */

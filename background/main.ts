@@ -13,7 +13,7 @@ import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
 import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
-import { migrateChunkTexts, withTexts } from './chunkText.js';
+import { migrateChunkTexts, withTexts } from './sectionTexts.js';
 import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
 import { embedderHost } from './embedding/host.js';
@@ -29,6 +29,8 @@ const dense = new DenseService(engine, embedderHost);
 engine.dense = dense;
 // Settings are read once at start; a backlog left by a killed worker resumes right away.
 const ready = dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e));
+// Resumes (or finishes at once) the v1 -> v2 text compression; readers accept both forms meanwhile.
+void engine.db().then((db) => migrateChunkTexts(db)).catch((e: unknown) => console.warn('reread: text migration', e));
 
 const empty = (p: unknown, t: MessageType) => {
   validateObject(p, t);

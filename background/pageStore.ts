@@ -4,12 +4,13 @@
  */
 import type { IDBPTransaction } from 'idb';
 import type { Chunk } from '../src/chunker.js';
-import { tokenize, termFrequencies, type TokenizerOptions } from '../src/tokenizer.js';
+import { termFrequencies, type TokenizerOptions } from '../src/tokenizer.js';
+import { indexedTerms } from '../src/indexing.js';
 import { appendToBlock, BLOCK_SIZE, removeFromBlock, type EncodedBlock, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
 import { EMPTY_STATS, type ChunkRecord, type DB, type PageRecord, type RereadDB, type StatsRecord } from './db.js';
 import { removeVectors } from './vectorStore.js';
-import { forgetAllTexts, forgetTexts, packTexts, withTexts } from './chunkText.js';
+import { forgetAllTexts, forgetTexts, packTexts, withTexts } from './sectionTexts.js';
 
 export interface PageInput {
   url: string;
@@ -37,26 +38,6 @@ export interface WriteResult {
 type WriteTx = IDBPTransaction<RereadDB, ('pages' | 'chunks' | 'texts' | 'postings' | 'meta' | 'embedQueue' | 'vectors')[], 'readwrite'>;
 
 export const WRITE_STORES = ['pages', 'chunks', 'texts', 'postings', 'meta', 'embedQueue', 'vectors'] as const;
-
-/** The text embedded for a chunk: the page title folded in, so title words find every section. */
-export function indexedText(title: string, chunkText: string): string {
-  return title ? `${title}\n${chunkText}` : chunkText;
-}
-
-/**
- * Title and heading-path terms count this many times in a chunk (a BM25F-style field weight). 3 was
- * chosen on training data (SciFact train, Python-manual odd ids): nDCG@10 0.686 / 0.687 against
- * 0.683 / 0.642 without (see tests/eval/README.md).
- */
-export const FIELD_BOOST = 3;
-
-/** The terms BM25 indexes for a chunk. Writes, deletes and verification must all use this. */
-export function indexedTerms(title: string, chunk: { text: string; headingPath: readonly string[] }, tok: TokenizerOptions): string[] {
-  const terms = tokenize(indexedText(title, chunk.text), tok);
-  const fields = tokenize(`${title}\n${chunk.headingPath.join(' > ')}`, tok);
-  for (let r = 1; r < FIELD_BOOST; r++) for (const t of fields) terms.push(t);
-  return terms;
-}
 
 export async function readStats(tx: { objectStore(name: 'meta'): { get(key: string): Promise<unknown> } }): Promise<StatsRecord> {
   const s = (await tx.objectStore('meta').get('stats')) as StatsRecord | undefined;

@@ -2,9 +2,8 @@
 import { topTerms } from '../src/moreLikeThis.js';
 import { tokenize } from '../src/tokenizer.js';
 import type { Engine } from './engine.js';
-import { TOKENIZER } from './engine.js';
-import { indexedText } from './pageStore.js';
-import { withTexts } from './chunkText.js';
+import { indexedText, TOKENIZER } from '../src/indexing.js';
+import { withTexts } from './sectionTexts.js';
 
 export async function relatedQuery(engine: Engine, url: string): Promise<string> {
   const db = await engine.db();

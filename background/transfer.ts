@@ -13,9 +13,9 @@ import { hashHex } from '../src/hash.js';
 import { normalizeUrl, siteOf } from '../src/url.js';
 import type { ChunkRecord, PageRecord } from './db.js';
 import type { Engine } from './engine.js';
-import { TOKENIZER } from './engine.js';
+import { TOKENIZER } from '../src/indexing.js';
 import { writePage } from './pageStore.js';
-import { unpackTexts } from './chunkText.js';
+import { unpackTexts } from './sectionTexts.js';
 import { modelInfo } from '../src/models.js';
 import { storeVectors } from './vectorStore.js';
 

@@ -9,9 +9,8 @@ import { termFrequencies } from '../src/tokenizer.js';
 import type { VerifyReport } from '../src/protocol.js';
 import type { ChunkRecord, PageRecord, QueueRecord, StatsRecord, VectorBlockRecord } from './db.js';
 import type { Engine } from './engine.js';
-import { TOKENIZER } from './engine.js';
-import { indexedTerms } from './pageStore.js';
-import { unpackTexts } from './chunkText.js';
+import { indexedTerms, TOKENIZER } from '../src/indexing.js';
+import { unpackTexts } from './sectionTexts.js';
 
 const MAX_PROBLEMS = 50;
 

@@ -19,8 +19,8 @@ import { startupProbe } from './startupProbe.js';
 import { queryTerms } from '../../src/tokenizer.js';
 import { DEFAULT_SETTINGS } from '../../src/settings.js';
 import { modelInfo } from '../../src/models.js';
-import { Engine, TOKENIZER } from '../../background/engine.js';
-import { indexedTerms } from '../../background/pageStore.js';
+import { indexedTerms, TOKENIZER } from '../../src/indexing.js';
+import { parseRequest } from '../../src/search.js';
 import { makeVocabulary, pagesToDocs, sampleQueries, synthPages, toPayload, type Query, type SynthPage } from './corpus.js';
 import { dist, mb, mean, ms, num, now, targetTable, type Dist, type Report, type Target } from './report.js';
 
@@ -98,7 +98,7 @@ export interface WorkerTimings {
  */
 async function workerQueries(ext: BenchExtension, qs: readonly Query[], coldEvery = 1): Promise<WorkerTimings> {
   // Query terms computed here with the same tokenizer the bundle uses (src/tokenizer.ts).
-  const items = qs.map((q) => ({ q: q.text, terms: queryTerms(Engine.parse({ q: q.text }).text, TOKENIZER) }));
+  const items = qs.map((q) => ({ q: q.text, terms: queryTerms(parseRequest({ q: q.text }).text, TOKENIZER) }));
   const r = await ext.evalSw<{ total: number[]; lexical: number[]; dense: number[]; denseScan: number[]; cold: number[]; results: number }>(`(async (items, coldEvery) => {
     const out = { total: [], lexical: [], dense: [], denseScan: [], cold: [], results: 0 };
     const settings = await engine.settings();

@@ -4,8 +4,7 @@
  * with brute-force BM25.
  */
 import { queryTerms as queryTermsWith } from '../../src/tokenizer.js';
-import { TOKENIZER } from '../../background/engine.js';
-import { indexedTerms } from '../../background/pageStore.js';
+import { indexedTerms, TOKENIZER } from '../../src/indexing.js';
 
 /** Query terms as the engine makes them (background/engine.ts TOKENIZER). */
 const queryTerms = (text: string) => queryTermsWith(text, TOKENIZER);

@@ -8,7 +8,7 @@ import { siteOf } from '../../src/url.js';
 import { DB_VERSION, upgrade, type DB, type RereadDB, type StatsRecord } from '../../background/db.js';
 import { Engine } from '../../background/engine.js';
 import type { PageInput } from '../../background/pageStore.js';
-import { withTexts } from '../../background/chunkText.js';
+import { withTexts } from '../../background/sectionTexts.js';
 
 let counter = 0;
 

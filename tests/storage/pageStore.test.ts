@@ -1,10 +1,10 @@
-import { TOKENIZER } from '../../background/engine.js';
+import { TOKENIZER } from '../../src/indexing.js';
 import { describe, expect, it } from 'vitest';
 import { decodeBlock } from '../../src/postings.js';
 import { deletePages, recordVisit, writePage } from '../../background/pageStore.js';
 import { storeVectors } from '../../background/vectorStore.js';
 import { verifyIndex } from '../../background/verify.js';
-import { unpackTexts } from '../../background/chunkText.js';
+import { unpackTexts } from '../../background/sectionTexts.js';
 import { engineOn, freshDb, pageInput, readAll } from './helpers.js';
 
 const URL_A = 'https://a.example/doc';

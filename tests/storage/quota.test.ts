@@ -3,7 +3,7 @@
  * function (fake-indexeddb has no quota: the refused-write path is proved in tests/e2e/quota.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { CEILING_KEY, EVICT_FRACTION, HEADROOM_FRACTION, RESERVE_KEY, RESERVE_PARTS, reserveBytes, reservePartKey } from '../../background/engine.js';
+import { CEILING_KEY, EVICT_FRACTION, HEADROOM_FRACTION, RESERVE_KEY, RESERVE_PARTS, reserveBytes, reservePartKey } from '../../background/storageBudget.js';
 import { verifyIndex } from '../../background/verify.js';
 import { engineOn, freshDb } from './helpers.js';
 

@@ -1,4 +1,4 @@
-import { TOKENIZER } from '../../background/engine.js';
+import { TOKENIZER } from '../../src/indexing.js';
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/query.js';
 import { LexicalReader } from '../../background/lexicalIndex.js';

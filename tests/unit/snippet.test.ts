@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { TOKENIZER } from '../../background/engine.js';
+import { TOKENIZER } from '../../src/indexing.js';
 import { highlight, makeSnippet, TermMarker, type SnippetSegment } from '../../src/snippet.js';
 import { forEachWordSpan, queryTerms, tokenize, wordTerms, type TokenizerOptions } from '../../src/tokenizer.js';
 import { hostileText } from './arbitraries.js';

@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseHTML } from 'linkedom';
-import { MIN_PAGE_WORDS } from '../../../background/engine.js';
+import { MIN_PAGE_WORDS } from '../../../src/indexing.js';
 import { walkBlocks } from '../../../content/extract.js';
 import { chunkBlocks, countWords } from '../../../src/chunker.js';
 import { classifyQuery, type QueryClass } from '../../../src/hybrid.js';

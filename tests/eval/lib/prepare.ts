@@ -1,6 +1,6 @@
 /** Shared setup: the configuration under test and both lanes' hits for every query of a dataset. */
 import path from 'node:path';
-import { TOKENIZER } from '../../../background/engine.js';
+import { TOKENIZER } from '../../../src/indexing.js';
 import { DEFAULT_BM25, type Bm25Params } from '../../../src/bm25.js';
 import type { DenseCalibration } from '../../../src/hybrid.js';
 import { modelInfo } from '../../../src/models.js';

@@ -1,7 +1,8 @@
 /**
- * Chunk text, stored (schema v2) as one deflate-raw blob per page in the `texts` store. Every reader of
- * chunk text goes through chunkTexts, which also accepts v1 records (text inline) so that search keeps
- * working while migrateChunkTexts converts an old database in the background.
+ * The compressed section text store: since schema v2 the texts of a page's sections are one deflate-raw
+ * blob in the `texts` store. Every reader of section text goes through chunkTexts, which also accepts v1
+ * records (text inline) so that search keeps working while migrateChunkTexts converts an old database
+ * in the background.
  */
 import { MIGRATION_KEY, type ChunkRecord, type DB, type MigrationRecord, type TextRecord } from './db.js';
 
@@ -107,7 +108,7 @@ const running = new WeakMap<DB, Promise<void>>();
 /**
  * The v1 -> v2 pass: moves the text of v1 chunk records into per-page blobs, a few pages a transaction,
  * in url order from where the last run stopped. Each page converts atomically and only if nothing
- * changed it since it was read; a killed worker resumes at the next start (getDb calls this), and
+ * changed it since it was read; a killed worker resumes at the next start (background/main.ts starts it), and
  * until then readers take v1 records as they are. Safe to run beside writes: it never holds a lock.
  */
 export function migrateChunkTexts(db: DB, opts: { pagesPerTx?: number; maxBatches?: number } = {}): Promise<void> {
