@@ -135,7 +135,9 @@ const route = createRouter({
 });
 
 browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.Runtime.MessageSender) => {
-  await ready;
+  // A page's hello needs only the settings and the hello database: it does not wait for the dense lane
+  // to start, so a page left soon after a cold start still gets its ticket (src/outbox.ts).
+  if ((message as { type?: unknown } | null)?.type !== 'page/hello') await ready;
   const info: SenderInfo = { id: sender.id, url: sender.url, frameId: sender.frameId };
   if (sender.tab) info.tab = { id: sender.tab.id, incognito: sender.tab.incognito, url: sender.tab.url };
   return route(message, info);
