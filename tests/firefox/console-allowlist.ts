@@ -29,11 +29,21 @@ export const ALLOWED_CONSOLE_MESSAGES: AllowedMessage[] = [
       'every suspension; nothing of ours runs then.',
   },
   {
-    match: (e) => e.kind === 'script' && /^Promise resolved while context is inactive\s*$/.test(e.message) && /\/(content|early)\.js:/.test(e.source),
+    match: (e) =>
+      e.kind === 'script' &&
+      /^Promise (resolved|rejected) while context is inactive(: Could not establish connection\. Receiving end does not exist\.)?\s*$/.test(e.message) &&
+      /\/(content|early)\.js:/.test(e.source),
     why:
-      'Firefox reports an extension API promise that settles after its page went into the back-forward cache or ' +
-      'was unloaded: a content script whose page is left while its capture (or hello) is being answered. What it ' +
-      'sent was sent, or handed to the outbox, before the page went away; only the answer is dropped.',
+      'Firefox reports an extension API promise that settles after its page went into the back-forward cache: a ' +
+      'content script whose page was left while its hello or capture was being answered, or while the message was ' +
+      'refused because the background page was being suspended ("Receiving end does not exist"; our code catches ' +
+      'it and retries while the page lives). What the page had to hand over went to the outbox before it was left.',
+  },
+  {
+    match: (e) => e.kind === 'script' && /^Promise resolved after context unloaded\s*$/.test(e.message) && /\/background\.js:/.test(e.source),
+    why:
+      'The background page was suspended (the tests suspend it on purpose) while one of its promises was pending; ' +
+      'Firefox reports it when it settles in the unloaded page. Work cut off this way is redone at the next start.',
   },
   {
     match: (e) => e.kind === 'script' && /^Promise rejected after context unloaded: Actor 'Conduits' destroyed before query 'RuntimeMessage' was resolved\s*$/.test(e.message) && /\/assets\/[\w-]+\.js:/.test(e.source),
