@@ -29,8 +29,9 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
-          // After the unit and Chromium projects, never beside them: two browsers at once on two cores
-          // make both flaky.
+          // A group of its own: vitest runs groups one after another (unit, then this, then the Chromium
+          // project, which fileParallelism: false puts in a last group of its own), so two browsers never
+          // run at once on two cores (that makes both flaky).
           sequence: { groupOrder: 1 },
         },
       },

@@ -28,20 +28,31 @@ const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
 
 /** Attempts per message: the worker can be stopped while it handles one (Chrome does when idle). */
 const SEND_ATTEMPTS = 10;
+/**
+ * Answers worth sending again: the worker failed for a passing reason (a stop aborts its open
+ * transactions while it can still answer) or gave no answer. A refusal (forbidden, bad request, too
+ * large, storage full) would only be repeated.
+ */
+const TRANSIENT = new Set(['internal', 'unavailable']);
 
 async function send<K extends MessageType>(type: K, payload: Request<K>): Promise<Response<K>> {
   for (let attempt = 1; ; attempt++) {
     let reply: Reply<K> | undefined;
+    let failure: unknown = null;
     try {
       reply = (await browser.runtime.sendMessage({ type, payload })) as Reply<K> | undefined;
+      if (!reply) failure = new Error('no answer from Reread');
+      else if (!reply.ok && TRANSIENT.has(reply.error.code)) failure = new Error(`${reply.error.code}: ${reply.error.message}`);
     } catch (e) {
       // "message port closed" / "receiving end does not exist": the worker died mid-answer or is
       // restarting. Writes are idempotent (same content = a revisit), so sending again is safe.
-      if (attempt >= SEND_ATTEMPTS) throw e;
+      failure = e;
+    }
+    if (failure !== null || !reply) {
+      if (attempt >= SEND_ATTEMPTS) throw failure;
       await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** (attempt - 1))));
       continue;
     }
-    if (!reply) throw new Error('no answer from Reread');
     if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
     return reply.data;
   }
@@ -238,7 +249,14 @@ async function capture(urgent = false): Promise<void> {
         return;
       }
       sending = message;
-      await send('page/capture', message);
+      try {
+        await send('page/capture', message);
+      } catch (e) {
+        // Not delivered: the page is not counted as captured, so leaving it hands the capture over.
+        captured = false;
+        lastHash = null;
+        throw e;
+      }
       settled();
     } catch (e) {
       // The extension may have been reloaded under us; the page must never notice.
