@@ -62,6 +62,20 @@ describe('reliability', () => {
       last = await ext.evalSw<{ pages: number; pendingEmbeddings: number }>('engine.stats()');
       return last.pendingEmbeddings === 0;
     }, 'the embedding backlog drained', 120_000, 1000);
+    // Captures handed over as their pages were left are filed by the background as it drains the outbox,
+    // which on a loaded machine can end after the embedding backlog: wait for it (entries whose page
+    // never got its hello recorded stay until refused; they are reported below as lost).
+    await until(
+      async () => ext.evalSw<boolean>(`(async () => {
+        const pending = Object.entries({ ...(await chrome.storage.local.get(null)), ...(await chrome.storage.session.get(null)) }).filter(([k]) => k.startsWith('outbox:'));
+        for (const [, v] of pending) if ((await globalThis.rereadDebug.hellosFor(v.url)) > 0) return false;
+        return true;
+      })()`),
+      'the outbox drained',
+      120_000,
+      1000,
+    ).catch(() => undefined);
+    await until(async () => (await ext.evalSw<{ pendingEmbeddings: number }>('engine.stats()')).pendingEmbeddings === 0, 'the embedding backlog drained again', 120_000, 1000);
     const missing = await ext.evalSw<number[]>(`engine.pages.all().then((m) => Array.from({ length: ${PAGES} }, (_, i) => i).filter((i) => !m.has(${JSON.stringify(server.url('/r/'))} + i + '.html')))`);
     // On failure, say where each lost page got to: its hello recorded? its capture still in the outbox?
     const whereabouts = missing.length

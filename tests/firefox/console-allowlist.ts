@@ -46,11 +46,15 @@ export const ALLOWED_CONSOLE_MESSAGES: AllowedMessage[] = [
       'Firefox reports it when it settles in the unloaded page. Work cut off this way is redone at the next start.',
   },
   {
-    match: (e) => e.kind === 'script' && /^Promise rejected after context unloaded: Actor 'Conduits' destroyed before query 'RuntimeMessage' was resolved\s*$/.test(e.message) && /\/assets\/[\w-]+\.js:/.test(e.source),
+    match: (e) =>
+      e.kind === 'script' &&
+      /^Promise rejected after context unloaded: Actor 'Conduits' destroyed before query 'RuntimeMessage' was resolved\s*$/.test(e.message) &&
+      /\/(assets\/[\w-]+|content|early)\.js:/.test(e.source),
     why:
-      'An extension page (options, popup, results) closed while one of its requests to the background was still ' +
-      'unanswered (the options page refreshes its counters; the tests close pages at once). Firefox rejects the ' +
-      'request after the page is gone and reports it; there is no page left to handle it.',
+      'A page closed while one of its requests to the background was still unanswered: an extension page (the ' +
+      'options page refreshes its counters; the tests close pages at once), or a web page left while its content ' +
+      "script's capture was being sent (handed to the outbox as the page went). Firefox rejects the request after " +
+      'the page is gone and reports it; there is no page left to handle it.',
   },
   {
     match: (e) => e.kind === 'script' && e.level === 'warn' && /^Script terminated by timeout at:/.test(e.message) && /\/content\.js:/.test(e.source),
