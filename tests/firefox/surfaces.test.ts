@@ -132,7 +132,7 @@ describe('popup', () => {
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('ArrowDown');
     expect((await selected())[2]).toBe('true');
-    expect(await page.$eval(box, (el) => el.getAttribute('aria-activedescendant'))).toBe('result-2');
+    expect(await page.$eval(box, (el) => el.getAttribute('aria-activedescendant'))).toBe('option-2');
     await page.keyboard.press('ArrowUp');
     expect(await selected()).toEqual(expect.arrayContaining(['true']));
     expect((await selected())[1]).toBe('true');
@@ -249,6 +249,9 @@ describe('options', () => {
     await page.locator('[data-testid="exclude-input"]').fill('localhost');
     await page.locator('[data-testid="exclude-add"]').click();
     await poll(() => page.$eval('[data-testid="excluded-list"]', (el) => el.textContent ?? ''), (t) => t.includes('localhost'), 'localhost in the exclusion list');
+    // Excluding stops future captures at once and asks, with the count, about what is stored.
+    await poll(() => page.$eval('[data-testid="confirm-count"]', (el) => el.textContent ?? '').catch(() => ''), (t) => /^Forget 1 page from localhost, visited [^–]+\?$/.test(t), 'the forget question');
+    await page.locator('[data-testid="confirm-ok"]').click();
     expect(await searchPage(ext, { q: 'zephyrine', site: 'localhost' })).toEqual([]);
     const before = (await readStats(ext)).pages;
     await visit(ext, [server.url('/git-undo.html').replace('127.0.0.1', 'localhost')]);
@@ -271,12 +274,17 @@ describe('options', () => {
     await new Promise((r) => setTimeout(r, 500));
     expect(await ext.bg<boolean>(`browser.storage.local.get('outbox:waiting1').then((g) => !!g['outbox:waiting1'])`)).toBe(true);
     expect(await ext.bg<number>(`debug.hellosFor(${JSON.stringify(other.url('/late.html'))})`)).toBe(1);
+    // A short undo window, so the purge that follows it is seen here.
+    await ext.bg('(engine.forget.undoMs = 1500, true)');
     const page = await ext.openExtensionPage('options.html');
     await page.waitForSelector('[data-testid="delete-site-select"] option[value="127.0.0.2"]');
     await page.select('[data-testid="delete-site-select"]', '127.0.0.2');
     await page.locator('[data-testid="delete-site"]').click();
-    await poll(() => page.$eval('[data-testid="options-message"]', (el) => el.textContent ?? ''), (t) => t.includes('Forgot 1 pages from 127.0.0.2'), 'the forget message');
+    await poll(() => page.$eval('[data-testid="confirm-count"]', (el) => el.textContent ?? '').catch(() => ''), (t) => /^Forget 1 page from 127\.0\.0\.2, visited /.test(t), 'the forget question');
+    await page.locator('[data-testid="confirm-ok"]').click();
+    await poll(() => page.$eval('[data-testid="options-message"]', (el) => el.textContent ?? ''), (t) => t.includes('1 page forgotten'), 'the forget message');
     expect(await searchPage(ext, { q: 'grumblewick' })).toEqual([]);
+    await until(async () => (await ext.bg<unknown[]>('engine.forget.pending(0)')).length === 0, 'the forget purged after its window');
     const dump = await ext.bg<string>(`(async () => {
       const db = await engine.db();
       const out = [];
