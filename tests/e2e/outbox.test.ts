@@ -40,9 +40,11 @@ describe('capture outbox', () => {
     const totals = await ext.evalSw<{ filed: number; refused: number }>('globalThis.rereadDebug.outboxTotals');
     expect(totals.filed).toBeGreaterThanOrEqual(1);
     expect(await ext.evalSw<number>(`chrome.storage.session.get(null).then((all) => Object.keys(all).filter((k) => k.startsWith('outbox:')).length)`)).toBe(0);
-    // The capture came through the outbox (the extraction done in one go as the page went away).
+    // Filed once. Its extraction is the one done in one go as the page went away ('body'), or, on a
+    // machine slow enough that the regular capture began before the page was left, that capture,
+    // handed to the outbox while it waited for the stopped background ('body', 'merged' or 'readability').
     const log = await ext.evalSw<{ url: string; extraction?: { method: string } }[]>('engine.captureLog');
-    expect(log.filter((l) => l.url === url).map((l) => l.extraction?.method)).toEqual(['body']);
+    expect(log.filter((l) => l.url === url).map((l) => l.extraction?.method)).toEqual([expect.stringMatching(/^(body|merged|readability)$/)]);
     await tab.close();
   });
 

@@ -50,9 +50,11 @@ describe('capture outbox (Firefox: storage.local)', () => {
     expect(await ext.bg<string[]>('globalThis.__handedOver')).toEqual(['local']);
     expect((await ext.bg<{ filed: number }>('debug.outboxTotals')).filed).toBeGreaterThanOrEqual(1);
     expect(await pendingKeys()).toEqual([]);
-    // The capture came through the outbox (the extraction done in one go as the page went away).
+    // Filed once. Its extraction is the one done in one go as the page went away ('body'), or, on a
+    // machine slow enough that the regular capture began before the page was left, that capture,
+    // handed to the outbox while it waited for the stopped background ('body', 'merged' or 'readability').
     const log = await ext.bg<{ url: string; extraction?: { method: string } }[]>('engine.captureLog');
-    expect(log.filter((l) => l.url === url).map((l) => l.extraction?.method)).toEqual(['body']);
+    expect(log.filter((l) => l.url === url).map((l) => l.extraction?.method)).toEqual([expect.stringMatching(/^(body|merged|readability)$/)]);
     await tab.close();
   });
 
