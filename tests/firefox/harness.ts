@@ -280,8 +280,3 @@ export async function downloadedFile(ext: FirefoxExtension, suffix: string): Pro
   const name = await until(async () => readdirSync(ext.downloads).find((f) => f.endsWith(suffix) && !f.endsWith('.part') && !readdirSync(ext.downloads).includes(f + '.part')), `a downloaded *${suffix}`);
   return join(ext.downloads, name);
 }
-
-/** Fails unless the console holds nothing from Reread beyond the allowed messages. */
-export async function consoleProblemsReport(ext: FirefoxExtension): Promise<string[]> {
-  return ext.consoleProblems();
-}
