@@ -113,11 +113,7 @@ export class Engine {
     return res;
   }
 
-  /** When the last search began (background jobs hold their writes back while someone searches). */
-  lastSearchAt = 0;
-
   async search(req: SearchRequest): Promise<SearchResponse> {
-    this.lastSearchAt = Date.now();
     await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
     return searchStored(this, req);
   }

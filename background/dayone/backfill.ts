@@ -20,9 +20,6 @@ import type { PageMeta } from '../pageTable.js';
 import type { PageReader } from '../reader/readerProtocol.js';
 
 export const BACKFILL_STATE_KEY = 'backfill';
-/** A search this recent holds the backfill's next write back (see searchFirst), at most SEARCH_HOLD_MAX_MS. */
-const SEARCH_QUIET_MS = 600;
-const SEARCH_HOLD_MAX_MS = 5000;
 /** How long the backfill's order of entries is reused before it is computed again. */
 const QUEUE_TTL_MS = 60_000;
 /** Entries looked at for the next picks (enough to find hosts not busy). */
@@ -43,7 +40,7 @@ export class Backfill {
   /** Hosts with a request in flight now, and the most seen at once (for tests and the benchmark). */
   readonly inFlightHosts = new Map<string, number>();
   private readonly inFlightUrls = new Set<string>();
-  readonly log = { maxInFlight: 0, maxPerHost: 0, fetched: 0, readerErrors: 0, heldMs: 0 };
+  readonly log = { maxInFlight: 0, maxPerHost: 0, fetched: 0, readerErrors: 0 };
   /** Wakes the scheduler when a request finishes. */
   private wake: (() => void) | null = null;
 
@@ -274,7 +271,6 @@ export class Backfill {
       } catch {
         return await this.skip(url, 'too-little-text');
       }
-      await this.searchFirst();
       const out = await this.engine.capture(url, payload, this.clock(), { kind: 'fetched', notAVisit: true, onlyOverTitle: true });
       if (out.outcome === 'skipped') {
         if (out.reason === 'too little text') await this.skip(url, 'too-little-text');
@@ -285,19 +281,6 @@ export class Backfill {
       const n = (this.inFlightHosts.get(host) ?? 1) - 1;
       if (n) this.inFlightHosts.set(host, n);
       else this.inFlightHosts.delete(host);
-    }
-  }
-
-  /**
-   * Searches first: a search waits for the write transaction in progress (a whole page's sections and
-   * postings), so while someone is searching (a search in the last SEARCH_QUIET_MS) the page is held
-   * back, for at most SEARCH_HOLD_MAX_MS so the backfill never stalls.
-   */
-  private async searchFirst(): Promise<void> {
-    const start = Date.now();
-    while (Date.now() - this.engine.lastSearchAt < SEARCH_QUIET_MS && Date.now() - start < SEARCH_HOLD_MAX_MS && !this.stopRequested) {
-      this.log.heldMs += 50;
-      await new Promise((r) => setTimeout(r, 50));
     }
   }
 
