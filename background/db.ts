@@ -27,6 +27,7 @@
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { ChunkAnchor } from '../src/chunker.js';
+import type { PageKind } from '../src/pageKind.js';
 import type { SectionView } from '../src/search.js';
 
 export const DB_NAME = 'reread';
@@ -40,11 +41,22 @@ export interface PageRecord {
   firstVisit: number;
   lastVisit: number;
   visitCount: number;
+  /**
+   * Recent visit times, ascending, capped (src/forget.ts addVisit); absent on pages stored before it
+   * was kept. A page is in a forget range when any visit is (firstVisit and lastVisit count too).
+   */
+  visits?: number[];
   /** Hash of the captured content: a revisit with the same hash only bumps the visit. */
   hash: string;
   /** The page's sections, in order (contiguous ids: one write assigns them). */
   chunkIds: number[];
   words: number;
+  /** How Reread got the page (src/pageKind.ts); absent for a page read in a tab. */
+  kind?: PageKind;
+  /** A title-only entry the backfill tried and left as it was, and why (src/backfillPolicy.ts SkipReason). */
+  fetchSkipped?: { at: number; reason: string };
+  /** A PDF: its page count, and how many of them were read (fewer past the page cap). */
+  pdf?: { pages: number; read: number };
   /**
    * Each section's length in index terms, in `chunkIds` order (BM25's document length; the norms).
    * Absent only on pages of a schema-2 database the migration has not reached yet.

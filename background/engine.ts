@@ -9,7 +9,7 @@ import type { DenseCalibration } from '../src/hybrid.js';
 import type { CapturePayload, CaptureResponse, SearchRequest, SearchResponse, SiteCount, Stats } from '../src/protocol.js';
 import type { LaneHit } from '../src/rrf.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
-import { captureAllowed, capturePage } from './capture.js';
+import { captureAllowed, capturePage, type CaptureSource } from './capture.js';
 import { getDb, type DB } from './db.js';
 import { Delta } from './delta.js';
 import { Forget } from './forget.js';
@@ -150,14 +150,15 @@ export class Engine {
     return captureAllowed(this, url);
   }
 
-  async capture(url: string, payload: CapturePayload, now = Date.now()): Promise<CaptureResponse> {
-    const res = await capturePage(this, url, payload, now);
+  async capture(url: string, payload: CapturePayload, now = Date.now(), source?: CaptureSource): Promise<CaptureResponse> {
+    const res = await capturePage(this, url, payload, now, source);
     this.captureLog.push({ url, at: now, outcome: res.outcome, chunks: res.chunks, words: payload.blocks.reduce((n, b) => n + countWords(b.text), 0), extraction: payload.extraction });
     if (this.captureLog.length > 2000) this.captureLog.splice(0, this.captureLog.length - 2000);
     return res;
   }
 
-  search(req: SearchRequest): Promise<SearchResponse> {
+  async search(req: SearchRequest): Promise<SearchResponse> {
+    await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
     return searchStored(this, req);
   }
 
@@ -178,9 +179,12 @@ export class Engine {
   }
 
   async stats(): Promise<Stats> {
+    await this.forget.ready();
     const db = await this.db();
-    const [pages, stats] = await Promise.all([db.count('pages'), this.lexical.corpusStats()]);
-    const chunks = stats.N;
+    const [stored, corpus, hidden] = await Promise.all([db.count('pages'), this.lexical.corpusStats(), this.pages.hiddenPages()]);
+    // As the user sees them: pages marked forgotten (undo window open) are not counted.
+    const pages = stored - hidden.length;
+    const chunks = corpus.N - hidden.reduce((n, p) => n + p.chunkIds.length, 0);
     const sites = new Set([...(await this.pages.all()).values()].map((p) => p.site)).size;
     const st = this.dense?.status();
     const out: Stats = { pages, chunks, pendingEmbeddings: (await this.dense?.pending()) ?? 0, sites, activeModel: st?.model ?? null };
@@ -190,6 +194,7 @@ export class Engine {
   }
 
   async siteCounts(): Promise<SiteCount[]> {
+    await this.forget.ready();
     const counts = new Map<string, number>();
     for (const p of (await this.pages.all()).values()) counts.set(p.site, (counts.get(p.site) ?? 0) + 1);
     return [...counts].map(([site, pages]) => ({ site, pages })).sort((a, b) => b.pages - a.pages || a.site.localeCompare(b.site));

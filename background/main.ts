@@ -4,8 +4,7 @@
  */
 import browser from 'webextension-polyfill';
 import type { MessageType } from '../src/protocol.js';
-import { validateCapture, validateSearch, validateObject, optionalNumber, requiredString } from '../src/validate.js';
-import { normalizeSitePattern } from '../src/settings.js';
+import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn, optionalNumber } from '../src/validate.js';
 import { ProtocolError } from '../src/protocol.js';
 import { Engine } from './engine.js';
 import { createRouter, type Handlers, type SenderInfo, type Validators } from './router.js';
@@ -22,18 +21,30 @@ import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
-import { drainOutbox, hellosFor, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello, sitesMatcher } from './outbox.js';
+import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello, sitesMatcher } from './outbox.js';
 import { isNonce, isOutboxKey } from '../src/outbox.js';
+import { pageReader } from './reader/host.js';
+import { DayOne } from './dayone/dayOne.js';
+import { captureOpenTabs, openTabsLog } from './dayone/openTabs.js';
+import { pdfLog } from './dayone/pdfCapture.js';
+import { titleWriteLog } from './pageStore.js';
+import { DEFAULT_HISTORY_DAYS } from '../src/dayone.js';
 
 const engine = new Engine();
 const dense = new DenseService(engine, embedderHost);
 engine.dense = dense;
 // Settings are read once at start; a backlog left by a killed worker resumes right away.
-const ready = dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e));
+const ready = Promise.all([
+  dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e)),
+  // Pages marked forgotten are hidden before any message is answered (a restart inside an undo window).
+  engine.forget.ready().catch((e: unknown) => console.warn('reread: forget marks', e)),
+]);
 // Index maintenance (a schema migration, pending merges and sweeps) resumes where a stopped worker left
 // it; an extension API call between its steps keeps the worker alive while it has work.
 engine.maintenance.keepAlive = () => void browser.runtime.getPlatformInfo().catch(() => undefined);
 engine.maintenance.schedule(2_000);
+
+const dayOne = new DayOne(engine, pageReader);
 
 const empty = (p: unknown, t: MessageType) => {
   validateObject(p, t);
@@ -53,16 +64,18 @@ const validators: Validators = {
   sites: (p) => empty(p, 'sites'),
   'settings/get': (p) => empty(p, 'settings/get'),
   'settings/set': (p) => validateObject(p, 'settings/set'),
-  'delete/site': (p) => {
-    const site = normalizeSitePattern(requiredString(validateObject(p, 'delete/site').site, 'site', 300));
-    if (!site) throw new ProtocolError('bad-request', 'not a site name');
-    return { site };
+  'forget/preview': (p) => ({ scope: validateForgetScope(validateObject(p, 'forget/preview').scope) }),
+  forget: (p) => ({ scope: validateForgetScope(validateObject(p, 'forget').scope) }),
+  'forget/undo': (p) => {
+    const id = requiredString(validateObject(p, 'forget/undo').id, 'id', 40);
+    if (!/^[a-z0-9-]{1,40}$/.test(id)) throw new ProtocolError('bad-request', 'not a forget id');
+    return { id };
   },
-  'delete/range': (p) => {
-    const o = validateObject(p, 'delete/range');
-    return { after: optionalNumber(o.after, 'after'), before: optionalNumber(o.before, 'before') };
+  'forget/pending': (p) => empty(p, 'forget/pending'),
+  'retention/preview': (p) => {
+    const o = validateObject(p, 'retention/preview');
+    return { retentionDays: integerIn(o.retentionDays, 'retentionDays', 0, 36_500), maxStorageMb: integerIn(o.maxStorageMb, 'maxStorageMb', 0, 1_000_000) };
   },
-  'delete/all': (p) => empty(p, 'delete/all'),
   export: (p) => ({ vectors: validateObject(p, 'export').vectors === true }),
   import: (p) => ({ jsonl: requiredString(validateObject(p, 'import').jsonl, 'jsonl', 500_000_000) }),
   verify: (p) => ({ repair: validateObject(p, 'verify').repair === true }),
@@ -75,6 +88,24 @@ const validators: Validators = {
   'search/handover': (p) => ({ token: requiredString(validateObject(p, 'search/handover').token, 'token', 100) }),
   'model/status': (p) => empty(p, 'model/status'),
   'model/remove': (p) => ({ model: requiredString(validateObject(p, 'model/remove').model, 'model', 200) }),
+  'page/pdf': (p) => {
+    const since = validateObject(p, 'page/pdf').sinceLoadMs;
+    return typeof since === 'number' && Number.isFinite(since) ? { sinceLoadMs: since } : {};
+  },
+  'dayone/status': (p) => empty(p, 'dayone/status'),
+  'history/import': (p) => {
+    const o = validateObject(p, 'history/import');
+    return { days: optionalNumber(o.days, 'days') ?? DEFAULT_HISTORY_DAYS, ...(o.whenGranted === true ? { whenGranted: true } : {}) };
+  },
+  'history/stop': (p) => empty(p, 'history/stop'),
+  'backfill/control': (p) => {
+    const o = validateObject(p, 'backfill/control');
+    if (o.action !== undefined && !['start', 'pause', 'resume', 'cancel'].includes(o.action as string)) throw new ProtocolError('bad-request', 'unknown backfill action');
+    const dailyCap = optionalNumber(o.dailyCap, 'dailyCap');
+    return { ...(o.action ? { action: o.action as 'start' } : {}), ...(dailyCap !== undefined ? { dailyCap } : {}) };
+  },
+  'dayone/dismiss': (p) => empty(p, 'dayone/dismiss'),
+  'pdf/notes-clear': (p) => empty(p, 'pdf/notes-clear'),
 };
 
 const handlers: Handlers = {
@@ -103,24 +134,27 @@ const handlers: Handlers = {
   sites: async () => engine.siteCounts(),
   'settings/get': async () => engine.settings(),
   'settings/set': async (p) => {
+    const wasPaused = (await engine.settings()).paused;
     const next = await engine.updateSettings(p);
+    if (wasPaused && !next.paused) void dayOne.captureResumed().catch((e: unknown) => console.warn('reread: resume', e));
     // A newly excluded site leaves nothing behind, pending captures and hellos included.
     if (p.excludedSites?.length) await purgeOutbox(sitesMatcher(next.excludedSites));
     if ('retentionDays' in p || 'maxStorageMb' in p) void runRetention(engine);
     return next;
   },
-  'delete/site': async (p) => {
-    await purgeOutbox(sitesMatcher([p.site]));
-    return { pages: await engine.deleteSite(p.site) };
+  'forget/preview': async (p) => engine.forget.preview(p.scope),
+  forget: async (p) => {
+    // Captures still waiting in the outbox from the forgotten pages go at once (a visit already made
+    // is part of what was asked to forget; undo does not bring an unfiled capture back).
+    const { scope } = p;
+    await purgeOutbox(scope.kind === 'all' ? () => true : scope.kind === 'site' ? sitesMatcher([scope.site]) : (e) => e.at >= scope.from && e.at < scope.to);
+    // A history import or backfill under way brings none of it back.
+    await dayOne.forgot(scope);
+    return engine.forget.mark(scope);
   },
-  'delete/range': async (p) => {
-    await purgeOutbox((e) => e.at >= (p.after ?? -Infinity) && e.at < (p.before ?? Infinity));
-    return { pages: await engine.deleteRange(p.after, p.before) };
-  },
-  'delete/all': async () => {
-    await purgeOutbox(() => true);
-    return { pages: await engine.deleteAll() };
-  },
+  'forget/undo': async (p) => ({ pages: await engine.forget.undo(p.id) }),
+  'forget/pending': async () => engine.forget.pending(),
+  'retention/preview': async (p) => engine.forget.previewRetention(p.retentionDays, p.maxStorageMb),
   export: async (p) => exportJsonl(engine, p.vectors === true),
   import: async (p) => importJsonl(engine, p.jsonl),
   verify: async (p) => verifyIndex(engine, p.repair === true),
@@ -128,6 +162,14 @@ const handlers: Handlers = {
   'search/handover': async (p) => takeHandover(p.token),
   'model/status': async () => dense.modelStatus(),
   'model/remove': async (p) => dense.removeModel(p.model),
+  // The PDF's URL is the sending frame's, from the browser (never from the payload).
+  'page/pdf': async (p, ctx) => ({ outcome: await dayOne.onPdfTab({ id: ctx.sender.tab!.id, incognito: ctx.sender.tab!.incognito, url: ctx.sender.url }, p.sinceLoadMs ?? -1) }),
+  'dayone/status': async () => dayOne.status(),
+  'history/import': async (p) => dayOne.importHistory(p.days, p.whenGranted === true),
+  'history/stop': async () => dayOne.stopHistory(),
+  'backfill/control': async (p) => dayOne.controlBackfill(p.action, p.dailyCap),
+  'dayone/dismiss': async () => dayOne.dismiss(),
+  'pdf/notes-clear': async () => dayOne.clearPdfNotes(),
 };
 
 const route = createRouter({
@@ -138,18 +180,20 @@ const route = createRouter({
 });
 
 browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.Runtime.MessageSender) => {
-  await ready;
+  // A page's hello needs only the settings and the hello database: it does not wait for the dense lane
+  // to start, so a page left soon after a cold start still gets its ticket (src/outbox.ts).
+  if ((message as { type?: unknown } | null)?.type !== 'page/hello') await ready;
   const info: SenderInfo = { id: sender.id, url: sender.url, frameId: sender.frameId };
   if (sender.tab) info.tab = { id: sender.tab.id, incognito: sender.tab.incognito, url: sender.tab.url };
   return route(message, info);
 });
 
-// Captures handed over through session storage by pages closed while the worker was stopped: drained
-// at start and whenever one is added (a storage change wakes the worker).
+// Captures handed over through session (Chrome) or local (Firefox) storage by pages closed while the
+// worker was stopped: drained at start and whenever one is added (a storage change wakes the worker).
 openOutboxToContentScripts();
 const drain = () => void ready.then(() => drainOutbox(engine)).catch((e: unknown) => console.warn('reread: outbox', e));
 browser.storage.onChanged.addListener((changes, area) => {
-  if (area === 'session' && Object.entries(changes).some(([k, c]) => isOutboxKey(k) && c.newValue !== undefined)) drain();
+  if (isOutboxArea(area) && Object.entries(changes).some(([k, c]) => isOutboxKey(k) && c.newValue !== undefined)) drain();
 });
 drain();
 void pruneHellos().catch(() => undefined);
@@ -159,6 +203,9 @@ void ready.then(() => ensureIndexVersion(engine)).catch((e: unknown) => console.
 registerOmnibox(engine);
 registerContextMenu(engine);
 registerMaintenance(engine);
+dayOne.register();
+// A history import or backfill that was running when the worker stopped (or the browser closed) goes on.
+void ready.then(() => dayOne.resumeJobs());
 
 // Mirror the capture gate (pause, exclusions) for content scripts, at start and on every change.
 engine.onGateChange = (gate) => browser.storage.local.set({ [CAPTURE_GATE_KEY]: gate }).catch(() => undefined);
@@ -179,4 +226,4 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     const page = await db.get('pages', url);
     if (!page) return [];
     return (await pageSections(db, [page])).get(url) ?? [];
-  }, registerHello, hellosFor, drainOutbox, outboxTotals };
+  }, registerHello, hellosFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog };

@@ -10,6 +10,8 @@ import type { Engine } from './engine.js';
 
 const RETENTION_ALARM = 'reread-retention';
 const INDEX_ALARM = 'reread-index';
+/** Wakes a stopped worker when a forget's undo window closes, to purge its pages. */
+const PURGE_ALARM = 'reread-forget-purge';
 
 const estimate = async (): Promise<{ usage?: number; quota?: number } | undefined> => navigator.storage?.estimate?.().catch(() => undefined);
 const usage = async (): Promise<number | undefined> => (await estimate())?.usage;
@@ -17,6 +19,14 @@ const usage = async (): Promise<number | undefined> => (await estimate())?.usage
 export function runRetention(engine: Engine): Promise<number> {
   return engine.enforceRetention(Date.now(), usage).catch((e: unknown) => {
     console.warn('reread: retention', e);
+    return 0;
+  });
+}
+
+/** Purges forgets whose undo window has closed (every maintenance pass, worker start and purge alarm). */
+export function purgeForgotten(engine: Engine): Promise<number> {
+  return engine.forget.purgeDue().catch((e: unknown) => {
+    console.warn('reread: purge', e);
     return 0;
   });
 }
@@ -44,9 +54,12 @@ export function registerMaintenance(engine: Engine): void {
   // Captures keep headroom below the storage limit (Engine.keepHeadroomLocked).
   engine.storageEstimate = estimate;
   browser.alarms?.onAlarm.addListener((alarm) => {
-    if (alarm.name === RETENTION_ALARM) void runRetention(engine);
+    if (alarm.name === RETENTION_ALARM) void purgeForgotten(engine).then(() => runRetention(engine));
+    if (alarm.name === PURGE_ALARM) void purgeForgotten(engine);
     if (alarm.name === INDEX_ALARM) engine.maintenance.schedule(0);
   });
+  engine.forget.onPurgeDue = (when) => void browser.alarms?.create(PURGE_ALARM, { when: when + 1000 }).catch(() => undefined);
+  void purgeForgotten(engine);
   void browser.alarms?.get(RETENTION_ALARM).then((a) => {
     if (!a) void browser.alarms.create(RETENTION_ALARM, { periodInMinutes: 12 * 60, delayInMinutes: 1 });
   });

@@ -17,10 +17,12 @@ import { termFrequencies, type TokenizerOptions } from '../src/tokenizer.js';
 import { indexedTerms } from '../src/indexing.js';
 import { encodeSegment, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
+import type { PageKind } from '../src/pageKind.js';
+import { addVisit } from '../src/forget.js';
 import { EMPTY_STATS, type DB, type PageRecord, type RereadDB, type StatsRecord, type StoreName } from './db.js';
 import type { DeadRange, DeltaList, PendingSegment } from './delta.js';
 import { legacyActive, legacyLens, removeLegacyPage } from './legacy.js';
-import { forgetAllSections, forgetPage, packSections } from './sections.js';
+import { forgetAllSections, forgetPage, packSections, sectionsJson } from './sections.js';
 
 export interface PageInput {
   url: string;
@@ -34,6 +36,11 @@ export interface PageInput {
   now: number;
   /** Model to queue the new chunks for; null when the dense lane is off. */
   embedModel: string | null;
+  /** How the page was got (src/pageKind.ts); absent: read in a tab. Replaces the stored page's kind. */
+  kind?: PageKind;
+  /** Not a visit (the backfill reading an imported entry): the stored visit dates and count stay. */
+  notAVisit?: boolean;
+  pdf?: PageRecord['pdf'];
 }
 
 export interface WriteResult {
@@ -203,28 +210,33 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
         const cur = current[i];
         const prep = prepared.get(input.url);
         if (!prep) {
-          const page = { ...cur!, lastVisit: Math.max(cur!.lastVisit, input.now), visitCount: cur!.visitCount + 1 };
+          const page = withKind(input.notAVisit ? { ...cur! } : { ...cur!, lastVisit: Math.max(cur!.lastVisit, input.now), visitCount: cur!.visitCount + 1, visits: addVisit(cur!.visits, input.now) }, input);
           puts.push(tx.objectStore('pages').put(page));
           pages.push({ outcome: 'revisit', page, removedChunkIds: [], addedChunkIds: [] });
           continue;
         }
         if (cur) await retire(tx, db, cur, stats, dead, puts);
         const ids = prep.docs.map(() => stats.nextChunkId++);
-        const page: PageRecord = {
-          // Fields other features keep on a page (visit lists, marks) carry over a rewrite.
-          ...cur,
-          url: input.url,
-          site: input.site,
-          title: input.title,
-          lang: input.lang,
-          firstVisit: cur ? Math.min(cur.firstVisit, input.now) : input.now,
-          lastVisit: cur ? Math.max(cur.lastVisit, input.now) : input.now,
-          visitCount: (cur?.visitCount ?? 0) + 1,
-          hash: input.hash,
-          chunkIds: ids,
-          words: input.words,
-          lens: prep.lens,
-        };
+        const keep = input.notAVisit && cur;
+        const page: PageRecord = withKind(
+          {
+            // Fields other features keep on a page carry over a rewrite.
+            ...cur,
+            url: input.url,
+            site: input.site,
+            title: input.title,
+            lang: input.lang,
+            firstVisit: keep ? cur.firstVisit : cur ? Math.min(cur.firstVisit, input.now) : input.now,
+            lastVisit: keep ? cur.lastVisit : cur ? Math.max(cur.lastVisit, input.now) : input.now,
+            visitCount: keep ? cur.visitCount : (cur?.visitCount ?? 0) + 1,
+            ...(keep ? (cur.visits ? { visits: cur.visits } : {}) : { visits: addVisit(cur?.visits, input.now) }),
+            hash: input.hash,
+            chunkIds: ids,
+            words: input.words,
+            lens: prep.lens,
+          },
+          input,
+        );
         puts.push(tx.objectStore('pages').put(page));
         if (ids.length) puts.push(tx.objectStore('sections').put({ url: input.url, z: prep.z }));
         if (input.embedModel) for (const id of ids) puts.push(tx.objectStore('embedQueue').put({ id, model: input.embedModel }));
@@ -252,6 +264,134 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
     for (const p of result.pages) if (p.outcome !== 'revisit') forgetPage(db, p.page.url);
     return result;
   });
+}
+
+/** The page record carries the input's kind (and PDF facts); a page read in a tab carries none. */
+function withKind(page: PageRecord, input: PageInput): PageRecord {
+  const { kind: _k, fetchSkipped: _f, pdf: _p, ...rest } = page;
+  return { ...rest, ...(input.kind ? { kind: input.kind } : {}), ...(input.pdf ? { pdf: input.pdf } : {}) };
+}
+
+/** Where the history import's batches spend their time (for the benchmark). */
+export const titleWriteLog = { batches: 0, entries: 0, newTerms: 0, prepareMs: 0, txMs: 0 };
+
+/**
+ * Bytes as deflate-raw "stored" blocks (no compression): a valid stream any inflater reads, made
+ * synchronously (RFC 1951 3.2.4: a header bit for the last block, type 00, then LEN and its complement).
+ */
+export function storedDeflate(bytes: Uint8Array): Uint8Array {
+  const blocks = Math.max(1, Math.ceil(bytes.length / 65_535));
+  const out = new Uint8Array(bytes.length + blocks * 5);
+  let o = 0;
+  for (let b = 0; b < blocks; b++) {
+    const part = bytes.subarray(b * 65_535, Math.min(bytes.length, (b + 1) * 65_535));
+    out[o++] = b === blocks - 1 ? 1 : 0;
+    out[o++] = part.length & 255;
+    out[o++] = part.length >> 8;
+    out[o++] = ~part.length & 255;
+    out[o++] = (~part.length >> 8) & 255;
+    out.set(part, o);
+    o += part.length;
+  }
+  return out;
+}
+
+/** A title-only entry (src/historyEntries.ts): one section of URL words, the title folded in as for every section. */
+export interface TitlePageInput {
+  url: string;
+  site: string;
+  title: string;
+  text: string;
+  lastVisit: number;
+  visitCount: number;
+  hash: string;
+}
+
+/**
+ * Stores many title-only entries in one transaction and one segment (the history import: 50,000 entries
+ * one transaction each would take minutes). Only URLs with no stored page are written; a page read in a
+ * tab or an entry imported before is never touched, so running a batch twice stores nothing twice.
+ * Returns the batch for the engine's readers (Engine.applyWrite).
+ */
+export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[], tok: TokenizerOptions, embedModel: string | null): Promise<BatchResult> {
+  const t0 = performance.now();
+  const unique = [...new Map(inputs.map((i) => [i.url, i])).values()];
+  const present = await (async () => {
+    const tx = db.transaction('pages');
+    const keys = await Promise.all(unique.map((i) => tx.store.getKey(i.url)));
+    await tx.done;
+    return new Set(keys.filter((k): k is string => k !== undefined));
+  })();
+  const fresh = unique.filter((i) => !present.has(i.url));
+  const empty: BatchResult = { pages: [], segment: null, dead: [] };
+  if (!fresh.length) return empty;
+  // Before the transaction: tokenizing and compressing cannot be awaited inside it.
+  const chunks = fresh.map((i): Chunk => ({ ord: 0, headingPath: [], section: '', anchor: {}, text: i.text, words: i.text.split(/\s+/).filter(Boolean).length }));
+  const docs = fresh.map((i, k) => indexedTerms(i.title, chunks[k]!, tok));
+  // A few hundred bytes of URL words gain nothing from compression, and a CompressionStream per entry
+  // was most of a batch's time: stored deflate blocks (the same format, read by unpackSections as usual).
+  const packed = fresh.map((_i, k) => storedDeflate(new TextEncoder().encode(sectionsJson([chunks[k]!]))));
+  titleWriteLog.prepareMs += performance.now() - t0;
+  const tx = db.transaction(writeStores(db), 'readwrite');
+  const t1 = performance.now();
+  const puts: Promise<unknown>[] = [];
+  const result = await allOrNothing(
+    tx,
+    async () => {
+      // Stored between the check and now (the caller holds the write lock, so only by another context): skip those.
+      const again = await Promise.all(fresh.map((i) => tx.objectStore('pages').getKey(i.url)));
+      const stats = await readStats(tx);
+      const base = stats.nextChunkId;
+      const pages: WriteResult[] = [];
+      const records: { id: number; terms: string[] }[] = [];
+      fresh.forEach((i, k) => {
+        if (again[k] !== undefined) return;
+        const id = stats.nextChunkId++;
+        records.push({ id, terms: docs[k]! });
+        puts.push(tx.objectStore('sections').put({ url: i.url, z: packed[k]! }));
+        if (embedModel) puts.push(tx.objectStore('embedQueue').put({ id, model: embedModel }));
+        const page: PageRecord = { url: i.url, site: i.site, title: i.title, lang: '', firstVisit: i.lastVisit, lastVisit: i.lastVisit, visitCount: i.visitCount, hash: i.hash, chunkIds: [id], words: chunks[k]!.words, lens: [docs[k]!.length], kind: 'title' };
+        pages.push({ outcome: 'new', page, removedChunkIds: [], addedChunkIds: [id] });
+        puts.push(tx.objectStore('pages').put(page));
+        stats.N += 1;
+        stats.totalLength += docs[k]!.length;
+      });
+      let segment: PendingSegment | null = null;
+      if (records.length) {
+        const byTerm = groupPostings(records);
+        const seq = stats.nextSeq!++;
+        const encoded = encodeSegment(byTerm, base);
+        puts.push(tx.objectStore('segments').put({ first: base, end: stats.nextChunkId, t: encoded.t, d: encoded.d }, seq));
+        const terms = new Map<string, DeltaList>();
+        let entries = 0;
+        for (const [t, list] of byTerm) {
+          terms.set(t, { ids: list.map((e) => e.id), tfs: list.map((e) => e.tf) });
+          entries += list.length;
+        }
+        segment = { seq, first: base, end: stats.nextChunkId, terms, entries };
+        titleWriteLog.newTerms += byTerm.size;
+      }
+      puts.push(tx.objectStore('meta').put(stats, 'stats'));
+      await Promise.all(puts);
+      await tx.done;
+      return { pages, segment, dead: [] };
+    },
+    puts,
+  );
+  titleWriteLog.txMs += performance.now() - t1;
+  titleWriteLog.batches++;
+  titleWriteLog.entries += result.pages.length;
+  return result;
+}
+
+/** Notes on a title-only entry that the backfill tried and left title-only (so it is not fetched again). */
+export async function markFetchSkipped(db: DB, url: string, reason: string, at: number): Promise<PageRecord | undefined> {
+  const tx = db.transaction('pages', 'readwrite');
+  const page = await tx.store.get(url);
+  const next = page && page.kind === 'title' ? { ...page, fetchSkipped: { at, reason } } : undefined;
+  if (next) await tx.store.put(next);
+  await tx.done;
+  return next;
 }
 
 export interface DeleteResult {
@@ -287,7 +427,7 @@ export async function deletePages(db: DB, urlList: readonly string[]): Promise<D
 export async function recordVisit(db: DB, url: string, now: number): Promise<PageRecord | undefined> {
   const tx = db.transaction('pages', 'readwrite');
   const page = await tx.store.get(url);
-  if (page) await tx.store.put({ ...page, lastVisit: Math.max(page.lastVisit, now), visitCount: page.visitCount + 1 });
+  if (page) await tx.store.put({ ...page, lastVisit: Math.max(page.lastVisit, now), visitCount: page.visitCount + 1, visits: addVisit(page.visits, now) });
   await tx.done;
   return page;
 }

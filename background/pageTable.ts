@@ -10,7 +10,7 @@ import { siteMatches } from '../src/url.js';
 import { IdTable } from '../src/idTable.js';
 import type { DB, PageRecord } from './db.js';
 
-export type PageMeta = Pick<PageRecord, 'url' | 'site' | 'title' | 'lastVisit' | 'firstVisit' | 'visitCount' | 'chunkIds'>;
+export type PageMeta = Pick<PageRecord, 'url' | 'site' | 'title' | 'lastVisit' | 'firstVisit' | 'visitCount' | 'chunkIds' | 'visits' | 'kind' | 'fetchSkipped'>;
 
 interface Loaded {
   pages: Map<string, PageMeta>;
@@ -25,6 +25,11 @@ interface Loaded {
 export class PageTable {
   private loaded: Loaded | null = null;
   private loading: Promise<Loaded> | null = null;
+  /**
+   * Pages marked forgotten whose undo window is open (background/forget.ts): absent from every read
+   * here, so no search, filter, count or site list shows them, while their records stay until purged.
+   */
+  private hidden = new Set<string>();
 
   constructor(private readonly db: () => Promise<DB>) {}
 
@@ -47,11 +52,15 @@ export class PageTable {
   }
 
   async all(): Promise<Map<string, PageMeta>> {
-    return (await this.load()).pages;
+    const all = (await this.load()).pages;
+    if (!this.hidden.size) return all;
+    const visible = new Map(all);
+    for (const url of this.hidden) visible.delete(url);
+    return visible;
   }
 
   async get(url: string): Promise<PageMeta | undefined> {
-    return (await this.load()).pages.get(url);
+    return this.hidden.has(url) ? undefined : (await this.load()).pages.get(url);
   }
 
   /** Section lengths by chunk id (0 for an id no page owns). Loads the table first. */
@@ -59,13 +68,31 @@ export class PageTable {
     return (await this.load()).norms;
   }
 
-  /** The page owning a chunk id; a function over the loaded table (load with `all()` first). */
+  /** The (visible) page owning a chunk id; a function over the loaded table. */
   async owners(): Promise<(id: number) => PageMeta | undefined> {
     const t = await this.load();
     return (id) => {
       const slot = t.owner.get(id);
-      return slot ? t.slots[slot - 1] : undefined;
+      const p = slot ? t.slots[slot - 1] : undefined;
+      return p && !this.hidden.has(p.url) ? p : undefined;
     };
+  }
+
+  /** Marks pages as forgotten-pending-purge (or restores them). */
+  hide(urls: Iterable<string>): void {
+    for (const u of urls) this.hidden.add(u);
+  }
+  unhide(urls: Iterable<string>): void {
+    for (const u of urls) this.hidden.delete(u);
+  }
+  /** The stored pages that are hidden. */
+  async hiddenPages(): Promise<PageMeta[]> {
+    if (!this.hidden.size) return [];
+    const all = (await this.load()).pages;
+    return [...this.hidden].map((u) => all.get(u)).filter((p): p is PageMeta => !!p);
+  }
+  isHidden(url: string): boolean {
+    return this.hidden.has(url);
   }
 
   /** Keeps the table in step after a write commits (no-op until loaded: the next load reads it). */
@@ -91,10 +118,11 @@ export class PageTable {
 
   /** Allowed chunk ids for the query's filters, or null when nothing is filtered. */
   async allowedChunks(q: ParsedQuery, excludeUrl?: string): Promise<Set<number> | null> {
-    const filtered = q.sites.length || q.excludeSites.length || q.after !== undefined || q.before !== undefined || excludeUrl;
+    const filtered = q.sites.length || q.excludeSites.length || q.after !== undefined || q.before !== undefined || excludeUrl || this.hidden.size;
     if (!filtered) return null;
     const allowed = new Set<number>();
     for (const p of (await this.load()).pages.values()) {
+      if (this.hidden.has(p.url)) continue;
       if (q.sites.length && !q.sites.some((s) => siteMatches(p.site, s))) continue;
       if (q.excludeSites.some((s) => siteMatches(p.site, s))) continue;
       if (q.after !== undefined && p.lastVisit < q.after) continue;
@@ -107,7 +135,10 @@ export class PageTable {
 }
 
 function meta(p: PageRecord): PageMeta {
-  return { url: p.url, site: p.site, title: p.title, lastVisit: p.lastVisit, firstVisit: p.firstVisit, visitCount: p.visitCount, chunkIds: p.chunkIds };
+  const m: PageMeta = { url: p.url, site: p.site, title: p.title, lastVisit: p.lastVisit, firstVisit: p.firstVisit, visitCount: p.visitCount, chunkIds: p.chunkIds, ...(p.visits ? { visits: p.visits } : {}) };
+  if (p.kind) m.kind = p.kind;
+  if (p.fetchSkipped) m.fetchSkipped = p.fetchSkipped;
+  return m;
 }
 
 function add(t: Loaded, p: PageRecord): void {

@@ -8,6 +8,7 @@
  * transaction, so a capture or deletion made while it runs is either wholly in it or wholly not.
  */
 import type { Chunk } from '../src/chunker.js';
+import { MAX_VISITS } from '../src/forget.js';
 import { countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
 import { normalizeUrl, siteOf } from '../src/url.js';
@@ -19,6 +20,7 @@ import { legacyActive, unpackTexts } from './legacy.js';
 import { unpackSections } from './sections.js';
 import { modelInfo } from '../src/models.js';
 import { storeVectors } from './vectorStore.js';
+import { isPageKind, type PageKind } from '../src/pageKind.js';
 
 export const EXPORT_FORMAT = 'reread-export';
 
@@ -95,11 +97,14 @@ export async function exportJsonl(engine: Engine, vectors: boolean): Promise<{ j
   // In write order (chunk ids grow with each write): the import then assigns ids in the same relative
   // order, so equal scores break the same way and the imported profile ranks exactly like this one.
   const firstId = (p: PageRecord) => (p.chunkIds.length ? Math.min(...p.chunkIds) : Infinity);
-  const pages = pageList.sort((a, b) => firstId(a) - firstId(b) || (a.url < b.url ? -1 : 1));
+  // Pages marked forgotten (undo window open) are not exported.
+  await engine.forget.ready();
+  const pages = pageList.filter((p) => !engine.pages.isHidden(p.url)).sort((a, b) => firstId(a) - firstId(b) || (a.url < b.url ? -1 : 1));
   const lines: string[] = [JSON.stringify({ kind: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), pages: pages.length, ...(model ? { vectors: model } : {}) })];
   for (const p of pages) {
-    const { chunkIds: _ids, hash: _hash, lens: _lens, ...page } = p;
-    lines.push(JSON.stringify({ kind: 'page', ...page }));
+    // The page's own kind (title-only, fetched, PDF) travels as `pageKind`: `kind` names the line.
+    const { chunkIds: _ids, hash: _hash, lens: _lens, kind: pageKind, ...page } = p;
+    lines.push(JSON.stringify({ kind: 'page', ...page, ...(pageKind ? { pageKind } : {}) }));
     for (const c of await sectionsOf(p)) {
       const out: ExportedChunk = { kind: 'chunk', url: p.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, text: c.text };
       const v = vectorOf.get(c.id);
@@ -120,8 +125,24 @@ function importedVector(v: unknown, model: string | null): { codes: Int8Array; s
   return codes && codes.length === dim ? { codes, scale: o.scale } : null;
 }
 
+/** Which of two pages at one URL an import keeps: what was read in a tab (or a PDF) over a page fetched later, over a title. */
+function kindRank(kind: PageKind | undefined): number {
+  return kind === 'title' ? 1 : kind === 'fetched' ? 2 : 3;
+}
+
 function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+/** An exported visit list: finite times, at most MAX_VISITS of the latest (anything else is dropped). */
+function importedVisits(v: unknown): { visits?: number[] } {
+  if (!Array.isArray(v)) return {};
+  const times = v.filter((t): t is number => typeof t === 'number' && Number.isFinite(t) && t > 0);
+  return times.length ? { visits: mergeVisits(undefined, times) } : {};
+}
+
+function mergeVisits(a: readonly number[] | undefined, b: readonly number[]): number[] {
+  return [...new Set([...(a ?? []), ...b])].sort((x, y) => x - y).slice(-MAX_VISITS);
 }
 
 export async function importJsonl(engine: Engine, jsonl: string): Promise<{ pages: number; skipped: number; vectors: number }> {
@@ -153,7 +174,13 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       continue;
     }
     if (rec.kind === 'page') {
-      pages.set(url, { page: { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: Number(rec.firstVisit) || Date.now(), lastVisit: Number(rec.lastVisit) || Date.now(), visitCount: Number(rec.visitCount) || 1 }, chunks: [], vectors: [] });
+      const page: Partial<PageRecord> = { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: Number(rec.firstVisit) || Date.now(), lastVisit: Number(rec.lastVisit) || Date.now(), visitCount: Number(rec.visitCount) || 1, ...importedVisits(rec.visits) };
+      if (isPageKind(rec.pageKind)) page.kind = rec.pageKind;
+      const fs = rec.fetchSkipped as { at?: unknown; reason?: unknown } | undefined;
+      if (page.kind === 'title' && fs && typeof fs.at === 'number' && typeof fs.reason === 'string') page.fetchSkipped = { at: fs.at, reason: fs.reason.slice(0, 40) };
+      const pdf = rec.pdf as { pages?: unknown; read?: unknown } | undefined;
+      if (page.kind === 'pdf' && pdf && Number.isInteger(pdf.pages) && Number.isInteger(pdf.read)) page.pdf = { pages: pdf.pages as number, read: pdf.read as number };
+      pages.set(url, { page, chunks: [], vectors: [] });
     } else if (rec.kind === 'chunk') {
       const p = pages.get(url);
       if (!p || typeof rec.text !== 'string' || !isStringArray(rec.headingPath)) {
@@ -183,8 +210,10 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
     const db = await engine.db();
     // The page record is fixed up under the same lock as the write: a capture of the same URL slipping
     // in between would otherwise have its chunk list overwritten with this one's (orphaning its chunks).
-    const { res, fixed } = await engine.exclusive(async () => {
+    const done = await engine.exclusive(async () => {
       const prev = await db.get('pages', url);
+      // A title-only entry never replaces a stored page, nor a page read later from its site one read in a tab.
+      if (prev && kindRank(prev.kind) > kindRank(page.kind)) return null;
       const res = await writePage(
         db,
         {
@@ -197,14 +226,18 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
           chunks,
           now: page.lastVisit!,
           embedModel: engine.dense?.queueModel() ?? null,
+          ...(page.kind ? { kind: page.kind } : {}),
+          ...(page.pdf ? { pdf: page.pdf } : {}),
         },
         TOKENIZER,
       );
       // Keep the exported visit history rather than "visited now", merged with what this profile
       // already knew of the page (an import must not make a recent visit look older).
-      const fixed = prev
-        ? { ...res.page, firstVisit: Math.min(prev.firstVisit, page.firstVisit!), lastVisit: Math.max(prev.lastVisit, page.lastVisit!), visitCount: Math.max(prev.visitCount, page.visitCount!) }
-        : { ...res.page, firstVisit: page.firstVisit!, lastVisit: page.lastVisit!, visitCount: page.visitCount! };
+      const visits = mergeVisits(prev?.visits, page.visits ?? [page.firstVisit!, page.lastVisit!]);
+      const fixed: PageRecord = prev
+        ? { ...res.page, firstVisit: Math.min(prev.firstVisit, page.firstVisit!), lastVisit: Math.max(prev.lastVisit, page.lastVisit!), visitCount: Math.max(prev.visitCount, page.visitCount!), visits }
+        : { ...res.page, firstVisit: page.firstVisit!, lastVisit: page.lastVisit!, visitCount: page.visitCount!, visits };
+      if (page.fetchSkipped) fixed.fetchSkipped = page.fetchSkipped;
       await db.put('pages', fixed);
       // Sections that came with a vector of this profile's model are not embedded again (storeVectors
       // takes only ids still queued, so a drain that got there first is never doubled).
@@ -212,6 +245,11 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       if (model && entries.length) vectorsStored += (await storeVectors(db, model, modelInfo(model)!.dim, entries, entries.map((e) => e.id))).length;
       return { res, fixed };
     });
+    if (!done) {
+      skipped++;
+      continue;
+    }
+    const { res, fixed } = done;
     engine.applyWrite({ ...res.batch, pages: [{ ...res.batch.pages[0]!, page: fixed }] });
     imported++;
   }

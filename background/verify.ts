@@ -15,6 +15,7 @@ import { appendToBlock, BLOCK_SIZE, blockFromValue, blockValue, decodeBlock, dec
 import { termFrequencies } from '../src/tokenizer.js';
 import type { VerifyReport } from '../src/protocol.js';
 import { indexedTerms, TOKENIZER } from '../src/indexing.js';
+import { isPageKind } from '../src/pageKind.js';
 import { hasLegacy, LEGACY_STORES, MIGRATION_KEY, type DB, type PageRecord, type SectionsRecord, type StatsRecord, type StoreName, type StoredSection, type TermIdsRecord } from './db.js';
 import { DeadSet } from './delta.js';
 import type { Engine } from './engine.js';
@@ -77,6 +78,13 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
     for (const id of owner.keys()) if (dead.has(id)) report(`chunk ${id} of ${owner.get(id)!.url} is live but forgotten by a tombstone`);
     for (const s of segments) maxId = Math.max(maxId, s.end - 1);
     for (const t of tombstones) maxId = Math.max(maxId, t.end - 1);
+    // Page kinds (src/pageKind.ts): a title-only entry is one section of URL words, a PDF says how many pages it read.
+    for (const p of pages) {
+      if (p.kind !== undefined && !isPageKind(p.kind)) report(`page ${p.url} has unknown kind ${String(p.kind)}`);
+      if (p.kind === 'title' && p.chunkIds.length !== 1) report(`title-only page ${p.url} has ${p.chunkIds.length} sections`);
+      if (p.fetchSkipped && p.kind !== 'title') report(`page ${p.url} is marked as left title-only but is ${p.kind ?? 'read'}`);
+      if (p.pdf && (p.kind !== 'pdf' || !(p.pdf.read >= 1 && p.pdf.read <= p.pdf.pages))) report(`page ${p.url} has malformed PDF facts`);
+    }
     if (stats && stats.nextChunkId <= maxId) report(`next chunk id ${stats.nextChunkId} not above ${maxId}`);
 
     // Sections: the record of each page (or, while migrating, its legacy chunk and text records).

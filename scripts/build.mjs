@@ -24,8 +24,25 @@ const quiet = { logLevel: process.env.VERBOSE ? 'info' : 'warn', configFile: joi
 await rm(dist, { recursive: true, force: true });
 await mkdir(dist, { recursive: true });
 
+/**
+ * The ONNX runtime bundles protobufjs's `inquire`, which reaches Node's `require` through a direct
+ * `eval("quire".replace(/^/,"re"))` (the build's `[EVAL]` warnings). In an extension page it can only
+ * fail: the CSP (`script-src 'self' 'wasm-unsafe-eval'`) refuses eval, and the try/catch around it
+ * returns null. The call is replaced by `undefined` here, which fails the same way without any eval,
+ * so the shipped code has none (checked at the end of this script).
+ */
+const noEval = {
+  name: 'reread-no-eval',
+  transform(code, id) {
+    if (!/onnxruntime-web[\\/]dist[\\/]/.test(id)) return null;
+    const out = code.replaceAll('eval("quire".replace(/^/,"re"))', 'undefined');
+    return out === code ? null : { code: out, map: null };
+  },
+};
+
 await build({
   ...quiet,
+  plugins: [noEval],
   root: join(root, 'popup'),
   base: './',
   build: {
@@ -42,19 +59,23 @@ await build({
   },
 });
 
-/** Chrome's worker gets the offscreen-document host instead of the in-process one (background/embedding/host.ts). */
+/**
+ * Chrome's worker gets the offscreen-document hosts instead of the in-process ones: the embedding model
+ * (background/embedding/host.ts) and the page reader (background/reader/host.ts, DOMParser and pdf.js).
+ */
+const CHROME_HOSTS = { './embedding/host.js': 'background/embedding/host.chrome.ts', './reader/host.js': 'background/reader/host.chrome.ts' };
 const chromeHost = {
-  name: 'reread-chrome-embedder-host',
+  name: 'reread-chrome-offscreen-hosts',
   enforce: 'pre',
   resolveId(source, importer) {
-    if (source === './embedding/host.js' && importer?.endsWith(join('background', 'main.ts'))) return join(root, 'background/embedding/host.chrome.ts');
+    if (CHROME_HOSTS[source] && importer?.startsWith(join(root, 'background') + '/') && dirname(importer) === join(root, 'background')) return join(root, CHROME_HOSTS[source]);
     return null;
   },
 };
 
 for (const [entry, format, name, outDir, plugins] of [
   ['background/main.ts', 'es', 'background', chrome, [chromeHost]],
-  ['background/main.ts', 'es', 'background', join(dist, 'firefox-background'), []],
+  ['background/main.ts', 'es', 'background', join(dist, 'firefox-background'), [noEval]],
   ['content/early.ts', 'iife', 'early', chrome, []],
   ['content/main.ts', 'iife', 'content', chrome, []],
 ]) {
@@ -76,6 +97,8 @@ await mkdir(join(chrome, 'wasm'), { recursive: true });
 for (const f of ['ort-wasm-simd.wasm', 'ort-wasm.wasm']) await cp(join(root, 'node_modules/onnxruntime-web/dist', f), join(chrome, 'wasm', f));
 await cp(join(root, 'models'), join(chrome, 'models'), { recursive: true, filter: (src) => !src.endsWith('README.md') });
 await makeIcons(join(chrome, 'icons'));
+// pdf.js's worker (the offscreen document / Firefox's background page start it from the extension itself).
+await cp(join(root, 'node_modules/pdfjs-dist/build/pdf.worker.min.mjs'), join(chrome, 'pdf.worker.min.mjs'));
 
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const src = JSON.parse(await readFile(join(root, 'manifest.json'), 'utf8'));
@@ -95,8 +118,17 @@ if (/\bimport\s*\(/.test(bg.replace(/\/\/.*$/gm, ''))) {
   console.warn('warning: background.js contains import(): MV3 service workers cannot use it');
 }
 if (/InferenceSession|ort-wasm/.test(bg)) throw new Error('dist/chrome/background.js bundles the ONNX runtime: it belongs in the offscreen document');
+if (/GlobalWorkerOptions|PDFDocumentProxy|pdfjs-dist/.test(bg)) throw new Error('dist/chrome/background.js bundles pdf.js: it belongs in the offscreen document');
 if (!/InferenceSession|ort-wasm/.test(await readFile(join(firefox, 'background.js'), 'utf8'))) throw new Error('dist/firefox/background.js lacks the embedding runtime');
 if (!existsSync(join(chrome, 'popup.html'))) throw new Error('pages missing from the build');
+// No eval in anything shipped (the README says so; the CSP would refuse it anyway).
+for (const dir of [chrome, firefox]) {
+  for (const f of await readdir(dir, { recursive: true })) {
+    if (!f.endsWith('.js')) continue;
+    const code = await readFile(join(dir, f), 'utf8');
+    if (/(^|[^\w$.])eval\s*\(/.test(code)) throw new Error(`${join(dir, f)} calls eval()`);
+  }
+}
 const old = join(root, `.dist-old-${process.pid}`);
 await mkdir(finalDist, { recursive: true });
 for (const target of ['chrome', 'firefox']) {

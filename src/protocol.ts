@@ -14,6 +14,8 @@ import type { ParsedQuery } from './query.js';
 import type { SnippetSegment } from './snippet.js';
 import type { Settings } from './settings.js';
 import type { ModelDownload } from './models.js';
+import type { PageKind } from './pageKind.js';
+import type { DayOneStatus, HistoryImportRequest, BackfillAction } from './dayone.js';
 
 export interface CapturePayload {
   /** The page's current URL (changes with pushState); honoured only on the sender's own origin. */
@@ -82,6 +84,8 @@ export interface SearchResult extends ResultSection {
   site: string;
   lastVisit: number;
   visitCount: number;
+  /** How Reread got the page (src/pageKind.ts): absent for a page read in a tab. */
+  kind?: PageKind;
   /** Up to two more sections of the same page. */
   more: ResultSection[];
 }
@@ -133,6 +137,41 @@ export interface VerifyReport {
   checked: { chunks: number; terms: number; vectors: number };
 }
 
+/**
+ * What a "forget" covers. A range is local calendar days, inclusive at both ends, given as epoch ms:
+ * `from` the start of the first day, `to` the start of the day after the last (the page computes both
+ * in its own time zone, so a DST change or a non-UTC zone moves nothing). A page is in a range when
+ * any of its visits is.
+ */
+export type ForgetScope = { kind: 'site'; site: string } | { kind: 'range'; from: number; to: number } | { kind: 'all' };
+
+/** Counted before anything is forgotten, for the confirmation's words. */
+export interface ForgetPreview {
+  pages: number;
+  sites: number;
+  /** Earliest and latest visit of the pages counted (undefined when there are none). */
+  firstVisit?: number;
+  lastVisit?: number;
+}
+
+/** A forget held as a mark: the pages vanish from every surface at once and can be restored until `undoUntil`. */
+export interface PendingForget {
+  id: string;
+  scope: ForgetScope;
+  pages: number;
+  at: number;
+  undoUntil: number;
+}
+
+export interface RetentionPreview {
+  /** Pages the new settings would forget now (not visited for `retentionDays`, then over the storage cap). */
+  pages: number;
+  byAge: number;
+  byStorage: number;
+  /** The local day before which pages count as not visited (undefined when age is not limited). */
+  cutoff?: number;
+}
+
 export interface ExportLine {
   kind: 'page' | 'chunk';
   [k: string]: unknown;
@@ -143,14 +182,30 @@ export interface Messages {
   /** Records the content script's outbox nonce with the sender's page (see src/outbox.ts). */
   'page/hello': { req: { nonce: string }; res: Record<string, never> };
   'page/capture': { req: CapturePayload; res: CaptureResponse };
+  /** The tab shows a PDF (sent by the content script in Chrome's viewer; the URL comes from the sender). */
+  'page/pdf': { req: { sinceLoadMs?: number }; res: { outcome: string } };
+  'dayone/status': { req: Record<string, never>; res: DayOneStatus };
+  /** Imports the last `days` days of history as title-only entries (0: all); needs the history permission. */
+  'history/import': { req: HistoryImportRequest; res: DayOneStatus };
+  'history/stop': { req: Record<string, never>; res: DayOneStatus };
+  /** Starts, pauses, resumes or cancels the backfill; `dailyCap` sets the pages fetched per day. */
+  'backfill/control': { req: { action?: BackfillAction; dailyCap?: number }; res: DayOneStatus };
+  'dayone/dismiss': { req: Record<string, never>; res: DayOneStatus };
+  'pdf/notes-clear': { req: Record<string, never>; res: DayOneStatus };
   search: { req: SearchRequest; res: SearchResponse };
   stats: { req: Record<string, never>; res: Stats };
   sites: { req: Record<string, never>; res: SiteCount[] };
   'settings/get': { req: Record<string, never>; res: Settings };
   'settings/set': { req: Partial<Settings>; res: Settings };
-  'delete/site': { req: { site: string }; res: { pages: number } };
-  'delete/range': { req: { after?: number; before?: number }; res: { pages: number } };
-  'delete/all': { req: Record<string, never>; res: { pages: number } };
+  /** How many pages a forget would cover; changes nothing. */
+  'forget/preview': { req: { scope: ForgetScope }; res: ForgetPreview };
+  /** Marks the pages forgotten (hidden everywhere at once), purged when the undo window closes. */
+  forget: { req: { scope: ForgetScope }; res: PendingForget };
+  /** Restores a marked forget that has not been purged yet. */
+  'forget/undo': { req: { id: string }; res: { pages: number } };
+  /** Forgets whose undo window is still open. */
+  'forget/pending': { req: Record<string, never>; res: PendingForget[] };
+  'retention/preview': { req: { retentionDays: number; maxStorageMb: number }; res: RetentionPreview };
   export: { req: { vectors?: boolean }; res: { jsonl: string; pages: number } };
   import: { req: { jsonl: string }; res: { pages: number; skipped: number; vectors?: number } };
   verify: { req: { repair?: boolean }; res: VerifyReport };
@@ -195,4 +250,4 @@ export class ProtocolError extends Error {
 }
 
 /** Message types only content scripts may send. */
-export const CONTENT_MESSAGES: ReadonlySet<MessageType> = new Set<MessageType>(['page/check', 'page/hello', 'page/capture']);
+export const CONTENT_MESSAGES: ReadonlySet<MessageType> = new Set<MessageType>(['page/check', 'page/hello', 'page/capture', 'page/pdf']);

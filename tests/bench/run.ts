@@ -2,9 +2,10 @@
  * `npm run bench [-- part ...]`: prints markdown tables and writes bench/results/<part>.json and
  * bench/results/summary.md.
  *
- * Parts: lexical, dense, browser; `all` (the default) runs all three. `scale` (never by default: it runs
- * for the better part of an hour) loads a million sections into the extension in Chromium and measures
- * the product at that size (tests/bench/scale.ts, bench/results/scale.json). Options:
+ * Parts: lexical, dense, browser, dayone (history import, backfill, PDFs); `all` (the default) runs
+ * those four. `scale` (never by default: it runs for the better part of an hour) loads a million
+ * sections into the extension in Chromium and measures the product at that size (tests/bench/scale.ts,
+ * bench/results/scale.json). Options:
  *   --quick        smaller corpora and fewer queries (a smoke run, minutes less)
  *   --no-peers     lexical without MiniSearch / Orama / FlexSearch
  *   --no-python    lexical without the Python-manual corpus
@@ -18,9 +19,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { machine, Report, RESULTS, writeJson, type Machine } from './report.js';
 
-const PARTS = ['lexical', 'dense', 'browser', 'scale'] as const;
+const PARTS = ['lexical', 'dense', 'browser', 'dayone', 'scale'] as const;
 /** What `all` (and no part named) runs. */
-const DEFAULT_PARTS: readonly Part[] = ['lexical', 'dense', 'browser'];
+const DEFAULT_PARTS: readonly Part[] = ['lexical', 'dense', 'browser', 'dayone'];
 type Part = (typeof PARTS)[number];
 
 function parseArgs(argv: string[]): { parts: Part[]; flags: Map<string, string> } {
@@ -69,6 +70,10 @@ async function main(): Promise<void> {
       const res = await runScale(report, { sections: Number(flags.get('scale-sections') ?? (quick ? 60_000 : 1_000_000)), quick });
       m.chromium = res.chromium;
       writeJson('scale', res.json);
+    } else if (part === 'dayone') {
+      const { runDayOne } = await import('./dayone.js');
+      const res = await runDayOne(report, { entries: Number(flags.get('history-entries') ?? (quick ? 5_000 : 50_000)), backfillPages: Number(flags.get('backfill-pages') ?? (quick ? 100 : 300)), pdfPages: quick ? [10, 50] : [10, 50, 200] });
+      writeJson('dayone', { machine: m, results: res });
     } else {
       const { runBrowser } = await import('./browser.js');
       const res = await runBrowser(report, { chunks: Number(flags.get('chunks') ?? (quick ? 5_000 : 50_000)), captureChunks: Number(flags.get('capture-chunks') ?? (quick ? 300 : 500)), quick });
@@ -106,7 +111,7 @@ function writeSummary(report: Report, parts: Part[], m: Machine, timings: Record
 
 /** The part's own output: from its "## " heading to the next part's. */
 function extract(body: string, part: Part): string {
-  const titles: Record<Part, string> = { lexical: '## Lexical', dense: '## Dense', browser: '## Chromium', scale: '## A million sections' };
+  const titles: Record<Part, string> = { lexical: '## Lexical', dense: '## Dense', browser: '## Chromium', dayone: '## Day one', scale: '## A million sections' };
   const start = body.indexOf(titles[part]);
   if (start < 0) return '';
   const rest = body.slice(start + 3);

@@ -76,7 +76,7 @@ for (const version of [1, 2] as const) {
     });
 
     it('opens, migrates, and answers every search and export exactly as before; verifyIndex passes throughout', async () => {
-      const db = await oldDatabase(version, { visits: [1, 2, 3], kind: 'page' });
+      const db = await oldDatabase(version, { visits: [1, 2, 3], kind: 'fetched' });
       expect(await db.get('meta', MIGRATION_KEY)).toEqual({ phase: 'pages', after: '' });
       const engine = engineOn(db);
       expect((await verifyIndex(engine)).problems).toEqual([]);
@@ -101,7 +101,7 @@ for (const version of [1, 2] as const) {
       // Page records keep their fields (and those other features added), and gain the section lengths.
       for (const p of all.pages) {
         const old = pageLines.find((l) => l.url === p.url)!;
-        expect(p).toMatchObject({ ...old, visits: [1, 2, 3], kind: 'page' });
+        expect(p).toMatchObject({ ...old, visits: [1, 2, 3], kind: 'fetched' });
         expect(p.lens).toHaveLength(p.chunkIds.length);
       }
       expect(await answers(engine, QUERIES)).toEqual(before);

@@ -1,7 +1,7 @@
 import { TOKENIZER } from '../../src/indexing.js';
 import { describe, expect, it } from 'vitest';
 import { decodeSegment } from '../../src/postings.js';
-import { deletePages, recordVisit, writePage, writePages } from '../../background/pageStore.js';
+import { deletePages, recordVisit, writePage, writePages, writeTitlePages } from '../../background/pageStore.js';
 import { storeVectors } from '../../background/vectorStore.js';
 import { verifyIndex } from '../../background/verify.js';
 import { unpackSections } from '../../background/sections.js';
@@ -160,6 +160,28 @@ describe('writePage', () => {
     await expect(writePages(db, [pageInput(URL_A, 'x', ['y']), pageInput(URL_A, 'x', ['z'])], TOKENIZER)).rejects.toThrow(/twice/);
     const engine = engineOn(db);
     expect((await engine.search({ q: 'batch' })).results.map((r) => r.url).sort()).toEqual(['https://b.example/1', 'https://b.example/2']);
+    expect((await verifyIndex(engine)).problems).toEqual([]);
+  });
+
+  it('a batch of title-only entries (history import) is one transaction and one segment; stored pages are left alone', async () => {
+    const db = await freshDb();
+    await writePage(db, pageInput(URL_A, 'Cats', OLD, 1000), TOKENIZER);
+    const entries = Array.from({ length: 50 }, (_, i) => ({ url: `https://h${i}.example/path`, site: `h${i}.example`, title: `History title ${i} quetzalword${i}`, text: `h${i}.example path`, lastVisit: 2000 + i, visitCount: 1, hash: `h${i}` }));
+    const res = await writeTitlePages(db, [...entries, { ...entries[0]!, url: URL_A }], TOKENIZER, 'm');
+    expect(res.pages).toHaveLength(50);
+    expect(res.segment?.first).toBe(3);
+    const all = await readAll(db);
+    expect(all.segments).toHaveLength(2); // the page, then the whole batch
+    expect(all.pages.find((p) => p.url === URL_A)!.title).toBe('Cats');
+    expect(all.pages.filter((p) => p.kind === 'title').every((p) => p.chunkIds.length === 1 && p.lens?.length === 1)).toBe(true);
+    expect(all.queue).toHaveLength(50);
+    // Again: nothing twice.
+    expect((await writeTitlePages(db, entries, TOKENIZER, 'm')).pages).toEqual([]);
+    const engine = engineOn(db);
+    engine.applyWrite(res);
+    expect((await engine.search({ q: 'quetzalword7' })).results.map((r) => r.url)).toEqual(['https://h7.example/path']);
+    await settle(engine);
+    expect((await engineOn(db).search({ q: 'quetzalword7' })).results.map((r) => r.url)).toEqual(['https://h7.example/path']);
     expect((await verifyIndex(engine)).problems).toEqual([]);
   });
 
