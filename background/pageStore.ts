@@ -72,15 +72,29 @@ export async function readStats(tx: { objectStore(name: 'meta'): { get(key: stri
   return { ...EMPTY_STATS, ...s };
 }
 
-/** Term -> entries for a set of chunks, each list sorted by chunk id. */
-export function groupPostings(docs: readonly { id: number; terms: readonly string[] }[]): Map<string, PostingEntry[]> {
+/** What the index stores of one section: each term's frequency, and the section's length. */
+export interface SectionPostings {
+  len: number;
+  tfs: Map<string, number>;
+}
+
+/**
+ * A section's postings, from what src/indexing.ts says is indexed: the one place the write path, the
+ * history import, verifyIndex and the benchmarks' bulk loader turn a section into postings.
+ */
+export function sectionPostings(title: string, chunk: { text: string; headingPath: readonly string[] }, tok: TokenizerOptions): SectionPostings {
+  const terms = indexedTerms(title, chunk, tok);
+  return { len: terms.length, tfs: termFrequencies(terms) };
+}
+
+/** Term -> entries for a set of sections, each list sorted by chunk id. */
+export function groupPostings(docs: readonly ({ id: number } & SectionPostings)[]): Map<string, PostingEntry[]> {
   const byTerm = new Map<string, PostingEntry[]>();
   for (const d of docs) {
-    const len = d.terms.length;
-    for (const [term, tf] of termFrequencies(d.terms)) {
+    for (const [term, tf] of d.tfs) {
       let list = byTerm.get(term);
       if (!list) byTerm.set(term, (list = []));
-      list.push({ id: d.id, tf, len });
+      list.push({ id: d.id, tf, len: d.len });
     }
   }
   return byTerm;
@@ -160,8 +174,8 @@ async function retire(tx: WriteTx, db: DB, old: PageRecord, stats: StatsRecord, 
 
 interface Prepared {
   input: PageInput;
-  /** Index terms of each chunk. */
-  docs: string[][];
+  /** Each chunk's postings. */
+  docs: SectionPostings[];
   lens: number[];
   z: Uint8Array;
 }
@@ -187,13 +201,13 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
     await Promise.all(
       inputs.map(async (input, i) => {
         if (before[i] && before[i]!.hash === input.hash) return;
-        const docs = input.chunks.map((c) => indexedTerms(input.title, c, tok));
-        prepared.set(input.url, { input, docs, lens: docs.map((d) => d.length), z: await packSections(input.chunks) });
+        const docs = input.chunks.map((c) => sectionPostings(input.title, c, tok));
+        prepared.set(input.url, { input, docs, lens: docs.map((d) => d.len), z: await packSections(input.chunks) });
       }),
     );
     // The batch's postings, ids relative to its first new id (pages get consecutive ids in input order).
-    const docs: { id: number; terms: string[] }[] = [];
-    for (const p of prepared.values()) for (const d of p.docs) docs.push({ id: docs.length, terms: d });
+    const docs: ({ id: number } & SectionPostings)[] = [];
+    for (const p of prepared.values()) for (const d of p.docs) docs.push({ id: docs.length, ...d });
     const byTerm = groupPostings(docs);
     const encoded = docs.length ? encodeSegment(byTerm, 0) : null;
 
@@ -327,7 +341,7 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
   if (!fresh.length) return empty;
   // Before the transaction: tokenizing and compressing cannot be awaited inside it.
   const chunks = fresh.map((i): Chunk => ({ ord: 0, headingPath: [], section: '', anchor: {}, text: i.text, words: i.text.split(/\s+/).filter(Boolean).length }));
-  const docs = fresh.map((i, k) => indexedTerms(i.title, chunks[k]!, tok));
+  const docs = fresh.map((i, k) => sectionPostings(i.title, chunks[k]!, tok));
   // A few hundred bytes of URL words gain nothing from compression, and a CompressionStream per entry
   // was most of a batch's time: stored deflate blocks (the same format, read by unpackSections as usual).
   const packed = fresh.map((_i, k) => storedDeflate(new TextEncoder().encode(sectionsJson([chunks[k]!]))));
@@ -343,18 +357,18 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
       const stats = await readStats(tx);
       const base = stats.nextChunkId;
       const pages: WriteResult[] = [];
-      const records: { id: number; terms: string[] }[] = [];
+      const records: ({ id: number } & SectionPostings)[] = [];
       fresh.forEach((i, k) => {
         if (again[k] !== undefined) return;
         const id = stats.nextChunkId++;
-        records.push({ id, terms: docs[k]! });
+        records.push({ id, ...docs[k]! });
         puts.push(tx.objectStore('sections').put({ url: i.url, z: packed[k]! }));
         if (embedModel) puts.push(tx.objectStore('embedQueue').put({ id, model: embedModel }));
-        const page: PageRecord = { url: i.url, site: i.site, title: i.title, lang: '', firstVisit: i.lastVisit, lastVisit: i.lastVisit, visitCount: i.visitCount, hash: i.hash, chunkIds: [id], words: chunks[k]!.words, lens: [docs[k]!.length], kind: 'title' };
+        const page: PageRecord = { url: i.url, site: i.site, title: i.title, lang: '', firstVisit: i.lastVisit, lastVisit: i.lastVisit, visitCount: i.visitCount, hash: i.hash, chunkIds: [id], words: chunks[k]!.words, lens: [docs[k]!.len], kind: 'title' };
         pages.push({ outcome: 'new', page, removedChunkIds: [], addedChunkIds: [id] });
         puts.push(tx.objectStore('pages').put(page));
         stats.N += 1;
-        stats.totalLength += docs[k]!.length;
+        stats.totalLength += docs[k]!.len;
       });
       let segment: PendingSegment | null = null;
       if (records.length) {

@@ -12,16 +12,15 @@
  * It holds the whole index in memory: for repairs and tests, not for a million sections.
  */
 import { appendToBlock, BLOCK_SIZE, blockFromValue, blockValue, decodeBlock, decodeLegacyBlock, decodeSegment, type PostingEntry } from '../src/postings.js';
-import { termFrequencies } from '../src/tokenizer.js';
 import type { VerifyReport } from '../src/protocol.js';
-import { indexedTerms, TOKENIZER } from '../src/indexing.js';
+import { TOKENIZER } from '../src/indexing.js';
 import { isPageKind } from '../src/pageKind.js';
 import { hasLegacy, LEGACY_STORES, MIGRATION_KEY, type DB, type PageRecord, type SectionsRecord, type StatsRecord, type StoreName, type StoredSection, type TermIdsRecord } from './db.js';
 import { DeadSet } from './delta.js';
 import type { Engine } from './engine.js';
 import { MERGE_KEY, SWEEP_KEY, TERM_IDS_KEY } from './indexMaintenance.js';
 import { unpackTexts } from './legacy.js';
-import { readStats } from './pageStore.js';
+import { readStats, sectionPostings } from './pageStore.js';
 import { forgetAllSections, packSections, unpackSections } from './sections.js';
 
 const MAX_PROBLEMS = 50;
@@ -133,11 +132,11 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
       }
       const lens: number[] = [];
       sections.forEach((s, i) => {
-        const terms = indexedTerms(p.title, s, TOKENIZER);
-        lens.push(terms.length);
+        const sp = sectionPostings(p.title, s, TOKENIZER);
+        lens.push(sp.len);
         const storedLen = p.lens ? p.lens[i] : chunkById.get(s.id)?.len;
-        if (storedLen !== terms.length) report(`chunk ${s.id} (${p.url}) length ${storedLen ?? 'missing'}, recomputed ${terms.length}`);
-        for (const [t, tf] of termFrequencies(terms)) {
+        if (storedLen !== sp.len) report(`chunk ${s.id} (${p.url}) length ${storedLen ?? 'missing'}, recomputed ${sp.len}`);
+        for (const [t, tf] of sp.tfs) {
           let m = expected.postings.get(t);
           if (!m) expected.postings.set(t, (m = new Map()));
           m.set(s.id, tf);

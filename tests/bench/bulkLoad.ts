@@ -2,7 +2,7 @@
  * Bulk load for the browser benchmarks. Capturing page by page and letting the background merge the
  * segments is the product's path, but 50,000 pages (a million sections) that way would take hours
  * here. Instead the records the product would hold for those pages once captured and fully merged are
- * built in Node with the product's own functions — the chunker, indexing.indexedTerms, the posting codec
+ * built in Node with the product's own functions — the chunker, pageStore.sectionPostings, the posting codec
  * (appendToBlock / blockValue: blocks fill as merges fill them, full but for each term's last),
  * sections.sectionsJson deflated (zlib's deflate-raw, the format CompressionStream writes), vectorStore's
  * vectorRecords — and written into the extension's IndexedDB from an extension page, a batch per
@@ -14,9 +14,9 @@ import type { Page } from 'playwright';
 import { chunkBlocks, countWords } from '../../src/chunker.js';
 import { hashHex } from '../../src/hash.js';
 import { siteOf } from '../../src/url.js';
-import { indexedTerms, TOKENIZER } from '../../src/indexing.js';
+import { TOKENIZER } from '../../src/indexing.js';
 import { appendToBlock, blockValue, type EncodedBlock } from '../../src/postings.js';
-import { termFrequencies } from '../../src/tokenizer.js';
+import { sectionPostings } from '../../background/pageStore.js';
 import { vectorRecords, COARSE_BLOCK } from '../../background/vectorStore.js';
 import { sectionsJson } from '../../background/sections.js';
 import { currentIndexVersion, INDEX_VERSION_KEY } from '../../background/indexVersion.js';
@@ -73,10 +73,10 @@ export class BulkIndex {
       const lens: number[] = [];
       for (const c of chunks) {
         const id = this.nextChunkId++;
-        const terms = indexedTerms(payload.title, c, TOKENIZER);
+        const sp = sectionPostings(payload.title, c, TOKENIZER);
         ids.push(id);
-        lens.push(terms.length);
-        for (const [t, tf] of termFrequencies(terms)) {
+        lens.push(sp.len);
+        for (const [t, tf] of sp.tfs) {
           let tid = this.termIds.get(t);
           if (tid === undefined) {
             tid = this.nextTermId++;

@@ -9,6 +9,10 @@ import { bm25Search, type CorpusStats, type LexicalHit, type PostingList } from 
 import { appendToBlock, BLOCK_SIZE, decodeBlocks, emptyList, encodeBlock, type EncodedBlock, type PostingEntry } from '../../../src/postings.js';
 import type { PlainIndex } from './plain.js';
 import { groupPostings } from '../../../background/pageStore.js';
+import { termFrequencies } from '../../../src/tokenizer.js';
+
+/** Documents as pageStore groups them: each one's term frequencies and length. */
+const asPostings = (docs: readonly { id: number; terms: readonly string[] }[]) => docs.map((d) => ({ id: d.id, len: d.terms.length, tfs: termFrequencies(d.terms) }));
 
 const EMPTY = emptyList(0);
 
@@ -19,14 +23,18 @@ export class RereadCore {
   readonly blocks = new Map<string, EncodedBlock[]>();
   readonly stats: CorpusStats = { N: 0, totalLength: 0 };
   private readonly cache = new Map<string, PostingList>();
+  /** Section lengths by id: the norms, which the decoder fills BM25's lengths from (as the page table does). */
+  private readonly lens: number[] = [];
+  private readonly lenOf = (id: number): number => this.lens[id] ?? 0;
 
 
   /** One page's chunks, as pageStore.writePage groups and appends them. */
   addPage(docs: readonly { id: number; terms: readonly string[] }[]): void {
-    const byTerm = groupPostings(docs);
+    const byTerm = groupPostings(asPostings(docs));
     for (const d of docs) {
       this.stats.N += 1;
       this.stats.totalLength += d.terms.length;
+      this.lens[d.id] = d.terms.length;
     }
     for (const [term, entries] of byTerm) {
       let list = this.blocks.get(term);
@@ -62,6 +70,7 @@ export class RereadCore {
     for (let d = 1; d <= maxId; d++) {
       this.stats.N++;
       this.stats.totalLength += index.lens[d]!;
+      this.lens[d] = index.lens[d]!;
     }
     this.cache.clear();
   }
@@ -109,13 +118,14 @@ export class RereadCore {
     for (const d of docs) {
       this.stats.N += 1;
       this.stats.totalLength += d.terms.length;
+      this.lens[d.id] = d.terms.length;
     }
     return { msA: tg + ra.ms, msB: tg + rb.ms, identical };
   }
 
   /** The product's own grouping (background/pageStore.ts), so the bench cannot drift from it. */
   private group(docs: readonly { id: number; terms: readonly string[] }[]): Map<string, PostingEntry[]> {
-    return groupPostings(docs);
+    return groupPostings(asPostings(docs));
   }
 
   /** Bytes of encoded posting data (what the `postings` store holds, keys and record overhead aside). */
@@ -140,7 +150,7 @@ export class RereadCore {
       if (hit) return hit;
     }
     const blocks = this.blocks.get(term);
-    const list = blocks ? decodeBlocks(blocks) : EMPTY;
+    const list = blocks ? decodeBlocks(blocks, this.lenOf) : EMPTY;
     if (useCache) this.cache.set(term, list);
     return list;
   }
