@@ -71,6 +71,7 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
               <label>
                 <input type="radio" name="model" value={m.id} checked={settings.model === m.id} onChange={() => void save({ model: m.id, ...(m.bundled ? {} : { allowModelDownload: true }) })} /> {m.label}
                 {m.bundled ? ' — included, works offline' : downloaded ? ' — downloaded, works offline' : ` — ${m.sizeMb} MB, downloaded once from ${new URL(settings.modelMirror).host}`}
+                {!m.calibrated && <span data-testid="model-uncalibrated"> — not yet calibrated (how its results mix with keyword results is a default, not measured)</span>}
               </label>
               {downloaded && (
                 <button type="button" class="link" data-testid="model-remove" onClick={() => void remove(m.id)}>

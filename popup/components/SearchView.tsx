@@ -205,11 +205,12 @@ function FirstRun() {
         what they mean. Everything stays on this computer: nothing you read or search is ever sent anywhere.
       </p>
       <p>
-        Browse as usual; pages appear here a second after they load. For better search by meaning, pick the stronger model in{' '}
+        Browse as usual; pages appear here a second after they load. Search by meaning works offline from the start; larger models
+        can be downloaded in{' '}
         <a href="options.html" target="_blank">
           options
         </a>{' '}
-        (a one-time 23 MB download).
+        (not yet calibrated).
       </p>
     </div>
   );

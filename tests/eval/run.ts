@@ -14,8 +14,9 @@
  *
  * What-if keys: k1, b, rrfK, lexicalWeight, denseWeight (the Options multipliers), floor and
  * modelDenseWeight (the bundled model's calibration); `--models DIR` loads the bundled model's files
- * from elsewhere. A what-if run says so in every table and writes bench/results/eval-whatif.json unless
- * --out is given, so eval.json always holds the shipped configuration.
+ * from elsewhere. A what-if run says so in every table and writes bench/results/eval-whatif.json, a run
+ * of some corpora, classes or lanes writes eval-partial.json (unless --out is given), so eval.json always
+ * holds a full run of the shipped configuration.
  *
  * The held-out corpus (devref) is reported, never tuned on: its misses are not listed.
  */
@@ -30,7 +31,7 @@ import { evaluateCorpus, LANE_NAMES, settingsFor, type CorpusResult, type Group,
 import type { QueryScore } from './lib/judge.js';
 import { ROOT } from './lib/paths.js';
 import { CLASS_INFO, CLASSES, loadQueries, type QueryClass } from './lib/queries.js';
-import { f3, table } from './lib/table.js';
+import { f3, formatJson, table } from './lib/table.js';
 
 export const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
 export const BEFORE_FILE = path.join(RESULTS_DIR, 'eval-before.json');
@@ -81,6 +82,7 @@ function parseArgs(argv: readonly string[]): Args {
   }
   const modelsDir = val('--models');
   const isWhatIf = !!whatIf || !!modelsDir;
+  const partial = !!val('--corpus') || !!classes || !!val('--lanes');
   const whatIfText = [wi, modelsDir ? `models=${modelsDir}` : ''].filter(Boolean).join(', ');
   const compare = val('--compare') ?? (fs.existsSync(BEFORE_FILE) ? BEFORE_FILE : null);
   return {
@@ -92,7 +94,7 @@ function parseArgs(argv: readonly string[]): Args {
     ...(modelsDir ? { modelsDir: path.resolve(modelsDir) } : {}),
     failures: Number(val('--failures') ?? 0),
     compare,
-    out: path.resolve(val('--out') ?? path.join(RESULTS_DIR, isWhatIf ? 'eval-whatif.json' : 'eval.json')),
+    out: path.resolve(val('--out') ?? path.join(RESULTS_DIR, isWhatIf ? 'eval-whatif.json' : partial ? 'eval-partial.json' : 'eval.json')),
     cache: !argv.includes('--no-cache'),
   };
 }
@@ -260,7 +262,7 @@ async function main(): Promise<void> {
     ),
   };
   fs.mkdirSync(path.dirname(args.out), { recursive: true });
-  fs.writeFileSync(args.out, JSON.stringify(json, null, 1) + '\n');
+  fs.writeFileSync(args.out, formatJson(json));
   console.log(`\nwrote ${path.relative(ROOT, args.out)} in ${json.seconds.toFixed(0)} s`);
 }
 
