@@ -176,6 +176,25 @@ function summaryTable(results: readonly CorpusResult[], before: Saved | null): {
   return { text: table(['corpus', 'class (n)', 'metric', 'before', 'naive', 'hybrid', '≥ both', '§hit@1 before', 'naive', 'hybrid'], rows, ['l', 'l', 'l']), misses };
 }
 
+/** Per language (multilingual corpora): Reread's hybrid lane against the naive baseline. */
+function languageTable(r: CorpusResult): string | null {
+  const h = r.byLang.hybrid;
+  if (!h) return null;
+  const n = r.byLang.naive;
+  const rows: string[][] = [];
+  for (const [lang, cells] of Object.entries(h)) {
+    let first = true;
+    for (const g of ['span', 'typo', 'heading', 'all'] as const) {
+      const c = cells[g];
+      if (!c) continue;
+      const b = n?.[lang]?.[g];
+      rows.push([first ? lang : '', `${g} (${c.n})`, f3(c.ndcg10), b ? f3(b.ndcg10) : '', f3(c.sectionHit1), b ? f3(b.sectionHit1) : '']);
+      first = false;
+    }
+  }
+  return table(['lang', 'class (n)', 'nDCG@10 hybrid', 'naive', '§hit@1 hybrid', 'naive'], rows, ['l', 'l']);
+}
+
 function failures(r: CorpusResult, n: number): string {
   if (r.heldOut) return `(${r.corpus} is held out: its misses are not listed)`;
   const { queries } = loadQueries(r.corpus as CorpusDef['name']);
@@ -219,6 +238,8 @@ async function main(): Promise<void> {
     console.log(`\n=== ${def.name}${def.heldOut ? ' (HELD OUT)' : ''}: ${def.title} [${def.generator}] — ${r.pages} pages (${r.storedPages} stored), ${r.sections} sections (naive: ${r.naiveSections}), ${r.queries} queries${args.whatIfText ? ' — ' + banner : ''}`);
     if (r.problems.length) console.log(`  ${r.problems.length} judgment problems: ${r.problems.slice(0, 5).join('; ')}`);
     console.log(corpusTable(r));
+    const lt = languageTable(r);
+    if (lt) console.log(`  by language:\n${lt}`);
     console.log(`  capture ${r.seconds.capture.toFixed(1)} s${r.captureFromCache ? ' (cached)' : ''}, index ${r.seconds.index.toFixed(1)} s, dense ${r.seconds.dense.toFixed(1)} s, search ${Object.entries(r.seconds.search).map(([l, s]) => `${l} ${s.toFixed(1)} s`).join(', ')}`);
     if (args.failures > 0) console.log(failures(r, args.failures));
   }
@@ -256,6 +277,7 @@ async function main(): Promise<void> {
           problems: r.problems,
           seconds: r.seconds,
           cells: r.cells,
+          byLang: r.byLang,
           perQuery: compact(r.perQuery),
         },
       ]),

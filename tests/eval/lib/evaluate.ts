@@ -53,6 +53,8 @@ export interface CorpusResult {
   queries: number;
   problems: string[];
   cells: Partial<Record<LaneName, Partial<Record<Group, Cell>>>>;
+  /** The same per language, for corpora in several languages. */
+  byLang: Partial<Record<LaneName, Record<string, Partial<Record<Group, Cell>>>>>;
   perQuery: Partial<Record<LaneName, QueryScore[]>>;
   queryClass: Record<string, QueryClass>;
   seconds: { capture: number; index: number; dense: number; search: Partial<Record<LaneName, number>> };
@@ -103,6 +105,7 @@ export async function evaluateCorpus(def: CorpusDef, opts: EvalOptions, preloade
     queries: queries.length,
     problems,
     cells: {},
+    byLang: {},
     perQuery: {},
     queryClass: Object.fromEntries(queries.map((q) => [q.id, q.class])),
     seconds: { capture: loaded.seconds, index: tIndex, dense: tDense, search: {} },
@@ -125,6 +128,15 @@ export async function evaluateCorpus(def: CorpusDef, opts: EvalOptions, preloade
     result.seconds.search[lane] = (Date.now() - t) / 1000;
     result.perQuery[lane] = scores;
     result.cells[lane] = cellsOf(queries, scores);
+    const langs = [...new Set(queries.map((q) => q.lang))].sort();
+    if (langs.length > 1) {
+      result.byLang[lane] = Object.fromEntries(
+        langs.map((l) => {
+          const idx = queries.flatMap((q, i) => (q.lang === l ? [i] : []));
+          return [l, cellsOf(idx.map((i) => queries[i]!), idx.map((i) => scores[i]!))];
+        }),
+      );
+    }
   }
   return result;
 }
