@@ -157,7 +157,8 @@ function summaryTable(results: readonly CorpusResult[], before: Saved | null): {
         continue;
       }
       const bar = Math.max(b?.ndcg10 ?? -1, n?.ndcg10 ?? -1);
-      const ok = bar < 0 ? '' : h.ndcg10 >= bar - 1e-9 ? 'yes' : 'NO';
+      // Saved runs keep 4 decimals: a tie within that is a tie.
+      const ok = bar < 0 ? '' : h.ndcg10 >= bar - 1e-4 ? 'yes' : 'NO';
       if (ok === 'NO' && g !== 'all') misses.push(`${r.corpus}/${g}`);
       rows.push([
         name,
@@ -193,6 +194,29 @@ function languageTable(r: CorpusResult): string | null {
     }
   }
   return table(['lang', 'class (n)', 'nDCG@10 hybrid', 'naive', '§hit@1 hybrid', 'naive'], rows, ['l', 'l']);
+}
+
+function quantile(xs: readonly number[], q: number): number {
+  const v = [...xs].sort((a, b) => a - b);
+  if (!v.length) return NaN;
+  const pos = (v.length - 1) * q;
+  const lo = Math.floor(pos);
+  return v[lo]! + (v[Math.ceil(pos)]! - v[lo]!) * (pos - lo);
+}
+
+/** The dense lane's top-1 cosine for judged and off-topic queries, and who clears the model's floor. */
+function floorTable(results: readonly CorpusResult[], floor: number): string {
+  const rows: string[][] = [];
+  for (const r of results) {
+    if (!r.floor) continue;
+    let first = true;
+    for (const [name, xs] of Object.entries(r.floor)) {
+      const v = xs.filter((x): x is number => x !== null);
+      rows.push([first ? r.corpus : '', name, String(xs.length), String(xs.length - v.length), f3(quantile(v, 0.1)), f3(quantile(v, 0.5)), f3(quantile(v, 0.9)), v.length ? f3(Math.max(...v)) : '', f3(xs.length ? v.filter((x) => x >= floor).length / xs.length : 0)]);
+      first = false;
+    }
+  }
+  return table(['corpus', 'queries', 'n', 'no vector', 'p10', 'p50', 'p90', 'max', `>= floor ${floor}`], rows, ['l', 'l']);
 }
 
 function failures(r: CorpusResult, n: number): string {
@@ -243,6 +267,11 @@ async function main(): Promise<void> {
     console.log(`  capture ${r.seconds.capture.toFixed(1)} s${r.captureFromCache ? ' (cached)' : ''}, index ${r.seconds.index.toFixed(1)} s, dense ${r.seconds.dense.toFixed(1)} s, search ${Object.entries(r.seconds.search).map(([l, s]) => `${l} ${s.toFixed(1)} s`).join(', ')}`);
     if (args.failures > 0) console.log(failures(r, args.failures));
   }
+  if (model && results.some((r) => r.floor)) {
+    const floor = args.whatIf?.floor ?? model.embedder.model.calibration.floor;
+    console.log(`\n=== The bundled model's floor: dense top-1 cosine (a hit found by meaning alone is shown only at >= ${floor}) ===`);
+    console.log(floorTable(results, floor));
+  }
   const before = loadSaved(args.compare);
   if (args.lanes.includes('hybrid')) {
     const s = summaryTable(results, before);
@@ -278,6 +307,7 @@ async function main(): Promise<void> {
           seconds: r.seconds,
           cells: r.cells,
           byLang: r.byLang,
+          floor: r.floor,
           perQuery: compact(r.perQuery),
         },
       ]),
