@@ -9,6 +9,8 @@ import { tooLittleText, TOKENIZER } from '../src/indexing.js';
 import type { CapturePayload, CaptureResponse } from '../src/protocol.js';
 import { siteMatches, siteOf } from '../src/url.js';
 import type { Engine } from './engine.js';
+import type { PageRecord } from './db.js';
+import type { PageKind } from '../src/pageKind.js';
 import { writePage } from './pageStore.js';
 
 /** Whether a page at this URL may be captured (checked before the content script extracts anything). */
@@ -21,7 +23,17 @@ export async function captureAllowed(engine: Engine, url: string): Promise<{ all
   return { allowed: true };
 }
 
-export async function capturePage(engine: Engine, url: string, payload: CapturePayload, now: number): Promise<CaptureResponse> {
+/** Where a capture comes from, when not from the content script of a tab the user is reading. */
+export interface CaptureSource {
+  kind?: PageKind;
+  /** Not a visit: the stored visit dates and count stay (the backfill reading an imported entry). */
+  notAVisit?: boolean;
+  /** Write only over a title-only entry still stored as one (a page read in a tab meanwhile wins). */
+  onlyOverTitle?: boolean;
+  pdf?: PageRecord['pdf'];
+}
+
+export async function capturePage(engine: Engine, url: string, payload: CapturePayload, now: number, source: CaptureSource = {}): Promise<CaptureResponse> {
   const check = await captureAllowed(engine, url);
   if (!check.allowed) return { outcome: 'skipped', chunks: 0, reason: check.reason };
   const { chunks, truncated } = chunkBlocks(payload.blocks);
@@ -31,11 +43,14 @@ export async function capturePage(engine: Engine, url: string, payload: CaptureP
   const hash = hashHex(payload.title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
   return engine.exclusive(async () => {
     const db = await engine.db();
+    // The page table hides pages marked forgotten (undo window): the backfill never brings one back.
+    if (source.onlyOverTitle && (await engine.pages.get(url))?.kind !== 'title') return { outcome: 'skipped', chunks: 0, reason: 'no longer a title-only entry' };
     await engine.budget.keepHeadroomLocked(url);
+    const extra = { ...(source.kind ? { kind: source.kind } : {}), ...(source.notAVisit ? { notAVisit: true } : {}), ...(source.pdf ? { pdf: source.pdf } : {}) };
     // A page marked forgotten and visited again: its old record goes now, the new visit is kept.
     await engine.forget.releaseLocked(url);
     const result = await engine.budget.writeLocked(url, () =>
-      writePage(db, { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: engine.dense?.queueModel() ?? null }, TOKENIZER),
+      writePage(db, { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: engine.dense?.queueModel() ?? null, ...extra }, TOKENIZER),
     );
     engine.lexical.invalidate(result.touchedTerms);
     engine.pages.put(result.page);

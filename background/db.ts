@@ -18,6 +18,7 @@
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { ChunkAnchor } from '../src/chunker.js';
+import type { PageKind } from '../src/pageKind.js';
 
 export const DB_NAME = 'reread';
 export const DB_VERSION = 2;
@@ -39,6 +40,12 @@ export interface PageRecord {
   hash: string;
   chunkIds: number[];
   words: number;
+  /** How Reread got the page (src/pageKind.ts); absent for a page read in a tab. */
+  kind?: PageKind;
+  /** A title-only entry the backfill tried and left as it was, and why (src/backfillPolicy.ts SkipReason). */
+  fetchSkipped?: { at: number; reason: string };
+  /** A PDF: its page count, and how many of them were read (fewer past the page cap). */
+  pdf?: { pages: number; read: number };
 }
 
 export interface ChunkRecord {

@@ -9,7 +9,7 @@ import type { DenseCalibration } from '../src/hybrid.js';
 import type { CapturePayload, CaptureResponse, SearchRequest, SearchResponse, SiteCount, Stats } from '../src/protocol.js';
 import type { LaneHit } from '../src/rrf.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
-import { captureAllowed, capturePage } from './capture.js';
+import { captureAllowed, capturePage, type CaptureSource } from './capture.js';
 import { getDb, type DB } from './db.js';
 import { Forget } from './forget.js';
 import { LexicalReader } from './lexicalIndex.js';
@@ -106,8 +106,8 @@ export class Engine {
     return captureAllowed(this, url);
   }
 
-  async capture(url: string, payload: CapturePayload, now = Date.now()): Promise<CaptureResponse> {
-    const res = await capturePage(this, url, payload, now);
+  async capture(url: string, payload: CapturePayload, now = Date.now(), source?: CaptureSource): Promise<CaptureResponse> {
+    const res = await capturePage(this, url, payload, now, source);
     this.captureLog.push({ url, at: now, outcome: res.outcome, chunks: res.chunks, words: payload.blocks.reduce((n, b) => n + countWords(b.text), 0), extraction: payload.extraction });
     if (this.captureLog.length > 2000) this.captureLog.splice(0, this.captureLog.length - 2000);
     return res;

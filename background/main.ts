@@ -4,7 +4,7 @@
  */
 import browser from 'webextension-polyfill';
 import type { MessageType } from '../src/protocol.js';
-import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn } from '../src/validate.js';
+import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn, optionalNumber } from '../src/validate.js';
 import { ProtocolError } from '../src/protocol.js';
 import { Engine } from './engine.js';
 import { createRouter, type Handlers, type SenderInfo, type Validators } from './router.js';
@@ -22,6 +22,12 @@ import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
 import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello, sitesMatcher } from './outbox.js';
 import { isNonce, isOutboxKey } from '../src/outbox.js';
+import { pageReader } from './reader/host.js';
+import { DayOne } from './dayone/dayOne.js';
+import { captureOpenTabs, openTabsLog } from './dayone/openTabs.js';
+import { pdfLog } from './dayone/pdfCapture.js';
+import { titleWriteLog } from './pageStore.js';
+import { DEFAULT_HISTORY_DAYS } from '../src/dayone.js';
 
 const engine = new Engine();
 const dense = new DenseService(engine, embedderHost);
@@ -34,6 +40,8 @@ const ready = Promise.all([
 ]);
 // Resumes (or finishes at once) the v1 -> v2 text compression; readers accept both forms meanwhile.
 void engine.db().then((db) => migrateChunkTexts(db)).catch((e: unknown) => console.warn('reread: text migration', e));
+
+const dayOne = new DayOne(engine, pageReader);
 
 const empty = (p: unknown, t: MessageType) => {
   validateObject(p, t);
@@ -77,6 +85,24 @@ const validators: Validators = {
   'search/handover': (p) => ({ token: requiredString(validateObject(p, 'search/handover').token, 'token', 100) }),
   'model/status': (p) => empty(p, 'model/status'),
   'model/remove': (p) => ({ model: requiredString(validateObject(p, 'model/remove').model, 'model', 200) }),
+  'page/pdf': (p) => {
+    const since = validateObject(p, 'page/pdf').sinceLoadMs;
+    return typeof since === 'number' && Number.isFinite(since) ? { sinceLoadMs: since } : {};
+  },
+  'dayone/status': (p) => empty(p, 'dayone/status'),
+  'history/import': (p) => {
+    const o = validateObject(p, 'history/import');
+    return { days: optionalNumber(o.days, 'days') ?? DEFAULT_HISTORY_DAYS, ...(o.whenGranted === true ? { whenGranted: true } : {}) };
+  },
+  'history/stop': (p) => empty(p, 'history/stop'),
+  'backfill/control': (p) => {
+    const o = validateObject(p, 'backfill/control');
+    if (o.action !== undefined && !['start', 'pause', 'resume', 'cancel'].includes(o.action as string)) throw new ProtocolError('bad-request', 'unknown backfill action');
+    const dailyCap = optionalNumber(o.dailyCap, 'dailyCap');
+    return { ...(o.action ? { action: o.action as 'start' } : {}), ...(dailyCap !== undefined ? { dailyCap } : {}) };
+  },
+  'dayone/dismiss': (p) => empty(p, 'dayone/dismiss'),
+  'pdf/notes-clear': (p) => empty(p, 'pdf/notes-clear'),
 };
 
 const handlers: Handlers = {
@@ -105,7 +131,9 @@ const handlers: Handlers = {
   sites: async () => engine.siteCounts(),
   'settings/get': async () => engine.settings(),
   'settings/set': async (p) => {
+    const wasPaused = (await engine.settings()).paused;
     const next = await engine.updateSettings(p);
+    if (wasPaused && !next.paused) void dayOne.captureResumed().catch((e: unknown) => console.warn('reread: resume', e));
     // A newly excluded site leaves nothing behind, pending captures and hellos included.
     if (p.excludedSites?.length) await purgeOutbox(sitesMatcher(next.excludedSites));
     if ('retentionDays' in p || 'maxStorageMb' in p) void runRetention(engine);
@@ -117,6 +145,8 @@ const handlers: Handlers = {
     // is part of what was asked to forget; undo does not bring an unfiled capture back).
     const { scope } = p;
     await purgeOutbox(scope.kind === 'all' ? () => true : scope.kind === 'site' ? sitesMatcher([scope.site]) : (e) => e.at >= scope.from && e.at < scope.to);
+    // A history import or backfill under way brings none of it back.
+    await dayOne.forgot(scope);
     return engine.forget.mark(scope);
   },
   'forget/undo': async (p) => ({ pages: await engine.forget.undo(p.id) }),
@@ -129,6 +159,14 @@ const handlers: Handlers = {
   'search/handover': async (p) => takeHandover(p.token),
   'model/status': async () => dense.modelStatus(),
   'model/remove': async (p) => dense.removeModel(p.model),
+  // The PDF's URL is the sending frame's, from the browser (never from the payload).
+  'page/pdf': async (p, ctx) => ({ outcome: await dayOne.onPdfTab({ id: ctx.sender.tab!.id, incognito: ctx.sender.tab!.incognito, url: ctx.sender.url }, p.sinceLoadMs ?? -1) }),
+  'dayone/status': async () => dayOne.status(),
+  'history/import': async (p) => dayOne.importHistory(p.days, p.whenGranted === true),
+  'history/stop': async () => dayOne.stopHistory(),
+  'backfill/control': async (p) => dayOne.controlBackfill(p.action, p.dailyCap),
+  'dayone/dismiss': async () => dayOne.dismiss(),
+  'pdf/notes-clear': async () => dayOne.clearPdfNotes(),
 };
 
 const route = createRouter({
@@ -162,6 +200,9 @@ void ready.then(() => ensureIndexVersion(engine)).catch((e: unknown) => console.
 registerOmnibox(engine);
 registerContextMenu(engine);
 registerMaintenance(engine);
+dayOne.register();
+// A history import or backfill that was running when the worker stopped (or the browser closed) goes on.
+void ready.then(() => dayOne.resumeJobs());
 
 // Mirror the capture gate (pause, exclusions) for content scripts, at start and on every change.
 engine.onGateChange = (gate) => browser.storage.local.set({ [CAPTURE_GATE_KEY]: gate }).catch(() => undefined);
@@ -179,4 +220,4 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     if (!page) return [];
     const chunks = (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined);
     return withTexts(db, chunks);
-  }, registerHello, hellosFor, drainOutbox, outboxTotals };
+  }, registerHello, hellosFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog };

@@ -8,6 +8,7 @@ import { termFrequencies, type TokenizerOptions } from '../src/tokenizer.js';
 import { indexedTerms } from '../src/indexing.js';
 import { appendToBlock, BLOCK_SIZE, removeFromBlock, type EncodedBlock, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
+import type { PageKind } from '../src/pageKind.js';
 import { addVisit } from '../src/forget.js';
 import { EMPTY_STATS, type ChunkRecord, type DB, type PageRecord, type RereadDB, type StatsRecord } from './db.js';
 import { removeVectors } from './vectorStore.js';
@@ -25,6 +26,11 @@ export interface PageInput {
   now: number;
   /** Model to queue the new chunks for; null when the dense lane is off. */
   embedModel: string | null;
+  /** How the page was got (src/pageKind.ts); absent: read in a tab. Replaces the stored page's kind. */
+  kind?: PageKind;
+  /** Not a visit (the backfill reading an imported entry): the stored visit dates and count stay. */
+  notAVisit?: boolean;
+  pdf?: PageRecord['pdf'];
 }
 
 export interface WriteResult {
@@ -252,7 +258,7 @@ async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: strin
   const cur = await tx.objectStore('pages').get(input.url);
   if (!samePage(cur, readBefore) || (cur && cur.hash !== input.hash && !samePage(cur, old?.page))) throw new StalePage();
   if (cur && cur.hash === input.hash) {
-    const page = { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1, visits: addVisit(cur.visits, input.now) };
+    const page = withKind(input.notAVisit ? { ...cur } : { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1, visits: addVisit(cur.visits, input.now) }, input);
     await tx.objectStore('pages').put(page);
     await tx.done;
     return { outcome: 'revisit', page, touchedTerms: touched, removedChunkIds: [], addedChunkIds: [] };
@@ -280,23 +286,145 @@ async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: strin
     stats.N += 1;
     stats.totalLength += d.length;
   }
-  const page: PageRecord = {
-    url: input.url,
-    site: input.site,
-    title: input.title,
-    lang: input.lang,
-    firstVisit: cur ? Math.min(cur.firstVisit, input.now) : input.now,
-    lastVisit: cur ? Math.max(cur.lastVisit, input.now) : input.now,
-    visitCount: (cur?.visitCount ?? 0) + 1,
-    visits: addVisit(cur?.visits, input.now),
-    hash: input.hash,
-    chunkIds: ids,
-    words: input.words,
-  };
+  const keep = input.notAVisit && cur;
+  const page: PageRecord = withKind(
+    {
+      url: input.url,
+      site: input.site,
+      title: input.title,
+      lang: input.lang,
+      firstVisit: keep ? cur.firstVisit : cur ? Math.min(cur.firstVisit, input.now) : input.now,
+      lastVisit: keep ? cur.lastVisit : cur ? Math.max(cur.lastVisit, input.now) : input.now,
+      visitCount: keep ? cur.visitCount : (cur?.visitCount ?? 0) + 1,
+      ...(keep ? (cur.visits ? { visits: cur.visits } : {}) : { visits: addVisit(cur?.visits, input.now) }),
+      hash: input.hash,
+      chunkIds: ids,
+      words: input.words,
+    },
+    input,
+  );
   await tx.objectStore('pages').put(page);
   await tx.objectStore('meta').put({ ...stats, tail: tails.token }, 'stats');
   await tx.done;
   return { outcome: cur ? 'changed' : 'new', page, touchedTerms: touched, removedChunkIds: old?.chunks.map((c) => c.id) ?? [], addedChunkIds: ids };
+}
+
+/** The page record carries the input's kind (and PDF facts); a page read in a tab carries none. */
+function withKind(page: PageRecord, input: PageInput): PageRecord {
+  const { kind: _k, fetchSkipped: _f, pdf: _p, ...rest } = page;
+  return { ...rest, ...(input.kind ? { kind: input.kind } : {}), ...(input.pdf ? { pdf: input.pdf } : {}) };
+}
+
+/** Where the history import's batches spend their time (for the benchmark). */
+export const titleWriteLog = { batches: 0, entries: 0, newTerms: 0, prepareMs: 0, txMs: 0 };
+
+/**
+ * Bytes as deflate-raw "stored" blocks (no compression): a valid stream any inflater reads, made
+ * synchronously (RFC 1951 3.2.4: a header bit for the last block, type 00, then LEN and its complement).
+ */
+export function storedDeflate(bytes: Uint8Array): Uint8Array {
+  const blocks = Math.max(1, Math.ceil(bytes.length / 65_535));
+  const out = new Uint8Array(bytes.length + blocks * 5);
+  let o = 0;
+  for (let b = 0; b < blocks; b++) {
+    const part = bytes.subarray(b * 65_535, Math.min(bytes.length, (b + 1) * 65_535));
+    out[o++] = b === blocks - 1 ? 1 : 0;
+    out[o++] = part.length & 255;
+    out[o++] = part.length >> 8;
+    out[o++] = ~part.length & 255;
+    out[o++] = (~part.length >> 8) & 255;
+    out.set(part, o);
+    o += part.length;
+  }
+  return out;
+}
+
+/** A title-only entry (src/historyEntries.ts): one section of URL words, the title folded in as for every section. */
+export interface TitlePageInput {
+  url: string;
+  site: string;
+  title: string;
+  text: string;
+  lastVisit: number;
+  visitCount: number;
+  hash: string;
+}
+
+/**
+ * Stores many title-only entries in one transaction (the history import: 50,000 entries one
+ * transaction each would take minutes). Only URLs with no stored page are written; a page read in a
+ * tab or an entry imported before is never touched, so running a batch twice stores nothing twice.
+ * Returns what was written, for the caller's caches.
+ */
+export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[], tok: TokenizerOptions, embedModel: string | null): Promise<{ pages: PageRecord[]; touchedTerms: Set<string>; addedChunkIds: number[] }> {
+  const t0 = performance.now();
+  const unique = [...new Map(inputs.map((i) => [i.url, i])).values()];
+  const present = await (async () => {
+    const tx = db.transaction('pages');
+    const keys = await Promise.all(unique.map((i) => tx.store.getKey(i.url)));
+    await tx.done;
+    return new Set(keys.filter((k): k is string => k !== undefined));
+  })();
+  const fresh = unique.filter((i) => !present.has(i.url));
+  const touched = new Set<string>();
+  if (!fresh.length) return { pages: [], touchedTerms: touched, addedChunkIds: [] };
+  // Before the transaction: tokenizing and compressing cannot be awaited inside it.
+  const chunks = fresh.map((i): Chunk => ({ ord: 0, headingPath: [], section: '', anchor: {}, text: i.text, words: i.text.split(/\s+/).filter(Boolean).length }));
+  const docs = fresh.map((i, k) => indexedTerms(i.title, chunks[k]!, tok));
+  // A few hundred bytes of URL words gain nothing from compression, and a CompressionStream per entry
+  // was most of a batch's time: stored deflate blocks (the same format, read by unpackTexts as usual).
+  const packed = fresh.map((i) => storedDeflate(new TextEncoder().encode(JSON.stringify([i.text]))));
+  titleWriteLog.prepareMs += performance.now() - t0;
+  const tx = db.transaction([...WRITE_STORES], 'readwrite');
+  const t1 = performance.now();
+  return allOrNothing(db, tx, async () => {
+    // Stored between the check and now (the caller holds the write lock, so only by another context): skip those.
+    const again = await Promise.all(fresh.map((i) => tx.objectStore('pages').getKey(i.url)));
+    const stats = await readStats(tx);
+    const tails = tailCacheFor(db, stats);
+    const pages: PageRecord[] = [];
+    const records: { id: number; terms: string[] }[] = [];
+    const puts: Promise<unknown>[] = [];
+    fresh.forEach((i, k) => {
+      if (again[k] !== undefined) return;
+      const id = stats.nextChunkId++;
+      const chunk = chunks[k]!;
+      records.push({ id, terms: docs[k]! });
+      puts.push(tx.objectStore('chunks').put({ id, url: i.url, ord: 0, headingPath: [], section: '', anchor: {}, len: docs[k]!.length }));
+      puts.push(tx.objectStore('texts').put({ url: i.url, ids: [id], z: packed[k]! }));
+      if (embedModel) puts.push(tx.objectStore('embedQueue').put({ id, model: embedModel }));
+      const page: PageRecord = { url: i.url, site: i.site, title: i.title, lang: '', firstVisit: i.lastVisit, lastVisit: i.lastVisit, visitCount: i.visitCount, hash: i.hash, chunkIds: [id], words: chunk.words, kind: 'title' };
+      pages.push(page);
+      puts.push(tx.objectStore('pages').put(page));
+      stats.N += 1;
+      stats.totalLength += docs[k]!.length;
+    });
+    const byTerm = groupPostings(records);
+    let newTerms = 0;
+    for (const term of byTerm.keys()) if (!tails.tails.has(term)) newTerms++;
+    for (const [term, entries] of byTerm) {
+      puts.push(appendTermPostings(tx, tails, term, entries));
+      touched.add(term);
+    }
+    await Promise.all(puts);
+    await tx.objectStore('meta').put({ ...stats, tail: tails.token }, 'stats');
+    await tx.done;
+    titleWriteLog.txMs += performance.now() - t1;
+    titleWriteLog.batches++;
+    titleWriteLog.entries += pages.length;
+    titleWriteLog.newTerms += newTerms;
+    return { pages, touchedTerms: touched, addedChunkIds: records.map((r) => r.id) };
+  });
+}
+
+/** Notes on a title-only entry that the backfill tried and left title-only (so it is not fetched again). */
+export async function markFetchSkipped(db: DB, url: string, reason: string, at: number): Promise<PageRecord | undefined> {
+  const tx = db.transaction('pages', 'readwrite');
+  const page = await tx.store.get(url);
+  const next = page && page.kind === 'title' ? { ...page, fetchSkipped: { at, reason } } : undefined;
+  if (next) await tx.store.put(next);
+  await tx.done;
+  return next;
 }
 
 export interface DeleteResult {

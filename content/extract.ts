@@ -15,6 +15,7 @@
  */
 import { Readability } from '@mozilla/readability';
 import type { Block, BlockKind } from '../src/chunker.js';
+import type { Extraction } from '../src/protocol.js';
 import { countWords } from '../src/chunker.js';
 
 export const EXTRACT_LIMITS = {
@@ -557,40 +558,6 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
   return { blocks, words: blocks.reduce((n, b) => n + countWords(b.text), 0) };
 }
 
-export interface MainContent {
-  blocks: Block[];
-  words: number;
-  method: 'readability' | 'merged' | 'body';
-}
-
-/**
- * The page's main content out of the cleaned walk: its `main` landmark when that holds most of the
- * text; else, on pages where it is worth it (and when `readability` is allowed), Readability's article
- * widened by `articleSpan`, kept when it holds most of the text; else the whole cleaned body. The content
- * script and the evaluation (tests/eval, over linkedom) both call this.
- */
-export async function mainContent(cleaned: WalkResult, opts: { title: string; readability: boolean; yieldToPage?: () => Promise<void> }): Promise<MainContent> {
-  const main = mainLandmark(cleaned);
-  if (main) return { blocks: main.blocks, words: main.words, method: 'body' };
-  if (opts.readability && cleaned.mirror && readabilityWorthIt(cleaned)) {
-    if (opts.yieldToPage) await opts.yieldToPage();
-    cleaned.mirror.title = opts.title;
-    const article = await readabilityBlocks(cleaned.mirror, opts.yieldToPage);
-    if (article) {
-      // What Readability dropped inside the article (code, notes, tables) comes back from the body.
-      const span = articleSpan(cleaned, article.blocks);
-      const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };
-      if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) return { blocks: pick.blocks, words: pick.words, method: pick.method };
-    }
-  }
-  return { blocks: cleaned.blocks, words: cleaned.words, method: 'body' };
-}
-
-/** The title a capture is filed under: the document's, else the first heading's, else `fallback` (the host). */
-export function pageTitle(documentTitle: string, blocks: readonly Block[], fallback: string): string {
-  return (documentTitle || '').trim() || blocks.find((b) => b.kind === 'heading')?.text || fallback;
-}
-
 export interface ReadabilityResult {
   blocks: Block[];
   words: number;
@@ -619,4 +586,69 @@ export async function readabilityBlocks(mirror: Document, yieldToPage?: () => Pr
   const parsed = new DOMParser().parseFromString(article.content, 'text/html');
   const res = await walkBlocks(parsed.body, { checkVisibility: false, ...(yieldToPage ? { yieldToPage } : {}) });
   return { blocks: res.blocks, words: res.words, title: article.title ?? '', ms };
+}
+
+export interface PageExtraction {
+  title: string;
+  lang: string;
+  blocks: Block[];
+  words: number;
+  method: Extraction['method'];
+  /** Words of the cleaned body (what `retention` is measured against). */
+  visibleWords: number;
+}
+
+export interface ExtractOptions {
+  /** A live, rendered page (the content script): rendering is checked. A parsed document has no layout. */
+  live: boolean;
+  /** The page is going away: one go, no Readability, and less of a huge page. */
+  urgent?: boolean;
+  yieldToPage?: () => Promise<void>;
+  /** Used when the document has no title and no heading. */
+  fallbackTitle: string;
+}
+
+/** A capture done in one go as the page goes away reads at most this much (about a large manual page). */
+export const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
+
+/**
+ * A document's main content as blocks: the one extraction every capture path runs (the content script
+ * on the live page; the backfill on a page fetched and parsed with DOMParser). The cleaned body is
+ * walked once (in slices); its `main` landmark is taken when it holds most of the text; on pages without
+ * one that are small enough, Readability runs on the walk's sanitised copy and is kept when it keeps
+ * most of the text.
+ */
+export async function extractDocument(doc: Document, opts: ExtractOptions): Promise<PageExtraction | null> {
+  const body = doc.body;
+  if (!body) return null;
+  const { urgent = false, yieldToPage } = opts;
+  // When the page is going away there is no time to yield: do it in one go, without Readability, and
+  // read less of a huge page so leaving it is not held up.
+  const pace = urgent ? { limits: URGENT_LIMITS } : yieldToPage ? { yieldToPage } : {};
+  const mirror = urgent ? undefined : doc.implementation.createHTMLDocument('');
+  const cleaned = await walkBlocks(body, { checkVisibility: opts.live, ...pace, ...(mirror ? { mirror } : {}) });
+  let blocks = cleaned.blocks;
+  let words = cleaned.words;
+  let method: Extraction['method'] = 'body';
+  const main = mainLandmark(cleaned);
+  if (main) {
+    blocks = main.blocks;
+    words = main.words;
+  } else if (!urgent && cleaned.mirror && readabilityWorthIt(cleaned)) {
+    if (yieldToPage) await yieldToPage();
+    cleaned.mirror.title = doc.title;
+    const article = await readabilityBlocks(cleaned.mirror, yieldToPage);
+    if (article) {
+      // What Readability dropped inside the article (code, notes, tables) comes back from the body.
+      const span = articleSpan(cleaned, article.blocks);
+      const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };
+      if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) {
+        blocks = pick.blocks;
+        words = pick.words;
+        method = pick.method;
+      }
+    }
+  }
+  const title = (doc.title || '').replace(/\s+/g, ' ').trim() || blocks.find((b) => b.kind === 'heading')?.text || opts.fallbackTitle;
+  return { title, lang: doc.documentElement?.getAttribute('lang') ?? '', blocks, words, method, visibleWords: cleaned.words };
 }

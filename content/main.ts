@@ -12,7 +12,7 @@ import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.
 import type { CapturePayload, Reply, MessageType, Request, Response } from '../src/protocol.js';
 import { OUTBOX_PREFIX, type OutboxEntry } from '../src/outbox.js';
 import { EARLY_KEY, startEarly, type Early, type EarlyApi } from './earlyStart.js';
-import { mainContent, pageTitle, walkBlocks } from './extract.js';
+import { extractDocument } from './extract.js';
 
 const SETTLE_MS = 600;
 const IDLE_TIMEOUT_MS = 400;
@@ -23,8 +23,6 @@ const MUTATION_MAX_WAIT_MS = 5000;
 const LARGE_CHANGE_NODES = 25;
 /** A page that keeps changing (a ticker, a feed) is re-captured this many times at most, per URL. */
 const MAX_CONTENT_RECAPTURES = 10;
-/** A capture done in one go as the page goes away reads at most this much (about a large manual page). */
-const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
 
 /** Attempts per message: the worker can be stopped while it handles one (Chrome does when idle). */
 const SEND_ATTEMPTS = 10;
@@ -155,32 +153,22 @@ interface Extracted {
   hash: number;
 }
 
-/**
- * The page's main content as blocks. The cleaned body is walked once (in slices); its `main` landmark
- * is taken when it holds most of the text; on pages without one that are small enough, Readability
- * runs on the walk's sanitised copy and is kept when it keeps most of the text.
- */
+/** The page's main content (content/extract.ts extractDocument), with what it cost the page. */
 async function extract(urgent: boolean): Promise<Extracted | null> {
-  const body = document.body;
-  if (!body) return null;
   const meter = costMeter();
-  // When the page is going away there is no time to yield: do it in one go, without Readability, and
-  // read less of a huge page so leaving it is not held up.
-  const pace = urgent ? { limits: URGENT_LIMITS } : { yieldToPage: meter.yieldToPage };
-  const mirror = urgent ? undefined : document.implementation.createHTMLDocument('');
-  const cleaned = await walkBlocks(body, { checkVisibility: true, ...pace, ...(mirror ? { mirror } : {}) });
-  const { blocks, words, method } = await mainContent(cleaned, { title: document.title, readability: !urgent, yieldToPage: meter.yieldToPage });
+  const got = await extractDocument(document, { live: true, urgent, ...(urgent ? {} : { yieldToPage: meter.yieldToPage }), fallbackTitle: location.hostname });
+  if (!got) return null;
   if (!urgent) await meter.yieldToPage();
-  const title = pageTitle(document.title, blocks, location.hostname);
+  const { title, blocks, words } = got;
   const hash = hash53(title + '\u0000' + blocks.map((b) => b.text).join('\u0000') + '\u0000' + location.href.split('#')[0]);
   const cost = meter.finish();
   return {
     payload: {
       title,
-      lang: document.documentElement.lang || '',
+      lang: got.lang,
       blocks,
       // The page's cost is reported with the capture (never written into the page).
-      extraction: { method, retention: cleaned.words ? Math.min(1, words / cleaned.words) : 1, visibleWords: cleaned.words, ...cost },
+      extraction: { method: got.method, retention: got.visibleWords ? Math.min(1, words / got.visibleWords) : 1, visibleWords: got.visibleWords, ...cost },
     },
     words,
     hash,
@@ -332,6 +320,51 @@ function start(): void {
   window.addEventListener('popstate', later);
 }
 
+/**
+ * Capture was refused when this page loaded (paused, or the gate said no) and has been resumed since:
+ * ask the background again and capture if it now says yes. Nothing happens on a page already captured.
+ */
+function resume(): void {
+  if (captured || running || allowed === true) return;
+  allowedAsked = send('page/check', {}).then(
+    (r) => (allowed = r.allowed),
+    () => (allowed = false),
+  );
+  void capture();
+}
+
+/** A PDF shown in the tab (Chrome runs content scripts in its viewer's outer document): the background reads it. */
+function isPdfDocument(): boolean {
+  return document.contentType === 'application/pdf';
+}
+
+/**
+ * The capture already running in this isolated world, if any. The background also injects this script
+ * into tabs that were open before Reread was installed or while capture was paused
+ * (background/openTabs.ts): a second copy in the same document must not capture it again, so it hands
+ * over to the first one. After an update the old copy is orphaned (its runtime is gone): a new one starts.
+ */
+interface Running {
+  alive(): boolean;
+  resume(): void;
+}
+const RUNNING_KEY = '__rereadContent';
+const g = globalThis as { [RUNNING_KEY]?: Running };
+const previous = g[RUNNING_KEY];
+let alreadyRunning = false;
+try {
+  alreadyRunning = !!previous && previous.alive();
+} catch {
+  alreadyRunning = false;
+}
+
 // Only top-level http(s) documents (the manifest already limits us to them, this guards Firefox too),
 // and never in a private window, even where the user let the extension run there.
-if (window.top === window && /^https?:$/.test(location.protocol) && !browser.extension.inIncognitoContext) start();
+if (window.top === window && /^https?:$/.test(location.protocol) && !browser.extension.inIncognitoContext) {
+  if (alreadyRunning) previous!.resume();
+  else {
+    g[RUNNING_KEY] = { alive: () => !!browser.runtime?.id, resume };
+    if (isPdfDocument()) void send('page/pdf', { sinceLoadMs: performance.now() }).catch((e: unknown) => console.debug('reread: pdf', e));
+    else start();
+  }
+}

@@ -18,6 +18,8 @@ import browser from 'webextension-polyfill';
 import { call } from './api.js';
 import { formatBytes, formatDay, formatDaySpan, plural } from './format.js';
 import { ModelSettings } from './components/ModelSettings.js';
+import { DayOneCard } from './components/DayOneCard.js';
+import { PdfNotes } from './components/PdfNotes.js';
 import { ConfirmDialog } from './components/ConfirmDialog.js';
 import { UndoBar } from './components/UndoBar.js';
 
@@ -187,6 +189,10 @@ function Options() {
           </p>
         )}
       </section>
+
+      <DayOneCard where="options" />
+
+      <PdfNotes />
 
       <section aria-labelledby="h-saving">
         <h2 id="h-saving">Saving pages</h2>

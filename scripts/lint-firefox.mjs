@@ -35,6 +35,36 @@ export const REVIEWED = [
       "Preact's support for dangerouslySetInnerHTML, part of its renderer. No component of Reread uses it (this " +
       'script checks: popup/ must not mention it), so the branch never runs; page-derived text is rendered as text.',
   },
+  {
+    code: 'UNSAFE_VAR_ASSIGNMENT',
+    file: /^background\.js$/,
+    // The same Readability code, bundled into the background page for the backfill (background/reader/readHtml.ts).
+    context: /_attempts|innerHTML = \w\.innerHTML/,
+    why:
+      "Readability's own innerHTML writes, in the backfill's reader (content/extract.ts extractDocument, shared with " +
+      'the content script). It runs on a document parsed with DOMParser from a fetched page and on a copy made with ' +
+      'createHTMLDocument: documents without a browsing context, where markup runs no script and loads nothing.',
+  },
+  {
+    code: 'DANGEROUS_EVAL',
+    file: /^(background\.js|pdf\.worker\.min\.mjs)$/,
+    // pdf.js: the `isEvalSupported` probe (`new Function("")` in a try), and the PostScript-function compiler behind it.
+    context: /isEvalSupported|return Function\(""\), !0/,
+    why:
+      'pdf.js (pdfjs-dist, PDFs read in the background page) probes whether eval is allowed and compiles PostScript ' +
+      'functions only if it is. Reread passes isEvalSupported: false (background/reader/pdfText.ts), and the ' +
+      "extension's CSP (script-src 'self' 'wasm-unsafe-eval') forbids eval anyway: the probe fails and pdf.js interprets.",
+  },
+  {
+    code: 'UNSAFE_VAR_ASSIGNMENT',
+    file: /^(background\.js|pdf\.worker\.min\.mjs)$/,
+    // pdf.js: importing its own worker as a fallback, and an optional image decoder, by URL.
+    context: /_setupFakeWorkerGlobal|openjpeg_nowasm_fallback/,
+    why:
+      "pdf.js's dynamic import() of its own files: the worker (GlobalWorkerOptions.workerSrc, set to the bundled " +
+      "pdf.worker.min.mjs) when a Worker cannot start, and an image decoder Reread never configures (text only). The CSP's " +
+      "script-src 'self' allows nothing but the extension's own files.",
+  },
 ];
 
 function lint() {

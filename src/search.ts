@@ -13,6 +13,7 @@ import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from 
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
+import type { PageKind } from './pageKind.js';
 import { makeSnippet, TermMarker } from './snippet.js';
 import { foldText, queryTerms } from './tokenizer.js';
 import { sectionHref } from './url.js';
@@ -25,6 +26,7 @@ export interface PageView {
   lastVisit: number;
   visitCount: number;
   chunkIds: readonly number[];
+  kind?: PageKind;
 }
 
 /** A stored section with its text ("heading path\nbody", as the chunker made it). */
@@ -181,6 +183,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       site: page.site,
       lastVisit: page.lastVisit,
       visitCount: page.visitCount,
+      ...(page.kind ? { kind: page.kind } : {}),
       more: g.more.map(section),
     };
   });

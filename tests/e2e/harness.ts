@@ -37,6 +37,13 @@ export interface LaunchOptions {
   colorScheme?: 'light' | 'dark';
   /** Another unpacked build to load (default dist/chrome). */
   dist?: string;
+  /**
+   * Start the browser without the extension, run this (open tabs, visit pages), then load the extension
+   * into the running browser (CDP Extensions.loadUnpacked): what a user who installs it sees.
+   */
+  beforeLoad?: (ctx: BrowserContext) => Promise<void>;
+  /** Extra browser flags (e.g. --host-resolver-rules to serve a named site from 127.0.0.1). */
+  args?: string[];
   /** The browser's time zone (TZ for the whole browser, workers included), e.g. 'America/New_York'. */
   timezone?: string;
 }
@@ -79,22 +86,22 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
     mkdirSync(profile, { recursive: true });
     writeFileSync(join(profile, 'Local State'), JSON.stringify(opts.localState));
   }
+  const common = [...(opts.args ?? []), '--no-first-run', '--disable-sync', '--disable-component-update', '--disable-background-networking', '--disable-gpu', '--no-sandbox'];
   const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     colorScheme: opts.colorScheme ?? 'light',
     ...(opts.timezone ? { env: { ...process.env, TZ: opts.timezone }, timezoneId: opts.timezone } : {}),
-    args: [
-      `--disable-extensions-except=${dist}`,
-      `--load-extension=${dist}`,
-      '--no-first-run',
-      '--disable-sync',
-      '--disable-component-update',
-      '--disable-background-networking',
-      '--disable-gpu',
-      '--no-sandbox',
-    ],
+    ...(opts.beforeLoad
+      ? { ignoreDefaultArgs: ['--disable-extensions'], args: ['--enable-unsafe-extension-debugging', ...common] }
+      : { args: [`--disable-extensions-except=${dist}`, `--load-extension=${dist}`, ...common] }),
   });
+  if (opts.beforeLoad) {
+    await opts.beforeLoad(ctx);
+    const cdp = await ctx.browser()!.newBrowserCDPSession();
+    await cdp.send('Extensions.loadUnpacked' as never, { path: dist } as never);
+    await cdp.detach();
+  }
   let worker = ctx.serviceWorkers()[0] ?? (await ctx.waitForEvent('serviceworker', { timeout: 30_000 }));
   const extId = new URL(worker.url()).host;
   const ext: Extension = {
