@@ -1,9 +1,10 @@
 /**
- * Capture: whether a page may be captured, and storing what the content script sent — cut into
- * sections, checked for size, written with its postings, texts and embedding queue entries in one
- * transaction (pageStore.writePage) within the storage budget.
+ * Capture: whether a page may be captured, and storing what the content script sent — its sections
+ * (cut by the page and checked by the router, src/validate.ts validateSections; cut here when the page
+ * sent none or another chunker cut them), written with its postings, texts, blocks and embedding queue
+ * entries in one transaction (pageStore.writePage) within the storage budget.
  */
-import { chunkBlocks, countWords } from '../src/chunker.js';
+import { chunkBlocks, CHUNKER_VERSION, countWords, type Block, type Chunk } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
 import { MIN_PAGE_WORDS, TOKENIZER } from '../src/indexing.js';
 import type { CapturePayload, CaptureResponse } from '../src/protocol.js';
@@ -21,22 +22,60 @@ export async function captureAllowed(engine: Engine, url: string): Promise<{ all
   return { allowed: true };
 }
 
-export async function capturePage(engine: Engine, url: string, payload: CapturePayload, now: number): Promise<CaptureResponse> {
+/** Who cut the page's sections: the page (checked) or the background (no sections, or another chunker's). */
+export type CutBy = 'page' | 'background';
+
+export async function capturePage(engine: Engine, url: string, payload: CapturePayload, now: number): Promise<CaptureResponse & { cutBy: CutBy }> {
   const check = await captureAllowed(engine, url);
-  if (!check.allowed) return { outcome: 'skipped', chunks: 0, reason: check.reason };
-  const { chunks, truncated } = chunkBlocks(payload.blocks);
-  const words = chunks.reduce((n, c) => n + countWords(c.text), 0);
-  if (words < MIN_PAGE_WORDS && countWords(payload.title) + words < MIN_PAGE_WORDS) {
-    return { outcome: 'skipped', chunks: 0, reason: 'too little text' };
+  if (!check.allowed) return { outcome: 'skipped', chunks: 0, reason: check.reason, cutBy: 'background' };
+  const cutBy: CutBy = payload.sections && payload.chunker === CHUNKER_VERSION ? 'page' : 'background';
+  let chunks: Chunk[];
+  if (cutBy === 'page') chunks = payload.sections!;
+  else {
+    const cut = chunkBlocks(payload.blocks);
+    chunks = cut.chunks;
+    if (cut.truncated.chunks || cut.truncated.chars) console.warn(`reread: capped ${url}: ${cut.truncated.chunks} chunks, ${cut.truncated.chars} chars dropped`);
   }
-  if (truncated.chunks || truncated.chars) console.warn(`reread: capped ${url}: ${truncated.chunks} chunks, ${truncated.chars} chars dropped`);
-  const hash = hashHex(payload.title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
+  const words = chunks.reduce((n, c) => n + c.words, 0);
+  if (words < MIN_PAGE_WORDS && countWords(payload.title) + words < MIN_PAGE_WORDS) {
+    return { outcome: 'skipped', chunks: 0, reason: 'too little text', cutBy };
+  }
+  const res = await storePage(engine, { url, title: payload.title, lang: payload.lang, blocks: payload.blocks, chunks, chunker: CHUNKER_VERSION, now });
+  return { ...res, cutBy };
+}
+
+/** The hash that tells a revisit (same title and sections) from a changed page. */
+export function contentHash(title: string, chunks: readonly Chunk[]): string {
+  return hashHex(title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
+}
+
+export interface StoreInput {
+  url: string;
+  title: string;
+  lang: string;
+  /** What the sections were cut from, kept to cut them again (background/recut.ts). */
+  blocks: readonly Block[];
+  chunks: readonly Chunk[];
+  /** The chunker that cut them (CHUNKER_VERSION). */
+  chunker: string;
+  now: number;
+  /** A re-cut of a stored page whose hash was this: no visit is counted, and nothing is written if the page changed or went meanwhile. */
+  recut?: { expectHash: string };
+}
+
+/** Writes a page under the engine's lock and the storage budget, and updates the caches. */
+export async function storePage(engine: Engine, input: StoreInput): Promise<CaptureResponse> {
+  const { url, title, chunks } = input;
+  const words = chunks.reduce((n, c) => n + c.words, 0);
+  const hash = contentHash(title, chunks);
   return engine.exclusive(async () => {
     const db = await engine.db();
-    await engine.budget.keepHeadroomLocked(url);
-    const result = await engine.budget.writeLocked(url, () =>
-      writePage(db, { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: engine.dense?.queueModel() ?? null }, TOKENIZER),
-    );
+    if (input.recut) {
+      const cur = await db.get('pages', url);
+      if (cur?.hash !== input.recut.expectHash) return { outcome: 'skipped', chunks: 0, reason: 'changed meanwhile' };
+    } else await engine.budget.keepHeadroomLocked(url);
+    const page = { url, site: siteOf(url), title, lang: input.lang, hash, words, chunks, blocks: input.blocks, chunker: input.chunker, now: input.now };
+    const result = await engine.budget.writeLocked(url, () => writePage(db, { ...page, embedModel: engine.dense?.queueModel() ?? null, ...(input.recut ? { recut: true } : {}) }, TOKENIZER));
     engine.lexical.invalidate(result.touchedTerms);
     engine.pages.put(result.page);
     if (result.removedChunkIds.length) engine.dense?.onChunksRemoved(result.removedChunkIds);

@@ -57,6 +57,13 @@ export interface TextRecord {
   url: string;
   ids: number[];
   z: Uint8Array;
+  /**
+   * The blocks the chunks were cut from (deflate-raw, sectionTexts.ts packBlocks) and the chunker that
+   * cut them (CHUNKER_VERSION): what background/recut.ts cuts again when the chunker changes. Absent on
+   * pages stored before blocks were kept (they keep their cut).
+   */
+  b?: Uint8Array;
+  cv?: string;
 }
 
 /** Present in meta while v1 chunk texts remain to be compressed: pages up to `after` (url order) are done. */

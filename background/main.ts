@@ -13,7 +13,7 @@ import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
 import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
-import { migrateChunkTexts, withTexts } from './sectionTexts.js';
+import { migrateChunkTexts, unpackBlocks, withTexts } from './sectionTexts.js';
 import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
 import { embedderHost } from './embedding/host.js';
@@ -152,6 +152,21 @@ drain();
 void pruneHellos().catch(() => undefined);
 // An index built by another version of the tokenizer is rebuilt once, in the background.
 void ready.then(() => ensureIndexVersion(engine)).catch((e: unknown) => console.warn('reread: index version', e));
+// Stored pages cut by another chunker are cut again from their blocks, in the background (recut.ts).
+// While a pass is pending an alarm wakes a stopped worker to go on with it.
+const RECUT_ALARM = 'reread-recut';
+const recut = () =>
+  void ready
+    .then(async () => {
+      if (await engine.recut.pending()) await browser.alarms?.create(RECUT_ALARM, { periodInMinutes: 0.5 });
+      await engine.recut.run();
+      await browser.alarms?.clear(RECUT_ALARM);
+    })
+    .catch((e: unknown) => console.warn('reread: re-cut', e));
+browser.alarms?.onAlarm.addListener((alarm) => {
+  if (alarm.name === RECUT_ALARM) recut();
+});
+recut();
 
 registerOmnibox(engine);
 registerContextMenu(engine);
@@ -173,4 +188,9 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     if (!page) return [];
     const chunks = (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined);
     return withTexts(db, chunks);
-  }, registerHello, hellosFor, drainOutbox, outboxTotals };
+  }, registerHello, hellosFor, drainOutbox, outboxTotals,
+  /** The blocks and chunker version stored for a page (background/recut.ts cuts them again). */
+  pageBlocks: async (url: string) => {
+    const rec = await (await engine.db()).get('texts', url);
+    return rec?.b ? { blocks: await unpackBlocks(rec.b), chunker: rec.cv ?? null, bytes: rec.b.byteLength, textBytes: rec.z.byteLength } : null;
+  } };

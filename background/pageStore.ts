@@ -3,14 +3,14 @@
  * in one IndexedDB transaction, or not at all. Work is proportional to the page, not to the index.
  */
 import type { IDBPTransaction } from 'idb';
-import type { Chunk } from '../src/chunker.js';
+import type { Block, Chunk } from '../src/chunker.js';
 import { termFrequencies, type TokenizerOptions } from '../src/tokenizer.js';
 import { indexedTerms } from '../src/indexing.js';
 import { appendToBlock, BLOCK_SIZE, removeFromBlock, type EncodedBlock, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
 import { EMPTY_STATS, type ChunkRecord, type DB, type PageRecord, type RereadDB, type StatsRecord } from './db.js';
 import { removeVectors } from './vectorStore.js';
-import { forgetAllTexts, forgetTexts, packTexts, withTexts } from './sectionTexts.js';
+import { forgetAllTexts, forgetTexts, packBlocks, packTexts, withTexts } from './sectionTexts.js';
 
 export interface PageInput {
   url: string;
@@ -20,8 +20,13 @@ export interface PageInput {
   hash: string;
   words: number;
   chunks: readonly Chunk[];
+  /** The blocks the chunks were cut from and the chunker that cut them: kept, compressed, to cut again. */
+  blocks?: readonly Block[];
+  chunker?: string;
   /** Visit time (epoch ms). */
   now: number;
+  /** A re-cut of the stored page (background/recut.ts): its visits are left as they are. */
+  recut?: boolean;
   /** Model to queue the new chunks for; null when the dense lane is off. */
   embedModel: string | null;
 }
@@ -235,24 +240,43 @@ export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions)
   // Tokenize and compress before the transaction opens: nothing but IndexedDB requests may be awaited inside it.
   const newDocs = input.chunks.map((c) => indexedTerms(input.title, c, tok));
   const z = input.chunks.length ? await packTexts(input.chunks.map((c) => c.text)) : null;
+  const b = z && input.blocks ? await packBlocks(input.blocks) : null;
   return retryStale(async () => {
     const current = await db.get('pages', input.url);
     // A revisit with unchanged content needs nothing of the old chunks.
-    const old = current && current.hash !== input.hash ? (await readOldPages(db, [input.url], tok)).get(input.url) : undefined;
+    // (A re-cut rewrites the sections even when their texts, and so the hash, are the same: anchors may differ.)
+    const rewrite = (p: PageRecord | undefined) => !!p && (p.hash !== input.hash || !!input.recut);
+    const old = rewrite(current) ? (await readOldPages(db, [input.url], tok)).get(input.url) : undefined;
     const tx = db.transaction([...WRITE_STORES], 'readwrite');
-    const result = await allOrNothing(db, tx, () => writePageIn(db, tx, input, newDocs, z, current, old));
+    const result = await allOrNothing(db, tx, () => writePageIn(db, tx, input, newDocs, z, b, current, old, rewrite));
     if (result.removedChunkIds.length) forgetTexts(db, result.removedChunkIds);
     return result;
   });
 }
 
-async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: string[][], z: Uint8Array | null, readBefore: PageRecord | undefined, old: OldPage | undefined): Promise<WriteResult> {
+async function writePageIn(
+  db: DB,
+  tx: WriteTx,
+  input: PageInput,
+  newDocs: string[][],
+  z: Uint8Array | null,
+  b: Uint8Array | null,
+  readBefore: PageRecord | undefined,
+  old: OldPage | undefined,
+  rewrite: (p: PageRecord | undefined) => boolean,
+): Promise<WriteResult> {
   const touched = new Set<string>();
   const cur = await tx.objectStore('pages').get(input.url);
-  if (!samePage(cur, readBefore) || (cur && cur.hash !== input.hash && !samePage(cur, old?.page))) throw new StalePage();
-  if (cur && cur.hash === input.hash) {
+  if (!samePage(cur, readBefore) || (rewrite(cur) && !samePage(cur, old?.page))) throw new StalePage();
+  if (cur && !rewrite(cur)) {
     const page = { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1 };
     await tx.objectStore('pages').put(page);
+    if (b) {
+      // A page stored before its blocks were kept gets them now (its cut is of an unknown chunker: the
+      // next chunker change re-cuts it).
+      const texts = await tx.objectStore('texts').get(input.url);
+      if (texts && !texts.b && texts.ids.join() === cur.chunkIds.join()) await tx.objectStore('texts').put({ ...texts, b, cv: '' });
+    }
     await tx.done;
     return { outcome: 'revisit', page, touchedTerms: touched, removedChunkIds: [], addedChunkIds: [] };
   }
@@ -272,7 +296,7 @@ async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: strin
   const chunkStore = tx.objectStore('chunks');
   const queue = tx.objectStore('embedQueue');
   for (const r of records) puts.push(chunkStore.put(r));
-  if (z) puts.push(tx.objectStore('texts').put({ url: input.url, ids, z }));
+  if (z) puts.push(tx.objectStore('texts').put({ url: input.url, ids, z, ...(b ? { b, cv: input.chunker ?? '' } : {}) }));
   if (input.embedModel) for (const r of records) puts.push(queue.put({ id: r.id, model: input.embedModel }));
   await Promise.all(puts);
   for (const d of newDocs) {
@@ -285,8 +309,8 @@ async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: strin
     title: input.title,
     lang: input.lang,
     firstVisit: cur ? Math.min(cur.firstVisit, input.now) : input.now,
-    lastVisit: cur ? Math.max(cur.lastVisit, input.now) : input.now,
-    visitCount: (cur?.visitCount ?? 0) + 1,
+    lastVisit: cur && input.recut ? cur.lastVisit : cur ? Math.max(cur.lastVisit, input.now) : input.now,
+    visitCount: (cur?.visitCount ?? 0) + (input.recut && cur ? 0 : 1),
     hash: input.hash,
     chunkIds: ids,
     words: input.words,

@@ -1,6 +1,7 @@
 /**
  * The content script: decides when to capture, asks the background whether this page may be captured
- * (paused, excluded site) before extracting anything, extracts in idle time, and sends the blocks.
+ * (paused, excluded site) before extracting anything, extracts and cuts the page into sections in idle
+ * time, and sends the sections with the blocks they were cut from.
  *
  * When: one second after load at the latest (in idle time), or at once when the page is hidden or left
  * before that; again after single-page-app navigations and large content changes, once per distinct
@@ -12,7 +13,7 @@ import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.
 import type { CapturePayload, Reply, MessageType, Request, Response } from '../src/protocol.js';
 import { OUTBOX_PREFIX, type OutboxEntry } from '../src/outbox.js';
 import { EARLY_KEY, startEarly, type Early, type EarlyApi } from './earlyStart.js';
-import { articleSpan, mainLandmark, readabilityBlocks, readabilityWorthIt, walkBlocks, READABILITY_MIN_SHARE } from './extract.js';
+import { captureDocument } from './pageCapture.js';
 
 const SETTLE_MS = 600;
 const IDLE_TIMEOUT_MS = 400;
@@ -23,8 +24,6 @@ const MUTATION_MAX_WAIT_MS = 5000;
 const LARGE_CHANGE_NODES = 25;
 /** A page that keeps changing (a ticker, a feed) is re-captured this many times at most, per URL. */
 const MAX_CONTENT_RECAPTURES = 10;
-/** A capture done in one go as the page goes away reads at most this much (about a large manual page). */
-const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
 
 /** Attempts per message: the worker can be stopped while it handles one (Chrome does when idle). */
 const SEND_ATTEMPTS = 10;
@@ -128,56 +127,18 @@ interface Extracted {
 }
 
 /**
- * The page's main content as blocks. The cleaned body is walked once (in slices); its `main` landmark
- * is taken when it holds most of the text; on pages without one that are small enough, Readability
- * runs on the walk's sanitised copy and is kept when it keeps most of the text.
+ * The page's main content, as blocks and cut into sections (content/pageCapture.ts, the step the
+ * backfill and PDF capture run too), with what it cost the page.
  */
 async function extract(urgent: boolean): Promise<Extracted | null> {
-  const body = document.body;
-  if (!body) return null;
   const meter = costMeter();
-  // When the page is going away there is no time to yield: do it in one go, without Readability, and
-  // read less of a huge page so leaving it is not held up.
-  const pace = urgent ? { limits: URGENT_LIMITS } : { yieldToPage: meter.yieldToPage };
-  const mirror = urgent ? undefined : document.implementation.createHTMLDocument('');
-  const cleaned = await walkBlocks(body, { checkVisibility: true, ...pace, ...(mirror ? { mirror } : {}) });
-  let blocks = cleaned.blocks;
-  let words = cleaned.words;
-  let method: 'readability' | 'merged' | 'body' = 'body';
-  const main = mainLandmark(cleaned);
-  if (main) {
-    blocks = main.blocks;
-    words = main.words;
-  } else if (!urgent && cleaned.mirror && readabilityWorthIt(cleaned)) {
-    await meter.yieldToPage();
-    cleaned.mirror.title = document.title;
-    const article = await readabilityBlocks(cleaned.mirror, meter.yieldToPage);
-    if (article) {
-      // What Readability dropped inside the article (code, notes, tables) comes back from the body.
-      const span = articleSpan(cleaned, article.blocks);
-      const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };
-      if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) {
-        blocks = pick.blocks;
-        words = pick.words;
-        method = pick.method;
-      }
-    }
-  }
-  if (!urgent) await meter.yieldToPage();
-  const title = (document.title || '').trim() || blocks.find((b) => b.kind === 'heading')?.text || location.hostname;
-  const hash = hash53(title + '\u0000' + blocks.map((b) => b.text).join('\u0000') + '\u0000' + location.href.split('#')[0]);
+  const got = await captureDocument(document, { live: true, urgent, yieldToPage: meter.yieldToPage, fallbackTitle: location.hostname });
+  if (!got) return null;
+  const { payload } = got;
+  const hash = hash53(payload.title + '\u0000' + payload.blocks.map((b) => b.text).join('\u0000') + '\u0000' + location.href.split('#')[0]);
   const cost = meter.finish();
-  return {
-    payload: {
-      title,
-      lang: document.documentElement.lang || '',
-      blocks,
-      // The page's cost is reported with the capture (never written into the page).
-      extraction: { method, retention: cleaned.words ? Math.min(1, words / cleaned.words) : 1, visibleWords: cleaned.words, ...cost },
-    },
-    words,
-    hash,
-  };
+  // The page's cost is reported with the capture (never written into the page).
+  return { payload: { ...payload, extraction: { ...got.extraction, ...cost } }, words: got.words, hash };
 }
 
 /**

@@ -9,7 +9,7 @@
  * - `page/*` only content scripts in a normal tab; the page URL is taken from the sender, never the payload.
  * - everything else only the extension's own pages.
  */
-import type { Block } from './chunker.js';
+import type { Block, Chunk } from './chunker.js';
 import type { ParsedQuery } from './query.js';
 import type { SnippetSegment } from './snippet.js';
 import type { Settings } from './settings.js';
@@ -22,6 +22,13 @@ export interface CapturePayload {
   /** BCP 47 language tag from the page (`<html lang>`), '' when unknown. */
   lang: string;
   blocks: Block[];
+  /**
+   * The page cut into sections by the sender (src/sections.ts cutSections over these blocks), and the
+   * chunker that cut them (CHUNKER_VERSION). Checked against the blocks (src/validate.ts
+   * validateSections); without them, or from another chunker, the background cuts the blocks itself.
+   */
+  sections?: Chunk[];
+  chunker?: string;
   /** Capture diagnostics: how much of the page's visible text the extraction kept (0..1), and how. */
   extraction?: Extraction;
 }
@@ -107,6 +114,8 @@ export interface Stats {
   modelDownload?: ModelDownload;
   /** Set after storage ran out and pages were forgotten to make room. */
   storageWarning?: string;
+  /** Stored pages being cut into sections again after a chunker change (background/recut.ts). */
+  recut?: { done: number; total: number };
 }
 
 export interface ModelStatusResponse {
