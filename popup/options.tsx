@@ -79,6 +79,12 @@ function Options() {
           <dd data-testid="stat-bytes-text">{stats.bytesUsed !== undefined ? formatBytes(stats.bytesUsed) : 'unknown'}</dd>
         </dl>
         )}
+        {stats?.recut && (
+          <p role="status" data-testid="recut-progress">
+            A new version of Reread cuts pages into sections differently: re-cutting stored pages,{' '}
+            <progress max={stats.recut.total} value={stats.recut.done} aria-label="Pages re-cut" /> {stats.recut.done} of {stats.recut.total}. Search works meanwhile.
+          </p>
+        )}
         {stats?.storageWarning && (
           <p class="warn" data-testid="storage-warning">
             {stats.storageWarning}
