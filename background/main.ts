@@ -18,7 +18,7 @@ import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
 import { embedderHost } from './embedding/host.js';
 import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
-import { CHUNKER_VERSION } from '../src/chunker.js';
+import { chunkBlocks, CHUNKER_VERSION } from '../src/chunker.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
@@ -190,6 +190,8 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     const chunks = (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined);
     return withTexts(db, chunks);
   }, registerHello, hellosFor, drainOutbox, outboxTotals, chunkerVersion: CHUNKER_VERSION,
+  /** What a capture costs the worker before it is written: checking the page's sections, or cutting (tests/bench/captureCut.ts). */
+  cut: { chunkBlocks, validateCapture },
   /** The blocks and chunker version stored for a page (background/recut.ts cuts them again). */
   pageBlocks: async (url: string) => {
     const rec = await (await engine.db()).get('texts', url);
