@@ -127,12 +127,15 @@ export const SECTION_LIMITS = {
   maxAnchorTextChars: DEFAULT_CHUNKER_OPTIONS.maxHeadingChars,
   /**
    * All sections' text past their heading line, against the blocks' text: the chunker repeats at most
-   * its overlap (15%) of each window and the headings of merged sub-sections. Measured at most 1.3x
-   * (tests/unit/sections.test.ts); anything far above is not a cut of these blocks.
+   * its overlap of each window (15%) and, for sub-sections merged into their parent, their headings.
+   * Measured at most 1.45x on the Python manual (tests/bench/captureCut.ts notes it); far above is not
+   * a cut of these blocks but a page amplified (a thousand copies of one section).
    */
   maxBodyRatio: 2,
-  /** Heading characters a section may repeat in its body (merged sub-sections' paths, '…' continuations). */
-  bodyAllowancePerSection: 1300,
+  /** Text any page may have on top of that (a small page's overlaps). */
+  bodyAllowance: 64_000,
+  /** And per heading block: a merged sub-section repeats its path below its parent (6 headings at most). */
+  bodyAllowancePerHeading: 6 * (DEFAULT_CHUNKER_OPTIONS.maxHeadingChars + 3),
 } as const;
 
 /** Headings are matched as the chunker folds them: whitespace collapsed, then maybe cut at a word. */
@@ -151,7 +154,7 @@ const PREFIX_KEY = 32;
  * - anchor: nothing, an id one of the blocks has (a plain id), or a text fragment (well-formed, at
  *   most 200 characters) that the section's text contains;
  * - volume: the bodies together are at most maxBodyRatio times the blocks' text (plus the headings
- *   sections repeat): no amplifying a page into a thousand copies of itself.
+ *   merged sections repeat, plus a little): no amplifying a page into a thousand copies of itself.
  * Any failure refuses the whole capture with the reason; nothing of it is stored.
  */
 export function validateSections(v: unknown, blocks: readonly Block[]): Chunk[] {
@@ -215,7 +218,7 @@ export function validateSections(v: unknown, blocks: readonly Block[]): Chunk[] 
     }
     out.push({ ord: i, headingPath: path, section, anchor, text, words: s.words as number });
   }
-  const allowed = blockChars * SECTION_LIMITS.maxBodyRatio + (v.length + headingBlocks) * SECTION_LIMITS.bodyAllowancePerSection;
+  const allowed = blockChars * SECTION_LIMITS.maxBodyRatio + SECTION_LIMITS.bodyAllowance + headingBlocks * SECTION_LIMITS.bodyAllowancePerHeading;
   if (bodyChars > allowed) fail(`sections hold more text than their blocks could make (${bodyChars} characters from ${blockChars})`);
   return out;
 }
