@@ -276,7 +276,8 @@ async function main() {
       if (!entry) throw new Error('no capture within 15 s');
       const chunks = await inWorker<{ text: string; anchor: { id?: string }; headingPath: string[] }[]>(
         ext,
-        `(async () => { const db = await engine.db(); const p = await db.get('pages', ${JSON.stringify(key)}); if (!p) return []; return (await Promise.all(p.chunkIds.map((id) => db.get('chunks', id)))).filter(Boolean).map((c) => ({ text: c.text, anchor: c.anchor, headingPath: c.headingPath })); })()`,
+        // Through the worker's reader of section text (since schema v2 the text is not in the chunk records).
+        `globalThis.rereadDebug.pageChunks(${JSON.stringify(key)}).then((cs) => cs.map((c) => ({ text: c.text, anchor: c.anchor, headingPath: c.headingPath })))`,
       );
       const ref = await page.evaluate((): Reference => {
         const main = document.querySelector('div[role=main]') ?? document.querySelector('div.body') ?? document.querySelector('main') ?? document.body;
