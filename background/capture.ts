@@ -71,9 +71,14 @@ export async function storePage(engine: Engine, input: StoreInput): Promise<Capt
   return engine.exclusive(async () => {
     const db = await engine.db();
     if (input.recut) {
+      // Re-cut only the page as it was read; a page changed, forgotten or marked forgotten meanwhile is left alone.
       const cur = await db.get('pages', url);
-      if (cur?.hash !== input.recut.expectHash) return { outcome: 'skipped', chunks: 0, reason: 'changed meanwhile' };
-    } else await engine.budget.keepHeadroomLocked(url);
+      if (cur?.hash !== input.recut.expectHash || engine.pages.isHidden(url)) return { outcome: 'skipped', chunks: 0, reason: 'changed meanwhile' };
+    } else {
+      await engine.budget.keepHeadroomLocked(url);
+      // A page marked forgotten and visited again: its old record goes now, the new visit is kept.
+      await engine.forget.releaseLocked(url);
+    }
     const page = { url, site: siteOf(url), title, lang: input.lang, hash, words, chunks, blocks: input.blocks, chunker: input.chunker, now: input.now };
     const result = await engine.budget.writeLocked(url, () => writePage(db, { ...page, embedModel: engine.dense?.queueModel() ?? null, ...(input.recut ? { recut: true } : {}) }, TOKENIZER));
     engine.lexical.invalidate(result.touchedTerms);

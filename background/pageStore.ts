@@ -8,6 +8,7 @@ import { termFrequencies, type TokenizerOptions } from '../src/tokenizer.js';
 import { indexedTerms } from '../src/indexing.js';
 import { appendToBlock, BLOCK_SIZE, removeFromBlock, type EncodedBlock, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
+import { addVisit } from '../src/forget.js';
 import { EMPTY_STATS, type ChunkRecord, type DB, type PageRecord, type RereadDB, type StatsRecord } from './db.js';
 import { removeVectors } from './vectorStore.js';
 import { forgetAllTexts, forgetTexts, packBlocks, packTexts, withTexts } from './sectionTexts.js';
@@ -269,7 +270,7 @@ async function writePageIn(
   const cur = await tx.objectStore('pages').get(input.url);
   if (!samePage(cur, readBefore) || (rewrite(cur) && !samePage(cur, old?.page))) throw new StalePage();
   if (cur && !rewrite(cur)) {
-    const page = { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1 };
+    const page = { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1, visits: addVisit(cur.visits, input.now) };
     await tx.objectStore('pages').put(page);
     if (b) {
       // A page stored before its blocks were kept gets them now (its cut is of an unknown chunker: the
@@ -311,6 +312,7 @@ async function writePageIn(
     firstVisit: cur ? Math.min(cur.firstVisit, input.now) : input.now,
     lastVisit: cur && input.recut ? cur.lastVisit : cur ? Math.max(cur.lastVisit, input.now) : input.now,
     visitCount: (cur?.visitCount ?? 0) + (input.recut && cur ? 0 : 1),
+    visits: cur && input.recut ? cur.visits : addVisit(cur?.visits, input.now),
     hash: input.hash,
     chunkIds: ids,
     words: input.words,
@@ -361,7 +363,7 @@ async function deletePagesIn(db: DB, tx: WriteTx, urls: readonly string[], old: 
 export async function recordVisit(db: DB, url: string, now: number): Promise<PageRecord | undefined> {
   const tx = db.transaction('pages', 'readwrite');
   const page = await tx.store.get(url);
-  if (page) await tx.store.put({ ...page, lastVisit: Math.max(page.lastVisit, now), visitCount: page.visitCount + 1 });
+  if (page) await tx.store.put({ ...page, lastVisit: Math.max(page.lastVisit, now), visitCount: page.visitCount + 1, visits: addVisit(page.visits, now) });
   await tx.done;
   return page;
 }
