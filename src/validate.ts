@@ -95,6 +95,10 @@ export function validateSearch(v: unknown): SearchRequest {
   if (after) out.after = after;
   if (before) out.before = before;
   if (excludeUrl) out.excludeUrl = excludeUrl;
+  if (v.exact !== undefined) {
+    if (typeof v.exact !== 'boolean') fail('exact must be a boolean');
+    if (v.exact) out.exact = true;
+  }
   if (v.limit !== undefined) {
     if (typeof v.limit !== 'number' || !Number.isFinite(v.limit)) fail('limit must be a number');
     out.limit = Math.max(1, Math.min(200, Math.round(v.limit)));
