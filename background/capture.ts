@@ -5,7 +5,7 @@
  */
 import { chunkBlocks, countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
-import { MIN_PAGE_WORDS, TOKENIZER } from '../src/indexing.js';
+import { tooLittleText, TOKENIZER } from '../src/indexing.js';
 import type { CapturePayload, CaptureResponse } from '../src/protocol.js';
 import { siteMatches, siteOf } from '../src/url.js';
 import type { Engine } from './engine.js';
@@ -25,10 +25,8 @@ export async function capturePage(engine: Engine, url: string, payload: CaptureP
   const check = await captureAllowed(engine, url);
   if (!check.allowed) return { outcome: 'skipped', chunks: 0, reason: check.reason };
   const { chunks, truncated } = chunkBlocks(payload.blocks);
+  if (tooLittleText(payload.title, chunks)) return { outcome: 'skipped', chunks: 0, reason: 'too little text' };
   const words = chunks.reduce((n, c) => n + countWords(c.text), 0);
-  if (words < MIN_PAGE_WORDS && countWords(payload.title) + words < MIN_PAGE_WORDS) {
-    return { outcome: 'skipped', chunks: 0, reason: 'too little text' };
-  }
   if (truncated.chunks || truncated.chars) console.warn(`reread: capped ${url}: ${truncated.chunks} chunks, ${truncated.chars} chars dropped`);
   const hash = hashHex(payload.title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
   return engine.exclusive(async () => {

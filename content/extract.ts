@@ -613,6 +613,40 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
   return { blocks, words: blocks.reduce((n, b) => n + countWords(b.text), 0) };
 }
 
+export interface MainContent {
+  blocks: Block[];
+  words: number;
+  method: 'readability' | 'merged' | 'body';
+}
+
+/**
+ * The page's main content out of the cleaned walk: its `main` landmark when that holds most of the
+ * text; else, on pages where it is worth it (and when `readability` is allowed), Readability's article
+ * widened by `articleSpan`, kept when it holds most of the text; else the whole cleaned body. The content
+ * script and the evaluation (tests/eval, over linkedom) both call this.
+ */
+export async function mainContent(cleaned: WalkResult, opts: { title: string; readability: boolean; yieldToPage?: () => Promise<void> }): Promise<MainContent> {
+  const main = mainLandmark(cleaned);
+  if (main) return { blocks: main.blocks, words: main.words, method: 'body' };
+  if (opts.readability && cleaned.mirror && readabilityWorthIt(cleaned)) {
+    if (opts.yieldToPage) await opts.yieldToPage();
+    cleaned.mirror.title = opts.title;
+    const article = await readabilityBlocks(cleaned.mirror, opts.yieldToPage);
+    if (article) {
+      // What Readability dropped inside the article (code, notes, tables) comes back from the body.
+      const span = articleSpan(cleaned, article.blocks);
+      const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };
+      if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) return { blocks: pick.blocks, words: pick.words, method: pick.method };
+    }
+  }
+  return { blocks: cleaned.blocks, words: cleaned.words, method: 'body' };
+}
+
+/** The title a capture is filed under: the document's, else the first heading's, else `fallback` (the host). */
+export function pageTitle(documentTitle: string, blocks: readonly Block[], fallback: string): string {
+  return (documentTitle || '').trim() || blocks.find((b) => b.kind === 'heading')?.text || fallback;
+}
+
 export interface ReadabilityResult {
   blocks: Block[];
   words: number;

@@ -12,7 +12,7 @@ import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.
 import type { CapturePayload, Reply, MessageType, Request, Response } from '../src/protocol.js';
 import { OUTBOX_PREFIX, type OutboxEntry } from '../src/outbox.js';
 import { EARLY_KEY, startEarly, type Early, type EarlyApi } from './earlyStart.js';
-import { articleSpan, mainLandmark, readabilityBlocks, readabilityWorthIt, walkBlocks, READABILITY_MIN_SHARE } from './extract.js';
+import { mainContent, pageTitle, walkBlocks } from './extract.js';
 
 const SETTLE_MS = 600;
 const IDLE_TIMEOUT_MS = 400;
@@ -141,30 +141,9 @@ async function extract(urgent: boolean): Promise<Extracted | null> {
   const pace = urgent ? { limits: URGENT_LIMITS } : { yieldToPage: meter.yieldToPage };
   const mirror = urgent ? undefined : document.implementation.createHTMLDocument('');
   const cleaned = await walkBlocks(body, { checkVisibility: true, ...pace, ...(mirror ? { mirror } : {}) });
-  let blocks = cleaned.blocks;
-  let words = cleaned.words;
-  let method: 'readability' | 'merged' | 'body' = 'body';
-  const main = mainLandmark(cleaned);
-  if (main) {
-    blocks = main.blocks;
-    words = main.words;
-  } else if (!urgent && cleaned.mirror && readabilityWorthIt(cleaned)) {
-    await meter.yieldToPage();
-    cleaned.mirror.title = document.title;
-    const article = await readabilityBlocks(cleaned.mirror, meter.yieldToPage);
-    if (article) {
-      // What Readability dropped inside the article (code, notes, tables) comes back from the body.
-      const span = articleSpan(cleaned, article.blocks);
-      const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };
-      if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) {
-        blocks = pick.blocks;
-        words = pick.words;
-        method = pick.method;
-      }
-    }
-  }
+  const { blocks, words, method } = await mainContent(cleaned, { title: document.title, readability: !urgent, yieldToPage: meter.yieldToPage });
   if (!urgent) await meter.yieldToPage();
-  const title = (document.title || '').trim() || blocks.find((b) => b.kind === 'heading')?.text || location.hostname;
+  const title = pageTitle(document.title, blocks, location.hostname);
   const hash = hash53(title + '\u0000' + blocks.map((b) => b.text).join('\u0000') + '\u0000' + location.href.split('#')[0]);
   const cost = meter.finish();
   return {
