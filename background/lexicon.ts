@@ -5,14 +5,14 @@
  * with a word the index does not know.
  */
 import browser from 'webextension-polyfill';
+import { lexiconOf } from '../src/spelling.js';
 
 let words: Promise<ReadonlySet<string> | null> | null = null;
 
 export function bundledLexicon(): Promise<ReadonlySet<string> | null> {
   words ??= (async () => {
     const res = await fetch(browser.runtime.getURL('models/reread/glove-100d/tokenizer.json'));
-    const vocab = ((await res.json()) as { model?: { vocab?: Record<string, number> } }).model?.vocab;
-    return vocab ? new Set(Object.keys(vocab).filter((w) => /^\p{L}+$/u.test(w))) : null;
+    return lexiconOf(await res.json());
   })().catch(() => {
     words = null; // try again next time
     return null;

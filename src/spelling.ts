@@ -100,3 +100,10 @@ export class TermDictionary {
     return out.sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
   }
 }
+
+/** The words of a tokenizer file's vocabulary (transformers.js tokenizer.json) that are made of letters. */
+export function lexiconOf(tokenizerJson: unknown): ReadonlySet<string> | null {
+  const vocab = (tokenizerJson as { model?: { vocab?: unknown } } | null)?.model?.vocab;
+  if (!vocab || typeof vocab !== 'object') return null;
+  return new Set(Object.keys(vocab).filter((w) => LETTERS.test(w)));
+}
