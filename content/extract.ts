@@ -662,6 +662,10 @@ export async function readabilityBlocks(mirror: Document, yieldToPage?: () => Pr
   // short page of links that is four passes for nothing. Ask for no more than a quarter of the text.
   const chars = mirror.body?.textContent?.length ?? 0;
   const charThreshold = Math.max(100, Math.min(500, Math.floor(chars / 4)));
+  // The page's own link targets (the copy keeps them). Readability adds ids of its own
+  // ("readability-page-1") that a link into the page must never use.
+  const pageIds = new Set<string>();
+  for (const e of Array.from(mirror.querySelectorAll('[id], a[name]'))) pageIds.add(e.id || e.getAttribute('name') || '');
   const t = performance.now();
   try {
     article = new Readability(mirror, { keepClasses: false, charThreshold }).parse();
@@ -674,5 +678,6 @@ export async function readabilityBlocks(mirror: Document, yieldToPage?: () => Pr
   // DOMParser documents are inert: no scripts run, nothing loads.
   const parsed = new DOMParser().parseFromString(article.content, 'text/html');
   const res = await walkBlocks(parsed.body, { checkVisibility: false, ...(yieldToPage ? { yieldToPage } : {}) });
+  for (const b of res.blocks) if (b.id && !pageIds.has(b.id)) delete b.id;
   return { blocks: res.blocks, words: res.words, title: article.title ?? '', ms };
 }

@@ -30,8 +30,8 @@ export interface QueryWord {
   terms: string[];
   /** Very common: proximity only (see above). */
   common: boolean;
-  /** For a typo: the index term it was corrected to, and how many edits away. */
-  correction?: { term: string; distance: number };
+  /** For a typo: the index term it was corrected to, how many edits away, and how to show it. */
+  correction?: { term: string; distance: number; display: string };
 }
 
 export interface CommonWordOptions {
@@ -105,15 +105,15 @@ export function scoredTerms(words: readonly QueryWord[]): ScoredTerm[] {
   return [...byTerm.values()];
 }
 
-/** The query as it was searched: corrected words replaced by `display(term)` (a surface form of the correction). */
-export function correctedText(text: string, words: readonly QueryWord[], display: (term: string) => string): string | null {
+/** The query as it was searched: corrected words replaced by their corrections' display forms. */
+export function correctedText(text: string, words: readonly QueryWord[]): string | null {
   if (!words.some((w) => w.correction)) return null;
   let out = '';
   let from = 0;
   for (const w of words) {
     const at = text.indexOf(w.text, from);
     if (at < 0) continue;
-    out += text.slice(from, at) + (w.correction ? display(w.correction.term) : w.text);
+    out += text.slice(from, at) + (w.correction ? w.correction.display : w.text);
     from = at + w.text.length;
   }
   return out + text.slice(from);

@@ -168,7 +168,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed).catch(() => null) : Promise.resolve(null);
   const lexical = await lexicalRun;
   const corrected = lexical.plan.words.some((w) => w.correction);
-  const dense = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words, (t) => t) ?? parsed.text, depth, allowed).catch(() => null) : await denseFirst;
+  const dense = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed).catch(() => null) : await denseFirst;
   const fused = fuseHybrid({
     lexical: lexical.hits,
     dense: dense?.hits ?? [],
@@ -180,28 +180,11 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const results = await present(src, fused, parsed, lexical.plan, limit, sections);
   const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null } };
   if (corrected) {
-    const query = correctedText(req.q, lexical.plan.words, (t) => surfaceOf(t, results, lexical.plan.words));
+    const query = correctedText(req.q, lexical.plan.words);
     if (query !== null) response.corrected = { query, original: req.q };
   }
   response.tookMs = round1(clock() - started);
   return response;
-}
-
-/** How a corrected term reads on the pages it was found in (the index holds stems: `configur`). */
-function surfaceOf(term: string, results: readonly SearchResult[], words: readonly QueryWord[]): string {
-  for (const r of results) {
-    for (const s of [r, ...r.more]) {
-      for (const seg of s.snippet) {
-        if (seg.match && wordTerms(foldText(seg.text), TOKENIZER).includes(term)) return seg.text.toLowerCase() === seg.text ? seg.text : typedCase(seg.text, words);
-      }
-    }
-  }
-  return term;
-}
-
-/** Lower case unless the person typed capitals. */
-function typedCase(text: string, words: readonly QueryWord[]): string {
-  return words.some((w) => /\p{Lu}/u.test(w.text)) ? text : text.toLowerCase();
 }
 
 interface LexicalRun {
@@ -289,6 +272,8 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
     const max = maxEditsFor(raw);
     const suffix = raw.startsWith(term) ? raw.slice(term.length) : '';
     const near = (await src.similarTerms!(term, max)).map((c) => ({ term: c.term, distance: suffix ? Math.min(c.distance, editDistance(raw, c.term + suffix, max)) : c.distance }));
+    // Shown as the typed word's form: the stem with the ending the person typed (`contaienrs` ->
+    // `container` + `s`), in capitals only if they typed some.
     if (!near.length) continue;
     const fresh = near.map((c) => c.term).filter((t) => !postings.has(t));
     if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
@@ -298,7 +283,10 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
       if (!f || c.distance > max) continue;
       if (!best || c.distance < best.distance || (c.distance === best.distance && f > df(best.term))) best = c;
     }
-    if (best) w.correction = best;
+    if (best) {
+      const display = best.term + suffix;
+      w.correction = { ...best, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase() };
+    }
   }
 }
 
@@ -387,7 +375,7 @@ function matchedWords(terms: readonly string[], plan: Plan): string[] {
   const out: string[] = [];
   plan.words.forEach((w, i) => {
     if (!hit.has(i) || !(plan.marked & (1 << Math.min(i, 30)))) return;
-    const text = w.correction ? w.correction.term : w.text;
+    const text = w.correction ? w.correction.display : w.text;
     if (!out.includes(text)) out.push(text);
   });
   return out;

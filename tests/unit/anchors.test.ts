@@ -10,9 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
-import { mainLandmark, walkBlocks } from '../../content/extract.js';
-import { chunkBlocks } from '../../src/chunker.js';
 import { MemorySource } from '../../src/memorySource.js';
+import { capturePage } from '../eval/lib/capture.js';
 import { search } from '../../src/search.js';
 import { resolveLinkSection } from '../fixtures/anchors/resolveLink.js';
 
@@ -25,12 +24,11 @@ async function load(): Promise<{ src: MemorySource; docs: Map<string, Document> 
   const src = new MemorySource();
   const docs = new Map<string, Document>();
   for (const page of PAGES) {
-    const { document } = parseHTML(fs.readFileSync(path.join(DIR, page), 'utf8'));
-    const doc = document as unknown as Document;
-    docs.set(page, doc);
-    const walk = await walkBlocks(doc.body, { checkVisibility: false });
-    const blocks = mainLandmark(walk)?.blocks ?? walk.blocks;
-    src.addPage({ url: url(page), title: doc.title, chunks: chunkBlocks(blocks).chunks });
+    const html = fs.readFileSync(path.join(DIR, page), 'utf8');
+    docs.set(page, parseHTML(html).document as unknown as Document);
+    // As the content script picks the main content and the worker stores it (the evaluation's capture).
+    const { stored } = await capturePage(html, url(page), 'en');
+    if (stored) src.addPage({ url: url(page), title: stored.title, chunks: stored.chunks });
   }
   return { src, docs };
 }
