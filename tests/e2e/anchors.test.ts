@@ -61,7 +61,6 @@ describe('result links land on the section holding the passage', () => {
       await tab.waitForTimeout(150);
       const landed = await tab.evaluate(
         ({ src, href, want }) => {
-          // eslint-disable-next-line @typescript-eslint/no-implied-eval
           const resolve = new Function(`return (${src})`)() as (doc: Document, href: string) => string | null;
           const at = resolve(document, href);
           const norm = (s: string | null) => (s ?? '').replace(/\[\s*edit\s*\]/g, '').replace(/[\u200b-\u200d\u2060\ufeff]/g, '').replace(/[¶§#]/g, ' ').replace(/\s+/g, ' ').trim();
