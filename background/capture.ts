@@ -4,9 +4,9 @@
  * sent none or another chunker cut them), written with its postings, texts, blocks and embedding queue
  * entries in one transaction (pageStore.writePage) within the storage budget.
  */
-import { chunkBlocks, CHUNKER_VERSION, countWords, type Block, type Chunk } from '../src/chunker.js';
+import { chunkBlocks, CHUNKER_VERSION, type Block, type Chunk } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
-import { MIN_PAGE_WORDS, TOKENIZER } from '../src/indexing.js';
+import { tooLittleText, TOKENIZER } from '../src/indexing.js';
 import type { CapturePayload, CaptureResponse } from '../src/protocol.js';
 import { siteMatches, siteOf } from '../src/url.js';
 import type { Engine } from './engine.js';
@@ -36,10 +36,7 @@ export async function capturePage(engine: Engine, url: string, payload: CaptureP
     chunks = cut.chunks;
     if (cut.truncated.chunks || cut.truncated.chars) console.warn(`reread: capped ${url}: ${cut.truncated.chunks} chunks, ${cut.truncated.chars} chars dropped`);
   }
-  const words = chunks.reduce((n, c) => n + c.words, 0);
-  if (words < MIN_PAGE_WORDS && countWords(payload.title) + words < MIN_PAGE_WORDS) {
-    return { outcome: 'skipped', chunks: 0, reason: 'too little text', cutBy };
-  }
+  if (tooLittleText(payload.title, chunks)) return { outcome: 'skipped', chunks: 0, reason: 'too little text', cutBy };
   const res = await storePage(engine, { url, title: payload.title, lang: payload.lang, blocks: payload.blocks, chunks, chunker: CHUNKER_VERSION, now });
   return { ...res, cutBy };
 }

@@ -17,7 +17,7 @@
  * transactions while every reader accepts both forms.
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import type { ChunkAnchor } from '../src/chunker.js';
+import type { ChunkAnchor, SectionPart } from '../src/chunker.js';
 
 export const DB_NAME = 'reread';
 export const DB_VERSION = 2;
@@ -48,12 +48,14 @@ export interface ChunkRecord {
   headingPath: string[];
   section: string;
   anchor: ChunkAnchor;
+  /** Sub-sections merged into this chunk, by offset in its text (src/chunker.ts); absent when none. */
+  parts?: SectionPart[];
   /**
    * Heading path folded in, then the body. Only in records written by schema v1 (not yet migrated):
    * read text with chunkTexts (sectionTexts.ts), never from here.
    */
   text?: string;
-  /** Length in index terms (BM25's document length). */
+  /** Body length in index terms (BM25's document length; src/indexing.ts indexSection). */
   len: number;
 }
 

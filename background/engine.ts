@@ -40,6 +40,8 @@ export class Engine {
   /** Cuts stored pages again after a chunker change (recut.ts); the worker starts it. */
   readonly recut: Recut;
   dense: DenseLane | null = null;
+  /** Real words that are not typos (background/lexicon.ts in the worker; none in Node tests). */
+  lexicon: (() => Promise<ReadonlySet<string> | null>) | null = null;
   private settingsCache: Settings | null = null;
   /** The last captures' diagnostics (extraction method, retention, page cost), newest last. */
   readonly captureLog: { url: string; at: number; outcome: string; chunks: number; words: number; extraction?: CapturePayload['extraction']; cutBy?: CutBy; workerMs?: number }[] = [];

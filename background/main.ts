@@ -2,6 +2,7 @@
  * The service worker (Chrome) / background script (Firefox). Every listener is registered synchronously
  * at the top level so an event that wakes the worker finds its listener.
  */
+import { bundledLexicon } from './lexicon.js';
 import browser from 'webextension-polyfill';
 import type { MessageType } from '../src/protocol.js';
 import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn } from '../src/validate.js';
@@ -27,6 +28,7 @@ import { isNonce, isOutboxKey } from '../src/outbox.js';
 const engine = new Engine();
 const dense = new DenseService(engine, embedderHost);
 engine.dense = dense;
+engine.lexicon = bundledLexicon;
 // Settings are read once at start; a backlog left by a killed worker resumes right away.
 const ready = Promise.all([
   dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e)),

@@ -4,8 +4,8 @@
  */
 import type { IDBPTransaction } from 'idb';
 import type { Block, Chunk } from '../src/chunker.js';
-import { termFrequencies, type TokenizerOptions } from '../src/tokenizer.js';
-import { indexedTerms } from '../src/indexing.js';
+import type { TokenizerOptions } from '../src/tokenizer.js';
+import { indexSection, type IndexedSection } from '../src/indexing.js';
 import { appendToBlock, BLOCK_SIZE, removeFromBlock, type EncodedBlock, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
 import { addVisit } from '../src/forget.js';
@@ -50,12 +50,12 @@ export async function readStats(tx: { objectStore(name: 'meta'): { get(key: stri
   return s ? { ...s } : { ...EMPTY_STATS };
 }
 
-/** Term -> entries for a set of chunks, each list sorted by chunk id. */
-export function groupPostings(docs: readonly { id: number; terms: readonly string[] }[]): Map<string, PostingEntry[]> {
+/** Term -> entries for a set of chunks (in ascending id order), each list sorted by chunk id. */
+export function groupPostings(docs: readonly { id: number; doc: IndexedSection }[]): Map<string, PostingEntry[]> {
   const byTerm = new Map<string, PostingEntry[]>();
   for (const d of docs) {
-    const len = d.terms.length;
-    for (const [term, tf] of termFrequencies(d.terms)) {
+    const len = d.doc.len;
+    for (const [term, tf] of d.doc.tfs) {
       let list = byTerm.get(term);
       if (!list) byTerm.set(term, (list = []));
       list.push({ id: d.id, tf, len });
@@ -159,7 +159,7 @@ async function appendTermPostings(tx: WriteTx, tails: TailCache, term: string, e
 interface OldPage {
   page: PageRecord;
   chunks: ChunkRecord[];
-  docs: { id: number; terms: string[] }[];
+  docs: { id: number; doc: IndexedSection }[];
 }
 
 /** The page was changed by someone else between the read and the write: read again and retry. */
@@ -178,7 +178,7 @@ async function readOldPages(db: DB, urls: readonly string[], tok: TokenizerOptio
   await Promise.all(
     pages.map(async (page, i) => {
       const cs = await withTexts(db, chunks[i]!);
-      out.set(page.url, { page, chunks: chunks[i]!, docs: cs.map((c) => ({ id: c.id, terms: indexedTerms(page.title, c, tok) })) });
+      out.set(page.url, { page, chunks: chunks[i]!, docs: cs.map((c) => ({ id: c.id, doc: indexSection(page.title, c, tok) })) });
     }),
   );
   return out;
@@ -197,7 +197,7 @@ async function removeChunks(tx: WriteTx, old: OldPage, stats: StatsRecord, touch
   for (const t of byTerm.keys()) touched.add(t);
   for (const d of old.docs) {
     stats.N -= 1;
-    stats.totalLength -= d.terms.length;
+    stats.totalLength -= d.doc.len;
   }
   const chunkStore = tx.objectStore('chunks');
   const queue = tx.objectStore('embedQueue');
@@ -239,7 +239,7 @@ async function retryStale<T>(attempt: () => Promise<T>): Promise<T> {
 
 export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions): Promise<WriteResult> {
   // Tokenize and compress before the transaction opens: nothing but IndexedDB requests may be awaited inside it.
-  const newDocs = input.chunks.map((c) => indexedTerms(input.title, c, tok));
+  const newDocs = input.chunks.map((c) => indexSection(input.title, c, tok));
   const z = input.chunks.length ? await packTexts(input.chunks.map((c) => c.text)) : null;
   const b = z && input.blocks ? await packBlocks(input.blocks) : null;
   return retryStale(async () => {
@@ -259,7 +259,7 @@ async function writePageIn(
   db: DB,
   tx: WriteTx,
   input: PageInput,
-  newDocs: string[][],
+  newDocs: IndexedSection[],
   z: Uint8Array | null,
   b: Uint8Array | null,
   readBefore: PageRecord | undefined,
@@ -289,9 +289,9 @@ async function writePageIn(
   const records: ChunkRecord[] = input.chunks.map((c, i) => {
     const id = stats.nextChunkId++;
     ids.push(id);
-    return { id, url: input.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, len: newDocs[i]!.length };
+    return { id, url: input.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), len: newDocs[i]!.len };
   });
-  const byTerm = groupPostings(records.map((r, i) => ({ id: r.id, terms: newDocs[i]! })));
+  const byTerm = groupPostings(records.map((r, i) => ({ id: r.id, doc: newDocs[i]! })));
   const puts: Promise<unknown>[] = [...byTerm].map(([term, entries]) => appendTermPostings(tx, tails, term, entries));
   for (const t of byTerm.keys()) touched.add(t);
   const chunkStore = tx.objectStore('chunks');
@@ -302,7 +302,7 @@ async function writePageIn(
   await Promise.all(puts);
   for (const d of newDocs) {
     stats.N += 1;
-    stats.totalLength += d.length;
+    stats.totalLength += d.len;
   }
   const page: PageRecord = {
     url: input.url,

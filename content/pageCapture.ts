@@ -4,15 +4,13 @@
  * and, from its blocks on, a PDF's text (src/sections.ts cutSections). What it returns is what a
  * `page/capture` message carries (src/protocol.ts CapturePayload).
  *
- * The cleaned body is walked once (in slices); its `main` landmark is taken when it holds most of the
- * text; on pages without one that are small enough, Readability runs on the walk's sanitised copy and
- * is kept when it keeps most of the text. Then the blocks are cut into sections by the same chunker the
- * background runs, in slices too.
+ * The cleaned body is walked once (in slices) and its main content found (content/extract.ts
+ * mainContent: the `main` landmark, or Readability on small pages without one); then the blocks are cut
+ * into sections by the same chunker the background runs, in slices too.
  */
-import type { Block } from '../src/chunker.js';
 import type { CapturePayload, Extraction } from '../src/protocol.js';
 import { cutSections } from '../src/sections.js';
-import { articleSpan, mainLandmark, readabilityBlocks, readabilityWorthIt, walkBlocks, READABILITY_MIN_SHARE } from './extract.js';
+import { mainContent, pageTitle, walkBlocks } from './extract.js';
 
 /** A capture done in one go as the page goes away reads at most this much (about a large manual page). */
 export const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
@@ -47,31 +45,10 @@ export async function captureDocument(doc: Document, opts: CaptureOptions): Prom
   const pace = urgent ? { limits: URGENT_LIMITS } : yieldToPage ? { yieldToPage } : {};
   const mirror = urgent ? undefined : doc.implementation.createHTMLDocument('');
   const cleaned = await walkBlocks(body, { checkVisibility: opts.live, ...pace, ...(mirror ? { mirror } : {}) });
-  let blocks: Block[] = cleaned.blocks;
-  let words = cleaned.words;
-  let method: Extraction['method'] = 'body';
-  const main = mainLandmark(cleaned);
-  if (main) {
-    blocks = main.blocks;
-    words = main.words;
-  } else if (!urgent && cleaned.mirror && readabilityWorthIt(cleaned)) {
-    if (yieldToPage) await yieldToPage();
-    cleaned.mirror.title = doc.title;
-    const article = await readabilityBlocks(cleaned.mirror, yieldToPage);
-    if (article) {
-      // What Readability dropped inside the article (code, notes, tables) comes back from the body.
-      const span = articleSpan(cleaned, article.blocks);
-      const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };
-      if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) {
-        blocks = pick.blocks;
-        words = pick.words;
-        method = pick.method;
-      }
-    }
-  }
+  const { blocks, words, method } = await mainContent(cleaned, { title: doc.title, readability: !urgent, ...(yieldToPage ? { yieldToPage } : {}) });
   if (yieldToPage) await yieldToPage();
   const cut = await cutSections(blocks, yieldToPage ? { yieldToPage, now: () => performance.now() } : undefined);
-  const title = (doc.title || '').trim() || cut.blocks.find((b) => b.kind === 'heading')?.text || opts.fallbackTitle;
+  const title = pageTitle(doc.title, cut.blocks, opts.fallbackTitle);
   return {
     payload: { title, lang: doc.documentElement?.getAttribute('lang') ?? '', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker },
     extraction: { method, retention: cleaned.words ? Math.min(1, words / cleaned.words) : 1, visibleWords: cleaned.words },

@@ -66,6 +66,8 @@ export interface SearchRequest {
   limit?: number;
   /** Exclude this page (more-like-this). */
   excludeUrl?: string;
+  /** Search the words as typed: no typo correction ("search instead for …"). */
+  exact?: boolean;
 }
 
 export type LaneRanks = { lexical?: number; dense?: number };
@@ -77,6 +79,7 @@ export interface ResultSection {
   /** The page URL with a jump-to-section fragment. */
   href: string;
   snippet: SnippetSegment[];
+  /** The words of the query this section matched (as typed, or as corrected); never common words. */
   whyMatched: string[];
   lanes: LaneRanks;
   /** Fused score, rounded to 3 decimals. */
@@ -99,6 +102,11 @@ export interface SearchResponse {
   tookMs: number;
   /** Which lanes ran for this query. */
   lanesUsed: { lexical: boolean; dense: boolean };
+  /**
+   * Set when words the index does not know were searched as the nearest words it does:
+   * "Showing results for `query`; search instead for `original`" (the same request with `exact`).
+   */
+  corrected?: { query: string; original: string };
 }
 
 export interface Stats {

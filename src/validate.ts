@@ -2,7 +2,7 @@
  * Shape checks for every request the background accepts. A page is hostile until proven otherwise:
  * anything malformed is refused with `bad-request`, anything over the caps is cut.
  */
-import { CHUNKER_VERSION, countWords, DEFAULT_CHUNKER_OPTIONS, type Block, type BlockKind, type Chunk, type ChunkAnchor } from './chunker.js';
+import { CHUNKER_VERSION, countWords, DEFAULT_CHUNKER_OPTIONS, type Block, type BlockKind, type Chunk, type ChunkAnchor, type SectionPart } from './chunker.js';
 import { ProtocolError, type CapturePayload, type ForgetScope, type MessageType, type SearchRequest } from './protocol.js';
 import { normalizeSitePattern } from './settings.js';
 
@@ -139,6 +139,24 @@ export const SECTION_LIMITS = {
   bodyAllowancePerHeading: 6 * (DEFAULT_CHUNKER_OPTIONS.maxHeadingChars + 3),
 } as const;
 
+/** A section's (or a merged part's) link: nothing, a plain id of one of the blocks, or a phrase of the section. */
+function checkAnchor(a: unknown, text: string, ids: ReadonlySet<string>, bad: (why: string) => never): ChunkAnchor {
+  if (!isObject(a)) bad('anchor must be an object');
+  const { id, text: frag, ...rest } = a;
+  if (Object.keys(rest).length || (id !== undefined && frag !== undefined)) bad('anchor has an id or a text, not both, and nothing else');
+  if (id !== undefined) {
+    if (typeof id !== 'string' || plainId(id) !== id || !ids.has(id)) bad('anchor id is not a plain id of one of the blocks');
+    return { id };
+  }
+  if (frag !== undefined) {
+    // Page text (it is percent-encoded into the link): well-formed, short, and found in the section.
+    if (typeof frag !== 'string' || !frag || frag.length > SECTION_LIMITS.maxAnchorTextChars || wellFormed(frag) !== frag) bad('anchor text is not a phrase of at most 200 characters');
+    if (!text.includes(frag) && !foldSpace(text).includes(frag)) bad('anchor text is not in the section');
+    return { text: frag };
+  }
+  return {};
+}
+
 /** Headings are matched as the chunker folds them: whitespace collapsed, then maybe cut at a word. */
 const foldSpace = (s: string) => s.replace(/\s+/g, ' ').trim();
 const PREFIX_KEY = 32;
@@ -154,6 +172,8 @@ const PREFIX_KEY = 32;
  *   the chunker cut), `section` its last, and the text starts with the path as its own line;
  * - anchor: nothing, an id one of the blocks has (a plain id), or a text fragment (well-formed, at
  *   most 200 characters) that the section's text contains;
+ * - parts (sub-sections merged into it): each starting inside the text after the one before, with a
+ *   heading path of the blocks' headings and an anchor by the same rules, at most two per heading;
  * - volume: the bodies together are at most maxBodyRatio times the blocks' text (plus the headings
  *   merged sections repeat, plus a little): no amplifying a page into a thousand copies of itself.
  * Any failure refuses the whole capture with the reason; nothing of it is stored.
@@ -204,20 +224,21 @@ export function validateSections(v: unknown, blocks: readonly Block[]): Chunk[] 
     const line = path.join(' > ');
     if (line && text !== line && !text.startsWith(line + '\n')) bad('text does not start with its heading path');
     bodyChars += text.length - line.length;
-    const anchor: ChunkAnchor = {};
-    if (!isObject(s.anchor)) bad('anchor must be an object');
-    const { id, text: frag, ...rest } = s.anchor;
-    if (Object.keys(rest).length || (id !== undefined && frag !== undefined)) bad('anchor has an id or a text, not both, and nothing else');
-    if (id !== undefined) {
-      if (typeof id !== 'string' || plainId(id) !== id || !ids.has(id)) bad('anchor id is not a plain id of one of the blocks');
-      anchor.id = id;
-    } else if (frag !== undefined) {
-      // Page text (it is percent-encoded into the link): well-formed, short, and found in the section.
-      if (typeof frag !== 'string' || !frag || frag.length > SECTION_LIMITS.maxAnchorTextChars || wellFormed(frag) !== frag) bad('anchor text is not a phrase of at most 200 characters');
-      if (!text.includes(frag) && !foldSpace(text).includes(frag)) bad('anchor text is not in the section');
-      anchor.text = frag;
+    const anchor = checkAnchor(s.anchor, text, ids, bad);
+    // Sub-sections merged into this one: where each starts in the text, its path and its link.
+    let parts: SectionPart[] | undefined;
+    if (s.parts !== undefined) {
+      if (!Array.isArray(s.parts) || s.parts.length === 0 || s.parts.length > 2 * headingBlocks + 2) bad('parts must be a non-empty array, at most two per heading');
+      parts = [];
+      let last = -1;
+      for (const x of s.parts as unknown[]) {
+        if (!isObject(x) || typeof x.at !== 'number' || !Number.isInteger(x.at) || x.at <= last || x.at >= text.length) bad('a part must start inside the text, after the part before it');
+        if (!Array.isArray(x.headingPath) || x.headingPath.length > SECTION_LIMITS.maxPathDepth || !x.headingPath.every((h) => typeof h === 'string' && h && h.length <= SECTION_LIMITS.maxHeadingChars && isHeading(h))) bad('a part names a heading the blocks do not have');
+        last = x.at;
+        parts.push({ at: x.at, headingPath: [...(x.headingPath as string[])], anchor: checkAnchor(x.anchor, text, ids, bad) });
+      }
     }
-    out.push({ ord: i, headingPath: path, section, anchor, text, words: s.words as number });
+    out.push({ ord: i, headingPath: path, section, anchor, text, words: s.words as number, ...(parts ? { parts } : {}) });
   }
   const allowed = blockChars * SECTION_LIMITS.maxBodyRatio + SECTION_LIMITS.bodyAllowance + headingBlocks * SECTION_LIMITS.bodyAllowancePerHeading;
   if (bodyChars > allowed) fail(`sections hold more text than their blocks could make (${bodyChars} characters from ${blockChars})`);
@@ -236,6 +257,10 @@ export function validateSearch(v: unknown): SearchRequest {
   if (after) out.after = after;
   if (before) out.before = before;
   if (excludeUrl) out.excludeUrl = excludeUrl;
+  if (v.exact !== undefined) {
+    if (typeof v.exact !== 'boolean') fail('exact must be a boolean');
+    if (v.exact) out.exact = true;
+  }
   if (v.limit !== undefined) {
     if (typeof v.limit !== 'number' || !Number.isFinite(v.limit)) fail('limit must be a number');
     out.limit = Math.max(1, Math.min(200, Math.round(v.limit)));

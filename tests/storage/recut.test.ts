@@ -11,11 +11,16 @@ import { engineOn, freshDb } from './helpers.js';
 
 const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
 
-/** A page with one long section: the default chunker keeps `${w}` words 0-299 in one window, a chunker of 80-word windows cuts it in several. */
+/**
+ * A page opening with 240 words before any heading: the default chunker keeps them in one window
+ * (linked to the page itself), a chunker of 80-word windows cuts them in several, each past the first
+ * linked by a text fragment of its first words. Then a section under a heading.
+ */
 const blocksOf = (w: string): Block[] => [
-  { kind: 'heading', level: 1, text: `About ${w}`, id: 'top' },
   { kind: 'text', text: `${words(120, w)}.` },
-  { kind: 'text', text: `${words(120, w + 'x')}.`, id: `${w}-second` },
+  { kind: 'text', text: `${words(120, w + 'x')}.` },
+  { kind: 'heading', level: 2, text: `More about ${w}`, id: 'more' },
+  { kind: 'text', text: `${words(40, w + 'm')}.` },
 ];
 
 /** As a content script sends it: the sections cut by the current chunker. */
@@ -61,8 +66,8 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     for (const [i, u] of urls.entries()) await capture(engine, u, ['heron', 'egret', 'stork'][i]!, 1_700_000_000_000 + i);
     await engine.recut.run();
     const before = await Promise.all(urls.map((u) => db.get('pages', u)));
-    // The words of the second paragraph lie in the first section's only window: the link goes to the heading.
-    expect((await engine.search({ q: 'egretx100' })).results[0]!.href).toBe('https://a.example/2#top');
+    // The words of the second paragraph lie in the page's first and only window: the link is the page's.
+    expect((await engine.search({ q: 'egretx100' })).results[0]!.href).toBe('https://a.example/2');
 
     const recut = new Recut(engine, { version: NEXT, cut: nextCut, batch: 2 });
     expect(await recut.pending()).toBe(true);
@@ -78,8 +83,9 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
       const page = (await db.get('pages', u))!;
       expect([page.visitCount, page.lastVisit, page.firstVisit]).toEqual([before[i]!.visitCount, before[i]!.lastVisit, before[i]!.firstVisit]);
     }
-    // The new cut: the second paragraph has windows of its own, linked by its id.
-    expect((await engine.search({ q: 'egretx100' })).results[0]!.href).toBe('https://a.example/2#egret-second');
+    // The new cut: the second paragraph is in windows of its own, linked by their first words.
+    const href = (await engine.search({ q: 'egretx100' })).results[0]!.href;
+    expect(href).toMatch(/^https:\/\/a\.example\/2#:~:text=egretx\d+/);
     expect((await verifyIndex(engine, false)).problems).toEqual([]);
     expect(await recut.pending()).toBe(false);
   });
