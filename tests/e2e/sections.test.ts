@@ -77,7 +77,7 @@ describe('sections cut by the page', () => {
     const forged: [string, unknown[], RegExp][] = [
       ['an anchor id with odd characters', [{ ...honest, anchor: { id: 'top"><img src=x onerror=alert(1)>' } }], /anchor id is not a plain id/],
       ['an anchor id the page does not have', [{ ...honest, anchor: { id: 'elsewhere' } }], /anchor id is not a plain id of one of the blocks/],
-      ['a heading path the blocks do not have', [{ ...honest, headingPath: ['Bank login'], section: 'Bank login', text: `Bank login\n${words(60, 'honest')}.` }], /names a heading the blocks do not have/],
+      ['a heading path the blocks do not have', [{ ...honest, headingPath: ['Bank login'], section: 'Bank login', text: `Bank login\n${words(60, 'honest')}.`, words: 62 }], /names a heading the blocks do not have/],
       ['a word count that is not its text\'s', [{ ...honest, words: 5000 }], /words does not match/],
       ['a thousand copies of the page', Array.from({ length: 1000 }, (_, i) => ({ ...honest, ord: i })), /more text than their blocks/],
       ['too many sections', Array.from({ length: 1001 }, (_, i) => ({ ...honest, ord: i })), /too many sections/],
