@@ -13,21 +13,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ARTIFACTS, DIST, launch, searchPage, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
 import { chunkerVariant } from './variantBuild.js';
 
-const PAGES = 24;
+const PAGES = 150;
 const VISITED = 3;
 const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
 
 /**
  * Page i: two 120-word paragraphs before any heading (one window for this release's chunker, linked to
  * the page itself; 80-word windows for the next one, each past the first linked by its first words),
- * then sections of 250 words under headings.
+ * then sections of 250 words under headings. Words come from a small vocabulary (a page of a thousand
+ * words no other page has is the slowest kind to rewrite in schema 2), with one marker per paragraph.
  */
+const VOCAB = ['river', 'stone', 'lamp', 'garden', 'window', 'bread', 'cloud', 'letter', 'bridge', 'forest', 'candle', 'harbor', 'meadow', 'violin', 'copper', 'lantern'];
+const prose = (n: number, seed: number, marker: string) =>
+  Array.from({ length: n }, (_, k) => (k === 100 ? marker : k % 4 === 0 ? `w${seed}x${k % 60}` : VOCAB[(k * 7 + seed) % VOCAB.length])).join(' ');
 function blocks(i: number) {
   const out: { kind: string; text: string; level?: number; id?: string }[] = [
-    { kind: 'text', text: `${words(120, `rc${i}a`)}.` },
-    { kind: 'text', text: `${words(120, `rc${i}b`)}.` },
+    { kind: 'text', text: `${prose(120, i, `rc${i}a100`)}.` },
+    { kind: 'text', text: `${prose(120, i + 3, `rc${i}b100`)}.` },
   ];
-  for (let s = 0; s < 4; s++) out.push({ kind: 'heading', level: 2, text: `Part ${s} of page ${i}`, id: `part-${s}` }, { kind: 'text', text: `${words(250, `rc${i}p${s}w`)}.` });
+  for (let s = 0; s < 4; s++) out.push({ kind: 'heading', level: 2, text: `Part ${s} of page ${i}`, id: `part-${s}` }, { kind: 'text', text: `${prose(250, i + s, `rc${i}p${s}`)}.` });
   return out;
 }
 
@@ -87,7 +91,7 @@ describe('re-cut after a chunker change', () => {
     expect(new Set(log.map((e) => e.cutBy))).toEqual(new Set(['page']));
     // The rest arrive as blocks only (as from an older content script): the background cuts them.
     const bulk = Array.from({ length: PAGES - VISITED }, (_, k) => ({ url: server.url(`/rc/${k + VISITED}.html`), payload: { title: `Recut page ${k + VISITED}`, lang: 'en', blocks: blocks(k + VISITED) } }));
-    for (let k = 0; k < bulk.length; k += 5) await ext.evalSw(`(async () => { for (const p of ${JSON.stringify(bulk.slice(k, k + 5))}) await engine.capture(p.url, p.payload, 1700000000000); return true; })()`, 1);
+    for (let k = 0; k < bulk.length; k += 10) await ext.evalSw(`(async () => { for (const p of ${JSON.stringify(bulk.slice(k, k + 10))}) await engine.capture(p.url, p.payload, 1700000000000); return true; })()`, 1);
     expect((await ext.evalSw<{ pages: number }>('engine.stats()')).pages).toBe(PAGES);
     // The old cut: the second paragraph shares the page's first window, which links to the page itself.
     for (const i of [1, 20]) {
@@ -116,7 +120,7 @@ describe('re-cut after a chunker change', () => {
     const options = await ext.ctx.newPage();
     await options.goto(ext.extensionUrl('options.html'));
     await options.getByTestId('recut-progress').waitFor({ timeout: 20_000 });
-    expect(await options.getByTestId('recut-progress').textContent()).toMatch(/re-cutting stored pages.*\d+ of 24/i);
+    expect(await options.getByTestId('recut-progress').textContent()).toMatch(/re-cutting stored pages.*\d+ of 150/i);
     mkdirSync(ARTIFACTS, { recursive: true });
     await options.screenshot({ path: join(ARTIFACTS, 'options-recut.png'), fullPage: true });
     await options.close();
@@ -149,7 +153,7 @@ describe('re-cut after a chunker change', () => {
     for (const i of [1, 20]) {
       const [top] = await searchPage(ext, { q: `rc${i}b100` });
       // The second paragraph is now in windows of its own: the link jumps to the window's first words.
-      expect(top!.href).toMatch(new RegExp(`^${server.url(`/rc/${i}.html`).replace(/[.]/g, '\\.')}#:~:text=rc${i}b\\d+`));
+      expect(top!.href.startsWith(`${server.url(`/rc/${i}.html`)}#:~:text=`)).toBe(true);
     }
     const chunks = await ext.evalSw<{ text: string }[]>(`globalThis.rereadDebug.pageChunks(${JSON.stringify(server.url('/rc/20.html'))})`);
     // 80-word windows now (the heading line comes on top).
