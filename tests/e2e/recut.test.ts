@@ -15,7 +15,6 @@ import { chunkerVariant } from './variantBuild.js';
 
 const PAGES = 150;
 const VISITED = 3;
-const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
 
 /**
  * Page i: two 120-word paragraphs before any heading (one window for this release's chunker, linked to
