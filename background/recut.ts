@@ -111,7 +111,16 @@ export class Recut {
       const records = await db.getAll('texts', mark.after ? IDBKeyRange.lowerBound(mark.after, true) : null, this.batch);
       if (!records.length) break;
       for (const rec of records) {
-        if (rec.b && rec.cv !== this.version && (await this.recutPage(db, rec))) mark.rewritten++;
+        if (rec.b && rec.cv !== this.version) {
+          try {
+            if (await this.recutPage(db, rec)) mark.rewritten++;
+          } catch (e) {
+            // A stopping worker aborts its transactions (DOMException): stop here, resume at the next start.
+            // Anything else is this page's own (a corrupt record, which verifyIndex reports): it keeps its cut.
+            if (e instanceof DOMException || (e as { name?: string } | null)?.name === 'AbortError') throw e;
+            console.warn(`reread: ${rec.url} could not be re-cut; it keeps its sections`, e);
+          }
+        }
         mark.after = rec.url;
         mark.done = Math.min(mark.total, mark.done + 1);
         await db.put('meta', mark, RECUT_KEY);

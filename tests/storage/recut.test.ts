@@ -103,7 +103,7 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
       version: NEXT,
       batch: 1,
       cut: async (b, pace) => {
-        if (stop) throw new Error('worker stopped');
+        if (stop) throw new DOMException('the transaction was aborted: the worker stopped', 'AbortError');
         if (++cuts === 2) stop = true;
         return nextCut(b, pace);
       },
@@ -142,5 +142,21 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     expect((await db.get('pages', 'https://a.example/1'))!.chunkIds).toEqual(ids);
     expect((await db.get('texts', 'https://a.example/1'))!.cv).toBe(NEXT);
     expect(same.progress).toBeNull();
+  });
+
+  it('goes past a page whose stored section text is unreadable (it keeps its cut), instead of stopping there for good', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    await capture(engine, 'https://a.example/1', 'heron');
+    await capture(engine, 'https://a.example/2', 'egret');
+    await engine.recut.run();
+    const rec = (await db.get('texts', 'https://a.example/1'))!;
+    await db.put('texts', { ...rec, z: new Uint8Array([1, 2, 3]) });
+    const recut = new Recut(engine, { version: NEXT, cut: nextCut });
+    await recut.run();
+    expect((await db.get('texts', 'https://a.example/1'))!.cv).toBe(CHUNKER_VERSION);
+    expect((await db.get('texts', 'https://a.example/2'))!.cv).toBe(NEXT);
+    expect(await db.get('meta', CHUNKER_VERSION_KEY)).toBe(NEXT);
+    expect(await db.get('meta', RECUT_KEY)).toBeUndefined();
   });
 });
