@@ -22,7 +22,7 @@ import { chunkBlocks, CHUNKER_VERSION } from '../src/chunker.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
-import { drainOutbox, hellosFor, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello, sitesMatcher } from './outbox.js';
+import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello, sitesMatcher } from './outbox.js';
 import { isNonce, isOutboxKey } from '../src/outbox.js';
 
 const engine = new Engine();
@@ -142,18 +142,20 @@ const route = createRouter({
 });
 
 browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.Runtime.MessageSender) => {
-  await ready;
+  // A page's hello needs only the settings and the hello database: it does not wait for the dense lane
+  // to start, so a page left soon after a cold start still gets its ticket (src/outbox.ts).
+  if ((message as { type?: unknown } | null)?.type !== 'page/hello') await ready;
   const info: SenderInfo = { id: sender.id, url: sender.url, frameId: sender.frameId };
   if (sender.tab) info.tab = { id: sender.tab.id, incognito: sender.tab.incognito, url: sender.tab.url };
   return route(message, info);
 });
 
-// Captures handed over through session storage by pages closed while the worker was stopped: drained
-// at start and whenever one is added (a storage change wakes the worker).
+// Captures handed over through session (Chrome) or local (Firefox) storage by pages closed while the
+// worker was stopped: drained at start and whenever one is added (a storage change wakes the worker).
 openOutboxToContentScripts();
 const drain = () => void ready.then(() => drainOutbox(engine)).catch((e: unknown) => console.warn('reread: outbox', e));
 browser.storage.onChanged.addListener((changes, area) => {
-  if (area === 'session' && Object.entries(changes).some(([k, c]) => isOutboxKey(k) && c.newValue !== undefined)) drain();
+  if (isOutboxArea(area) && Object.entries(changes).some(([k, c]) => isOutboxKey(k) && c.newValue !== undefined)) drain();
 });
 drain();
 void pruneHellos().catch(() => undefined);
