@@ -1,8 +1,8 @@
 /**
  * Capture as the extension does it, in Node: each page parsed by linkedom and read by the content
- * script's `extractDocument` (content/extract.ts: `walkBlocks` with no visibility check, as for any
- * parsed document; the main landmark, else Readability on small pages, else the cleaned body; the
- * title), cut into sections by the chunker's `chunkBlocks`, and dropped like the worker drops it when
+ * script's capture step `captureDocument` (content/pageCapture.ts: `walkBlocks` with no visibility
+ * check, as for any parsed document; the main landmark, else Readability on small pages, else the
+ * cleaned body; the title; the sections cut by the chunker), and dropped like the worker drops it when
  * `tooLittleText`. The ground truth (groundTruth.ts) is derived from the same parsed page,
  * independently of all that.
  *
@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { extractDocument } from '../../../content/extract.js';
-import { chunkBlocks, type Chunk } from '../../../src/chunker.js';
+import { captureDocument } from '../../../content/pageCapture.js';
+import type { Chunk } from '../../../src/chunker.js';
 import { tooLittleText } from '../../../src/indexing.js';
 import { codeHash } from './codeHash.js';
 import { pageUrl, type CorpusDef } from './corpora.js';
@@ -44,11 +44,11 @@ export interface LoadedCorpus {
 export async function capturePage(html: string, url: string, fallbackLang: string): Promise<Omit<CapturedPage, 'file'>> {
   const doc = parseDocument(html);
   const gt = groundTruthOf(doc, fallbackLang);
-  const got = await extractDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
+  const got = await captureDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
   if (!got) return { url, lang: gt.lang || fallbackLang, gt, stored: null };
-  const { chunks } = chunkBlocks(got.blocks);
-  const stored = tooLittleText(got.title, chunks) ? null : { title: got.title, chunks, method: got.method };
-  return { url, lang: got.lang || gt.lang || fallbackLang, gt, stored };
+  const { title, lang, sections: chunks } = got.payload;
+  const stored = tooLittleText(title, chunks) ? null : { title, chunks, method: got.extraction.method };
+  return { url, lang: lang || gt.lang || fallbackLang, gt, stored };
 }
 
 type Serialized = Omit<CapturedPage, 'gt'> & { gt: Omit<GtPage, 'idLanding'> & { idLanding: [string, number | null][] } };
