@@ -396,7 +396,7 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
   if (!fresh.length) return { pages: [], touchedTerms: touched, addedChunkIds: [] };
   // Before the transaction: tokenizing and compressing cannot be awaited inside it.
   const chunks = fresh.map((i): Chunk => ({ ord: 0, headingPath: [], section: '', anchor: {}, text: i.text, words: i.text.split(/\s+/).filter(Boolean).length }));
-  const docs = fresh.map((i, k) => indexedTerms(i.title, chunks[k]!, tok));
+  const docs = fresh.map((i, k) => indexSection(i.title, chunks[k]!, tok));
   // A few hundred bytes of URL words gain nothing from compression, and a CompressionStream per entry
   // was most of a batch's time: stored deflate blocks (the same format, read by unpackTexts as usual).
   const packed = fresh.map((i) => storedDeflate(new TextEncoder().encode(JSON.stringify([i.text]))));
@@ -409,21 +409,21 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
     const stats = await readStats(tx);
     const tails = tailCacheFor(db, stats);
     const pages: PageRecord[] = [];
-    const records: { id: number; terms: string[] }[] = [];
+    const records: { id: number; doc: IndexedSection }[] = [];
     const puts: Promise<unknown>[] = [];
     fresh.forEach((i, k) => {
       if (again[k] !== undefined) return;
       const id = stats.nextChunkId++;
       const chunk = chunks[k]!;
-      records.push({ id, terms: docs[k]! });
-      puts.push(tx.objectStore('chunks').put({ id, url: i.url, ord: 0, headingPath: [], section: '', anchor: {}, len: docs[k]!.length }));
+      records.push({ id, doc: docs[k]! });
+      puts.push(tx.objectStore('chunks').put({ id, url: i.url, ord: 0, headingPath: [], section: '', anchor: {}, len: docs[k]!.len }));
       puts.push(tx.objectStore('texts').put({ url: i.url, ids: [id], z: packed[k]! }));
       if (embedModel) puts.push(tx.objectStore('embedQueue').put({ id, model: embedModel }));
       const page: PageRecord = { url: i.url, site: i.site, title: i.title, lang: '', firstVisit: i.lastVisit, lastVisit: i.lastVisit, visitCount: i.visitCount, hash: i.hash, chunkIds: [id], words: chunk.words, kind: 'title' };
       pages.push(page);
       puts.push(tx.objectStore('pages').put(page));
       stats.N += 1;
-      stats.totalLength += docs[k]!.length;
+      stats.totalLength += docs[k]!.len;
     });
     const byTerm = groupPostings(records);
     let newTerms = 0;
