@@ -26,7 +26,7 @@
  * and then posting blocks to the new layout while every reader accepts both (legacy.ts).
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import type { ChunkAnchor } from '../src/chunker.js';
+import type { ChunkAnchor, SectionPart } from '../src/chunker.js';
 import type { PageKind } from '../src/pageKind.js';
 import type { SectionView } from '../src/search.js';
 
@@ -62,16 +62,19 @@ export interface PageRecord {
    * Absent only on pages of a schema-2 database the migration has not reached yet.
    */
   lens?: number[];
-  /** Room for re-cutting pages (issue 19): the chunker version that cut this page; absent means 1. */
-  chunker?: number;
 }
 
 /** A page's sections (schema 3): `z` is the deflate-raw of a SectionsBlob (sections.ts). */
 export interface SectionsRecord {
   url: string;
   z: Uint8Array;
-  /** Room for re-cutting pages (issue 19): the extracted blocks, deflated. Not written yet. */
-  blocks?: Uint8Array;
+  /**
+   * The blocks the sections were cut from (deflate-raw, sections.ts packBlocks) and the chunker that
+   * cut them (CHUNKER_VERSION; '' unknown): what background/recut.ts cuts again when the chunker
+   * changes. Absent on pages stored before blocks were kept (they keep their cut).
+   */
+  b?: Uint8Array;
+  cv?: string;
 }
 
 /** A section as readers get it from a SectionsRecord (sections.ts): the search's view and its position. */
@@ -134,16 +137,20 @@ export interface ChunkRecord {
   headingPath: string[];
   section: string;
   anchor: ChunkAnchor;
+  /** Sub-sections merged into this chunk, by offset in its text (src/chunker.ts); absent when none. */
+  parts?: SectionPart[];
   /** Schema 1 only: the text inline (schema 2 moved it to `texts`). */
   text?: string;
   len: number;
 }
 
-/** Schema 2: a page's chunk texts, `ids` in the page's chunk order, `z` the deflate-raw of their JSON array. */
+/** Schema 2: a page's chunk texts, `ids` in the page's chunk order, `z` the deflate-raw of their JSON array; b/cv as in SectionsRecord. */
 export interface TextRecord {
   url: string;
   ids: number[];
   z: Uint8Array;
+  b?: Uint8Array;
+  cv?: string;
 }
 
 /** Schema 1/2 posting block: entries carried (id delta, tf, len). */

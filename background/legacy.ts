@@ -49,7 +49,7 @@ export async function legacySections(db: DB, page: Pick<PageRecord, 'url' | 'chu
     const t = await unpackTexts(record.z);
     record.ids.forEach((id, i) => texts.set(id, t[i] ?? ''));
   }
-  return chunks.flatMap((c, i) => (c ? [{ id: c.id, url: page.url, ord: i, headingPath: c.headingPath, section: c.section, anchor: c.anchor, text: c.text ?? texts.get(c.id) ?? '' }] : []));
+  return chunks.flatMap((c, i) => (c ? [{ id: c.id, url: page.url, ord: i, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), text: c.text ?? texts.get(c.id) ?? '' }] : []));
 }
 
 type AnyTx = IDBPTransaction<RereadDB, StoreName[], IDBTransactionMode>;

@@ -7,9 +7,14 @@
  * A capture or a delete does not touch the main index, so it leaves the cache valid (new postings come
  * from the delta, forgotten ids are filtered out); only a merge's end (its terms), a repair and
  * forgetting everything invalidate it.
+ *
+ * Also the index's spellable terms for typo correction (src/spelling.ts): read from the term dictionary
+ * (and a migrating database's old posting keys) the first time a query has a word the index does not
+ * know, then kept up to date from merges' invalidations and the pending segments' terms.
  */
 import type { CorpusStats, PostingList } from '../src/bm25.js';
 import { blockFromValue, decodeBlocks, emptyList, type LengthOf } from '../src/postings.js';
+import { TermDictionary } from '../src/spelling.js';
 import type { DB } from './db.js';
 import type { Delta, DeltaSnapshot, PendingSegment } from './delta.js';
 import { legacyActive, legacyPostings } from './legacy.js';
@@ -91,6 +96,13 @@ export class LexicalReader {
   private stats: CorpusStats | null = null;
   /** Bumped by every invalidation; a read that straddles one does not fill the cache. */
   private generation = 0;
+  private dictionary: TermDictionary | null = null;
+  private dictionaryLoad: Promise<TermDictionary> | null = null;
+  /** Terms merged while the dictionary loads (its key scan may have passed them). */
+  private dictionaryPending: string[] = [];
+  private dictionaryGeneration = 0;
+  /** Pending segments whose terms the dictionary holds (by seq). */
+  private readonly dictionarySegments = new Set<number>();
 
   constructor(
     private readonly db: () => Promise<DB>,
@@ -106,9 +118,16 @@ export class LexicalReader {
     if (terms === 'all') {
       this.cache.clear();
       this.cached = 0;
+      this.dictionary = null;
+      this.dictionaryLoad = null;
+      this.dictionaryPending = [];
+      this.dictionaryGeneration++;
+      this.dictionarySegments.clear();
       return;
     }
     for (const t of terms) {
+      if (this.dictionary) this.dictionary.add(t);
+      else if (this.dictionaryLoad) this.dictionaryPending.push(t);
       const hit = this.cache.get(t);
       if (hit) {
         this.cached -= hit.list.ids.length;
@@ -200,6 +219,53 @@ export class LexicalReader {
       if (gen === this.generation) this.remember(t, list, snap.deadGeneration);
     });
     return out;
+  }
+
+  /** Index terms within maxEdits of `term` (the dictionary is read from the stored terms on first use). */
+  async similarTerms(term: string, maxEdits: number): Promise<{ term: string; distance: number }[]> {
+    const [dict] = await Promise.all([this.terms(), this.delta.ready()]);
+    // Terms of captures not merged yet are only in the pending segments.
+    for (const seg of this.delta.pending()) {
+      if (this.dictionarySegments.has(seg.seq)) continue;
+      for (const t of seg.terms.keys()) dict.add(t);
+      this.dictionarySegments.add(seg.seq);
+    }
+    return dict.near(term, maxEdits);
+  }
+
+  private terms(): Promise<TermDictionary> {
+    if (this.dictionary) return Promise.resolve(this.dictionary);
+    if (!this.dictionaryLoad) {
+      const gen = ++this.dictionaryGeneration;
+      const load: Promise<TermDictionary> = (async () => {
+        const dict = new TermDictionary();
+        const db = await this.db();
+        // The term dictionary's keys, in pages so no transaction holds them all; a migrating database's
+        // old posting keys ([term, first id]) too.
+        const scan = async (store: 'terms' | 'postingsV2', term: (k: never) => string) => {
+          let from: IDBKeyRange | null = null;
+          for (;;) {
+            const keys = (await db.getAllKeys(store, from, 20_000)) as unknown[];
+            for (const k of keys) dict.add(term(k as never));
+            if (keys.length < 20_000) break;
+            from = IDBKeyRange.lowerBound(keys[keys.length - 1], true);
+          }
+        };
+        await scan('terms', (k: string) => k);
+        if (legacyActive(db)) await scan('postingsV2', (k: [string, number]) => k[0]);
+        if (this.dictionaryGeneration !== gen) return dict; // invalidated meanwhile: serve it, keep nothing
+        for (const t of this.dictionaryPending) dict.add(t);
+        this.dictionaryPending = [];
+        this.dictionary = dict;
+        this.dictionaryLoad = null;
+        return dict;
+      })();
+      this.dictionaryLoad = load;
+      load.catch(() => {
+        if (this.dictionaryGeneration === gen) this.dictionaryLoad = null;
+      });
+    }
+    return this.dictionaryLoad!;
   }
 
   private remember(term: string, list: PostingList, deadGeneration: number): void {

@@ -70,7 +70,9 @@ async function migratePages(engine: Engine, db: DB, state: MigrationRecord, perS
       const chunks = await Promise.all(cur.chunkIds.map((id) => tx.objectStore('chunks').get(id)));
       const page: PageRecord = { ...cur, lens: chunks.map((c) => c?.len ?? 0) };
       await tx.objectStore('pages').put(page);
-      await tx.objectStore('sections').put({ url: cur.url, z: t.z } satisfies SectionsRecord);
+      // The blocks kept to re-cut the page (schema 2 written by a build that kept them) come along.
+      const old = await tx.objectStore('texts').get(cur.url);
+      await tx.objectStore('sections').put({ url: cur.url, z: t.z, ...(old?.b ? { b: old.b, cv: old.cv ?? '' } : {}) } satisfies SectionsRecord);
       await removeLegacyPage(tx as never, cur);
       out.push(page);
     }

@@ -12,9 +12,9 @@
  * the next sweep (indexMaintenance.ts); readers ignore them meanwhile (delta.ts).
  */
 import type { IDBPTransaction } from 'idb';
-import type { Chunk } from '../src/chunker.js';
-import { termFrequencies, type TokenizerOptions } from '../src/tokenizer.js';
-import { indexedTerms } from '../src/indexing.js';
+import type { Block, Chunk } from '../src/chunker.js';
+import type { TokenizerOptions } from '../src/tokenizer.js';
+import { indexSection } from '../src/indexing.js';
 import { encodeSegment, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
 import type { PageKind } from '../src/pageKind.js';
@@ -22,7 +22,7 @@ import { addVisit } from '../src/forget.js';
 import { EMPTY_STATS, type DB, type PageRecord, type RereadDB, type StatsRecord, type StoreName } from './db.js';
 import type { DeadRange, DeltaList, PendingSegment } from './delta.js';
 import { legacyActive, legacyLens, removeLegacyPage } from './legacy.js';
-import { forgetAllSections, forgetPage, packSections, sectionsJson } from './sections.js';
+import { forgetAllSections, forgetPage, packBlocks, packSections, sectionsJson } from './sections.js';
 
 export interface PageInput {
   url: string;
@@ -32,8 +32,13 @@ export interface PageInput {
   hash: string;
   words: number;
   chunks: readonly Chunk[];
+  /** The blocks the chunks were cut from and the chunker that cut them: kept, compressed, to cut again. */
+  blocks?: readonly Block[];
+  chunker?: string;
   /** Visit time (epoch ms). */
   now: number;
+  /** A re-cut of the stored page (background/recut.ts): its visits, kind and PDF facts are left as they are. */
+  recut?: boolean;
   /** Model to queue the new chunks for; null when the dense lane is off. */
   embedModel: string | null;
   /** How the page was got (src/pageKind.ts); absent: read in a tab. Replaces the stored page's kind. */
@@ -72,7 +77,7 @@ export async function readStats(tx: { objectStore(name: 'meta'): { get(key: stri
   return { ...EMPTY_STATS, ...s };
 }
 
-/** What the index stores of one section: each term's frequency, and the section's length. */
+/** What the index stores of one section: each term's tf code (src/indexing.ts tfCode), and the section's body length. */
 export interface SectionPostings {
   len: number;
   tfs: Map<string, number>;
@@ -83,8 +88,7 @@ export interface SectionPostings {
  * history import, verifyIndex and the benchmarks' bulk loader turn a section into postings.
  */
 export function sectionPostings(title: string, chunk: { text: string; headingPath: readonly string[] }, tok: TokenizerOptions): SectionPostings {
-  const terms = indexedTerms(title, chunk, tok);
-  return { len: terms.length, tfs: termFrequencies(terms) };
+  return indexSection(title, chunk, tok);
 }
 
 /** Term -> entries for a set of sections, each list sorted by chunk id. */
@@ -178,7 +182,12 @@ interface Prepared {
   docs: SectionPostings[];
   lens: number[];
   z: Uint8Array;
+  /** The page's blocks, deflated (absent when the input has none). */
+  b: Uint8Array | null;
 }
+
+/** Whether the input rewrites the stored page's sections: new content, or a re-cut (same texts, anchors may differ). */
+const rewrites = (stored: PageRecord | undefined, input: PageInput): boolean => !stored || stored.hash !== input.hash || !!input.recut;
 
 export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions): Promise<WriteResult & { batch: BatchResult }> {
   const batch = await writePages(db, [input], tok);
@@ -193,21 +202,28 @@ export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions)
 export async function writePages(db: DB, inputs: readonly PageInput[], tok: TokenizerOptions): Promise<BatchResult> {
   if (new Set(inputs.map((i) => i.url)).size !== inputs.length) throw new Error('a batch names the same page twice');
   return retryStale(async () => {
-    // Which pages have new content (a revisit with the same hash needs no tokenizing or compressing).
-    const rtx = db.transaction('pages');
-    const before = await Promise.all(inputs.map((i) => rtx.store.get(i.url)));
+    // Which pages have new content (a revisit with the same hash needs no tokenizing or compressing), and
+    // which revisited pages were stored before their blocks were kept (they get them now).
+    const rtx = db.transaction(['pages', 'sections']);
+    const before = await Promise.all(inputs.map((i) => rtx.objectStore('pages').get(i.url)));
+    const lacksBlocks = await Promise.all(
+      inputs.map(async (input, i) => !!input.blocks && !!before[i] && !rewrites(before[i], input) && before[i]!.chunkIds.length > 0 && !(await rtx.objectStore('sections').get(input.url))?.b),
+    );
     await rtx.done;
     const prepared = new Map<string, Prepared>();
+    const revisitBlocks = new Map<string, Uint8Array>();
     await Promise.all(
       inputs.map(async (input, i) => {
-        if (before[i] && before[i]!.hash === input.hash) return;
+        if (lacksBlocks[i]) revisitBlocks.set(input.url, await packBlocks(input.blocks!));
+        if (!rewrites(before[i], input)) return;
         const docs = input.chunks.map((c) => sectionPostings(input.title, c, tok));
-        prepared.set(input.url, { input, docs, lens: docs.map((d) => d.len), z: await packSections(input.chunks) });
+        const [z, b] = await Promise.all([packSections(input.chunks), input.blocks && input.chunks.length ? packBlocks(input.blocks) : null]);
+        prepared.set(input.url, { input, docs, lens: docs.map((d) => d.len), z, b });
       }),
     );
     // The batch's postings, ids relative to its first new id (pages get consecutive ids in input order).
     const docs: ({ id: number } & SectionPostings)[] = [];
-    for (const p of prepared.values()) for (const d of p.docs) docs.push({ id: docs.length, ...d });
+    for (const input of inputs) for (const d of prepared.get(input.url)?.docs ?? []) docs.push({ id: docs.length, ...d });
     const byTerm = groupPostings(docs);
     const encoded = docs.length ? encodeSegment(byTerm, 0) : null;
 
@@ -223,15 +239,23 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
       for (const [i, input] of inputs.entries()) {
         const cur = current[i];
         const prep = prepared.get(input.url);
+        // A re-cut keeps the page as it was (its kind, PDF facts, visits): only its sections change.
+        const kindOf: PageInput = input.recut && cur ? { ...input, kind: cur.kind, pdf: cur.pdf } : input;
         if (!prep) {
-          const page = withKind(input.notAVisit ? { ...cur! } : { ...cur!, lastVisit: Math.max(cur!.lastVisit, input.now), visitCount: cur!.visitCount + 1, visits: addVisit(cur!.visits, input.now) }, input);
+          const page = withKind(input.notAVisit || input.recut ? { ...cur! } : { ...cur!, lastVisit: Math.max(cur!.lastVisit, input.now), visitCount: cur!.visitCount + 1, visits: addVisit(cur!.visits, input.now) }, kindOf);
           puts.push(tx.objectStore('pages').put(page));
+          const b = revisitBlocks.get(input.url);
+          if (b) {
+            // Its cut is of an unknown chunker (cv ''): the next chunker change re-cuts it.
+            const rec = await tx.objectStore('sections').get(input.url);
+            if (rec && !rec.b) puts.push(tx.objectStore('sections').put({ ...rec, b, cv: '' }));
+          }
           pages.push({ outcome: 'revisit', page, removedChunkIds: [], addedChunkIds: [] });
           continue;
         }
         if (cur) await retire(tx, db, cur, stats, dead, puts);
         const ids = prep.docs.map(() => stats.nextChunkId++);
-        const keep = input.notAVisit && cur;
+        const keep = (input.notAVisit || input.recut) && cur;
         const page: PageRecord = withKind(
           {
             // Fields other features keep on a page carry over a rewrite.
@@ -249,10 +273,10 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
             words: input.words,
             lens: prep.lens,
           },
-          input,
+          kindOf,
         );
         puts.push(tx.objectStore('pages').put(page));
-        if (ids.length) puts.push(tx.objectStore('sections').put({ url: input.url, z: prep.z }));
+        if (ids.length) puts.push(tx.objectStore('sections').put({ url: input.url, z: prep.z, ...(prep.b ? { b: prep.b, cv: input.chunker ?? '' } : {}) }));
         if (input.embedModel) for (const id of ids) puts.push(tx.objectStore('embedQueue').put({ id, model: input.embedModel }));
         stats.N += ids.length;
         stats.totalLength += prep.lens.reduce((a, b) => a + b, 0);

@@ -20,6 +20,8 @@ export function searchSource(engine: Engine, settings: SearchSource['settings'])
     postings: (terms) => engine.lexical.postings(terms),
     sections: async (ids): Promise<SectionView[]> => sectionsByIds(await engine.db(), ids, await engine.pages.owners()),
     dense: dense ? (text, k, allowed) => dense.search(text, k, allowed) : null,
+    similarTerms: (term, maxEdits) => engine.lexical.similarTerms(term, maxEdits),
+    ...(engine.lexicon ? { lexicon: engine.lexicon } : {}),
   };
 }
 

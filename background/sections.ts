@@ -7,10 +7,12 @@
  * Every reader of a section goes through `pageSections`/`sectionsByIds`, which also read the schema 1/2
  * forms (legacy.ts) so search keeps working while migrateV3 converts an old database.
  */
-import type { Chunk, ChunkAnchor } from '../src/chunker.js';
+import type { Block, BlockKind, Chunk, ChunkAnchor, SectionPart } from '../src/chunker.js';
 import type { DB, PageRecord, StoredSection } from './db.js';
 import { deflate, inflate } from './deflate.js';
 import { legacyActive, legacySections } from './legacy.js';
+
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
 
 /** What `z` holds, column by column (in the page's chunk order). */
 interface SectionsBlob {
@@ -18,19 +20,42 @@ interface SectionsBlob {
   h: string[][];
   s: string[];
   a: ChunkAnchor[];
+  /** Merged sub-sections per section (0: none); absent when no section of the page has any. */
+  p?: (SectionPart[] | 0)[];
 }
 
+type StoredChunk = Pick<Chunk, 'text' | 'headingPath' | 'section' | 'anchor' | 'parts'>;
+
 /** The JSON a page's sections are stored as (before deflating): shared with the benchmarks' bulk loader. */
-export function sectionsJson(chunks: readonly Pick<Chunk, 'text' | 'headingPath' | 'section' | 'anchor'>[]): string {
+export function sectionsJson(chunks: readonly StoredChunk[]): string {
   const blob: SectionsBlob = { t: chunks.map((c) => c.text), h: chunks.map((c) => c.headingPath), s: chunks.map((c) => c.section), a: chunks.map((c) => c.anchor) };
+  if (chunks.some((c) => c.parts?.length)) blob.p = chunks.map((c) => (c.parts?.length ? c.parts : 0));
   return JSON.stringify(blob);
 }
 
-export async function packSections(chunks: readonly Pick<Chunk, 'text' | 'headingPath' | 'section' | 'anchor'>[]): Promise<Uint8Array> {
+export async function packSections(chunks: readonly StoredChunk[]): Promise<Uint8Array> {
   return deflate(sectionsJson(chunks));
 }
 
-const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+function readAnchor(a: unknown): ChunkAnchor {
+  if (!a || typeof a !== 'object') return {};
+  const o = a as { id?: unknown; text?: unknown };
+  return { ...(typeof o.id === 'string' ? { id: o.id } : {}), ...(typeof o.text === 'string' ? { text: o.text } : {}) };
+}
+
+/** A stored section's merged parts, keeping only well-formed ones (an offset inside the text, a heading path). */
+function readParts(v: unknown, textLength: number): SectionPart[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const out: SectionPart[] = [];
+  for (const x of v as unknown[]) {
+    if (!x || typeof x !== 'object') continue;
+    const o = x as { at?: unknown; headingPath?: unknown; anchor?: unknown };
+    if (typeof o.at !== 'number' || !Number.isInteger(o.at) || o.at < 0 || o.at > textLength || !isStrings(o.headingPath)) continue;
+    out.push({ at: o.at, headingPath: o.headingPath, anchor: readAnchor(o.anchor) });
+  }
+  return out.length ? out : undefined;
+}
+
 
 /** A page's sections from its record; throws on anything malformed (verifyIndex reports it). */
 export async function unpackSections(z: Uint8Array, page: Pick<PageRecord, 'url' | 'chunkIds'>): Promise<StoredSection[]> {
@@ -38,10 +63,40 @@ export async function unpackSections(z: Uint8Array, page: Pick<PageRecord, 'url'
   const n = page.chunkIds.length;
   if (!parsed || !isStrings(parsed.t) || !Array.isArray(parsed.h) || !isStrings(parsed.s) || !Array.isArray(parsed.a)) throw new Error('malformed sections record');
   if (parsed.t.length !== n || parsed.h.length !== n || parsed.s.length !== n || parsed.a.length !== n) throw new Error(`sections record holds ${parsed.t.length} sections for ${n} chunk ids`);
+  const p = Array.isArray(parsed.p) ? parsed.p : [];
   return page.chunkIds.map((id, i) => {
-    const a = parsed.a![i];
-    const anchor: ChunkAnchor = a && typeof a === 'object' ? { ...(typeof a.id === 'string' ? { id: a.id } : {}), ...(typeof a.text === 'string' ? { text: a.text } : {}) } : {};
-    return { id, url: page.url, ord: i, headingPath: isStrings(parsed.h![i]) ? parsed.h![i] : [], section: parsed.s![i]!, anchor, text: parsed.t![i]! };
+    const text = parsed.t![i]!;
+    const parts = readParts(p[i], text.length);
+    return { id, url: page.url, ord: i, headingPath: isStrings(parsed.h![i]) ? parsed.h![i] : [], section: parsed.s![i]!, anchor: readAnchor(parsed.a![i]), ...(parts ? { parts } : {}), text };
+  });
+}
+
+/**
+ * A page's blocks as stored (SectionsRecord.b): deflate-raw of a JSON array with one entry per block,
+ * `[kind, text]`, `[kind, text, id]`; a heading's kind carries its level (`h2`).
+ */
+const KIND_CODE: Record<BlockKind, string> = { heading: 'h', text: 't', code: 'c', table: 'b', list: 'l', quote: 'q' };
+const CODE_KIND = new Map(Object.entries(KIND_CODE).map(([k, c]) => [c, k as BlockKind]));
+
+export async function packBlocks(blocks: readonly Block[]): Promise<Uint8Array> {
+  const rows = blocks.map((b) => {
+    const kind = KIND_CODE[b.kind] + (b.kind === 'heading' ? String(b.level ?? 2) : '');
+    return b.id ? [kind, b.text, b.id] : [kind, b.text];
+  });
+  return deflate(JSON.stringify(rows));
+}
+
+export async function unpackBlocks(z: Uint8Array): Promise<Block[]> {
+  const rows: unknown = JSON.parse(await inflate(z));
+  if (!Array.isArray(rows)) throw new Error('malformed block record');
+  return rows.map((r: unknown) => {
+    if (!Array.isArray(r) || typeof r[0] !== 'string' || typeof r[1] !== 'string') throw new Error('malformed block record');
+    const kind = CODE_KIND.get(r[0][0] ?? '');
+    if (!kind) throw new Error('malformed block record');
+    const b: Block = { kind, text: r[1] };
+    if (kind === 'heading') b.level = Number(r[0].slice(1)) || 2;
+    if (typeof r[2] === 'string') b.id = r[2];
+    return b;
   });
 }
 

@@ -29,7 +29,7 @@ interface Expected {
   /** term -> chunk id -> tf */
   postings: Map<string, Map<number, number>>;
   /** Pages whose sections were read, with their recomputed lengths. */
-  pages: Map<string, { page: PageRecord; sections: StoredSection[]; lens: number[] }>;
+  pages: Map<string, { page: PageRecord; sections: StoredSection[]; lens: number[]; blocks?: { b: Uint8Array; cv: string } }>;
   /** Pages whose sections cannot be read: their postings cannot be checked. */
   unreadable: Set<string>;
 }
@@ -123,7 +123,7 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
           const c = chunkById.get(id);
           const text = c?.text ?? textOf.get(id);
           if (!c || text === undefined) report(`chunk ${id} (${p.url}) has no ${c ? 'text' : 'record'}`);
-          return { id, url: p.url, ord: i, headingPath: c?.headingPath ?? [], section: c?.section ?? '', anchor: c?.anchor ?? {}, text: text ?? '' };
+          return { id, url: p.url, ord: i, headingPath: c?.headingPath ?? [], section: c?.section ?? '', anchor: c?.anchor ?? {}, ...(c?.parts ? { parts: c.parts } : {}), text: text ?? '' };
         });
       } else report(`page ${p.url} has no sections record`);
       if (!sections) {
@@ -142,7 +142,8 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
           m.set(s.id, tf);
         }
       });
-      expected.pages.set(p.url, { page: p, sections, lens });
+      const tr = !rec && !p.lens ? textByUrl.get(p.url) : undefined;
+      expected.pages.set(p.url, { page: p, sections, lens, ...(tr?.b ? { blocks: { b: tr.b, cv: tr.cv ?? '' } } : {}) });
       N += sections.length;
       totalLength += lens.reduce((a, b) => a + b, 0);
     }
@@ -300,9 +301,9 @@ async function rebuild(
   let N = 0;
   let totalLength = 0;
   const live = new Set<number>();
-  for (const { page, lens } of expected.pages.values()) {
+  for (const { page, lens, blocks } of expected.pages.values()) {
     const z = packed.get(page.url);
-    if (z) puts.push(tx.objectStore('sections').put({ url: page.url, z } satisfies SectionsRecord));
+    if (z) puts.push(tx.objectStore('sections').put({ url: page.url, z, ...blocks } satisfies SectionsRecord));
     if (z || page.lens?.join() !== lens.join()) puts.push(tx.objectStore('pages').put({ ...page, lens }));
     for (const id of page.chunkIds) live.add(id);
     N += lens.length;

@@ -1,10 +1,15 @@
 /**
- * Lucene's BM25 over posting lists. Pure: the caller supplies the postings of the query's terms (from
- * memory or IndexedDB) and the corpus statistics.
+ * BM25F over posting lists (Lucene's BM25 idf; fields as in src/indexing.ts). Pure: the caller supplies
+ * the postings of the query's terms (from memory or IndexedDB) and the corpus statistics.
  *
  *   idf(t)      = ln(1 + (N - df + 0.5) / (df + 0.5))
- *   score(d, q) = sum over t in q of  w_t * idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avgLen))
+ *   tf~(t, d)   = body tf / (1 - b + b * len / avgLen) + heading * [t in heading] + context * [t in context]
+ *   score(d, q) = sum over t in q of  w_t * idf(t) * tf~ * (k1 + 1) / (tf~ + k1)
+ *
+ * The field weights are added before saturation, so a word in the heading and the body is not counted
+ * twice over (what repeating the heading's words in the text did).
  */
+import { CONTEXT_BIT, HEADING_BIT } from './indexing.js';
 
 export interface Bm25Params {
   /** Term-frequency saturation. Lucene's default. */
@@ -16,19 +21,27 @@ export interface Bm25Params {
 /** k1 1.5 (Lucene: 1.2) was chosen on training data with the field boost; see tests/eval/README.md. */
 export const DEFAULT_BM25: Readonly<Bm25Params> = { k1: 1.5, b: 0.75 };
 
+/** Weights of the short fields, in body occurrences (length-normalised) they are worth. */
+export interface FieldWeights {
+  heading: number;
+  context: number;
+}
+
+export const DEFAULT_FIELDS: Readonly<FieldWeights> = { heading: 2, context: 1 };
+
 export interface CorpusStats {
   /** Number of indexed chunks. */
   N: number;
-  /** Sum of all chunk lengths, in terms. */
+  /** Sum of all chunks' body lengths, in terms. */
   totalLength: number;
 }
 
 /** One term's postings, sorted by chunk id. */
 export interface PostingList {
   ids: Uint32Array;
-  /** Term frequencies, each >= 1. */
+  /** Term frequency codes (src/indexing.ts tfCode: body count and field bits), each >= 1. */
   tfs: Uint32Array;
-  /** Length (in terms) of each chunk, so scoring never has to look a chunk up. */
+  /** Body length (in terms) of each chunk, so scoring never has to look a chunk up. */
   lens: Uint32Array;
 }
 
@@ -51,6 +64,7 @@ export interface Bm25SearchOptions {
   /** When given, only these chunk ids are scored (filters are applied before scoring). */
   allowed?: ReadonlySet<number> | null;
   params?: Bm25Params;
+  fields?: FieldWeights;
 }
 
 export function idf(N: number, df: number): number {
@@ -82,11 +96,13 @@ const scratch = new Scratch();
  * mask per touched chunk instead costs a second random read-modify-write per posting.
  *
  * Dense accumulation (a Float64Array indexed by id) when ids are compact; a Map when they are sparse
- * (ids far above the number of postings) or when a term's weight is not positive, since the dense path
- * recognises untouched chunks by a score of 0. Postings have tf >= 1 (a term is posted where it occurs).
+ * (ids far above the number of postings) or when a term's or field's weight is not positive, since the
+ * dense path recognises untouched chunks by a score of 0. Postings have a tf code >= 1 (a term is posted
+ * where it occurs, in some field).
  */
 export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, options: Bm25SearchOptions): LexicalHit[] {
   const { k1, b } = options.params ?? DEFAULT_BM25;
+  const fw = options.fields ?? DEFAULT_FIELDS;
   const allowed = options.allowed ?? null;
   // Drop absent terms before capping, so words the index lacks do not use up slots.
   const terms = query.filter((q) => q.postings.ids.length > 0).slice(0, MAX_QUERY_TERMS);
@@ -101,11 +117,14 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
     if (ids[ids.length - 1]! > maxId) maxId = ids[ids.length - 1]!;
   }
   const k1p1 = k1 + 1;
-  const norm0 = k1 * (1 - b);
-  const normL = (k1 * b) / avgLen;
+  const norm0 = 1 - b;
+  const normL = b / avgLen;
+  // What the field bits of a tf code add to the normalised body count.
+  const bonus = new Float64Array(4);
+  for (let f = 0; f < 4; f++) bonus[f] = (f & HEADING_BIT ? fw.heading : 0) + (f & CONTEXT_BIT ? fw.context : 0);
   const heap = new TopK(options.k);
 
-  if (maxId < 4 * total + 65536 && weights.every((w) => w > 0)) {
+  if (maxId < 4 * total + 65536 && weights.every((w) => w > 0) && fw.heading > 0 && fw.context > 0) {
     scratch.ensure(maxId, total);
     const { scores, touched } = scratch;
     let nTouched = 0;
@@ -115,10 +134,11 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
         if (allowed !== null && !allowed.has(id)) continue;
-        const tf = tfs[i]!;
+        const code = tfs[i]!;
+        const tf = (code >>> 2) / (norm0 + normL * lens[i]!) + bonus[code & 3]!;
         const prev = scores[id]!;
         if (prev === 0) touched[nTouched++] = id;
-        scores[id] = prev + (w * tf * k1p1) / (tf + norm0 + normL * lens[i]!);
+        scores[id] = prev + (w * tf * k1p1) / (tf + k1);
       }
     }
     for (let i = 0; i < nTouched; i++) {
@@ -134,8 +154,9 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
         if (allowed !== null && !allowed.has(id)) continue;
-        const tf = tfs[i]!;
-        scores.set(id, (scores.get(id) ?? 0) + (w * tf * k1p1) / (tf + norm0 + normL * lens[i]!));
+        const code = tfs[i]!;
+        const tf = (code >>> 2) / (norm0 + normL * lens[i]!) + bonus[code & 3]!;
+        scores.set(id, (scores.get(id) ?? 0) + (w * tf * k1p1) / (tf + k1));
       }
     }
     for (const [id, s] of scores) heap.push(id, s);

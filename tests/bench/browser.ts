@@ -19,7 +19,7 @@ import { startupProbe } from './startupProbe.js';
 import { queryTerms } from '../../src/tokenizer.js';
 import { DEFAULT_SETTINGS } from '../../src/settings.js';
 import { modelInfo } from '../../src/models.js';
-import { indexedTerms, TOKENIZER } from '../../src/indexing.js';
+import { indexSection, TOKENIZER } from '../../src/indexing.js';
 import { parseRequest } from '../../src/search.js';
 import { makeVocabulary, pagesToDocs, sampleQueries, synthPages, toPayload, type Query, type SynthPage } from './corpus.js';
 import { dist, mb, mean, ms, num, now, targetTable, type Dist, type Report, type Target } from './report.js';
@@ -371,7 +371,7 @@ function probePages(pages: readonly SynthPage[], from: number, count: number): {
     const p = pages[i]!;
     const perTerm = new Map<string, number>();
     for (const s of p.sections) {
-      const terms = new Set(indexedTerms(p.title, { text: `${p.title} > ${s.heading}\n${s.paragraphs.join('\n')}`, headingPath: [p.title, s.heading] }, TOKENIZER));
+      const terms = indexSection(p.title, { text: `${p.title} > ${s.heading}\n${s.paragraphs.join('\n')}`, headingPath: [p.title, s.heading] }, TOKENIZER).tfs.keys();
       for (const t of terms) perTerm.set(t, (perTerm.get(t) ?? 0) + 1);
     }
     const page: { t: string; b: number }[] = [];

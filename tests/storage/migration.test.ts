@@ -14,10 +14,85 @@ import { migrateStep } from '../../background/migrateV3.js';
 import { exportJsonl, importJsonl } from '../../background/transfer.js';
 import { verifyIndex } from '../../background/verify.js';
 import { decodeValue, parseDump } from '../fixtures/db-v1.dump.js';
+import { currentIndexVersion, ensureIndexVersion, INDEX_VERSION_KEY } from '../../background/indexVersion.js';
+import { unpackTexts } from '../../background/legacy.js';
+import { indexSection, TOKENIZER } from '../../src/indexing.js';
+import { BLOCK_SIZE } from '../../src/postings.js';
 import { engineOn, freshDb, logicalIndex, readAll, settle } from './helpers.js';
 import type { Engine } from '../../background/engine.js';
 
 let counter = 0;
+
+/** A schema 1/2 posting block: (id delta, tf, len) varints after the block key. */
+function legacyBlock(entries: readonly { id: number; tf: number; len: number }[]): { f: number; n: number; d: Uint8Array } {
+  const bytes: number[] = [];
+  const varint = (v: number) => {
+    while (v >= 0x80) {
+      bytes.push((v & 0x7f) | 0x80);
+      v = Math.floor(v / 128);
+    }
+    bytes.push(v);
+  };
+  let prev = entries[0]!.id;
+  for (const e of entries) {
+    varint(e.id - prev);
+    varint(e.tf);
+    varint(e.len);
+    prev = e.id;
+  }
+  return { f: entries[0]!.id, n: entries.length, d: Uint8Array.from(bytes) };
+}
+
+/**
+ * The fixtures were written at index revision 1 (title and heading words repeated in the counts). A
+ * database of their schema written by the old code at this index revision (what a user who ran that
+ * release has): the same pages and texts, the postings, lengths and statistics as indexSection makes
+ * them now, in the old layout. (Without this the worker's index-version rebuild would convert the
+ * database at once, and the migration under test would have nothing to do.)
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function reindexAtThisRevision(db: IDBPDatabase<any>, version: 1 | 2): Promise<void> {
+  type Chunk = { id: number; url: string; headingPath: string[]; text?: string; len: number };
+  const pages = (await db.getAll('pages')) as { url: string; title: string; chunkIds: number[] }[];
+  const chunks = new Map(((await db.getAll('chunks')) as Chunk[]).map((c) => [c.id, c]));
+  const texts = new Map<number, string>();
+  if (version === 2) {
+    for (const r of (await db.getAll('texts')) as { ids: number[]; z: Uint8Array }[]) {
+      const t = await unpackTexts(r.z);
+      r.ids.forEach((id, i) => texts.set(id, t[i] ?? ''));
+    }
+  }
+  const byTerm = new Map<string, { id: number; tf: number; len: number }[]>();
+  let N = 0;
+  let totalLength = 0;
+  const updated: Chunk[] = [];
+  for (const p of pages) {
+    for (const id of p.chunkIds) {
+      const c = chunks.get(id)!;
+      const doc = indexSection(p.title, { text: c.text ?? texts.get(id) ?? '', headingPath: c.headingPath }, TOKENIZER);
+      updated.push({ ...c, len: doc.len });
+      N++;
+      totalLength += doc.len;
+      for (const [t, tf] of doc.tfs) {
+        let l = byTerm.get(t);
+        if (!l) byTerm.set(t, (l = []));
+        l.push({ id, tf, len: doc.len });
+      }
+    }
+  }
+  const tx = db.transaction(['chunks', 'postings', 'meta'], 'readwrite');
+  const puts: Promise<unknown>[] = [tx.objectStore('postings').clear()];
+  for (const c of updated) puts.push(tx.objectStore('chunks').put(c));
+  for (const [t, l] of byTerm) {
+    l.sort((a, b) => a.id - b.id);
+    for (let i = 0; i < l.length; i += BLOCK_SIZE) puts.push(tx.objectStore('postings').put({ t, ...legacyBlock(l.slice(i, i + BLOCK_SIZE)) }));
+  }
+  const { tail: _tail, ...stats } = (await tx.objectStore('meta').get('stats')) as { tail?: string; nextChunkId: number };
+  puts.push(tx.objectStore('meta').put({ ...stats, N, totalLength }, 'stats'));
+  puts.push(tx.objectStore('meta').put(currentIndexVersion(), INDEX_VERSION_KEY));
+  await Promise.all(puts);
+  await tx.done;
+}
 const FIXTURES = { 1: 'db-v1.jsonl', 2: 'db-v2.jsonl' } as const;
 const dumps = { 1: parseDump(readFileSync(join(import.meta.dirname, '../fixtures', FIXTURES[1]), 'utf8')), 2: parseDump(readFileSync(join(import.meta.dirname, '../fixtures', FIXTURES[2]), 'utf8')) };
 
@@ -25,7 +100,7 @@ const dumps = { 1: parseDump(readFileSync(join(import.meta.dirname, '../fixtures
  * The fixture as a database of its version (stores as its header describes), then opened with the
  * current schema. `extra` adds fields to every page record first (what later features keep on pages).
  */
-async function oldDatabase(version: 1 | 2, extra: Record<string, unknown> = {}): Promise<IDBPDatabase<RereadDB>> {
+async function oldDatabase(version: 1 | 2, extra: Record<string, unknown> = {}, reindex = true): Promise<IDBPDatabase<RereadDB>> {
   const dump = dumps[version];
   const name = `reread-migration-${process.pid}-${++counter}`;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -46,6 +121,7 @@ async function oldDatabase(version: 1 | 2, extra: Record<string, unknown> = {}):
     }),
   );
   await tx.done;
+  if (reindex) await reindexAtThisRevision(old, version);
   old.close();
   return openDB<RereadDB>(name, DB_VERSION, { upgrade: (db, o, _v, t) => upgrade(db, o, t) });
 }
@@ -159,6 +235,19 @@ for (const version of [1, 2] as const) {
         if (touched.has(p.url)) continue;
         expect((after[p.title] as { url: string }[]).map((r) => r.url), p.title).toContain(p.url);
       }
+    });
+
+    it('a database of the previous index revision (the fixture as written) is rebuilt at start: the repair takes the migration\'s place', async () => {
+      const db = await oldDatabase(version, {}, false);
+      const engine = engineOn(db);
+      expect(await ensureIndexVersion(engine)).toBe(true);
+      expect(await db.get('meta', MIGRATION_KEY)).toBeUndefined();
+      expect([await db.count('chunks'), await db.count('texts'), await db.count('postingsV2')]).toEqual([0, 0, 0]);
+      expect(await db.count('sections')).toBe(pageLines.length);
+      expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
+      const after = await answers(engineOn(db), pageLines.map((p) => p.title));
+      for (const p of pageLines) expect((after[p.title] as { url: string }[]).map((r) => r.url), p.title).toContain(p.url);
+      expect(await ensureIndexVersion(engineOn(db))).toBe(false);
     });
 
     it('the migrated index equals the index the v3 write path builds from the same pages', async () => {

@@ -1,4 +1,4 @@
-import { TOKENIZER } from '../../src/indexing.js';
+import { tfCode, TOKENIZER } from '../../src/indexing.js';
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/query.js';
 import { writePage } from '../../background/pageStore.js';
@@ -15,7 +15,7 @@ describe('LexicalReader', () => {
     expect(a.outcome).toBe('new');
     const first = await engine.lexical.postings(['river', 'absent']);
     expect([...first.get('river')!.ids]).toEqual([1]);
-    expect([...first.get('river')!.tfs]).toEqual([2]);
+    expect([...first.get('river')!.tfs]).toEqual([tfCode(2, false, false)]); // twice in the body, not in a heading or the title
     const page = (await db.get('pages', 'https://a.example/'))!;
     expect([...first.get('river')!.lens]).toEqual(page.lens);
     expect(first.get('absent')!.ids.length).toBe(0);

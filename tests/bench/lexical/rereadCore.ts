@@ -7,12 +7,11 @@
  */
 import { bm25Search, type CorpusStats, type LexicalHit, type PostingList } from '../../../src/bm25.js';
 import { appendToBlock, BLOCK_SIZE, decodeBlocks, emptyList, encodeBlock, type EncodedBlock, type PostingEntry } from '../../../src/postings.js';
-import type { PlainIndex } from './plain.js';
+import type { IndexedSection } from '../../../src/indexing.js';
 import { groupPostings } from '../../../background/pageStore.js';
-import { termFrequencies } from '../../../src/tokenizer.js';
 
-/** Documents as pageStore groups them: each one's term frequencies and length. */
-const asPostings = (docs: readonly { id: number; terms: readonly string[] }[]) => docs.map((d) => ({ id: d.id, len: d.terms.length, tfs: termFrequencies(d.terms) }));
+/** Sections as pageStore groups them: id, tf codes and length. */
+const asPostings = (docs: readonly { id: number; doc: IndexedSection }[]) => docs.map((d) => ({ id: d.id, ...d.doc }));
 
 const EMPTY = emptyList(0);
 
@@ -29,12 +28,12 @@ export class RereadCore {
 
 
   /** One page's chunks, as pageStore.writePage groups and appends them. */
-  addPage(docs: readonly { id: number; terms: readonly string[] }[]): void {
+  addPage(docs: readonly { id: number; doc: IndexedSection }[]): void {
     const byTerm = groupPostings(asPostings(docs));
     for (const d of docs) {
       this.stats.N += 1;
-      this.stats.totalLength += d.terms.length;
-      this.lens[d.id] = d.terms.length;
+      this.stats.totalLength += d.doc.len;
+      this.lens[d.id] = d.doc.len;
     }
     for (const [term, entries] of byTerm) {
       let list = this.blocks.get(term);
@@ -49,29 +48,33 @@ export class RereadCore {
   }
 
   /**
-   * The blocks that writing documents 1..maxId page by page would leave, built in one go: appending
-   * fills a term's last block to BLOCK_SIZE before starting the next, keyed by its first id, so the
-   * blocks are the term's posting list cut every BLOCK_SIZE entries (checked against page-by-page
-   * writes in the benchmark).
+   * The blocks that writing these sections (ids ascending) page by page would leave, built in one go:
+   * appending fills a term's last block to BLOCK_SIZE before starting the next, keyed by its first id,
+   * so the blocks are the term's posting list cut every BLOCK_SIZE entries (checked against
+   * page-by-page writes in the benchmark).
    */
-  bulkFrom(index: PlainIndex, maxId: number): void {
-    for (const [term, { ids, tfs }] of index.entries()) {
-      let n = 0;
-      while (n < ids.length && ids[n]! <= maxId) n++;
-      if (!n) continue;
-      const list: EncodedBlock[] = [];
-      for (let i = 0; i < n; i += BLOCK_SIZE) {
-        const entries: PostingEntry[] = [];
-        for (let j = i; j < Math.min(n, i + BLOCK_SIZE); j++) entries.push({ id: ids[j]!, tf: tfs[j]!, len: index.lens[ids[j]!]! });
-        list.push(encodeBlock(entries));
-      }
-      this.blocks.set(term, list);
-    }
-    for (let d = 1; d <= maxId; d++) {
+  bulkFrom(docs: readonly { id: number; doc: IndexedSection }[]): void {
+    const open = new Map<string, PostingEntry[]>();
+    const flush = (term: string, entries: PostingEntry[]) => {
+      let list = this.blocks.get(term);
+      if (!list) this.blocks.set(term, (list = []));
+      list.push(encodeBlock(entries));
+    };
+    for (const { id, doc } of docs) {
       this.stats.N++;
-      this.stats.totalLength += index.lens[d]!;
-      this.lens[d] = index.lens[d]!;
+      this.stats.totalLength += doc.len;
+      this.lens[id] = doc.len;
+      for (const [term, tf] of doc.tfs) {
+        let entries = open.get(term);
+        if (!entries) open.set(term, (entries = []));
+        entries.push({ id, tf, len: doc.len });
+        if (entries.length === BLOCK_SIZE) {
+          flush(term, entries);
+          open.delete(term);
+        }
+      }
     }
+    for (const [term, entries] of open) flush(term, entries); // each term's last, partial block
     this.cache.clear();
   }
 
@@ -79,7 +82,7 @@ export class RereadCore {
    * Writes one page with two append functions from the same state, timing each; keeps the first's
    * blocks. Returns both times (grouping included in each) and whether their blocks were identical.
    */
-  addPageCompare(docs: readonly { id: number; terms: readonly string[] }[], a: AppendFn, b: AppendFn): { msA: number; msB: number; identical: boolean } {
+  addPageCompare(docs: readonly { id: number; doc: IndexedSection }[], a: AppendFn, b: AppendFn): { msA: number; msB: number; identical: boolean } {
     const t0 = performance.now();
     const byTerm = this.group(docs);
     const tg = performance.now() - t0;
@@ -117,14 +120,14 @@ export class RereadCore {
     }
     for (const d of docs) {
       this.stats.N += 1;
-      this.stats.totalLength += d.terms.length;
-      this.lens[d.id] = d.terms.length;
+      this.stats.totalLength += d.doc.len;
+      this.lens[d.id] = d.doc.len;
     }
     return { msA: tg + ra.ms, msB: tg + rb.ms, identical };
   }
 
   /** The product's own grouping (background/pageStore.ts), so the bench cannot drift from it. */
-  private group(docs: readonly { id: number; terms: readonly string[] }[]): Map<string, PostingEntry[]> {
+  private group(docs: readonly { id: number; doc: IndexedSection }[]): Map<string, PostingEntry[]> {
     return groupPostings(asPostings(docs));
   }
 

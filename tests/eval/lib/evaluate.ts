@@ -1,122 +1,188 @@
 /**
- * Runs the lanes over a dataset as the extension does and scores them: lexical alone, dense alone,
- * and the fused ranking of `fuseHybrid`, grouped to the judged unit (first appearance, like
- * groupByPage), overall and per query class.
+ * One corpus through every lane: capture (lib/capture.ts), the product's index in memory
+ * (lib/memorySource.ts), `search()` from src/search.ts for Reread's lanes, the naive baseline
+ * (lib/naive.ts), and the judgments (lib/judge.ts), per query and per class.
  */
-import type { Bm25Params } from '../../../src/bm25.js';
-import { fuseHybrid, type DenseCalibration, type QueryClass } from '../../../src/hybrid.js';
-import type { LaneHit } from '../../../src/rrf.js';
-import type { TokenizerOptions } from '../../../src/tokenizer.js';
-import type { DenseIndex } from '../../../src/vectors.js';
-import type { Dataset, Query, Split } from './datasets.js';
-import { denseSearch } from './dense.js';
-import { MemoryIndex } from './lexical.js';
-import { meanMetrics, scoreRanking, type Metrics } from './metrics.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { parseQuery } from '../../../src/query.js';
+import { search, type LexicalOptions } from '../../../src/search.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../../src/settings.js';
+import type { DenseCalibration } from '../../../src/hybrid.js';
+import { loadCorpus, type LoadedCorpus } from './capture.js';
+import { pageUrl, type CorpusDef } from './corpora.js';
+import type { DenseModel } from './dense.js';
+import { aggregate, checkQueries, judge, pageLookup, type Cell, type QueryScore, type Shown } from './judge.js';
+import { buildDense, memorySource, MemoryIndex, type DenseData, type Lane } from './memorySource.js';
+import { NaiveIndex } from './naive.js';
+import { ROOT } from './paths.js';
+import { CLASSES, loadQueries, type EvalQuery, type QueryClass } from './queries.js';
 
-/** Judged units ranked: Recall@100 needs 100 of them. */
-export const RANK_UNITS = 100;
+export type LaneName = Lane | 'naive';
+export const LANE_NAMES: readonly LaneName[] = ['lexical', 'dense', 'hybrid', 'naive'];
 
-/**
- * Hits each lane retrieves. Like engine.search (depth = 3 x the pages wanted): a SciFact item is a
- * whole document, so 100; a Python-manual page has many chunks, so 3 x 100 chunks.
- */
-export function laneDepth(ds: Dataset): number {
-  return ds.name === 'python' ? 3 * RANK_UNITS : RANK_UNITS;
+/** Results asked for, as the full results page (search.html) asks. */
+export const RESULT_LIMIT = 30;
+/** "Now" for every search (only relative date operators would use it). */
+const NOW = Date.UTC(2026, 5, 1);
+
+/** What-if changes to the shipped configuration (never the default; labelled in every report). */
+export interface WhatIf {
+  ranking?: Partial<Settings['ranking']>;
+  /** Replaces the bundled model's calibration fields given. */
+  floor?: number;
+  denseWeight?: number;
+  /** The lexical lane's options (src/search.ts LexicalOptions), by dotted key: `proximity.ordered`. */
+  lexical?: Partial<LexicalOptions>;
 }
 
-export interface LexicalConfig {
-  tokenizer: TokenizerOptions;
-  bm25: Bm25Params;
-  fieldBoost: number;
+export interface EvalOptions {
+  lanes: readonly LaneName[];
+  classes?: readonly QueryClass[];
+  whatIf?: WhatIf;
+  model: DenseModel | null;
+  cache?: boolean;
+  log?: (s: string) => void;
 }
 
-export interface LaneRuns {
-  lexical: LaneHit[][];
-  dense: LaneHit[][];
+export type Group = QueryClass | 'all';
+
+export interface CorpusResult {
+  corpus: string;
+  heldOut: boolean;
+  pages: number;
+  storedPages: number;
+  sections: number;
+  naiveSections: number;
+  terms: number;
+  queries: number;
+  problems: string[];
+  cells: Partial<Record<LaneName, Partial<Record<Group, Cell>>>>;
+  /** The same per language, for corpora in several languages. */
+  byLang: Partial<Record<LaneName, Record<string, Partial<Record<Group, Cell>>>>>;
+  perQuery: Partial<Record<LaneName, QueryScore[]>>;
+  queryClass: Record<string, QueryClass>;
+  seconds: { capture: number; index: number; dense: number; search: Partial<Record<LaneName, number>> };
+  /**
+   * The dense lane's top-1 cosine (null: the query has no known word, so no vector): for the corpus's
+   * judged queries, its off-topic queries, and the shared everyday / garbage lists
+   * (tests/eval/offtopic-queries.json). The bundled model's floor must sit above what off-topic
+   * queries reach and below what real ones do.
+   */
+  floor: { judged: (number | null)[]; offtopic: (number | null)[]; everyday: (number | null)[]; garbage: (number | null)[] } | null;
+  captureFromCache: boolean;
 }
 
-export function runLexical(ds: Dataset, index: MemoryIndex, bm25: Bm25Params, depth = laneDepth(ds)): LaneHit[][] {
-  return ds.queries.map((q) => index.search(q.text, depth, bm25));
+export function settingsFor(whatIf: WhatIf | undefined): Settings {
+  return { ...DEFAULT_SETTINGS, ranking: { ...DEFAULT_SETTINGS.ranking, ...whatIf?.ranking } };
 }
 
-export function buildLexical(ds: Dataset, cfg: Pick<LexicalConfig, 'tokenizer' | 'fieldBoost'>): MemoryIndex {
-  return new MemoryIndex(ds.items, { tokenizer: cfg.tokenizer, fieldBoost: cfg.fieldBoost });
+function calibrationFor(model: DenseModel | null, whatIf: WhatIf | undefined): DenseCalibration | undefined {
+  if (!model || (whatIf?.floor === undefined && whatIf?.denseWeight === undefined)) return undefined;
+  const base = model.embedder.model.calibration;
+  const w = (x: { lexical: number; dense: number }) => ({ lexical: x.lexical, dense: whatIf.denseWeight ?? x.dense });
+  return {
+    floor: whatIf.floor ?? base.floor,
+    weights: { identifier: w(base.weights.identifier), phrase: w(base.weights.phrase), natural: w(base.weights.natural) },
+  };
 }
 
-export function runDense(ds: Dataset, index: DenseIndex, queryVectors: readonly (Float32Array | null)[], depth = laneDepth(ds)): LaneHit[][] {
-  return ds.queries.map((_, i) => denseSearch(index, queryVectors[i]!, depth));
-}
+export async function evaluateCorpus(def: CorpusDef, opts: EvalOptions, preloaded?: LoadedCorpus): Promise<CorpusResult> {
+  const loaded = preloaded ?? (await loadCorpus(def, { cache: opts.cache, log: opts.log }));
+  const look = pageLookup(loaded.pages);
+  let { queries } = loadQueries(def.name);
+  if (opts.classes) queries = queries.filter((q) => opts.classes!.includes(q.class));
+  const problems = checkQueries(queries, look);
+  const t0 = Date.now();
+  const idx = new MemoryIndex(loaded.pages);
+  const tIndex = (Date.now() - t0) / 1000;
+  const needDense = opts.lanes.some((l) => l === 'dense' || l === 'hybrid') && opts.model;
+  const t1 = Date.now();
+  const dense: DenseData | null = needDense ? await buildDense(idx, opts.model!, def.name, queries.map((q) => parseQuery(q.q, NOW).text)) : null;
+  const tDense = (Date.now() - t1) / 1000;
+  const prefix = pageUrl(def, '');
+  const fileOf = (url: string) => (url.startsWith(prefix) ? url.slice(prefix.length) : url);
+  const naive = opts.lanes.includes('naive') ? new NaiveIndex(loaded.pages) : null;
+  const settings = settingsFor(opts.whatIf);
+  const calibration = calibrationFor(opts.model, opts.whatIf);
 
-export type LaneName = 'lexical' | 'dense' | 'hybrid';
-export const LANES: readonly LaneName[] = ['lexical', 'dense', 'hybrid'];
-
-/** Item ids -> judged units in order of first appearance, at most RANK_UNITS of them. */
-export function toUnits(ds: Dataset, hits: readonly { id: number }[]): string[] {
-  const seen = new Set<string>();
-  const out: string[] = [];
-  for (const h of hits) {
-    const doc = ds.items[h.id]!.doc;
-    if (seen.has(doc)) continue;
-    seen.add(doc);
-    out.push(doc);
-    if (out.length >= RANK_UNITS) break;
-  }
-  return out;
-}
-
-export interface FusionPolicy {
-  calibration: DenseCalibration | null;
-  rrfK: number;
-}
-
-export function fuseQuery(q: Query, lexical: readonly LaneHit[], dense: readonly LaneHit[], policy: FusionPolicy) {
-  return fuseHybrid({ lexical, dense, queryClass: q.auto, calibration: policy.calibration, rrfK: policy.rrfK });
-}
-
-/** Per-query metrics for each lane. */
-export function perQuery(ds: Dataset, runs: LaneRuns, policy: FusionPolicy): Record<LaneName, Metrics[]> {
-  const out: Record<LaneName, Metrics[]> = { lexical: [], dense: [], hybrid: [] };
-  ds.queries.forEach((q, i) => {
-    const lex = runs.lexical[i]!;
-    const den = runs.dense[i]!;
-    out.lexical.push(scoreRanking(toUnits(ds, lex), q.relevant));
-    out.dense.push(scoreRanking(toUnits(ds, den), q.relevant));
-    out.hybrid.push(scoreRanking(toUnits(ds, fuseQuery(q, lex, den, policy)), q.relevant));
-  });
-  return out;
-}
-
-export type Group = 'overall' | QueryClass;
-export const GROUPS: readonly Group[] = ['overall', 'identifier', 'natural', 'phrase'];
-
-export interface Cell extends Metrics {
-  n: number;
-}
-
-/** results[split][lane][group] */
-export type Breakdown = Record<string, Record<LaneName, Record<Group, Cell>>>;
-
-export function breakdown(ds: Dataset, per: Record<LaneName, Metrics[]>, splits: readonly (Split | 'all')[]): Breakdown {
-  const out: Breakdown = {};
-  for (const split of splits) {
-    const lanes = {} as Record<LaneName, Record<Group, Cell>>;
-    for (const lane of LANES) {
-      const groups = {} as Record<Group, Cell>;
-      for (const g of GROUPS) {
-        const idx = ds.queries.flatMap((q, i) => ((split === 'all' || q.split === split) && (g === 'overall' || q.label === g) ? [i] : []));
-        groups[g] = { ...meanMetrics(idx.map((i) => per[lane][i]!)), n: idx.length };
+  const result: CorpusResult = {
+    corpus: def.name,
+    heldOut: def.heldOut,
+    pages: loaded.pages.length,
+    storedPages: loaded.pages.length - idx.skipped,
+    sections: idx.sections.size,
+    naiveSections: naive?.size ?? 0,
+    terms: idx.terms,
+    queries: queries.length,
+    problems,
+    cells: {},
+    byLang: {},
+    perQuery: {},
+    queryClass: Object.fromEntries(queries.map((q) => [q.id, q.class])),
+    seconds: { capture: loaded.seconds, index: tIndex, dense: tDense, search: {} },
+    captureFromCache: loaded.fromCache,
+    floor: dense ? await floorData(dense, queries) : null,
+  };
+  for (const lane of opts.lanes) {
+    if ((lane === 'dense' || lane === 'hybrid') && !dense) continue;
+    const t = Date.now();
+    const scores: QueryScore[] = [];
+    const src = lane === 'naive' ? null : memorySource(idx, dense, { lane, settings, ...(calibration ? { calibration } : {}) });
+    for (const q of queries) {
+      let shown: Shown[];
+      if (lane === 'naive') shown = naive!.search(q.q, RESULT_LIMIT).map((h) => ({ file: h.file, href: h.href }));
+      else {
+        const res = await search(src!, { q: q.q, limit: RESULT_LIMIT }, { now: NOW, ...(opts.whatIf?.lexical ? { lexical: opts.whatIf.lexical } : {}) });
+        shown = res.results.map((r) => ({ file: fileOf(r.url), href: r.href }));
       }
-      lanes[lane] = groups;
+      scores.push(judge(q, shown, look));
     }
-    out[split] = lanes;
+    result.seconds.search[lane] = (Date.now() - t) / 1000;
+    result.perQuery[lane] = scores;
+    result.cells[lane] = cellsOf(queries, scores);
+    const langs = [...new Set(queries.map((q) => q.lang))].sort();
+    if (langs.length > 1) {
+      result.byLang[lane] = Object.fromEntries(
+        langs.map((l) => {
+          const idx = queries.flatMap((q, i) => (q.lang === l ? [i] : []));
+          return [l, cellsOf(idx.map((i) => queries[i]!), idx.map((i) => scores[i]!))];
+        }),
+      );
+    }
   }
-  return out;
+  return result;
 }
 
-/** Mean of one metric over a subset of queries (for tuning). */
-export function meanOf(values: readonly Metrics[], idx: readonly number[], metric: keyof Metrics = 'ndcg10'): number {
-  if (!idx.length) return 0;
-  let s = 0;
-  for (const i of idx) s += values[i]![metric];
-  return s / idx.length;
+async function floorData(dense: DenseData, queries: readonly EvalQuery[]): Promise<NonNullable<CorpusResult['floor']>> {
+  const top1 = async (texts: readonly string[]) =>
+    Promise.all(
+      texts.map(async (t) => {
+        let v = dense.queries.get(t);
+        if (v === undefined) {
+          v = (await dense.model.embedder.embed([t], 'query'))[0] ?? null;
+          dense.queries.set(t, v);
+        }
+        return v ? ((await dense.index.searchAsync(v, { k: 1 }))[0]?.score ?? null) : null;
+      }),
+    );
+  const text = (q: EvalQuery) => parseQuery(q.q, NOW).text;
+  const shared = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/eval/offtopic-queries.json'), 'utf8')) as { offtopic: string[]; garbage: string[] };
+  return {
+    judged: await top1(queries.filter((q) => q.class !== 'offtopic').map(text)),
+    offtopic: await top1(queries.filter((q) => q.class === 'offtopic').map(text)),
+    everyday: await top1(shared.offtopic),
+    garbage: await top1(shared.garbage),
+  };
+}
+
+export function cellsOf(queries: readonly EvalQuery[], scores: readonly QueryScore[]): Partial<Record<Group, Cell>> {
+  const cells: Partial<Record<Group, Cell>> = {};
+  for (const cls of CLASSES) {
+    const s = scores.filter((_, i) => queries[i]!.class === cls);
+    if (s.length) cells[cls] = aggregate(s);
+  }
+  // "all": every judged class (off-topic queries have nothing to rank).
+  cells.all = aggregate(scores.filter((_, i) => queries[i]!.class !== 'offtopic'));
+  return cells;
 }

@@ -1,0 +1,120 @@
+/**
+ * From the words a person typed to what the lexical lane scores.
+ *
+ * - Words, in order, as typed, each with its index terms (the index's tokenizer: the word whole and,
+ *   for a compound, its parts; stemmed).
+ * - Common words ("how", "do", "a", "my", and any word in more than `commonShare` of the sections):
+ *   when the query has other words, they retrieve nothing and are not scored by BM25; they still count
+ *   for proximity (a remembered sentence is matched with its small words), and are never listed under
+ *   "matched" nor highlighted. A query of common words only ("to be or not to be") keeps them all.
+ * - Typos: a word none of whose terms the index holds, and which is spellable (src/spelling.ts), is
+ *   replaced by the nearest index term (fewest edits, then the most sections), weighted below an exact
+ *   word. A query whose words are all known costs nothing here.
+ */
+import { forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
+import { spellable } from './spelling.js';
+
+/** English function words and question words, as typed (folded, lower case, before stemming). */
+export const QUERY_STOPWORDS: ReadonlySet<string> = new Set(
+  (
+    'a an and are as at be been being but by can could did do does doing for from had has have having how i if in into is it its ' +
+    "me my myself no nor not of on or our ours shall should so some such than that the their them then there these they this " +
+    'those to too us was we were what when where which while who whom whose why will with would you your yours'
+  ).split(' '),
+);
+
+export interface QueryWord {
+  /** The word as typed. */
+  text: string;
+  /** Its index terms. */
+  terms: string[];
+  /** Very common: proximity only (see above). */
+  common: boolean;
+  /** For a typo: the index term it was corrected to, how many edits away, and how to show it. */
+  correction?: { term: string; distance: number; display: string };
+}
+
+export interface CommonWordOptions {
+  /** A word in more than this share of the sections is common (besides the stop words). */
+  commonShare: number;
+  /** Whether the stop-word list applies (else only the share does). */
+  stopwords: boolean;
+  /** The share applies to indexes of at least this many sections (in a small one every word is "frequent"). */
+  minSections: number;
+}
+
+export const DEFAULT_COMMON: Readonly<CommonWordOptions> = { commonShare: 0.1, stopwords: true, minSections: 100 };
+
+/** The query's words in order, with their index terms (words without terms are left out). */
+export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
+  const out: QueryWord[] = [];
+  forEachWordSpan(text, (word, start, end) => {
+    const terms = [...new Set(wordTerms(word, tok))];
+    if (terms.length) out.push({ text: text.slice(start, end), terms, common: false });
+  });
+  return out;
+}
+
+/**
+ * Marks common words, given each term's document frequency. A word is common when its folded form is a
+ * stop word, or when every one of its terms is in more than `commonShare` of the N sections (in an
+ * index of at least `minSections`). When that would leave no known word that retrieves, only the stop
+ * words are common; when even that would, none.
+ */
+export function markCommon(words: QueryWord[], df: (term: string) => number, N: number, opts: CommonWordOptions = DEFAULT_COMMON): void {
+  const stop = words.map((w) => opts.stopwords && w.terms.length === 1 && QUERY_STOPWORDS.has(w.text.toLowerCase()));
+  const frequent = words.map((w) => N >= opts.minSections && w.terms.every((t) => df(t) > opts.commonShare * N));
+  // Words the index does not know at all (typos) do not count as retrieving words here.
+  const retrieves = (common: (i: number) => boolean) => words.some((w, i) => !common(i) && w.terms.some((t) => df(t) > 0));
+  const either = (i: number) => stop[i]! || frequent[i]!;
+  const rule = retrieves(either) ? either : retrieves((i) => stop[i]!) ? (i: number) => stop[i]! : () => false;
+  words.forEach((w, i) => (w.common = rule(i)));
+}
+
+/** Indexes of the words to correct: not common, no term the index holds, and spellable. */
+export function unknownWords(words: readonly QueryWord[], df: (term: string) => number): number[] {
+  const out: number[] = [];
+  words.forEach((w, i) => {
+    if (!w.common && w.terms.every((t) => df(t) === 0) && spellable(w.terms[0]!)) out.push(i);
+  });
+  return out;
+}
+
+/** A term the lexical lane scores, with its weight and the query word it stands for. */
+export interface ScoredTerm {
+  term: string;
+  weight: number;
+  word: number;
+}
+
+/** Weight of a corrected word's term (an exact word weighs 1). */
+export const TYPO_WEIGHT = 0.7;
+
+/** The terms to score: those of the words that are not common (or of all words, if all are), corrections included. */
+export function scoredTerms(words: readonly QueryWord[]): ScoredTerm[] {
+  const byTerm = new Map<string, ScoredTerm>();
+  const put = (term: string, weight: number, word: number) => {
+    const cur = byTerm.get(term);
+    if (!cur || cur.weight < weight) byTerm.set(term, { term, weight, word });
+  };
+  words.forEach((w, i) => {
+    if (w.common) return;
+    if (w.correction) put(w.correction.term, TYPO_WEIGHT, i);
+    else for (const t of w.terms) put(t, 1, i);
+  });
+  return [...byTerm.values()];
+}
+
+/** The query as it was searched: corrected words replaced by their corrections' display forms. */
+export function correctedText(text: string, words: readonly QueryWord[]): string | null {
+  if (!words.some((w) => w.correction)) return null;
+  let out = '';
+  let from = 0;
+  for (const w of words) {
+    const at = text.indexOf(w.text, from);
+    if (at < 0) continue;
+    out += text.slice(from, at) + (w.correction ? w.correction.display : w.text);
+    from = at + w.text.length;
+  }
+  return out + text.slice(from);
+}

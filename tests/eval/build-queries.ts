@@ -1,0 +1,356 @@
+/**
+ * `npm run eval:queries`: the automatic query classes, drawn from the HTML's ground truth with a fixed
+ * seed per corpus and class, written to tests/eval/queries/<corpus>.auto.json. Run again, it writes the
+ * same files (the pages and this code unchanged).
+ *
+ *   npm run eval:queries                          # every corpus
+ *   npm run eval:queries -- --corpus git          # one
+ *   npm run eval:queries -- --sample devref --n 20   # print the sections sampled for the hand-written
+ *                                                    # classes (natural, topical), with their keys
+ *
+ * Procedure (tests/eval/README.md, "Query sets"):
+ * - span: a section drawn uniformly among those with a paragraph (<p>) of 8+ words (20+ characters in
+ *   CJK), a paragraph of it drawn uniformly, a start drawn uniformly; 5 consecutive words with their
+ *   edge punctuation stripped, none over 30 characters (10 consecutive letters, 6+ of them CJK, no space or punctuation, for
+ *   Japanese and Chinese). Kept only if those words occur in exactly one page of the corpus, once
+ *   (compared with punctuation and case folded); else drawn again. Stratified by language.
+ * - typo: each span with a word of 6+ letters (not CJK) again, with one edit in one such word drawn
+ *   uniformly: a letter deleted, inserted, replaced or two neighbours swapped (never the first letter).
+ * - heading: a section drawn uniformly among those whose heading, numbering ("7.1.", "Chapter 7.",
+ *   "第10章") dropped, is no other section's heading in the corpus. Stratified by language.
+ * - identifier: a name drawn uniformly among those defined in a <dt> on at most two pages: Sphinx
+ *   signatures (`dt.sig[id]`, the id: `os.path.join`, C names without Sphinx's `c.`), long options (`--ignore-missing`) and config keys
+ *   (`core.autocrlf`) of AsciiDoc definition lists (`dt.hdlist1`). Each defining page is grade 2; its section is a target.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { loadCorpus, type CapturedPage } from './lib/capture.js';
+import { CORPORA, corpus, type CorpusDef } from './lib/corpora.js';
+import type { GtSection } from './lib/groundTruth.js';
+import { queryFile, type EvalQuery, type QueryFile } from './lib/queries.js';
+import { randInt, rng, shuffled, type Rng } from './lib/rng.js';
+
+export const COUNTS = { span: 80, heading: 50, identifier: 50 };
+const VERSION = 'v1';
+
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u;
+const CJK_G = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/gu;
+const isCjkLang = (lang: string) => /^(ja|zh)/.test(lang);
+
+export const norm = (s: string): string =>
+  s
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\p{M}]+/gu, ' ')
+    .trim();
+
+/** Strips a heading's numbering: "7.1. What is…", "Chapter 7. Basics…", "第10章 Debian…", "5.5.1. Special…". */
+export function stripNumbering(h: string): string {
+  return h
+    .replace(/^(?:chapter|kapitel|chapitre|appendix|anhang|annexe)\s+[\dA-Z]+\.?\s+/i, '')
+    .replace(/^第\s*[\d０-９]+\s*章\s*/, '')
+    .replace(/^付録\s*[A-Z]\.?\s*/, '')
+    .replace(/^(?:[\dA-Z]|\d+)(?:\.\d+)*\.\s+/, '')
+    .replace(/^\d+(?:\.\d+)+\s+/, '')
+    .trim();
+}
+
+interface SectionAt {
+  page: CapturedPage;
+  section: GtSection;
+}
+
+function byLanguage<T>(items: readonly T[], langOf: (t: T) => string): Map<string, T[]> {
+  const m = new Map<string, T[]>();
+  for (const it of items) {
+    const l = langOf(it);
+    if (!m.has(l)) m.set(l, []);
+    m.get(l)!.push(it);
+  }
+  return new Map([...m].sort((a, b) => (a[0] < b[0] ? -1 : 1)));
+}
+
+/** n split over languages as evenly as possible (first languages take the remainder). */
+function quota(n: number, langs: readonly string[]): Map<string, number> {
+  return new Map(langs.map((l, i) => [l, Math.floor(n / langs.length) + (i < n % langs.length ? 1 : 0)]));
+}
+
+class Uniqueness {
+  private readonly texts: string[];
+  constructor(pages: readonly CapturedPage[]) {
+    this.texts = pages.map((p) => ` ${norm(p.gt.text)} `);
+  }
+  /** Pages and total occurrences of the normalised phrase. */
+  count(phrase: string, cjk: boolean): { pages: number; total: number } {
+    const needle = cjk ? norm(phrase) : ` ${norm(phrase)} `;
+    let pages = 0;
+    let total = 0;
+    for (const t of this.texts) {
+      let n = 0;
+      for (let i = t.indexOf(needle); i >= 0; i = t.indexOf(needle, i + 1)) n++;
+      if (n) pages++;
+      total += n;
+    }
+    return { pages, total };
+  }
+}
+
+const LETTERS = /^\p{L}+$/u;
+
+function latinSpan(r: Rng, para: string): string | null {
+  const words = para
+    .split(/\s+/)
+    .map((w) => w.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''))
+    .filter(Boolean);
+  if (words.length < 5) return null;
+  const start = randInt(r, words.length - 4);
+  const span = words.slice(start, start + 5);
+  if (span.filter((w) => /\p{L}{3,}/u.test(w)).length < 3 || span.some((w) => w.length > 30)) return null;
+  return span.join(' ');
+}
+
+function cjkSpan(r: Rng, para: string): string | null {
+  const chars = [...para];
+  if (chars.length < 10) return null;
+  const start = randInt(r, chars.length - 9);
+  const span = chars.slice(start, start + 10);
+  if (!span.every((c) => /[\p{L}\p{N}]/u.test(c))) return null;
+  if (span.filter((c) => CJK.test(c)).length < 6) return null;
+  return span.join('');
+}
+
+function paragraphOk(p: string, cjk: boolean): boolean {
+  return cjk ? (p.match(CJK_G)?.length ?? 0) >= 20 : p.split(/\s+/).length >= 8;
+}
+
+export function typo(r: Rng, q: string): string | null {
+  const words = q.split(' ');
+  const eligible = words.flatMap((w, i) => (LETTERS.test(w) && [...w].length >= 6 && !CJK.test(w) ? [i] : []));
+  if (!eligible.length) return null;
+  const wi = eligible[randInt(r, eligible.length)]!;
+  const w = [...words[wi]!];
+  const ascii = /^[A-Za-z]+$/.test(words[wi]!);
+  const letter = (not?: string) => {
+    for (;;) {
+      const c = ascii ? 'abcdefghijklmnopqrstuvwxyz'[randInt(r, 26)]! : w[randInt(r, w.length)]!.toLowerCase();
+      if (c !== not?.toLowerCase()) return c;
+    }
+  };
+  const kind = ['delete', 'insert', 'replace', 'swap'][randInt(r, 4)]!;
+  if (kind === 'delete') w.splice(1 + randInt(r, w.length - 1), 1);
+  else if (kind === 'insert') w.splice(1 + randInt(r, w.length), 0, letter());
+  else if (kind === 'replace') {
+    const i = 1 + randInt(r, w.length - 1);
+    w[i] = letter(w[i]);
+  } else {
+    const cands = [...Array(w.length - 2).keys()].map((i) => i + 1).filter((i) => w[i]!.toLowerCase() !== w[i + 1]!.toLowerCase());
+    if (!cands.length) return null;
+    const i = cands[randInt(r, cands.length)]!;
+    [w[i], w[i + 1]] = [w[i + 1]!, w[i]!];
+  }
+  words[wi] = w.join('');
+  return words.join(' ');
+}
+
+const pad = (n: number) => String(n).padStart(3, '0');
+
+function spans(c: CorpusDef, pages: readonly CapturedPage[], uniq: Uniqueness): EvalQuery[] {
+  const all: SectionAt[] = pages.flatMap((page) => page.gt.sections.map((section) => ({ page, section })));
+  const out: EvalQuery[] = [];
+  const langs = byLanguage(all, (s) => s.page.lang);
+  const want = quota(COUNTS.span, [...langs.keys()]);
+  for (const [lang, secs] of langs) {
+    const r = rng(`${c.name}/span/${lang}/${VERSION}`);
+    const cjk = isCjkLang(lang);
+    const eligible = secs.filter((s) => s.section.paragraphs.some((p) => paragraphOk(p, cjk)));
+    const used = new Set<string>();
+    let tries = 0;
+    let n = 0;
+    while (n < want.get(lang)! && tries < 5000 && eligible.length) {
+      tries++;
+      const s = eligible[randInt(r, eligible.length)]!;
+      const paras = s.section.paragraphs.filter((p) => paragraphOk(p, cjk));
+      const para = paras[randInt(r, paras.length)]!;
+      const span = cjk ? cjkSpan(r, para) : latinSpan(r, para);
+      if (!span || used.has(norm(span))) continue;
+      const u = uniq.count(span, cjk);
+      if (u.pages !== 1 || u.total !== 1) continue;
+      used.add(norm(span));
+      n++;
+      out.push({
+        id: '',
+        class: 'span',
+        q: span,
+        lang,
+        relevant: { [s.page.file]: 2 },
+        sections: [{ file: s.page.file, key: s.section.key }],
+        source: `${s.page.file} § ${s.section.heading}`,
+      });
+    }
+  }
+  out.forEach((q, i) => (q.id = `${c.name}-span-${pad(i + 1)}`));
+  return out;
+}
+
+function typos(c: CorpusDef, spanQs: readonly EvalQuery[]): EvalQuery[] {
+  const r = rng(`${c.name}/typo/${VERSION}`);
+  const out: EvalQuery[] = [];
+  for (const s of spanQs) {
+    if (isCjkLang(s.lang)) continue;
+    const t = typo(r, s.q);
+    if (!t || t === s.q) continue;
+    out.push({ ...s, id: s.id.replace('-span-', '-typo-'), class: 'typo', q: t, of: s.id });
+  }
+  return out;
+}
+
+function headings(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] {
+  const all: SectionAt[] = pages.flatMap((page) => page.gt.sections.map((section) => ({ page, section })));
+  const counts = new Map<string, number>();
+  for (const s of all) {
+    const k = norm(stripNumbering(s.section.heading));
+    if (k) counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  const eligible = all.filter((s) => {
+    const h = stripNumbering(s.section.heading);
+    return counts.get(norm(h)) === 1 && [...h].length >= 3 && /\p{L}/u.test(h);
+  });
+  const out: EvalQuery[] = [];
+  const langs = byLanguage(eligible, (s) => s.page.lang);
+  const want = quota(COUNTS.heading, [...langs.keys()]);
+  for (const [lang, secs] of langs) {
+    const r = rng(`${c.name}/heading/${lang}/${VERSION}`);
+    for (const s of shuffled(r, secs).slice(0, want.get(lang)!)) {
+      out.push({
+        id: '',
+        class: 'heading',
+        q: stripNumbering(s.section.heading),
+        lang,
+        relevant: { [s.page.file]: 2 },
+        sections: [{ file: s.page.file, key: s.section.key }],
+        source: `${s.page.file} § ${s.section.heading}`,
+      });
+    }
+  }
+  out.forEach((q, i) => (q.id = `${c.name}-heading-${pad(i + 1)}`));
+  return out;
+}
+
+const SPHINX_NAME = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
+const LONG_OPTION = /^--[a-z0-9][a-z0-9-]*[a-z0-9]/;
+const CONFIG_KEY = /^[a-z][a-zA-Z0-9]*(?:\.[a-zA-Z][a-zA-Z0-9-]*)+$/;
+
+/** The names a definition term defines. */
+export function definedNames(d: { term: string; id?: string; cls: string }): string[] {
+  if (/\bsig\b/.test(d.cls)) {
+    if (!d.id || !SPHINX_NAME.test(d.id) || /^index-\d+$/.test(d.id)) return [];
+    // C-domain ids carry a `c.` prefix (`c.Py_Initialize`) that nobody types.
+    return [/\bc\b/.test(d.cls) ? d.id.replace(/^c\./, '') : d.id];
+  }
+  if (!/\bhdlist1\b/.test(d.cls)) return [];
+  const out: string[] = [];
+  for (const part of d.term.split(/,\s*|\s+/)) {
+    const opt = LONG_OPTION.exec(part);
+    if (opt && !part.includes('[')) out.push(opt[0]);
+    else if (CONFIG_KEY.test(part)) out.push(part);
+  }
+  return out;
+}
+
+function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] {
+  const defs = new Map<string, Map<string, { file: string; key: string; lang: string }>>();
+  for (const page of pages) {
+    for (const s of page.gt.sections) {
+      for (const d of s.definitions) {
+        for (const name of definedNames(d)) {
+          if (!defs.has(name)) defs.set(name, new Map());
+          const m = defs.get(name)!;
+          if (!m.has(page.file)) m.set(page.file, { file: page.file, key: s.key, lang: page.lang });
+        }
+      }
+    }
+  }
+  const eligible = [...defs].filter(([, m]) => m.size <= 2).sort((a, b) => (a[0] < b[0] ? -1 : 1));
+  const r = rng(`${c.name}/identifier/${VERSION}`);
+  return shuffled(r, eligible)
+    .slice(0, COUNTS.identifier)
+    .map(([name, m], i) => ({
+      id: `${c.name}-ident-${pad(i + 1)}`,
+      class: 'identifier' as const,
+      q: name,
+      lang: [...m.values()][0]!.lang,
+      relevant: Object.fromEntries([...m.keys()].map((f) => [f, 2])),
+      sections: [...m.values()].map((v) => ({ file: v.file, key: v.key })),
+      source: [...m.keys()].join(', '),
+    }));
+}
+
+function packageVersions(c: CorpusDef): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const p of c.packages) {
+    try {
+      out[p] = execFileSync('dpkg-query', ['-W', '-f', '${Version}', p], { encoding: 'utf8' }).trim();
+    } catch {
+      out[p] = 'unknown';
+    }
+  }
+  return out;
+}
+
+export async function buildAuto(c: CorpusDef): Promise<QueryFile> {
+  const loaded = await loadCorpus(c, { log: console.log });
+  const uniq = new Uniqueness(loaded.pages);
+  const span = spans(c, loaded.pages, uniq);
+  const queries = [...span, ...typos(c, span), ...headings(c, loaded.pages), ...identifiers(c, loaded.pages)];
+  return {
+    corpus: c.name,
+    procedure: `npm run eval:queries -- --corpus ${c.name} (tests/eval/build-queries.ts, seeds "${c.name}/<class>[/<lang>]/${VERSION}")`,
+    packages: packageVersions(c),
+    queries,
+  };
+}
+
+function sample(c: CorpusDef, pages: readonly CapturedPage[], n: number): (SectionAt & { tag: string })[] {
+  const all: SectionAt[] = pages.flatMap((page) => page.gt.sections.map((section) => ({ page, section })));
+  const eligible = all.filter(({ page, section }) => {
+    const body = section.text.slice(section.heading.length);
+    return isCjkLang(page.lang) ? (body.match(CJK_G)?.length ?? 0) >= 80 : body.split(/\s+/).length >= 40;
+  });
+  const langs = byLanguage(eligible, (s) => s.page.lang);
+  const want = quota(n, [...langs.keys()]);
+  return [...langs].flatMap(([lang, secs]) => shuffled(rng(`${c.name}/manual/${lang}/${VERSION}`), secs).slice(0, want.get(lang)!).map((s, k) => ({ ...s, tag: `${lang}#${k + 1}` })));
+}
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const arg = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const sampleOf = arg('--sample');
+  if (sampleOf) {
+    const c = corpus(sampleOf);
+    const loaded = await loadCorpus(c);
+    const n = Number(arg('--n') ?? 20);
+    sample(c, loaded.pages, n).forEach(({ page, section, tag }, i) => {
+      console.log(`\n##### sample ${i + 1} (${tag}) ${page.file}  key=${section.key}\n# ${section.heading}\n${section.text.slice(0, Number(arg('--chars') ?? 1500))}`);
+    });
+    return;
+  }
+  const names = arg('--corpus')?.split(',') ?? CORPORA.map((c) => c.name);
+  for (const name of names) {
+    const c = corpus(name);
+    const file = await buildAuto(c);
+    fs.writeFileSync(queryFile(c.name, 'auto'), JSON.stringify(file, null, 1) + '\n');
+    const by = new Map<string, number>();
+    for (const q of file.queries) by.set(q.class, (by.get(q.class) ?? 0) + 1);
+    console.log(`${c.name}: ${[...by].map(([k, v]) => `${k} ${v}`).join(', ')} -> ${queryFile(c.name, 'auto')}`);
+  }
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  main().catch((e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  });
+}

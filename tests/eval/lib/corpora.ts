@@ -1,0 +1,122 @@
+/**
+ * The evaluation's corpora: real documentation sets installed from Debian packages, each page served
+ * (in memory) at `https://<corpus>.reread.test/<path>`. One corpus is held out from every tuning
+ * decision (see tests/eval/README.md): it is reported, and gated in `npm test`, never tuned on.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+export type CorpusName = 'python' | 'git' | 'debian-faq' | 'devref';
+
+export interface CorpusDef {
+  name: CorpusName;
+  title: string;
+  /** What generated its HTML (the styles of headings and anchors differ). */
+  generator: string;
+  /** Debian packages that install it (`.ci/run` installs the held-out one). */
+  packages: string[];
+  root: string;
+  /** Held out from every tuning decision: report it, never tune on it. */
+  heldOut: boolean;
+  /** Page paths under `root`, sorted. */
+  files(): string[];
+  /** The language a page is written in. */
+  lang(file: string): string;
+}
+
+function walk(dir: string, keep: (rel: string) => boolean): string[] {
+  const out: string[] = [];
+  const rec = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const p = path.join(d, e.name);
+      const rel = path.relative(dir, p).split(path.sep).join('/');
+      if (e.isDirectory()) {
+        if (!e.name.startsWith('_')) rec(p); // _static, _sources, _images: not pages
+      } else if (e.isFile() && e.name.endsWith('.html') && keep(rel)) out.push(rel);
+    }
+  };
+  if (fs.existsSync(dir)) rec(dir);
+  return out;
+}
+
+const DEBIAN_FAQ_LANGS = ['en', 'de', 'fr', 'ja', 'zh-cn'];
+const DEVREF_LANGS = ['en', 'de', 'fr', 'ja'];
+
+export const CORPORA: readonly CorpusDef[] = [
+  {
+    name: 'python',
+    title: 'Python 3.11 manual',
+    generator: 'Sphinx',
+    packages: ['python3.11-doc'],
+    root: process.env.REREAD_PYTHON_DOC ?? '/usr/share/doc/python3.11/html',
+    heldOut: false,
+    files() {
+      return walk(this.root, () => true);
+    },
+    lang: () => 'en',
+  },
+  {
+    name: 'git',
+    title: 'Git manual pages, guides and user manual',
+    generator: 'AsciiDoc (manual pages, guides), AsciiDoc → DocBook XSL (user manual)',
+    packages: ['git-doc'],
+    root: '/usr/share/doc/git-doc',
+    heldOut: false,
+    files() {
+      return walk(this.root, () => true);
+    },
+    lang: () => 'en',
+  },
+  {
+    name: 'debian-faq',
+    title: 'Debian FAQ in English, German, French, Japanese and Simplified Chinese',
+    generator: 'DocBook XSL',
+    packages: ['debian-faq', 'debian-faq-de', 'debian-faq-fr', 'debian-faq-ja', 'debian-faq-zh-cn'],
+    root: '/usr/share/doc/debian/FAQ',
+    heldOut: false,
+    files() {
+      // English pages are `x.en.html` at the top (`x.html` are symlinks to them); the others in `<lang>/x.<lang>.html`.
+      return walk(this.root, (rel) => {
+        const m = /^(?:([a-z-]+)\/)?[\w-]+\.([a-z-]+)\.html$/.exec(rel);
+        return !!m && DEBIAN_FAQ_LANGS.includes(m[2]!) && (m[1] ?? 'en') === m[2];
+      });
+    },
+    lang: (file) => /\.([a-z-]+)\.html$/.exec(file)?.[1] ?? 'en',
+  },
+  {
+    name: 'devref',
+    title: "Debian Developer's Reference in English, German, French and Japanese",
+    generator: 'Sphinx (ids on <section> wrappers)',
+    packages: ['developers-reference', 'developers-reference-de', 'developers-reference-fr', 'developers-reference-ja'],
+    root: '/usr/share/developers-reference',
+    heldOut: true,
+    files() {
+      // Not the one-page edition (developers-reference.html: every chapter again) nor the search page.
+      return walk(this.root, (rel) => {
+        const parts = rel.split('/');
+        const lang = parts.length === 2 ? parts[0]! : 'en';
+        const name = parts[parts.length - 1]!;
+        return DEVREF_LANGS.includes(lang) && parts.length <= 2 && name !== 'developers-reference.html' && name !== 'search.html';
+      });
+    },
+    lang: (file) => (file.includes('/') ? file.split('/')[0]! : 'en'),
+  },
+];
+
+export const HELD_OUT: CorpusName = 'devref';
+
+export function corpus(name: string): CorpusDef {
+  const c = CORPORA.find((x) => x.name === name);
+  if (!c) throw new Error(`unknown corpus ${name} (known: ${CORPORA.map((x) => x.name).join(', ')})`);
+  return c;
+}
+
+export function pageUrl(c: CorpusDef, file: string): string {
+  return `https://${c.name}.reread.test/${file}`;
+}
+
+/** Whether the corpus is installed; the message says what to install when it is not. */
+export function checkInstalled(c: CorpusDef): string | null {
+  if (c.files().length) return null;
+  return `corpus ${c.name}: no pages under ${c.root} (apt-get install ${c.packages.join(' ')})`;
+}
