@@ -185,7 +185,10 @@ describe('reliability', () => {
     // other time after starting index maintenance (small steps) and a random wait, so inside a merge or
     // a sweep. A call cut short by a stop is simply made again (the same content is a revisit).
     const random = prng(77);
+    // At least N pages, and more until the worker was stopped 20 times, 8 of them in maintenance (on a
+    // quiet machine 100 captures take less time than 20 stops: a stopped worker with nothing to do stays stopped).
     const N = 100;
+    const MAX_PAGES = 800;
     const url = (i: number) => server.url(`/s/${i}.html`);
     const payload = (i: number) => ({ title: `Stored ${i}`, lang: 'en', blocks: [0, 1, 2].flatMap((s) => [{ kind: 'heading', level: 2, text: `Part ${s + 1} of stored ${i}`, id: `p${s}` }, { kind: 'text', text: `Section ${s + 1} of page ${i} holds enough ordinary words to be kept as a section of the index. ${s === 1 ? `The marker storeword${i}x appears only here.` : ''} It mentions rivers, castles and sourdough too.` }]) });
     const acked = new Set<number>();
@@ -194,7 +197,7 @@ describe('reliability', () => {
     let stops = 0;
     let duringMaintenance = 0;
     const killer = (async () => {
-      for (let round = 0; running || stops < 20; round++) {
+      for (let round = 0; running; round++) {
         await new Promise((r) => setTimeout(r, 800 + random() * 1500));
         if (!(await workerRunning(ext.ctx, ext.extId))) continue;
         let busy = false;
@@ -223,7 +226,9 @@ describe('reliability', () => {
         }
       }
     };
-    for (let i = 0; i < N; i++) {
+    let pagesWritten = 0;
+    for (let i = 0; i < MAX_PAGES && (i < N || stops < 20 || duringMaintenance < 8); i++) {
+      pagesWritten = i + 1;
       const outcome = await retry(() => ext.evalSw<string>(`engine.capture(${JSON.stringify(url(i))}, ${JSON.stringify(payload(i))}, ${1_700_000_000_000 + i}).then((r) => r.outcome)`, 1));
       expect(['new', 'revisit']).toContain(outcome);
       acked.add(i);
@@ -237,12 +242,12 @@ describe('reliability', () => {
     await killer;
     expect(stops).toBeGreaterThanOrEqual(20);
     expect(duringMaintenance).toBeGreaterThanOrEqual(8);
-    console.log(`reliability (storage): ${stops} worker stops (${duringMaintenance} during a merge or sweep) while ${N} pages were captured and ${forgotten.size} forgotten`);
+    console.log(`reliability (storage): ${stops} worker stops (${duringMaintenance} during a merge or sweep) while ${pagesWritten} pages were captured and ${forgotten.size} forgotten`);
 
     const stored = new Set(await ext.evalSw<string[]>(`engine.pages.all().then((m) => [...m.keys()].filter((u) => u.includes('/s/')))`));
     const want = [...acked].filter((i) => !forgotten.has(i)).map(url);
     expect([...stored].sort()).toEqual(want.sort());
-    const found = await ext.evalSw<string[][]>(`(async () => { const out = []; for (let i = 0; i < ${N}; i++) out.push((await engine.search({ q: 'storeword' + i + 'x', limit: 5 })).results.map((r) => r.url)); return out; })()`);
+    const found = await ext.evalSw<string[][]>(`(async () => { const out = []; for (let i = 0; i < ${pagesWritten}; i++) out.push((await engine.search({ q: 'storeword' + i + 'x', limit: 5 })).results.map((r) => r.url)); return out; })()`);
     found.forEach((urls, i) => expect(urls, `page ${i}`).toEqual(forgotten.has(i) ? [] : [url(i)]));
     const verify = () => ext.evalSw<{ problems: string[]; checked: { chunks: number } }>('globalThis.rereadDebug.verifyIndex(engine, false)');
     expect((await verify()).problems).toEqual([]);
