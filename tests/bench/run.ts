@@ -13,7 +13,9 @@
  *   --dense-sizes=100000,1000000  dense corpus sizes
  *   --chunks=50000  sections loaded into the browser
  *   --capture-chunks=500  of which go through engine.capture (timed; the rest are written directly)
- *   --scale-sections=1000000  sections the scale part loads (checkpoints at 10,000 and 52,000 on the way)
+ *   --scale-sections=1000000  sections the scale part loads (checkpoints at 10,000 and 52,000 on the way);
+ *                  a smaller run writes bench/results/scale-<sections>.json and leaves summary.md's scale part
+ *   --scale-checkpoints=1000,10000,52000  sizes the scale part measures capture at on the way
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,6 +51,7 @@ async function main(): Promise<void> {
   const report = new Report();
   report.text(`# Reread benchmarks\n\nMachine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node} (V8 ${m.v8}), ${m.os}; load average at start ${m.loadAvg.join(' ')}.`);
   const timings: Record<string, number> = {};
+  const noSummary = new Set<Part>();
 
   for (const part of parts) {
     const t = Date.now();
@@ -67,9 +70,16 @@ async function main(): Promise<void> {
       writeJson('dense', { machine: m, results: res });
     } else if (part === 'scale') {
       const { runScale } = await import('./scale.js');
-      const res = await runScale(report, { sections: Number(flags.get('scale-sections') ?? (quick ? 60_000 : 1_000_000)), quick });
+      const sections = Number(flags.get('scale-sections') ?? (quick ? 60_000 : 1_000_000));
+      const checkpoints = flags.get('scale-checkpoints');
+      const res = await runScale(report, { sections, quick, ...(checkpoints ? { checkpoints: list(checkpoints, []) } : {}) });
       m.chromium = res.chromium;
-      writeJson('scale', res.json);
+      // A smaller run does not replace the committed million-section results (nor their summary part).
+      if (sections === 1_000_000) writeJson('scale', res.json);
+      else {
+        writeJson(`scale-${sections}`, res.json);
+        noSummary.add('scale');
+      }
     } else if (part === 'dayone') {
       const { runDayOne } = await import('./dayone.js');
       const res = await runDayOne(report, { entries: Number(flags.get('history-entries') ?? (quick ? 5_000 : 50_000)), backfillPages: Number(flags.get('backfill-pages') ?? (quick ? 100 : 300)), pdfPages: quick ? [10, 50] : [10, 50, 200] });
@@ -83,7 +93,7 @@ async function main(): Promise<void> {
     timings[part] = (Date.now() - t) / 1000;
   }
   report.text(`\nWall time: ${Object.entries(timings).map(([p, s]) => `${p} ${s.toFixed(0)} s`).join(', ')}; total ${((Date.now() - started) / 1000).toFixed(0)} s.`);
-  writeSummary(report, parts, m, timings);
+  writeSummary(report, parts.filter((p) => !noSummary.has(p)), m, timings);
 }
 
 /** summary.md keeps the latest output of every part (a partial run replaces only its own sections). */

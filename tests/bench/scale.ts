@@ -29,6 +29,8 @@ import { dist, machine, mb, ms, now, num, targetTable, type Dist, type Report, t
 export interface ScaleOptions {
   sections: number;
   quick: boolean;
+  /** Sizes (sections) to measure capture at on the way, besides the end (default 10,000 and 52,000). */
+  checkpoints?: readonly number[];
 }
 
 /** Pages captured through engine.capture at each checkpoint. */
@@ -106,7 +108,7 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
   const stream = synthPageStream(v, 424242, opts.sections, [18, 22]);
   const fresh = synthPageStream(v, 777, 100_000, [18, 22]);
   const freshPages = (n: number) => Array.from({ length: n }, () => fresh.next().value as SynthPage);
-  const checkpoints = [10_000, 52_000, opts.sections].filter((c, i, a) => c <= opts.sections && a.indexOf(c) === i);
+  const checkpoints = [...(opts.checkpoints ?? [10_000, 52_000]), opts.sections].sort((a, b) => a - b).filter((c, i, a) => c <= opts.sections && a.indexOf(c) === i);
   const model = modelInfo(DEFAULT_SETTINGS.model)!;
 
   const ext = await launchSnapshot({ evalTimeoutMs: 600_000 });
@@ -246,8 +248,9 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
     const memMB = (m: Awaited<ReturnType<typeof workerMemory>>) => (m.heapUsedBytes + (m.backingStorageBytes ?? Object.values(m.arrays).reduce((a, b) => a + b, 0))) / 1048576;
     const workerMemoryMB = Math.max(memMB(memLexical), memMB(memDense), memMB(memAfter));
     const at = (n: number) => captures.find((c) => c.sections >= n - 1 && c.sections <= n + 1000) ?? captures[0]!;
-    const cap10k = captures[0]!;
-    const cap52k = captures.length > 2 ? captures[1]! : at(52_000);
+    const cap10k = at(10_000);
+    const cap52k = at(52_000);
+    const cap1k = captures.find((c) => c.sections <= 2_000);
     const cap1M = captures[captures.length - 1]!;
     const lexCold = dist(lex.cold);
     const lexWarm = dist(lex.warm);
@@ -336,6 +339,7 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
       firstAnswerAfterStopMs: round(firstAnswer.median),
       captureMsPerPage: round(cap1M.perPage.median),
       captureP95MsPerPage: round(cap1M.perPage.p95),
+      ...(cap1k ? { captureMsPerPageAt1k: round(cap1k.perPage.median), captureSectionsAt1k: cap1k.sections } : {}),
       captureMsPerPageAt10k: round(cap10k.perPage.median),
       captureMsPerPageAt52k: round(cap52k.perPage.median),
       captureRatioTo10k: Math.round(ratio * 100) / 100,
