@@ -78,12 +78,17 @@ export async function unpackSections(z: Uint8Array, page: Pick<PageRecord, 'url'
 const KIND_CODE: Record<BlockKind, string> = { heading: 'h', text: 't', code: 'c', table: 'b', list: 'l', quote: 'q' };
 const CODE_KIND = new Map(Object.entries(KIND_CODE).map(([k, c]) => [c, k as BlockKind]));
 
-export async function packBlocks(blocks: readonly Block[]): Promise<Uint8Array> {
+/** The JSON a page's blocks are stored as (before deflating): shared with the benchmarks' bulk loader. */
+export function blocksJson(blocks: readonly Block[]): string {
   const rows = blocks.map((b) => {
     const kind = KIND_CODE[b.kind] + (b.kind === 'heading' ? String(b.level ?? 2) : '');
     return b.id ? [kind, b.text, b.id] : [kind, b.text];
   });
-  return deflate(JSON.stringify(rows));
+  return JSON.stringify(rows);
+}
+
+export async function packBlocks(blocks: readonly Block[]): Promise<Uint8Array> {
+  return deflate(blocksJson(blocks));
 }
 
 export async function unpackBlocks(z: Uint8Array): Promise<Block[]> {

@@ -4,21 +4,21 @@
  * here. Instead the records the product would hold for those pages once captured and fully merged are
  * built in Node with the product's own functions — the chunker, pageStore.sectionPostings, the posting codec
  * (appendToBlock / blockValue: blocks fill as merges fill them, full but for each term's last),
- * sections.sectionsJson deflated (zlib's deflate-raw, the format CompressionStream writes), vectorStore's
+ * sections.sectionsJson and blocksJson deflated (zlib's deflate-raw, the format CompressionStream writes), vectorStore's
  * vectorRecords — and written into the extension's IndexedDB from an extension page, a batch per
  * transaction. The last pages of each phase go through engine.capture: that is where the write path is
  * measured. verifyIndex (in the 52k run) checks that what was written is what the product would store.
  */
 import { deflateRawSync } from 'node:zlib';
 import type { Page } from 'playwright';
-import { chunkBlocks, countWords } from '../../src/chunker.js';
+import { chunkBlocks, CHUNKER_VERSION, countWords } from '../../src/chunker.js';
 import { hashHex } from '../../src/hash.js';
 import { siteOf } from '../../src/url.js';
 import { TOKENIZER } from '../../src/indexing.js';
 import { appendToBlock, blockValue, type EncodedBlock } from '../../src/postings.js';
 import { sectionPostings } from '../../background/pageStore.js';
 import { vectorRecords, COARSE_BLOCK } from '../../background/vectorStore.js';
-import { sectionsJson } from '../../background/sections.js';
+import { blocksJson, sectionsJson } from '../../background/sections.js';
 import { currentIndexVersion, INDEX_VERSION_KEY } from '../../background/indexVersion.js';
 import type { PageRecord, StatsRecord } from '../../background/db.js';
 import { normalize, quantize } from '../../src/vectors.js';
@@ -33,7 +33,8 @@ interface OpenList {
 /** One transaction's worth of records. */
 export interface Batch {
   pages: PageRecord[];
-  sections: { url: string; z: Uint8Array }[];
+  /** Each page's sections record: sections, and the blocks they were cut from (kept to re-cut). */
+  sections: { url: string; z: Uint8Array; b: Uint8Array }[];
   terms: [string, number][];
   blocks: { key: [number, number]; value: Uint8Array }[];
   /** Section text characters in the batch (for bytes ÷ text). */
@@ -99,7 +100,7 @@ export class BulkIndex {
       this.pages++;
       out.chunks += ids.length;
       out.pages.push({ url: p.url, site: siteOf(p.url), title: payload.title, lang: payload.lang, firstVisit: p.date, lastVisit: p.date, visitCount: 1, hash, chunkIds: ids, words, lens });
-      if (ids.length) out.sections.push({ url: p.url, z: deflateRawSync(sectionsJson(chunks)) });
+      if (ids.length) out.sections.push({ url: p.url, z: deflateRawSync(sectionsJson(chunks)), b: deflateRawSync(blocksJson(payload.blocks)) });
     }
     return out;
   }
@@ -166,7 +167,8 @@ const WRITE = `async ({ pages, sections, terms, blockKeys, blocks, meta }) => {
   const tx = db.transaction(['pages', 'sections', 'terms', 'postings', 'meta'], 'readwrite');
   for (const p of pages) tx.objectStore('pages').put(p);
   const zs = unpack(sections.z);
-  sections.urls.forEach((url, i) => tx.objectStore('sections').put({ url, z: zs[i] }));
+  const bs = unpack(sections.b);
+  sections.urls.forEach((url, i) => tx.objectStore('sections').put({ url, z: zs[i], b: bs[i], cv: sections.cv }));
   for (const [t, id] of terms) tx.objectStore('terms').put(id, t);
   const values = unpack(blocks);
   blockKeys.forEach((k, i) => tx.objectStore('postings').put(values[i], k));
@@ -179,7 +181,7 @@ const WRITE = `async ({ pages, sections, terms, blockKeys, blocks, meta }) => {
 export async function writeBatch(page: Page, batch: Pick<Batch, 'pages' | 'sections' | 'terms' | 'blocks'>, meta: [string, unknown][] = []): Promise<void> {
   const arg = {
     pages: batch.pages,
-    sections: { urls: batch.sections.map((s) => s.url), z: pack(batch.sections.map((s) => s.z)) },
+    sections: { urls: batch.sections.map((s) => s.url), z: pack(batch.sections.map((s) => s.z)), b: pack(batch.sections.map((s) => s.b)), cv: CHUNKER_VERSION },
     terms: batch.terms,
     blockKeys: batch.blocks.map((b) => b.key),
     blocks: pack(batch.blocks.map((b) => b.value)),
