@@ -47,7 +47,9 @@ interface QuotaLog { softEvictions: number; hardEvictions: number; reserveReleas
 
 const storedUrls = () => ext.evalSw<string[]>('engine.pages.all().then((t) => [...t.keys()].sort())');
 const quotaLog = () => ext.evalSw<QuotaLog>('engine.quotaLog');
-const found = (word: string) => ext.evalSw<string[]>(`engine.search({ q: ${JSON.stringify(word)} }).then((r) => r.results.map((x) => x.url))`);
+// Exact words: what the index holds. (Typed normally, a forgotten page's word is one letter from another
+// page's word, and spelling correction rightly offers that page instead.)
+const found = (word: string) => ext.evalSw<string[]>(`engine.search({ q: ${JSON.stringify(word)}, exact: true }).then((r) => r.results.map((x) => x.url))`);
 const verify = () => ext.evalSw<{ ok: boolean; problems: string[] }>('globalThis.rereadDebug.verifyIndex(engine)');
 async function cdpUsage(): Promise<{ usage: number; quota: number; indexeddb: number }> {
   const r = (await cdp.send('Storage.getUsageAndQuota' as never, { origin } as never)) as { usage: number; quota: number; usageBreakdown: { storageType: string; usage: number }[] };
