@@ -63,6 +63,8 @@ try {
       let bytes = 0;
       for (let i = 0; i < keys.length; i++) bytes += size(keys[i]) + size(values[i]);
       out[store] = bytes;
+      // Of the sections store: the blocks kept to re-cut pages (issue 19), counted apart.
+      if (store === 'sections') out['sections.b'] = values.reduce((n, v) => n + (v.b ? v.b.byteLength : 0), 0);
     }
     return out;
   })()`);
@@ -84,7 +86,7 @@ try {
   const sorted = [...perPage].sort((a, b) => a - b);
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
   const kb = (b: number) => (b / stats.pages / 1024).toFixed(1);
-  const total = Object.values(logical).reduce((a, b) => a + b, 0);
+  const total = Object.entries(logical).reduce((a, [k, b]) => a + (k.includes('.') ? 0 : b), 0);
   console.log(JSON.stringify({ dist, corpus, ...stats, textKBPerPage: +(textChars / stats.pages / 1024).toFixed(1), writeMsMedian: +q(0.5).toFixed(1), writeMsP95: +q(0.95).toFixed(1), writeMsMean: +(perPage.reduce((a, b) => a + b, 0) / perPage.length).toFixed(1), estimateKBPerPage: +kb(estimate), diskKBPerPage: +kb(disk), logicalKBPerPage: +kb(total), reserveKB: +(reserve / 1024).toFixed(0), withoutReserve: { estimateKBPerPage: +kb(estimate - reserve), diskKBPerPage: +kb(disk - reserve), logicalKBPerPage: +kb(total - reserve), textRatioEstimate: +((estimate - reserve) / textChars).toFixed(2), textRatioLogical: +((total - reserve) / textChars).toFixed(2) }, logicalKBPerPageByStore: Object.fromEntries(Object.entries(logical).map(([k, v]) => [k, +kb(v)])), estimateBytesPerChunk: Math.round(estimate / stats.chunks), diskBytesPerChunk: Math.round(disk / stats.chunks), files: existsSync(dir) ? readdirSync(dir) : [] }, null, 1));
 } finally {
   await ext.close();
