@@ -192,6 +192,12 @@ interface LexicalRun {
   plan: Plan;
 }
 
+/** The lexical lane alone, as search() runs it for a query's free text (the benchmarks time this). */
+export async function lexicalSearch(src: SearchSource, text: string, k: number, opts: { lexical?: Partial<LexicalOptions>; allowed?: ReadonlySet<number> | null } = {}): Promise<LaneHit[]> {
+  const lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
+  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, false, new Map())).hits;
+}
+
 /**
  * The lexical lane: plans the query's words, scores BM25F, keeps hits with enough of the words, and
  * rescores the best with proximity. Reads sections into `sections` (the result cards reuse them).
@@ -254,6 +260,9 @@ async function lexicalLane(
 
 const EMPTY_LIST: PostingList = { ids: new Uint32Array(0), tfs: new Uint32Array(0), lens: new Uint32Array(0) };
 
+/** Candidate corrections of one word whose postings are read, at most (the nearest, alphabetically). */
+const MAX_CANDIDATES = 16;
+
 /**
  * Corrects the words the index does not know (and the language does not either) to their nearest index
  * term: fewest edits, then the most sections. Their postings join `postings`.
@@ -271,19 +280,24 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
     const raw = wordTerms(foldText(w.text), { ...TOKENIZER, stem: false })[0] ?? term;
     const max = maxEditsFor(raw);
     const suffix = raw.startsWith(term) ? raw.slice(term.length) : '';
-    const near = (await src.similarTerms!(term, max)).map((c) => ({ term: c.term, distance: suffix ? Math.min(c.distance, editDistance(raw, c.term + suffix, max)) : c.distance }));
-    // Shown as the typed word's form: the stem with the ending the person typed (`contaienrs` ->
-    // `container` + `s`), in capitals only if they typed some.
-    if (!near.length) continue;
-    const fresh = near.map((c) => c.term).filter((t) => !postings.has(t));
-    if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
+    const near = (await src.similarTerms!(term, max))
+      .map((c) => ({ term: c.term, distance: suffix ? Math.min(c.distance, editDistance(raw, c.term + suffix, max)) : c.distance }))
+      .sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+    // The nearest candidates first; among the equally near (at most MAX_CANDIDATES read), the most used.
     let best: { term: string; distance: number } | undefined;
-    for (const c of near) {
-      const f = df(c.term);
-      if (!f || c.distance > max) continue;
-      if (!best || c.distance < best.distance || (c.distance === best.distance && f > df(best.term))) best = c;
+    for (let from = 0; from < near.length && !best; ) {
+      const d = near[from]!.distance;
+      let to = from;
+      while (to < near.length && near[to]!.distance === d) to++;
+      const level = near.slice(from, Math.min(to, from + MAX_CANDIDATES));
+      const fresh = level.map((c) => c.term).filter((t) => !postings.has(t));
+      if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
+      for (const c of level) if (df(c.term) > 0 && (!best || df(c.term) > df(best.term))) best = c;
+      from = to;
     }
     if (best) {
+      // Shown in the typed word's form: the stem with the ending the person typed (`contaienrs` ->
+      // `container` + `s`), in capitals only if they typed some.
       const display = best.term + suffix;
       w.correction = { ...best, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase() };
     }
