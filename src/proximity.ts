@@ -10,7 +10,8 @@
  *
  * where w is the word's BM25 weight (idf). A section that holds every word of the query in order,
  * side by side (a remembered sentence typed without quotes), ranks before those that do not
- * (`sequenceMinWords`), then by BM25F + prox.
+ * (`sequenceMinWords`), then by BM25F + prox + heading * headingMatch * (sum of the words' w): a
+ * heading that is the query ("Runtime penalty") over one that merely holds its words.
  */
 import type { TextMatches } from './matcher.js';
 import { MAX_MATCH_WORDS } from './matcher.js';
@@ -23,11 +24,13 @@ export interface ProximityParams {
   window: number;
   /** Queries of at least this many words put sections holding their exact sequence first (0: never). */
   sequenceMinWords: number;
+  /** Weight of the heading match (headingMatch): how exactly the section's heading is the query. */
+  heading: number;
   /** How many of the lexical lane's best candidates are rescored. */
   candidates: number;
 }
 
-export const DEFAULT_PROXIMITY: Readonly<ProximityParams> = { ordered: 0.5, unordered: 0.2, window: 8, sequenceMinWords: 3, candidates: 100 };
+export const DEFAULT_PROXIMITY: Readonly<ProximityParams> = { ordered: 0.5, unordered: 0.2, window: 8, sequenceMinWords: 3, heading: 0.5, candidates: 100 };
 
 export interface ProximityQuery {
   /** Number of query words (in order; bit i of a match mask is word i). */
@@ -107,4 +110,19 @@ export function proximityScore(m: TextMatches, q: ProximityQuery, params: Proxim
     prev = i;
   }
   return { score, sequence };
+}
+
+/**
+ * How exactly a heading is the query: the share of the query's words the heading holds times the share
+ * of the heading's words that are the query's (1 when they are the same words, in any order; "Runtime
+ * penalty" is 1 for the query "runtime penalty", "Avoiding runtime penalty" 2/3). `m` is the heading
+ * scanned with the query's matcher.
+ */
+export function headingMatch(m: TextMatches, queryWords: number): number {
+  if (!m.words || !queryWords || !m.pos.length) return 0;
+  let bits = 0;
+  for (const b of m.mask) bits |= b;
+  let found = 0;
+  for (let i = 0; i < Math.min(queryWords, MAX_MATCH_WORDS); i++) if (bits & (1 << i)) found++;
+  return (found / queryWords) * (new Set(m.pos).size / m.words);
 }

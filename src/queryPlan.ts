@@ -4,9 +4,10 @@
  * - Words, in order, as typed, each with its index terms (the index's tokenizer: the word whole and,
  *   for a compound, its parts; stemmed).
  * - Common words ("how", "do", "a", "my", and any word in more than `commonShare` of the sections):
- *   when the query has other words, they retrieve nothing and are not scored by BM25; they still count
- *   for proximity (a remembered sentence is matched with its small words), and are never listed under
- *   "matched" nor highlighted. A query of common words only ("to be or not to be") keeps them all.
+ *   when the query has other words, they retrieve nothing: they add their (small) BM25F score to the
+ *   sections the other words found, count for proximity (a remembered sentence is matched with its
+ *   small words), and are never listed under "matched" nor highlighted. A query of common words only
+ *   ("to be or not to be") keeps them all.
  * - Typos: a word none of whose terms the index holds, and which is spellable (src/spelling.ts), is
  *   replaced by the nearest index term (fewest edits, then the most sections), weighted below an exact
  *   word. A query whose words are all known costs nothing here.
@@ -41,9 +42,11 @@ export interface CommonWordOptions {
   stopwords: boolean;
   /** The share applies to indexes of at least this many sections (in a small one every word is "frequent"). */
   minSections: number;
+  /** Whether common words add their BM25F score to the sections the other words found. */
+  score: boolean;
 }
 
-export const DEFAULT_COMMON: Readonly<CommonWordOptions> = { commonShare: 0.1, stopwords: true, minSections: 100 };
+export const DEFAULT_COMMON: Readonly<CommonWordOptions> = { commonShare: 0.1, stopwords: true, minSections: 100, score: true };
 
 /** The query's words in order, with their index terms (words without terms are left out). */
 export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {

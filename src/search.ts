@@ -10,14 +10,14 @@
  * comes from, the place in its section where the query matched best (the merged sub-section it lies
  * in, src/chunker.ts parts).
  */
-import { bm25Search, DEFAULT_FIELDS, idf, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
+import { addScores, bm25Search, DEFAULT_FIELDS, idf, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
 import type { ChunkAnchor, SectionPart } from './chunker.js';
 import { groupByPage } from './group.js';
 import { classifyQuery, fuseHybrid, type DenseCalibration } from './hybrid.js';
 import { indexedText, TOKENIZER } from './indexing.js';
 import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
-import { DEFAULT_PROXIMITY, proximityScore, type ProximityParams } from './proximity.js';
+import { DEFAULT_PROXIMITY, headingMatch, proximityScore, type ProximityParams } from './proximity.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
 import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
@@ -231,13 +231,22 @@ async function lexicalLane(
   const plan: Plan = { words, weights, wordOfTerm, marked };
 
   const query: QueryTerm[] = scored.map((t) => ({ term: t.term, postings: postings.get(t.term) ?? EMPTY_LIST, weight: t.weight }));
+  // Common words score the sections the other words found (Lucene's common-terms idea), never retrieve.
+  const scoredSet = new Set(scored.map((t) => t.term));
+  const scoringOnly: QueryTerm[] = [...new Set(words.filter((w) => w.common).flatMap((w) => w.terms))]
+    .filter((t) => !scoredSet.has(t))
+    .map((term) => ({ term, postings: postings.get(term) ?? EMPTY_LIST }));
   const retrieving = new Set(scored.map((t) => t.word)).size;
   const need = retrieving >= lex.minMatchFrom ? Math.ceil(retrieving * lex.minMatchShare) : 1;
-  let hits: LexicalHit[] = bm25Search(query, stats, { k: need > 1 ? k * 2 : k, allowed, params: { k1: src.settings.ranking.k1, b: src.settings.ranking.b }, fields: lex.fields });
-  if (need > 1) hits = hits.filter((h) => new Set(h.terms.map((t) => wordOfTerm.get(t))).size >= need).slice(0, k);
+  const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
+  let hits: LexicalHit[] = bm25Search(query, stats, { k: need > 1 || scoringOnly.length ? k * 2 : k, allowed, params, fields: lex.fields });
+  if (need > 1) hits = hits.filter((h) => new Set(h.terms.map((t) => wordOfTerm.get(t))).size >= need);
+  if (scoringOnly.length && lex.common.score) hits = addScores(hits, scoringOnly, stats, { params, fields: lex.fields });
+  hits = hits.slice(0, k);
 
   const prox = lex.proximity;
-  if (words.length >= 2 && prox.candidates > 0 && hits.length > 1) {
+  const useProximity = words.length >= 2;
+  if ((useProximity || prox.heading > 0) && prox.candidates > 0 && hits.length > 1) {
     const top = hits.slice(0, prox.candidates);
     const [views, pages] = await Promise.all([src.sections(top.map((h) => h.id)), src.pages()]);
     for (const v of views) sections.set(v.id, v);
@@ -246,11 +255,27 @@ async function lexicalLane(
     const matcher = new QueryMatcher(words.map((w) => (w.correction ? [w.correction.term] : w.terms)), TOKENIZER);
     const pq = { words: words.length, content: words.map((w) => !w.common), weight: weights, k1: src.settings.ranking.k1 };
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
+    const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
     const rescored = top.map((h) => {
       const v = sections.get(h.id);
       if (!v) return { h, score: h.score, sequence: false };
-      const p = proximityScore(matcher.scan(indexedText(titles.get(v.url) ?? '', v.text)), pq, prox);
-      return { h, score: h.score + p.score, sequence: sequenceCounts && p.sequence };
+      let score = h.score;
+      let sequence = false;
+      if (useProximity) {
+        const p = proximityScore(matcher.scan(indexedText(titles.get(v.url) ?? '', v.text)), pq, prox);
+        score += p.score;
+        sequence = sequenceCounts && p.sequence;
+      }
+      if (prox.heading > 0) {
+        // The section's own heading, or a merged sub-section's.
+        let best = 0;
+        for (const path of [v.headingPath, ...(v.parts ?? []).map((p) => p.headingPath)]) {
+          const heading = path[path.length - 1];
+          if (heading) best = Math.max(best, headingMatch(matcher.scan(heading), words.length));
+        }
+        score += prox.heading * best * weightSum;
+      }
+      return { h, score, sequence };
     });
     rescored.sort((a, b) => Number(b.sequence) - Number(a.sequence) || b.score - a.score || a.h.id - b.h.id);
     hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...hits.slice(top.length)];

@@ -34,7 +34,7 @@ describe('proximity: a remembered sentence typed without quotes', () => {
   });
 
   it('without proximity the scattered pages win (the test would catch proximity switched off)', async () => {
-    const res = await search(source(pages), { q: sentence }, { lexical: { proximity: { ordered: 0, unordered: 0, window: 8, sequenceMinWords: 0, candidates: 0 } } });
+    const res = await search(source(pages), { q: sentence }, { lexical: { proximity: { ordered: 0, unordered: 0, window: 8, sequenceMinWords: 0, heading: 0, candidates: 0 } } });
     expect(res.results[0]!.url).not.toBe('https://x.test/exact');
   });
 
