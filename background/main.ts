@@ -2,6 +2,9 @@
  * The service worker (Chrome) / background script (Firefox). Every listener is registered synchronously
  * at the top level so an event that wakes the worker finds its listener.
  */
+import { lexicalSearch } from '../src/search.js';
+import { parseQuery } from '../src/query.js';
+import { searchSource } from './search.js';
 import { bundledLexicon } from './lexicon.js';
 import browser from 'webextension-polyfill';
 import type { MessageType } from '../src/protocol.js';
@@ -175,4 +178,7 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     if (!page) return [];
     const chunks = (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined);
     return withTexts(db, chunks);
-  }, registerHello, hellosFor, drainOutbox, outboxTotals };
+  }, registerHello, hellosFor, drainOutbox, outboxTotals,
+  /** The lexical lane alone, as search() runs it (the benchmark times it apart from the dense lane). */
+  lexicalSearch: async (q: string, k: number) => lexicalSearch(searchSource(engine, await engine.settings()), parseQuery(q).text, k),
+};

@@ -110,7 +110,7 @@ async function workerQueries(ext: BenchExtension, qs: readonly Query[], coldEver
       out.total.push(performance.now() - t);
       out.results += res.results.length;
       t = performance.now();
-      await engine.lexicalSearch(terms, 90, null, settings);
+      await globalThis.rereadDebug.lexicalSearch(q, 90);
       out.lexical.push(performance.now() - t);
       if (settings.denseEnabled && dense) {
         // engine.search just cached this query's vector (DenseService.queryCache, a private field).
