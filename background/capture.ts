@@ -32,6 +32,8 @@ export async function capturePage(engine: Engine, url: string, payload: CaptureP
   return engine.exclusive(async () => {
     const db = await engine.db();
     await engine.budget.keepHeadroomLocked(url);
+    // A page marked forgotten and visited again: its old record goes now, the new visit is kept.
+    await engine.forget.releaseLocked(url);
     const result = await engine.budget.writeLocked(url, () =>
       writePage(db, { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: engine.dense?.queueModel() ?? null }, TOKENIZER),
     );

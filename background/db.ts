@@ -30,6 +30,11 @@ export interface PageRecord {
   firstVisit: number;
   lastVisit: number;
   visitCount: number;
+  /**
+   * Recent visit times, ascending, capped (src/forget.ts addVisit); absent on pages stored before it
+   * was kept. A page is in a forget range when any visit is (firstVisit and lastVisit count too).
+   */
+  visits?: number[];
   /** Hash of the captured content: a revisit with the same hash only bumps the visit. */
   hash: string;
   chunkIds: number[];

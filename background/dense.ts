@@ -257,6 +257,9 @@ export class DenseService implements DenseLane {
     const mirrorChanged = previous && previous.modelMirror !== this.settings?.modelMirror && !modelInfo(previous.model)?.bundled;
     const dropped = !!previous && (previous.model !== this.settings?.model || !!mirrorChanged);
     if (previous && dropped) {
+      // The old model's weights stay loaded in the offscreen document (or background page) otherwise:
+      // tens of MB held for a model nothing uses any more.
+      await this.host.unload?.(previous.model).catch(() => undefined);
       await dropModelVectors(db, previous.model);
       this.dims.delete(previous.model);
       this.queryCache.clear();

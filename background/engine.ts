@@ -115,7 +115,8 @@ export class Engine {
     return res;
   }
 
-  search(req: SearchRequest): Promise<SearchResponse> {
+  async search(req: SearchRequest): Promise<SearchResponse> {
+    await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
     return searchStored(this, req);
   }
 
@@ -136,8 +137,12 @@ export class Engine {
   }
 
   async stats(): Promise<Stats> {
+    await this.forget.ready();
     const db = await this.db();
-    const [pages, chunks] = await Promise.all([db.count('pages'), db.count('chunks')]);
+    const [stored, storedChunks, hidden] = await Promise.all([db.count('pages'), db.count('chunks'), this.pages.hiddenPages()]);
+    // As the user sees them: pages marked forgotten (undo window open) are not counted.
+    const pages = stored - hidden.length;
+    const chunks = storedChunks - hidden.reduce((n, p) => n + p.chunkIds.length, 0);
     const sites = new Set([...(await this.pages.all()).values()].map((p) => p.site)).size;
     const st = this.dense?.status();
     const out: Stats = { pages, chunks, pendingEmbeddings: (await this.dense?.pending()) ?? 0, sites, activeModel: st?.model ?? null };
@@ -147,6 +152,7 @@ export class Engine {
   }
 
   async siteCounts(): Promise<SiteCount[]> {
+    await this.forget.ready();
     const counts = new Map<string, number>();
     for (const p of (await this.pages.all()).values()) counts.set(p.site, (counts.get(p.site) ?? 0) + 1);
     return [...counts].map(([site, pages]) => ({ site, pages })).sort((a, b) => b.pages - a.pages || a.site.localeCompare(b.site));

@@ -2,15 +2,174 @@
  * Forgetting: pages by URL, by site, by visit range, everything, and the retention policy. Every delete
  * removes a page and everything derived from it (sections, texts, postings, vectors, queue entries) in
  * one transaction (pageStore.deletePages), then brings the engine's caches in step.
+ *
+ * What the user asks to forget is first a mark (issue 16): the pages' URLs are written to `meta`
+ * (MARKS_KEY) before the request is answered and hidden from every read of the page table at once (no
+ * search, count, site list or export shows them), and the pages are purged when the undo window closes
+ * (a timer, an alarm that wakes a stopped worker, and every maintenance pass and worker start). A worker
+ * stopped inside the window reads the marks back before it answers anything: the pages stay hidden and
+ * can still be restored, and are purged once the window is over. A page captured again while marked is
+ * purged first and stored anew: the visit came after the forget.
  */
+import { daysAgoStart, inScope, UNDO_MS, visitedIn } from '../src/forget.js';
+import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview } from '../src/protocol.js';
+import { ProtocolError } from '../src/protocol.js';
 import { siteMatches } from '../src/url.js';
 import { TOKENIZER } from '../src/indexing.js';
 import type { Engine } from './engine.js';
+import type { PageMeta } from './pageTable.js';
 import { deletePages, forgetCaches } from './pageStore.js';
 import { EVICT_FRACTION } from './storageBudget.js';
 
+export const MARKS_KEY = 'forgetMarks';
+
+/** A pending forget as stored: the URLs it covers, so a restart hides and purges exactly these. */
+export interface MarkRecord extends PendingForget {
+  urls: string[];
+}
+
+function span(pages: readonly PageMeta[]): Pick<ForgetPreview, 'firstVisit' | 'lastVisit'> {
+  if (!pages.length) return {};
+  return { firstVisit: Math.min(...pages.map((p) => p.firstVisit)), lastVisit: Math.max(...pages.map((p) => p.lastVisit)) };
+}
+
 export class Forget {
+  private marks: MarkRecord[] | null = null;
+  private loadingMarks: Promise<MarkRecord[]> | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  /** Set by the worker: wake it for the purge even if it is stopped by then (chrome.alarms). */
+  onPurgeDue: ((when: number) => void) | null = null;
+  /** The undo window (tests shorten it). */
+  undoMs = UNDO_MS;
+
   constructor(private readonly engine: Engine) {}
+
+  /** Reads the marks once per worker life and hides their pages. Everything that reads pages awaits it. */
+  ready(): Promise<MarkRecord[]> {
+    if (this.marks) return Promise.resolve(this.marks);
+    this.loadingMarks ??= (async () => {
+      try {
+        const stored = ((await (await this.engine.db()).get('meta', MARKS_KEY)) as MarkRecord[] | undefined) ?? [];
+        this.marks = stored;
+        for (const m of stored) this.engine.pages.hide(m.urls);
+        this.schedule();
+        return stored;
+      } finally {
+        this.loadingMarks = null;
+      }
+    })();
+    return this.loadingMarks;
+  }
+
+  private async saveMarks(): Promise<void> {
+    await (await this.engine.db()).put('meta', this.marks ?? [], MARKS_KEY);
+  }
+
+  private pagesIn(scope: ForgetScope, table: Map<string, PageMeta>): PageMeta[] {
+    return [...table.values()].filter((p) => inScope(p, scope));
+  }
+
+  /** Counts what a forget would cover (already-marked pages are not counted again). */
+  async preview(scope: ForgetScope): Promise<ForgetPreview> {
+    await this.ready();
+    const pages = this.pagesIn(scope, await this.engine.pages.all());
+    return { pages: pages.length, sites: new Set(pages.map((p) => p.site)).size, ...span(pages) };
+  }
+
+  /** Marks the scope's pages forgotten: hidden now, purged when the undo window closes. */
+  async mark(scope: ForgetScope, now = Date.now()): Promise<PendingForget> {
+    await this.ready();
+    return this.engine.exclusive(async () => {
+      const urls = this.pagesIn(scope, await this.engine.pages.all()).map((p) => p.url);
+      const mark: MarkRecord = { id: `${now.toString(36)}-${Math.random().toString(36).slice(2, 10)}`, scope, pages: urls.length, at: now, undoUntil: now + this.undoMs, urls };
+      this.marks = [...(this.marks ?? []), mark];
+      // Durable before anything is hidden or answered: a worker stopped now reads it back.
+      await this.saveMarks();
+      this.engine.pages.hide(urls);
+      this.schedule();
+      const { urls: _urls, ...pending } = mark;
+      return pending;
+    });
+  }
+
+  /** Restores a mark's pages if it has not been purged yet; the number of pages restored. */
+  async undo(id: string): Promise<number> {
+    await this.ready();
+    return this.engine.exclusive(async () => {
+      const mark = (this.marks ?? []).find((m) => m.id === id);
+      if (!mark) throw new ProtocolError('bad-request', 'That forget can no longer be undone: its pages are gone.');
+      this.marks = (this.marks ?? []).filter((m) => m !== mark);
+      await this.saveMarks();
+      // A URL in another pending mark stays hidden.
+      const still = new Set((this.marks ?? []).flatMap((m) => m.urls));
+      this.engine.pages.unhide(mark.urls.filter((u) => !still.has(u)));
+      return mark.urls.filter((u) => !still.has(u)).length;
+    });
+  }
+
+  /** Marks whose undo window is still open, newest last. */
+  async pending(now = Date.now()): Promise<PendingForget[]> {
+    await this.ready();
+    return (this.marks ?? []).filter((m) => m.undoUntil > now).map(({ urls: _urls, ...p }) => p);
+  }
+
+  /** Purges every mark whose window has closed (all of them with `force`). Returns pages purged. */
+  async purgeDue(now = Date.now(), force = false): Promise<number> {
+    await this.ready();
+    return this.engine.exclusive(async () => {
+      const due = (this.marks ?? []).filter((m) => force || m.undoUntil <= now);
+      if (!due.length) return 0;
+      let purged = 0;
+      const urls = [...new Set(due.flatMap((m) => m.urls))];
+      const all = await this.engine.pages.all(); // visible pages only
+      const everything = due.some((m) => m.scope.kind === 'all') && all.size === 0 && (this.marks ?? []).length === due.length;
+      if (everything) purged = await this.allLocked();
+      else purged = await this.urlsLocked(urls);
+      // Only now, after the pages are gone: a stop before this line purges them again (idempotent).
+      this.marks = (this.marks ?? []).filter((m) => !due.includes(m));
+      await this.saveMarks();
+      this.engine.pages.unhide(urls);
+      this.schedule();
+      return purged;
+    });
+  }
+
+  /**
+   * Called by capture with the write lock held, before a page is stored: a marked page visited again is
+   * purged now (its old visits were forgotten; the new one is not) and leaves its mark.
+   */
+  async releaseLocked(url: string): Promise<void> {
+    await this.ready();
+    if (!this.engine.pages.isHidden(url)) return;
+    await this.urlsLocked([url]);
+    this.marks = (this.marks ?? []).map((m) => (m.urls.includes(url) ? { ...m, urls: m.urls.filter((u) => u !== url) } : m));
+    await this.saveMarks();
+    this.engine.pages.unhide([url]);
+  }
+
+  private schedule(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const next = Math.min(...(this.marks ?? []).map((m) => m.undoUntil));
+    if (!Number.isFinite(next)) return;
+    this.onPurgeDue?.(next);
+    this.timer = setTimeout(() => void this.purgeDue().catch((e: unknown) => console.warn('reread: purge', e)), Math.max(0, next - Date.now()) + 250);
+  }
+
+  /** What the retention settings would forget now, counted the way `retention` forgets. */
+  async previewRetention(retentionDays: number, maxStorageMb: number, now = Date.now()): Promise<RetentionPreview> {
+    const pages = [...(await this.engine.pages.all()).values()];
+    const cutoff = retentionDays > 0 ? daysAgoStart(retentionDays, now) : undefined;
+    const byAge = cutoff === undefined ? 0 : pages.filter((p) => p.lastVisit < cutoff).length;
+    let byStorage = 0;
+    if (maxStorageMb > 0) {
+      const used = (await this.engine.storageEstimate?.())?.usage;
+      const max = maxStorageMb * 1024 * 1024;
+      const left = pages.length - byAge;
+      if (used !== undefined && used > max && left > 0) byStorage = Math.min(left, Math.max(1, Math.ceil(left * Math.max(EVICT_FRACTION, 1 - max / used))));
+    }
+    return { pages: byAge + byStorage, byAge, byStorage, ...(cutoff !== undefined ? { cutoff } : {}) };
+  }
 
   async urls(urls: readonly string[]): Promise<number> {
     if (!urls.length) return 0;
@@ -33,15 +192,18 @@ export class Forget {
     return this.urls(urls);
   }
 
+  /** Pages with any visit in [after, before) (src/forget.ts visitedIn). */
   async range(after?: number, before?: number): Promise<number> {
-    const urls = [...(await this.engine.pages.all()).values()]
-      .filter((p) => (after === undefined || p.lastVisit >= after) && (before === undefined || p.lastVisit < before))
-      .map((p) => p.url);
+    const urls = [...(await this.engine.pages.all()).values()].filter((p) => visitedIn(p, after ?? -Infinity, before ?? Infinity)).map((p) => p.url);
     return this.urls(urls);
   }
 
   async all(): Promise<number> {
-    return this.engine.exclusive(async () => {
+    return this.engine.exclusive(() => this.allLocked());
+  }
+
+  private async allLocked(): Promise<number> {
+    {
       const db = await this.engine.db();
       const n = await db.count('pages');
       const tx = db.transaction(['pages', 'chunks', 'texts', 'postings', 'embedQueue', 'vectors', 'meta'], 'readwrite');
@@ -64,7 +226,7 @@ export class Forget {
       this.engine.pages.reset();
       this.engine.dense?.onChunksRemoved([]);
       return n;
-    });
+    }
   }
 
   /**
@@ -76,7 +238,8 @@ export class Forget {
     return this.engine.exclusive(async () => {
       let forgotten = 0;
       if (s.retentionDays > 0) {
-        const cutoff = now - s.retentionDays * 86_400_000;
+        // Not visited since the start of the local day `retentionDays` days ago (as previewRetention counts).
+        const cutoff = daysAgoStart(s.retentionDays, now);
         forgotten += await this.urlsLocked([...(await this.engine.pages.all()).values()].filter((p) => p.lastVisit < cutoff).map((p) => p.url));
       }
       if (s.maxStorageMb > 0 && usage) {

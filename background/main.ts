@@ -8,8 +8,7 @@ import { searchSource } from './search.js';
 import { bundledLexicon } from './lexicon.js';
 import browser from 'webextension-polyfill';
 import type { MessageType } from '../src/protocol.js';
-import { validateCapture, validateSearch, validateObject, optionalNumber, requiredString } from '../src/validate.js';
-import { normalizeSitePattern } from '../src/settings.js';
+import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn } from '../src/validate.js';
 import { ProtocolError } from '../src/protocol.js';
 import { Engine } from './engine.js';
 import { createRouter, type Handlers, type SenderInfo, type Validators } from './router.js';
@@ -33,7 +32,11 @@ const dense = new DenseService(engine, embedderHost);
 engine.dense = dense;
 engine.lexicon = bundledLexicon;
 // Settings are read once at start; a backlog left by a killed worker resumes right away.
-const ready = dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e));
+const ready = Promise.all([
+  dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e)),
+  // Pages marked forgotten are hidden before any message is answered (a restart inside an undo window).
+  engine.forget.ready().catch((e: unknown) => console.warn('reread: forget marks', e)),
+]);
 // Resumes (or finishes at once) the v1 -> v2 text compression; readers accept both forms meanwhile.
 void engine.db().then((db) => migrateChunkTexts(db)).catch((e: unknown) => console.warn('reread: text migration', e));
 
@@ -55,16 +58,18 @@ const validators: Validators = {
   sites: (p) => empty(p, 'sites'),
   'settings/get': (p) => empty(p, 'settings/get'),
   'settings/set': (p) => validateObject(p, 'settings/set'),
-  'delete/site': (p) => {
-    const site = normalizeSitePattern(requiredString(validateObject(p, 'delete/site').site, 'site', 300));
-    if (!site) throw new ProtocolError('bad-request', 'not a site name');
-    return { site };
+  'forget/preview': (p) => ({ scope: validateForgetScope(validateObject(p, 'forget/preview').scope) }),
+  forget: (p) => ({ scope: validateForgetScope(validateObject(p, 'forget').scope) }),
+  'forget/undo': (p) => {
+    const id = requiredString(validateObject(p, 'forget/undo').id, 'id', 40);
+    if (!/^[a-z0-9-]{1,40}$/.test(id)) throw new ProtocolError('bad-request', 'not a forget id');
+    return { id };
   },
-  'delete/range': (p) => {
-    const o = validateObject(p, 'delete/range');
-    return { after: optionalNumber(o.after, 'after'), before: optionalNumber(o.before, 'before') };
+  'forget/pending': (p) => empty(p, 'forget/pending'),
+  'retention/preview': (p) => {
+    const o = validateObject(p, 'retention/preview');
+    return { retentionDays: integerIn(o.retentionDays, 'retentionDays', 0, 36_500), maxStorageMb: integerIn(o.maxStorageMb, 'maxStorageMb', 0, 1_000_000) };
   },
-  'delete/all': (p) => empty(p, 'delete/all'),
   export: (p) => ({ vectors: validateObject(p, 'export').vectors === true }),
   import: (p) => ({ jsonl: requiredString(validateObject(p, 'import').jsonl, 'jsonl', 500_000_000) }),
   verify: (p) => ({ repair: validateObject(p, 'verify').repair === true }),
@@ -111,18 +116,17 @@ const handlers: Handlers = {
     if ('retentionDays' in p || 'maxStorageMb' in p) void runRetention(engine);
     return next;
   },
-  'delete/site': async (p) => {
-    await purgeOutbox(sitesMatcher([p.site]));
-    return { pages: await engine.deleteSite(p.site) };
+  'forget/preview': async (p) => engine.forget.preview(p.scope),
+  forget: async (p) => {
+    // Captures still waiting in the outbox from the forgotten pages go at once (a visit already made
+    // is part of what was asked to forget; undo does not bring an unfiled capture back).
+    const { scope } = p;
+    await purgeOutbox(scope.kind === 'all' ? () => true : scope.kind === 'site' ? sitesMatcher([scope.site]) : (e) => e.at >= scope.from && e.at < scope.to);
+    return engine.forget.mark(scope);
   },
-  'delete/range': async (p) => {
-    await purgeOutbox((e) => e.at >= (p.after ?? -Infinity) && e.at < (p.before ?? Infinity));
-    return { pages: await engine.deleteRange(p.after, p.before) };
-  },
-  'delete/all': async () => {
-    await purgeOutbox(() => true);
-    return { pages: await engine.deleteAll() };
-  },
+  'forget/undo': async (p) => ({ pages: await engine.forget.undo(p.id) }),
+  'forget/pending': async () => engine.forget.pending(),
+  'retention/preview': async (p) => engine.forget.previewRetention(p.retentionDays, p.maxStorageMb),
   export: async (p) => exportJsonl(engine, p.vectors === true),
   import: async (p) => importJsonl(engine, p.jsonl),
   verify: async (p) => verifyIndex(engine, p.repair === true),

@@ -7,6 +7,8 @@ import { normalizeUrl } from '../src/url.js';
 import type { Engine } from './engine.js';
 
 const RETENTION_ALARM = 'reread-retention';
+/** Wakes a stopped worker when a forget's undo window closes, to purge its pages. */
+const PURGE_ALARM = 'reread-forget-purge';
 
 const estimate = async (): Promise<{ usage?: number; quota?: number } | undefined> => navigator.storage?.estimate?.().catch(() => undefined);
 const usage = async (): Promise<number | undefined> => (await estimate())?.usage;
@@ -14,6 +16,14 @@ const usage = async (): Promise<number | undefined> => (await estimate())?.usage
 export function runRetention(engine: Engine): Promise<number> {
   return engine.enforceRetention(Date.now(), usage).catch((e: unknown) => {
     console.warn('reread: retention', e);
+    return 0;
+  });
+}
+
+/** Purges forgets whose undo window has closed (every maintenance pass, worker start and purge alarm). */
+export function purgeForgotten(engine: Engine): Promise<number> {
+  return engine.forget.purgeDue().catch((e: unknown) => {
+    console.warn('reread: purge', e);
     return 0;
   });
 }
@@ -41,8 +51,11 @@ export function registerMaintenance(engine: Engine): void {
   // Captures keep headroom below the storage limit (Engine.keepHeadroomLocked).
   engine.storageEstimate = estimate;
   browser.alarms?.onAlarm.addListener((alarm) => {
-    if (alarm.name === RETENTION_ALARM) void runRetention(engine);
+    if (alarm.name === RETENTION_ALARM) void purgeForgotten(engine).then(() => runRetention(engine));
+    if (alarm.name === PURGE_ALARM) void purgeForgotten(engine);
   });
+  engine.forget.onPurgeDue = (when) => void browser.alarms?.create(PURGE_ALARM, { when: when + 1000 }).catch(() => undefined);
+  void purgeForgotten(engine);
   void browser.alarms?.get(RETENTION_ALARM).then((a) => {
     if (!a) void browser.alarms.create(RETENTION_ALARM, { periodInMinutes: 12 * 60, delayInMinutes: 1 });
   });

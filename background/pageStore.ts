@@ -8,6 +8,7 @@ import type { TokenizerOptions } from '../src/tokenizer.js';
 import { indexSection, type IndexedSection } from '../src/indexing.js';
 import { appendToBlock, BLOCK_SIZE, removeFromBlock, type EncodedBlock, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
+import { addVisit } from '../src/forget.js';
 import { EMPTY_STATS, type ChunkRecord, type DB, type PageRecord, type RereadDB, type StatsRecord } from './db.js';
 import { removeVectors } from './vectorStore.js';
 import { forgetAllTexts, forgetTexts, packTexts, withTexts } from './sectionTexts.js';
@@ -251,7 +252,7 @@ async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: Index
   const cur = await tx.objectStore('pages').get(input.url);
   if (!samePage(cur, readBefore) || (cur && cur.hash !== input.hash && !samePage(cur, old?.page))) throw new StalePage();
   if (cur && cur.hash === input.hash) {
-    const page = { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1 };
+    const page = { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1, visits: addVisit(cur.visits, input.now) };
     await tx.objectStore('pages').put(page);
     await tx.done;
     return { outcome: 'revisit', page, touchedTerms: touched, removedChunkIds: [], addedChunkIds: [] };
@@ -287,6 +288,7 @@ async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: Index
     firstVisit: cur ? Math.min(cur.firstVisit, input.now) : input.now,
     lastVisit: cur ? Math.max(cur.lastVisit, input.now) : input.now,
     visitCount: (cur?.visitCount ?? 0) + 1,
+    visits: addVisit(cur?.visits, input.now),
     hash: input.hash,
     chunkIds: ids,
     words: input.words,
@@ -337,7 +339,7 @@ async function deletePagesIn(db: DB, tx: WriteTx, urls: readonly string[], old: 
 export async function recordVisit(db: DB, url: string, now: number): Promise<PageRecord | undefined> {
   const tx = db.transaction('pages', 'readwrite');
   const page = await tx.store.get(url);
-  if (page) await tx.store.put({ ...page, lastVisit: Math.max(page.lastVisit, now), visitCount: page.visitCount + 1 });
+  if (page) await tx.store.put({ ...page, lastVisit: Math.max(page.lastVisit, now), visitCount: page.visitCount + 1, visits: addVisit(page.visits, now) });
   await tx.done;
   return page;
 }

@@ -8,6 +8,7 @@
  * transaction, so a capture or deletion made while it runs is either wholly in it or wholly not.
  */
 import type { Chunk, ChunkAnchor, SectionPart } from '../src/chunker.js';
+import { MAX_VISITS } from '../src/forget.js';
 import { countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
 import { normalizeUrl, siteOf } from '../src/url.js';
@@ -103,7 +104,9 @@ export async function exportJsonl(engine: Engine, vectors: boolean): Promise<{ j
   // In write order (chunk ids grow with each write): the import then assigns ids in the same relative
   // order, so equal scores break the same way and the imported profile ranks exactly like this one.
   const firstId = (p: PageRecord) => (p.chunkIds.length ? Math.min(...p.chunkIds) : Infinity);
-  const pages = pageList.sort((a, b) => firstId(a) - firstId(b) || (a.url < b.url ? -1 : 1));
+  // Pages marked forgotten (undo window open) are not exported.
+  await engine.forget.ready();
+  const pages = pageList.filter((p) => !engine.pages.isHidden(p.url)).sort((a, b) => firstId(a) - firstId(b) || (a.url < b.url ? -1 : 1));
   const lines: string[] = [JSON.stringify({ kind: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), pages: pages.length, ...(model ? { vectors: model } : {}) })];
   for (const p of pages) {
     const { chunkIds: _ids, hash: _hash, ...page } = p;
@@ -131,6 +134,17 @@ function importedVector(v: unknown, model: string | null): { codes: Int8Array; s
 
 function isStringArray(v: unknown): v is string[] {
   return Array.isArray(v) && v.every((x) => typeof x === 'string');
+}
+
+/** An exported visit list: finite times, at most MAX_VISITS of the latest (anything else is dropped). */
+function importedVisits(v: unknown): { visits?: number[] } {
+  if (!Array.isArray(v)) return {};
+  const times = v.filter((t): t is number => typeof t === 'number' && Number.isFinite(t) && t > 0);
+  return times.length ? { visits: mergeVisits(undefined, times) } : {};
+}
+
+function mergeVisits(a: readonly number[] | undefined, b: readonly number[]): number[] {
+  return [...new Set([...(a ?? []), ...b])].sort((x, y) => x - y).slice(-MAX_VISITS);
 }
 
 export async function importJsonl(engine: Engine, jsonl: string): Promise<{ pages: number; skipped: number; vectors: number }> {
@@ -162,7 +176,7 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       continue;
     }
     if (rec.kind === 'page') {
-      pages.set(url, { page: { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: Number(rec.firstVisit) || Date.now(), lastVisit: Number(rec.lastVisit) || Date.now(), visitCount: Number(rec.visitCount) || 1 }, chunks: [], vectors: [] });
+      pages.set(url, { page: { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: Number(rec.firstVisit) || Date.now(), lastVisit: Number(rec.lastVisit) || Date.now(), visitCount: Number(rec.visitCount) || 1, ...importedVisits(rec.visits) }, chunks: [], vectors: [] });
     } else if (rec.kind === 'chunk') {
       const p = pages.get(url);
       if (!p || typeof rec.text !== 'string' || !isStringArray(rec.headingPath)) {
@@ -213,9 +227,10 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       );
       // Keep the exported visit history rather than "visited now", merged with what this profile
       // already knew of the page (an import must not make a recent visit look older).
+      const visits = mergeVisits(prev?.visits, page.visits ?? [page.firstVisit!, page.lastVisit!]);
       const fixed = prev
-        ? { ...res.page, firstVisit: Math.min(prev.firstVisit, page.firstVisit!), lastVisit: Math.max(prev.lastVisit, page.lastVisit!), visitCount: Math.max(prev.visitCount, page.visitCount!) }
-        : { ...res.page, firstVisit: page.firstVisit!, lastVisit: page.lastVisit!, visitCount: page.visitCount! };
+        ? { ...res.page, firstVisit: Math.min(prev.firstVisit, page.firstVisit!), lastVisit: Math.max(prev.lastVisit, page.lastVisit!), visitCount: Math.max(prev.visitCount, page.visitCount!), visits }
+        : { ...res.page, firstVisit: page.firstVisit!, lastVisit: page.lastVisit!, visitCount: page.visitCount!, visits };
       await db.put('pages', fixed);
       // Sections that came with a vector of this profile's model are not embedded again (storeVectors
       // takes only ids still queued, so a drain that got there first is never doubled).

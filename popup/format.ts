@@ -28,3 +28,29 @@ export function faviconUrl(pageUrl: string): string | null {
   u.searchParams.set('size', '16');
   return u.toString();
 }
+
+/** "1 page", "1,204 pages": counts in words, grouped the user's way. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n.toLocaleString()} ${n === 1 ? one : many}`;
+}
+
+/** A search's time for people: "12 ms", "under 1 ms", never "0.19999999972060323 ms". */
+export function formatMs(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 1) return 'under 1 ms';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** A local calendar day: "3 Jan", with the year when it is not this year ("3 Jan 2025"). */
+export function formatDay(ms: number, now = Date.now()): string {
+  const d = new Date(ms);
+  const sameYear = d.getFullYear() === new Date(now).getFullYear();
+  return d.toLocaleDateString(undefined, sameYear ? { day: 'numeric', month: 'short' } : { day: 'numeric', month: 'short', year: 'numeric' });
+}
+
+/** "3 Jan – 9 Feb", or one day when both fall on the same local day. */
+export function formatDaySpan(first: number, last: number, now = Date.now()): string {
+  const a = formatDay(first, now);
+  const b = formatDay(last, now);
+  return a === b ? a : `${a} – ${b}`;
+}

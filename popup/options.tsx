@@ -1,13 +1,25 @@
-/** The options page: status, privacy controls, storage, model choice, ranking, and maintenance. */
+/**
+ * The options page: what is stored, saving and privacy controls, forgetting, export/import, search by
+ * meaning, advanced ranking (folded), and maintenance.
+ *
+ * Nothing here forgets data from one click (issue 16): every forget is counted first and said in words
+ * ("Forget 1,204 pages from example.com, visited 3 Jan – 9 Feb"), confirmed in a dialog, and can then be
+ * undone for a while (the background only marks the pages until the window closes). Retention changes
+ * are previewed and applied only once confirmed. Forms that are not complete cannot be submitted.
+ */
 import { render } from 'preact';
+import type { ComponentChildren } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import type { SiteCount, Stats, VerifyReport } from '../src/protocol.js';
+import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview, SiteCount, Stats, VerifyReport } from '../src/protocol.js';
 import type { Settings } from '../src/settings.js';
 import { normalizeSitePattern } from '../src/settings.js';
+import { dayRange } from '../src/forget.js';
 import browser from 'webextension-polyfill';
 import { call } from './api.js';
-import { formatBytes } from './format.js';
+import { formatBytes, formatDay, formatDaySpan, plural } from './format.js';
 import { ModelSettings } from './components/ModelSettings.js';
+import { ConfirmDialog } from './components/ConfirmDialog.js';
+import { UndoBar } from './components/UndoBar.js';
 
 function useAsync<T>(load: () => Promise<T>, deps: unknown[]): [T | null, () => void] {
   const [value, setValue] = useState<T | null>(null);
@@ -18,16 +30,62 @@ function useAsync<T>(load: () => Promise<T>, deps: unknown[]): [T | null, () => 
   return [value, () => setN((x) => x + 1)];
 }
 
+/** "Forget 1,204 pages from example.com, visited 3 Jan – 9 Feb?" */
+export function forgetQuestion(scope: ForgetScope, p: ForgetPreview): string {
+  const n = plural(p.pages, 'page');
+  const when = p.firstVisit !== undefined && p.lastVisit !== undefined ? `, visited ${formatDaySpan(p.firstVisit, p.lastVisit)}` : '';
+  switch (scope.kind) {
+    case 'site':
+      return `Forget ${n} from ${scope.site}${when}?`;
+    case 'range':
+      return `Forget ${n} visited between the start of ${formatDay(scope.from)} and the end of ${formatDay(scope.to - 1)}${p.sites > 1 ? `, from ${plural(p.sites, 'site')}` : ''}?`;
+    case 'all':
+      return `Forget all ${n} Reread has saved, from ${plural(p.sites, 'site')}${when}?`;
+  }
+}
+
+type Ask =
+  | { kind: 'forget'; scope: ForgetScope; preview: ForgetPreview | null; extra?: string }
+  | { kind: 'retention'; patch: Pick<Settings, 'retentionDays' | 'maxStorageMb'>; preview: RetentionPreview };
+
+function Field({ id, label, children, hint }: { id: string; label: string; children: ComponentChildren; hint?: string }) {
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children}
+      {hint && (
+        <p class="hint" id={`${id}-hint`}>
+          {hint}
+        </p>
+      )}
+    </div>
+  );
+}
+
 function Options() {
   const [stats, reloadStats] = useAsync<Stats>(() => call('stats', {}), []);
   const [settings, setSettings] = useState<Settings | null>(null);
   const [sites, reloadSites] = useAsync<SiteCount[]>(() => call('sites', {}), []);
+  const [pending, reloadPending] = useAsync<PendingForget[]>(() => call('forget/pending', {}), []);
   const [message, setMessage] = useState<string>('');
   const [newSite, setNewSite] = useState('');
+  const [siteToForget, setSiteToForget] = useState('');
+  const [rangeFrom, setRangeFrom] = useState('');
+  const [rangeTo, setRangeTo] = useState('');
+  const [retentionDays, setRetentionDays] = useState('');
+  const [maxStorage, setMaxStorage] = useState('');
   const [report, setReport] = useState<VerifyReport | null>(null);
+  const [ask, setAsk] = useState<Ask | null>(null);
+  const [undoFocus, setUndoFocus] = useState<string | null>(null);
 
   useEffect(() => {
-    call('settings/get', {}).then(setSettings).catch((e: Error) => setMessage(e.message));
+    call('settings/get', {})
+      .then((s) => {
+        setSettings(s);
+        setRetentionDays(String(s.retentionDays));
+        setMaxStorage(String(s.maxStorageMb));
+      })
+      .catch((e: Error) => setMessage(e.message));
     const t = setInterval(reloadStats, 2000);
     return () => clearInterval(t);
   }, []);
@@ -40,9 +98,11 @@ function Options() {
       setMessage((e as Error).message);
     }
   };
+  /** Counts, site lists and pending forgets are read again right after anything changes them. */
   const refresh = () => {
     reloadStats();
     reloadSites();
+    reloadPending();
   };
   const act = async (what: string, fn: () => Promise<string>) => {
     setMessage(`${what}…`);
@@ -54,31 +114,73 @@ function Options() {
     refresh();
   };
 
-  if (!settings) return <p>Loading…</p>;
+  /** Opens the confirmation with the count computed first (the dialog's button waits for it). */
+  const askForget = (scope: ForgetScope, extra?: string) => {
+    setAsk({ kind: 'forget', scope, preview: null, extra });
+    call('forget/preview', { scope })
+      .then((preview) => setAsk((a) => (a && a.kind === 'forget' && a.scope === scope ? { ...a, preview } : a)))
+      .catch((e: Error) => {
+        setAsk(null);
+        setMessage(`Could not count the pages: ${e.message}`);
+      });
+  };
+  const doForget = (scope: ForgetScope) => {
+    setAsk(null);
+    void act('Forgetting', async () => {
+      const p = await call('forget', { scope });
+      setUndoFocus(p.id);
+      return `${plural(p.pages, 'page')} forgotten. Undo is available for ${Math.round((p.undoUntil - Date.now()) / 1000)} seconds.`;
+    });
+  };
+
+  if (!settings) return <p role="status">Loading…</p>;
+  const range = rangeFrom || rangeTo ? dayRange(rangeFrom, rangeTo) : null;
+  const rangeError = range && 'error' in range ? range.error : null;
+  const retentionChanged = retentionDays !== String(settings.retentionDays) || maxStorage !== String(settings.maxStorageMb);
+  const retentionValid = /^\d+$/.test(retentionDays.trim()) && /^\d+$/.test(maxStorage.trim());
+  const siteChoice = siteToForget || sites?.[0]?.site || '';
+
   return (
     <main class="options">
       <h1 class="brand">Reread options</h1>
       <p class="options__message" role="status" data-testid="options-message">
         {message}
       </p>
+      {(pending ?? []).length > 0 && (
+        <section aria-label="Undo" class="options__undo" data-testid="pending-forgets">
+          {(pending ?? []).map((p) => (
+            <UndoBar
+              key={p.id}
+              pending={p}
+              focus={undoFocus === p.id}
+              onDone={(undone, msg) => {
+                if (undone) setMessage(msg);
+                setUndoFocus(null);
+                refresh();
+              }}
+            />
+          ))}
+        </section>
+      )}
 
-      <section>
-        <h2>What is stored</h2>
+      <section aria-labelledby="h-stored">
+        <h2 id="h-stored">What is stored</h2>
         {!stats && <p>Counting…</p>}
         {stats && (
-        <dl class="stats">
-          <dt>Pages</dt>
-          <dd data-testid="stat-pages">{stats.pages}</dd>
-          <dt>Sections</dt>
-          <dd data-testid="stat-chunks">{stats.chunks}</dd>
-          <dt>Sections waiting to be understood</dt>
-          <dd data-testid="stat-pending-embeddings">{stats.pendingEmbeddings}</dd>
-          <dt>Sites</dt>
-          <dd data-testid="stat-sites">{stats.sites}</dd>
-          <dt>Storage used</dt>
-          <dd data-testid="stat-bytes-text">{stats.bytesUsed !== undefined ? formatBytes(stats.bytesUsed) : 'unknown'}</dd>
-        </dl>
+          <dl class="stats">
+            <dt>Pages</dt>
+            <dd data-testid="stat-pages">{stats.pages}</dd>
+            <dt>Sections</dt>
+            <dd data-testid="stat-chunks">{stats.chunks}</dd>
+            <dt>Sections still being read for search by meaning</dt>
+            <dd data-testid="stat-pending-embeddings">{stats.pendingEmbeddings}</dd>
+            <dt>Sites</dt>
+            <dd data-testid="stat-sites">{stats.sites}</dd>
+            <dt>Storage used</dt>
+            <dd data-testid="stat-bytes-text">{stats.bytesUsed !== undefined ? formatBytes(stats.bytesUsed) : 'unknown'}</dd>
+          </dl>
         )}
+        <p class="hint">Space from forgotten pages is given back when the browser next tidies its database, which can take a while.</p>
         {stats?.storageWarning && (
           <p class="warn" data-testid="storage-warning">
             {stats.storageWarning}
@@ -86,27 +188,34 @@ function Options() {
         )}
       </section>
 
-      <section>
-        <h2>Saving pages</h2>
-        <label>
+      <section aria-labelledby="h-saving">
+        <h2 id="h-saving">Saving pages</h2>
+        <label class="check">
           <input type="checkbox" data-testid="pause" checked={settings.paused} onChange={(e) => void save({ paused: (e.target as HTMLInputElement).checked })} /> Pause saving new pages
         </label>
-        <h3>Never save these sites</h3>
+        <h3 id="h-never">Never save these sites</h3>
         <form
+          class="row"
+          aria-labelledby="h-never"
           onSubmit={(e) => {
             e.preventDefault();
             const site = normalizeSitePattern(newSite);
             if (!site) return setMessage('That is not a site name (example: news.example.com).');
             setNewSite('');
+            // Future captures stop at once; what is already stored is only forgotten if the user says so.
             void act('Excluding', async () => {
-              await save({ excludedSites: [...settings.excludedSites, site] });
-              const { pages } = await call('delete/site', { site });
-              return `${site} will not be saved; ${pages} stored pages from it were forgotten.`;
+              await save({ excludedSites: settings.excludedSites.includes(site) ? settings.excludedSites : [...settings.excludedSites, site] });
+              const preview = await call('forget/preview', { scope: { kind: 'site', site } });
+              if (preview.pages) setAsk({ kind: 'forget', scope: { kind: 'site', site }, preview, extra: `${site} will not be saved from now on. Its pages already saved can stay searchable, or be forgotten too.` });
+              return `${site} will not be saved from now on.`;
             });
           }}
         >
-          <input data-testid="exclude-input" placeholder="example.com" value={newSite} onInput={(e) => setNewSite((e.target as HTMLInputElement).value)} />
-          <button type="submit" data-testid="exclude-add">
+          <label for="exclude-input" class="visually-hidden">
+            Site never to save
+          </label>
+          <input id="exclude-input" data-testid="exclude-input" placeholder="example.com" value={newSite} onInput={(e) => setNewSite((e.target as HTMLInputElement).value)} />
+          <button type="submit" data-testid="exclude-add" disabled={!newSite.trim()}>
             Add
           </button>
         </form>
@@ -114,13 +223,13 @@ function Options() {
           {settings.excludedSites.map((s) => (
             <li key={s}>
               {s}{' '}
-              <button type="button" class="link" onClick={() => void save({ excludedSites: settings.excludedSites.filter((x) => x !== s) })}>
+              <button type="button" class="link" aria-label={`Remove ${s} from this list`} onClick={() => void save({ excludedSites: settings.excludedSites.filter((x) => x !== s) })}>
                 remove
               </button>
             </li>
           ))}
         </ul>
-        <label>
+        <label class="check">
           <input
             type="checkbox"
             data-testid="follow-history"
@@ -139,94 +248,136 @@ function Options() {
           />{' '}
           When I clear browsing history, forget the same pages
         </label>
-        <label>
-          Forget pages not visited for{' '}
-          <input type="number" min={0} data-testid="retention-days" value={settings.retentionDays} onChange={(e) => void save({ retentionDays: Number((e.target as HTMLInputElement).value) })} /> days (0 = keep
-          everything)
-        </label>
-        <label>
-          Keep storage under{' '}
-          <input type="number" min={0} data-testid="max-storage" value={settings.maxStorageMb} onChange={(e) => void save({ maxStorageMb: Number((e.target as HTMLInputElement).value) })} /> MB (0 = no cap)
-        </label>
-      </section>
 
-      <section>
-        <h2>Forget</h2>
-        <label>
-          Site{' '}
-          <select data-testid="delete-site-select" id="delete-site">
-            {(sites ?? []).map((s) => (
-              <option key={s.site} value={s.site}>
-                {s.site} ({s.pages})
-              </option>
-            ))}
-          </select>
-        </label>
-        <button
-          type="button"
-          data-testid="delete-site"
-          onClick={() => {
-            const site = (document.getElementById('delete-site') as HTMLSelectElement | null)?.value;
-            if (site) void act('Forgetting', async () => `Forgot ${(await call('delete/site', { site })).pages} pages from ${site}.`);
+        <h3 id="h-retention">Keep for how long</h3>
+        <form
+          class="retention"
+          aria-labelledby="h-retention"
+          onSubmit={(e) => {
+            e.preventDefault();
+            if (!retentionChanged || !retentionValid) return;
+            const patch = { retentionDays: Number(retentionDays), maxStorageMb: Number(maxStorage) };
+            void act('Counting', async () => {
+              const preview = await call('retention/preview', patch);
+              if (!preview.pages) {
+                await save(patch);
+                return 'Saved. Nothing stored is forgotten by the new settings today.';
+              }
+              setAsk({ kind: 'retention', patch, preview });
+              return '';
+            });
           }}
         >
-          Forget this site
-        </button>
-        <div class="range">
-          From <input type="date" id="range-after" data-testid="range-after" /> to <input type="date" id="range-before" data-testid="range-before" />{' '}
-          <button
-            type="button"
-            data-testid="delete-range"
-            onClick={() => {
-              const a = (document.getElementById('range-after') as HTMLInputElement).valueAsNumber;
-              const b = (document.getElementById('range-before') as HTMLInputElement).valueAsNumber;
-              void act('Forgetting', async () => {
-                const r = await call('delete/range', { after: Number.isNaN(a) ? undefined : a, before: Number.isNaN(b) ? undefined : b + 86_400_000 });
-                return `Forgot ${r.pages} pages.`;
-              });
-            }}
-          >
-            Forget pages visited in this range
+          <Field id="retention-days" label="Forget pages not visited for (days)" hint="0 keeps everything. Applied twice a day.">
+            <input id="retention-days" type="number" min={0} inputMode="numeric" aria-describedby="retention-days-hint" data-testid="retention-days" value={retentionDays} onInput={(e) => setRetentionDays((e.target as HTMLInputElement).value)} />
+          </Field>
+          <Field id="max-storage" label="Keep storage under (MB)" hint="0 sets no cap. Over the cap, the least recently visited pages go first.">
+            <input id="max-storage" type="number" min={0} inputMode="numeric" aria-describedby="max-storage-hint" data-testid="max-storage" value={maxStorage} onInput={(e) => setMaxStorage((e.target as HTMLInputElement).value)} />
+          </Field>
+          <div class="row">
+            <button type="submit" data-testid="retention-apply" disabled={!retentionChanged || !retentionValid}>
+              Apply…
+            </button>
+            {retentionChanged && (
+              <button
+                type="button"
+                class="link"
+                onClick={() => {
+                  setRetentionDays(String(settings.retentionDays));
+                  setMaxStorage(String(settings.maxStorageMb));
+                }}
+              >
+                undo changes
+              </button>
+            )}
+          </div>
+        </form>
+      </section>
+
+      <section aria-labelledby="h-forget">
+        <h2 id="h-forget">Forget</h2>
+        <p class="hint">Each of these asks first, with the number of pages, and can be undone for 15 seconds after.</p>
+        <div class="forget-block">
+          <h3 id="h-forget-site">A site</h3>
+          <div class="row">
+            <label for="delete-site" class="visually-hidden">
+              Site to forget
+            </label>
+            <select id="delete-site" data-testid="delete-site-select" value={siteChoice} disabled={!sites?.length} onChange={(e) => setSiteToForget((e.target as HTMLSelectElement).value)}>
+              {!sites?.length && <option value="">No sites saved</option>}
+              {(sites ?? []).map((s) => (
+                <option key={s.site} value={s.site}>
+                  {s.site} ({plural(s.pages, 'page')})
+                </option>
+              ))}
+            </select>
+            <button type="button" data-testid="delete-site" disabled={!siteChoice} aria-describedby="h-forget-site" onClick={() => siteChoice && askForget({ kind: 'site', site: siteChoice })}>
+              Forget this site…
+            </button>
+          </div>
+        </div>
+        <div class="forget-block">
+          <h3 id="h-forget-range">Pages visited on some days</h3>
+          <p class="hint" id="range-definition" data-testid="range-definition">
+            Days are in your time zone, from the start of the first day to the end of the last. A page is forgotten if you visited it at any time in
+            those days, even if you also visited it before or after.
+          </p>
+          <div class="row range">
+            <div class="field">
+              <label for="range-after">First day</label>
+              <input type="date" id="range-after" data-testid="range-after" aria-describedby="range-definition" value={rangeFrom} onInput={(e) => setRangeFrom((e.target as HTMLInputElement).value)} />
+            </div>
+            <div class="field">
+              <label for="range-before">Last day</label>
+              <input type="date" id="range-before" data-testid="range-before" aria-describedby="range-definition" value={rangeTo} onInput={(e) => setRangeTo((e.target as HTMLInputElement).value)} />
+            </div>
+            <button type="button" data-testid="delete-range" disabled={!range || 'error' in range} onClick={() => range && !('error' in range) && askForget({ kind: 'range', from: range.from, to: range.to })}>
+              Forget these days…
+            </button>
+          </div>
+          {rangeError && (
+            <p class="warn" data-testid="range-error">
+              {rangeError}
+            </p>
+          )}
+        </div>
+        <div class="forget-block">
+          <h3>Everything</h3>
+          <button type="button" class="danger" data-testid="delete-all" disabled={!stats?.pages} onClick={() => askForget({ kind: 'all' })}>
+            Forget everything…
           </button>
         </div>
-        <button
-          type="button"
-          class="danger"
-          data-testid="delete-all"
-          onClick={() => {
-            if (confirm('Forget every page Reread has saved?')) void act('Forgetting everything', async () => `Forgot ${(await call('delete/all', {})).pages} pages.`);
-          }}
-        >
-          Forget everything
-        </button>
       </section>
 
-      <section>
-        <h2>Export and import</h2>
-        <button
-          type="button"
-          data-testid="export"
-          onClick={() =>
-            void act('Exporting', async () => {
-              const withVectors = (document.querySelector('[data-testid="export-vectors"]') as HTMLInputElement | null)?.checked === true;
-              const { jsonl, pages } = await call('export', { vectors: withVectors });
-              const a = document.createElement('a');
-              a.href = URL.createObjectURL(new Blob([jsonl], { type: 'application/x-ndjson' }));
-              a.download = `reread-${new Date().toISOString().slice(0, 10)}.jsonl`;
-              a.click();
-              setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-              return `Exported ${pages} pages.`;
-            })
-          }
-        >
-          Export (JSONL)
-        </button>
-        <label>
-          <input type="checkbox" data-testid="export-vectors" /> include embeddings (a larger file; an import into the same model does not embed again)
-        </label>
-        <label>
-          Import{' '}
+      <section aria-labelledby="h-transfer">
+        <h2 id="h-transfer">Export and import</h2>
+        <div class="row">
+          <button
+            type="button"
+            data-testid="export"
+            onClick={() =>
+              void act('Exporting', async () => {
+                const withVectors = (document.querySelector('[data-testid="export-vectors"]') as HTMLInputElement | null)?.checked === true;
+                const { jsonl, pages } = await call('export', { vectors: withVectors });
+                const a = document.createElement('a');
+                a.href = URL.createObjectURL(new Blob([jsonl], { type: 'application/x-ndjson' }));
+                a.download = `reread-${new Date().toISOString().slice(0, 10)}.jsonl`;
+                a.click();
+                setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+                return `Exported ${plural(pages, 'page')}.`;
+              })
+            }
+          >
+            Export (JSONL)
+          </button>
+          <label class="check">
+            <input type="checkbox" data-testid="export-vectors" /> include search-by-meaning data (a larger file; importing it with the same model skips reading the pages again)
+          </label>
+        </div>
+        <div class="field">
+          <label for="import-file">Import a Reread export (.jsonl)</label>
           <input
+            id="import-file"
             type="file"
             accept=".jsonl,application/x-ndjson,application/json"
             data-testid="import-file"
@@ -235,49 +386,87 @@ function Options() {
               if (file)
                 void act('Importing', async () => {
                   const r = await call('import', { jsonl: await file.text() });
-                  return `Imported ${r.pages} pages${r.vectors ? ` with ${r.vectors} embeddings` : ''}${r.skipped ? ` (${r.skipped} lines skipped)` : ''}.`;
+                  return `Imported ${plural(r.pages, 'page')}${r.vectors ? ` with ${r.vectors} embeddings` : ''}${r.skipped ? ` (${plural(r.skipped, 'line')} skipped)` : ''}.`;
                 });
             }}
           />
-        </label>
+        </div>
       </section>
 
       <ModelSettings settings={settings} stats={stats} save={save} say={setMessage} />
 
-      <section>
-        <h2>Advanced ranking</h2>
-        {(
-          [
-            ['k1', 'BM25 k1 (term saturation)', 0, 3, 0.1],
-            ['b', 'BM25 b (length normalisation)', 0, 1, 0.05],
-            ['rrfK', 'Fusion k', 1, 200, 1],
-            ['lexicalWeight', 'Keyword lane weight', 0, 3, 0.1],
-            ['denseWeight', 'Meaning lane weight', 0, 3, 0.1],
-          ] as const
-        ).map(([key, label, min, max, step]) => (
-          <label key={key} class="ranking">
-            {label}{' '}
-            <input
-              type="number"
-              min={min}
-              max={max}
-              step={step}
-              data-testid={`ranking-${key}`}
-              value={settings.ranking[key]}
-              onChange={(e) => void save({ ranking: { ...settings.ranking, [key]: Number((e.target as HTMLInputElement).value) } })}
-            />
-          </label>
-        ))}
+      <section aria-labelledby="h-ranking">
+        <h2 id="h-ranking">Ranking</h2>
+        <details>
+          <summary>Advanced ranking (for tinkering: the defaults were tuned on test collections)</summary>
+          <p class="hint">
+            Results combine two lists: pages found by their words (BM25) and pages found by their meaning. These numbers change how each list
+            scores and how much each counts. Changes apply to the next search.
+          </p>
+          {(
+            [
+              ['k1', 'Word repetition (BM25 k1): how much a word counts again when repeated', 0, 3, 0.1],
+              ['b', 'Length balance (BM25 b): how much long sections are held back', 0, 1, 0.05],
+              ['rrfK', 'Fusion depth (k): higher lets lower-ranked results weigh more', 1, 200, 1],
+              ['lexicalWeight', 'Weight of the “found by words” list', 0, 3, 0.1],
+              ['denseWeight', 'Weight of the “found by meaning” list', 0, 3, 0.1],
+            ] as const
+          ).map(([key, label, min, max, step]) => (
+            <div class="field ranking" key={key}>
+              <label for={`ranking-${key}`}>{label}</label>
+              <input
+                id={`ranking-${key}`}
+                type="number"
+                min={min}
+                max={max}
+                step={step}
+                data-testid={`ranking-${key}`}
+                value={settings.ranking[key]}
+                onChange={(e) => void save({ ranking: { ...settings.ranking, [key]: Number((e.target as HTMLInputElement).value) } })}
+              />
+            </div>
+          ))}
+        </details>
       </section>
 
-      <section>
-        <h2>Maintenance</h2>
-        <button type="button" data-testid="verify" onClick={() => void act('Checking', async () => { const r = await call('verify', {}); setReport(r); return r.ok ? 'The index is consistent.' : `${r.problems.length} problems found.`; })}>
-          Check the index
-        </button>
-        <button type="button" data-testid="repair" onClick={() => void act('Repairing', async () => { const r = await call('verify', { repair: true }); setReport(r); return r.ok ? 'Nothing to repair.' : 'Repaired: the index was rebuilt from the stored sections.'; })}>
-          Repair
-        </button>
+      <section aria-labelledby="h-maintenance">
+        <h2 id="h-maintenance">Maintenance</h2>
+        <div class="maintenance">
+          <div class="maintenance__item">
+            <h3>Check the index</h3>
+            <p class="hint">Reads everything and reports anything inconsistent. Changes nothing.</p>
+            <button
+              type="button"
+              data-testid="verify"
+              onClick={() =>
+                void act('Checking', async () => {
+                  const r = await call('verify', {});
+                  setReport(r);
+                  return r.ok ? 'The index is consistent.' : `${plural(r.problems.length, 'problem')} found.`;
+                })
+              }
+            >
+              Check
+            </button>
+          </div>
+          <div class="maintenance__item">
+            <h3>Repair the index</h3>
+            <p class="hint">Rebuilds the search index from the saved sections. Your pages are kept; it can take a while.</p>
+            <button
+              type="button"
+              data-testid="repair"
+              onClick={() =>
+                void act('Repairing', async () => {
+                  const r = await call('verify', { repair: true });
+                  setReport(r);
+                  return r.ok ? 'Nothing to repair.' : 'Repaired: the index was rebuilt from the stored sections.';
+                })
+              }
+            >
+              Repair
+            </button>
+          </div>
+        </div>
         {report && (
           <pre class="report" data-testid="verify-report">
             {report.ok ? 'OK' : report.problems.join('\n')}
@@ -285,6 +474,50 @@ function Options() {
           </pre>
         )}
       </section>
+
+      {ask?.kind === 'forget' && (
+        <ConfirmDialog
+          title={ask.scope.kind === 'all' ? 'Forget everything?' : ask.scope.kind === 'site' ? `Forget ${ask.scope.site}?` : 'Forget these days?'}
+          confirmLabel={ask.preview ? (ask.preview.pages ? `Forget ${plural(ask.preview.pages, 'page')}` : 'Nothing to forget') : 'Counting…'}
+          busy={!ask.preview || ask.preview.pages === 0}
+          onCancel={() => {
+            setAsk(null);
+            setMessage('Nothing was forgotten.');
+          }}
+          onConfirm={() => doForget(ask.scope)}
+        >
+          {ask.extra && <p>{ask.extra}</p>}
+          <p data-testid="confirm-count">{ask.preview ? (ask.preview.pages ? forgetQuestion(ask.scope, ask.preview) : 'No saved page is in this range.') : 'Counting the pages…'}</p>
+          {ask.scope.kind === 'range' && <p class="hint">A page counts if you visited it at any time in those days, in your time zone.</p>}
+          <p class="hint">Their text, search index and search-by-meaning data are removed. You can undo for 15 seconds after.</p>
+        </ConfirmDialog>
+      )}
+      {ask?.kind === 'retention' && (
+        <ConfirmDialog
+          title="Apply the new limits?"
+          testId="confirm"
+          confirmLabel={`Forget ${plural(ask.preview.pages, 'page')} and apply`}
+          onCancel={() => {
+            setAsk(null);
+            setMessage('Nothing changed.');
+          }}
+          onConfirm={() => {
+            const { patch } = ask;
+            setAsk(null);
+            void act('Applying', async () => {
+              await save(patch);
+              return `Applied. ${plural(ask.preview.pages, 'page')} will be forgotten now.`;
+            });
+          }}
+        >
+          <p data-testid="confirm-count">
+            These settings forget {plural(ask.preview.pages, 'page')} now
+            {ask.preview.byAge && ask.preview.cutoff !== undefined ? `: ${plural(ask.preview.byAge, 'page')} not visited since ${formatDay(ask.preview.cutoff)}` : ''}
+            {ask.preview.byStorage ? `${ask.preview.byAge ? ', and' : ':'} about ${plural(ask.preview.byStorage, 'page')} visited least recently, to get under the storage cap` : ''}.
+          </p>
+          <p class="hint">This cannot be undone. Pages you visit again are saved again.</p>
+        </ConfirmDialog>
+      )}
     </main>
   );
 }

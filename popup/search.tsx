@@ -3,8 +3,66 @@
  * parameters are folded into the query's operators, which then drive everything.
  */
 import { render } from 'preact';
+import { useState } from 'preact/hooks';
 import { SearchView } from './components/SearchView.js';
 import { call } from './api.js';
+
+/**
+ * Reload keeps the query typed here without putting it in the address bar: Chromium records extension
+ * pages' addresses in its history, history.replaceState included (tests/e2e/privacy.test.ts), so the
+ * query is kept in this tab's sessionStorage, for this page load's address only. To bookmark or share a
+ * search, the page offers a link to it: following it is the user's choice.
+ */
+const TYPED_KEY = 'reread:typed';
+
+function typedQuery(): string | null {
+  try {
+    const v = JSON.parse(sessionStorage.getItem(TYPED_KEY) ?? 'null') as { at: string; q: string } | null;
+    return v && v.at === location.pathname + location.search && typeof v.q === 'string' ? v.q : null;
+  } catch {
+    return null;
+  }
+}
+
+function searchLink(q: string): string {
+  return q.trim() ? `search.html?${new URLSearchParams({ q: q.trim() }).toString()}` : 'search.html';
+}
+
+function ResultsPage({ initial, exclude }: { initial: string; exclude?: string }) {
+  const [q, setQ] = useState(initial);
+  const at = location.pathname + location.search;
+  return (
+    <main class="page">
+      <header class="page__header">
+        <h1 class="brand">Reread</h1>
+        <nav class="page__nav" aria-label="Reread">
+          {q.trim() && !exclude && (
+            <a href={searchLink(q)} data-testid="search-link" title="A link to bookmark this search. Opening it puts the query in your browser history.">
+              Link to this search
+            </a>
+          )}
+          <a class="page__options" href="options.html">
+            Options
+          </a>
+        </nav>
+      </header>
+      {exclude && <p class="page__note">Pages related to {exclude}</p>}
+      <SearchView
+        mode="page"
+        initialQuery={initial}
+        excludeUrl={exclude}
+        onQueryChange={(typed) => {
+          setQ(typed);
+          try {
+            sessionStorage.setItem(TYPED_KEY, JSON.stringify({ at, q: typed }));
+          } catch {
+            // Storage refused (quota, policy): reload then shows the query the page was opened with.
+          }
+        }}
+      />
+    </main>
+  );
+}
 
 function initialQuery(params: URLSearchParams): string {
   let q = (params.get('q') ?? '').trim();
@@ -32,19 +90,7 @@ async function start(): Promise<void> {
   if (token) history.replaceState(null, '', location.pathname);
 
   app.textContent = '';
-  render(
-    <main class="page">
-      <header class="page__header">
-        <h1 class="brand">Reread</h1>
-        <a class="page__options" href="options.html">
-          Options
-        </a>
-      </header>
-      {exclude && <p class="page__note">Pages related to {exclude}</p>}
-      <SearchView mode="page" initialQuery={initialQuery(params)} excludeUrl={exclude} />
-    </main>,
-    app,
-  );
+  render(<ResultsPage initial={typedQuery() ?? initialQuery(params)} exclude={exclude} />, app);
 }
 
 void start();

@@ -87,7 +87,7 @@ async function search(q) {
 const queries = ['os.path.join', 'how do I undo a commit I already pushed', 'list comprehensions', 'zephyrine litter', 'cake pastry'];
 for (const q of queries) {
   const results = await search(q);
-  console.log(`\n“${q}” → ${results.length} pages`);
+  console.log(`\n“${q}” → ${results.length} ${results.length === 1 ? "page" : "pages"}`);
   for (const r of results.slice(0, 3)) console.log(`  ${r.title}${r.section ? ' › ' + r.section : ''}  [${r.lanes}]\n    ${r.href}`);
 }
 
@@ -100,6 +100,16 @@ if (headed) {
   await page.screenshot({ path: shot, fullPage: true });
   console.log(`\nScreenshot of the results page: ${shot}`);
   await ctx.close();
+  console.log(
+    [
+      '',
+      'Next: use Reread in your own browser (it starts empty and saves the pages you visit from then on).',
+      `  Chrome, Chromium, Edge: open chrome://extensions, turn on "Developer mode", click "Load unpacked" and choose ${dist}`,
+      `  Firefox 142+: open about:debugging#/runtime/this-firefox, "Load Temporary Add-on…", choose ${join(root, 'dist/firefox/manifest.json')}`,
+      '  Then: the toolbar button (or Alt+Shift+R) searches; "rr" and a space in the address bar too.',
+      '  With a display, `npm start` leaves this demo browser open to try instead.',
+    ].join('\n'),
+  );
 }
 server.close();
 rmSync(profile, { recursive: true, force: true });

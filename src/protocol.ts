@@ -141,6 +141,41 @@ export interface VerifyReport {
   checked: { chunks: number; terms: number; vectors: number };
 }
 
+/**
+ * What a "forget" covers. A range is local calendar days, inclusive at both ends, given as epoch ms:
+ * `from` the start of the first day, `to` the start of the day after the last (the page computes both
+ * in its own time zone, so a DST change or a non-UTC zone moves nothing). A page is in a range when
+ * any of its visits is.
+ */
+export type ForgetScope = { kind: 'site'; site: string } | { kind: 'range'; from: number; to: number } | { kind: 'all' };
+
+/** Counted before anything is forgotten, for the confirmation's words. */
+export interface ForgetPreview {
+  pages: number;
+  sites: number;
+  /** Earliest and latest visit of the pages counted (undefined when there are none). */
+  firstVisit?: number;
+  lastVisit?: number;
+}
+
+/** A forget held as a mark: the pages vanish from every surface at once and can be restored until `undoUntil`. */
+export interface PendingForget {
+  id: string;
+  scope: ForgetScope;
+  pages: number;
+  at: number;
+  undoUntil: number;
+}
+
+export interface RetentionPreview {
+  /** Pages the new settings would forget now (not visited for `retentionDays`, then over the storage cap). */
+  pages: number;
+  byAge: number;
+  byStorage: number;
+  /** The local day before which pages count as not visited (undefined when age is not limited). */
+  cutoff?: number;
+}
+
 export interface ExportLine {
   kind: 'page' | 'chunk';
   [k: string]: unknown;
@@ -156,9 +191,15 @@ export interface Messages {
   sites: { req: Record<string, never>; res: SiteCount[] };
   'settings/get': { req: Record<string, never>; res: Settings };
   'settings/set': { req: Partial<Settings>; res: Settings };
-  'delete/site': { req: { site: string }; res: { pages: number } };
-  'delete/range': { req: { after?: number; before?: number }; res: { pages: number } };
-  'delete/all': { req: Record<string, never>; res: { pages: number } };
+  /** How many pages a forget would cover; changes nothing. */
+  'forget/preview': { req: { scope: ForgetScope }; res: ForgetPreview };
+  /** Marks the pages forgotten (hidden everywhere at once), purged when the undo window closes. */
+  forget: { req: { scope: ForgetScope }; res: PendingForget };
+  /** Restores a marked forget that has not been purged yet. */
+  'forget/undo': { req: { id: string }; res: { pages: number } };
+  /** Forgets whose undo window is still open. */
+  'forget/pending': { req: Record<string, never>; res: PendingForget[] };
+  'retention/preview': { req: { retentionDays: number; maxStorageMb: number }; res: RetentionPreview };
   export: { req: { vectors?: boolean }; res: { jsonl: string; pages: number } };
   import: { req: { jsonl: string }; res: { pages: number; skipped: number; vectors?: number } };
   verify: { req: { repair?: boolean }; res: VerifyReport };

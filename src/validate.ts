@@ -3,7 +3,8 @@
  * anything malformed is refused with `bad-request`, anything over the caps is cut.
  */
 import type { Block, BlockKind } from './chunker.js';
-import { ProtocolError, type CapturePayload, type MessageType, type SearchRequest } from './protocol.js';
+import { ProtocolError, type CapturePayload, type ForgetScope, type MessageType, type SearchRequest } from './protocol.js';
+import { normalizeSitePattern } from './settings.js';
 
 export const CAPTURE_LIMITS = {
   /** Total characters of block text kept from one page. */
@@ -121,4 +122,38 @@ export function optionalNumber(v: unknown, name: string): number | undefined {
 
 export function requiredString(v: unknown, name: string, max = 4000): string {
   return str(v, name, max)!;
+}
+
+/** Epoch ms between 1990 and 2200: anything else is not a day a page was visited on. */
+const EARLIEST = Date.UTC(1990, 0, 1);
+const LATEST = Date.UTC(2200, 0, 1);
+
+/** A forget's scope: a site name, a non-empty range of whole days, or everything. Anything else is refused. */
+export function validateForgetScope(v: unknown): ForgetScope {
+  if (!isObject(v)) fail('scope must be an object');
+  switch (v.kind) {
+    case 'all':
+      return { kind: 'all' };
+    case 'site': {
+      const site = normalizeSitePattern(str(v.site, 'site', 300)!);
+      if (!site) fail('not a site name');
+      return { kind: 'site', site };
+    }
+    case 'range': {
+      const { from, to } = v;
+      if (typeof from !== 'number' || typeof to !== 'number' || !Number.isFinite(from) || !Number.isFinite(to)) fail('a range needs a first and a last day');
+      if (from < EARLIEST || to > LATEST || to <= from) fail('not a range of days');
+      // At least about a day (23 h: the day the clocks go forward), a whole number of minutes.
+      if (to - from < 23 * 3_600_000 || from % 60_000 !== 0 || to % 60_000 !== 0) fail('a range covers whole days');
+      return { kind: 'range', from, to };
+    }
+    default:
+      fail('scope.kind must be site, range or all');
+  }
+}
+
+/** A whole number in [min, max]. */
+export function integerIn(v: unknown, name: string, min: number, max: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) fail(`${name} must be a whole number from ${min} to ${max}`);
+  return v;
 }

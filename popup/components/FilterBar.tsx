@@ -19,7 +19,8 @@ const PRESETS: { label: string; after: string | null }[] = [
   { label: '30 days', after: '30d' },
 ];
 
-export function FilterBar({ query, sites, onChange }: { query: string; sites: SiteCount[]; onChange: (q: string) => void }) {
+/** `compact` (the popup): no custom range inputs, which the results page and `after:`/`before:` offer. */
+export function FilterBar({ query, sites, onChange, compact = false }: { query: string; sites: SiteCount[]; onChange: (q: string) => void; compact?: boolean }) {
   const parsed = parseQuery(query);
   const site = parsed.sites[0] ?? '';
   const afterRaw = /(?:^|\s)after:(\S+)/i.exec(query)?.[1]?.toLowerCase() ?? null;
@@ -52,14 +53,18 @@ export function FilterBar({ query, sites, onChange }: { query: string; sites: Si
             {p.label}
           </button>
         ))}
+        {!compact && (
         <label class="filters__range">
           <span class="visually-hidden">From</span>
           <input type="date" data-testid="filter-after" value={parsed.after !== undefined ? isoDate(parsed.after) : ''} onChange={(e) => onChange(setOperator(query, 'after', (e.target as HTMLInputElement).value || null))} />
         </label>
+        )}
+        {!compact && (
         <label class="filters__range">
           <span class="visually-hidden">Before</span>
           <input type="date" data-testid="filter-before" value={parsed.before !== undefined ? isoDate(parsed.before) : ''} onChange={(e) => onChange(setOperator(query, 'before', (e.target as HTMLInputElement).value || null))} />
         </label>
+        )}
       </div>
     </div>
   );

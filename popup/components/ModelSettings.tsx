@@ -8,6 +8,7 @@ import type { ModelStatusResponse, Stats } from '../../src/protocol.js';
 import { DEFAULT_MODEL_MIRROR, normalizeModelMirror, type Settings } from '../../src/settings.js';
 import { call } from '../api.js';
 import { formatBytes } from '../format.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
 
 interface Props {
   settings: Settings;
@@ -24,6 +25,8 @@ export function downloadText(d: ModelDownload): string {
 export function ModelSettings({ settings, stats, save, say }: Props) {
   const [status, setStatus] = useState<ModelStatusResponse | null>(null);
   const [mirror, setMirror] = useState(settings.modelMirror);
+  /** The model whose removal is being confirmed (its files would have to be downloaded again). */
+  const [removing, setRemoving] = useState<string | null>(null);
   useEffect(() => {
     let live = true;
     const poll = () =>
@@ -56,9 +59,9 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
   };
 
   return (
-    <section data-testid="model-settings">
-      <h2>Search by meaning</h2>
-      <label>
+    <section data-testid="model-settings" aria-labelledby="h-meaning">
+      <h2 id="h-meaning">Search by meaning</h2>
+      <label class="check">
         <input type="checkbox" data-testid="dense-enabled" checked={settings.denseEnabled} onChange={(e) => void save({ denseEnabled: (e.target as HTMLInputElement).checked })} /> Use search by meaning (turn off on slow
         machines: keyword search keeps working)
       </label>
@@ -70,10 +73,11 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
             <div key={m.id} class="model" data-model={m.id}>
               <label>
                 <input type="radio" name="model" value={m.id} checked={settings.model === m.id} onChange={() => void save({ model: m.id, ...(m.bundled ? {} : { allowModelDownload: true }) })} /> {m.label}
-                {m.bundled ? ' — included, works offline' : downloaded ? ' — downloaded, works offline' : ` — ${m.sizeMb} MB, downloaded once from ${new URL(settings.modelMirror).host}`}
+                {/* The label already says the download size. */}
+                {m.bundled ? ' — included, works offline' : downloaded ? ' — downloaded, works offline' : ` — downloaded once from ${new URL(settings.modelMirror).host}`}
               </label>
               {downloaded && (
-                <button type="button" class="link" data-testid="model-remove" onClick={() => void remove(m.id)}>
+                <button type="button" class="link" data-testid="model-remove" aria-label={`Remove ${m.label}`} onClick={() => setRemoving(m.id)}>
                   remove
                 </button>
               )}
@@ -88,7 +92,7 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
       )}
       {settings.denseEnabled && pending > 0 && (
         <p data-testid="embed-progress">
-          Understanding sections with {active?.label.replace(/\s*\(.*\)$/, '') ?? settings.model}: {pending} of {Math.max(total, pending)} left ({total > 0 ? Math.max(0, Math.floor(((total - pending) / total) * 100)) : 0}% done). Keyword
+          Reading sections for search by meaning with {active?.label.replace(/\s*\(.*\)$/, '') ?? settings.model}: {pending} of {Math.max(total, pending)} left ({total > 0 ? Math.max(0, Math.floor(((total - pending) / total) * 100)) : 0}% done). Keyword
           search works meanwhile.
         </p>
       )}
@@ -96,6 +100,24 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
         <p class="warn" data-testid="model-error">
           Search by meaning is paused: {status.error}
         </p>
+      )}
+      {removing && (
+        <ConfirmDialog
+          title={`Remove ${modelInfo(removing)?.label.replace(/\s*\(.*\)$/, '') ?? removing}?`}
+          confirmLabel="Remove"
+          testId="confirm-model"
+          onCancel={() => setRemoving(null)}
+          onConfirm={() => {
+            const id = removing;
+            setRemoving(null);
+            void remove(id);
+          }}
+        >
+          <p>
+            Its files ({modelInfo(removing)?.sizeMb ?? '?'} MB) and what it computed for your pages are deleted. Your pages stay; search by meaning
+            uses the built-in model until you download this one again.
+          </p>
+        </ConfirmDialog>
       )}
       <details>
         <summary>Advanced: model mirror</summary>
@@ -107,10 +129,8 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
             void save({ modelMirror: v });
           }}
         >
-          <label>
-            Download models from{' '}
-            <input data-testid="model-mirror" size={40} value={mirror} onInput={(e) => setMirror((e.target as HTMLInputElement).value)} />
-          </label>{' '}
+          <label for="model-mirror">Download models from</label>{' '}
+          <input id="model-mirror" data-testid="model-mirror" size={40} value={mirror} onInput={(e) => setMirror((e.target as HTMLInputElement).value)} />{' '}
           <button type="submit" data-testid="model-mirror-save">
             Save
           </button>{' '}

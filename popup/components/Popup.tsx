@@ -1,13 +1,39 @@
-/** The toolbar popup: the search box, plus "exclude this site" for the current tab. */
-import { useEffect, useState } from 'preact/hooks';
+/**
+ * The toolbar popup: the search box, plus "never save this site" for the current tab. That stops
+ * future captures at once and only then asks, with the count, whether to forget what is already stored
+ * from the site (undoable for a while).
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
 import browser from 'webextension-polyfill';
+import type { ForgetPreview, PendingForget } from '../../src/protocol.js';
 import { siteOf } from '../../src/url.js';
 import { call } from '../api.js';
+import { formatDaySpan, plural } from '../format.js';
 import { SearchView } from './SearchView.js';
+import { UndoBar } from './UndoBar.js';
+
+type Exclusion =
+  | { step: 'none' }
+  | { step: 'asking'; preview: ForgetPreview }
+  | { step: 'undo'; pending: PendingForget }
+  | { step: 'done'; message: string };
+
+function question(site: string, p: ForgetPreview): string {
+  const when = p.firstVisit !== undefined && p.lastVisit !== undefined ? ` (visited ${formatDaySpan(p.firstVisit, p.lastVisit)})` : '';
+  return `${site} will not be saved from now on. Also forget the ${plural(p.pages, 'page')} already saved from it${when}?`;
+}
 
 export function Popup() {
   const [site, setSite] = useState<string | null>(null);
   const [excluded, setExcluded] = useState(false);
+  const [flow, setFlow] = useState<Exclusion>({ step: 'none' });
+  const [storedVersion, setStoredVersion] = useState(0);
+  useEffect(() => setStoredVersion((v) => v + 1), [flow.step]);
+  // The button that asked goes once the site is excluded: focus moves to the question's safe answer.
+  const firstButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (flow.step === 'asking') firstButton.current?.focus();
+  }, [flow.step]);
   useEffect(() => {
     // activeTab: the popup may read the URL of the tab it was opened on.
     browser.tabs
@@ -15,25 +41,72 @@ export function Popup() {
       .then(([tab]) => setSite(tab?.url && /^https?:/.test(tab.url) ? siteOf(tab.url) : null))
       .catch(() => setSite(null));
   }, []);
+  useEffect(() => {
+    if (!site) return;
+    call('settings/get', {})
+      .then((s) => setExcluded(s.excludedSites.includes(site)))
+      .catch(() => undefined);
+  }, [site]);
+
   const exclude = async () => {
     if (!site) return;
-    const s = await call('settings/get', {});
-    await call('settings/set', { excludedSites: [...s.excludedSites, site] });
-    await call('delete/site', { site });
-    setExcluded(true);
+    try {
+      const s = await call('settings/get', {});
+      if (!s.excludedSites.includes(site)) await call('settings/set', { excludedSites: [...s.excludedSites, site] });
+      setExcluded(true);
+      const preview = await call('forget/preview', { scope: { kind: 'site', site } });
+      setFlow(preview.pages ? { step: 'asking', preview } : { step: 'done', message: `${site} will not be saved from now on. Nothing from it was stored.` });
+    } catch (e) {
+      setFlow({ step: 'done', message: `Could not exclude ${site}: ${(e as Error).message}` });
+    }
   };
+  const forgetStored = async () => {
+    if (!site) return;
+    try {
+      setFlow({ step: 'undo', pending: await call('forget', { scope: { kind: 'site', site } }) });
+    } catch (e) {
+      setFlow({ step: 'done', message: `Could not forget: ${(e as Error).message}` });
+    }
+  };
+
   return (
     <div class="popup">
-      <SearchView mode="popup" initialQuery="" />
+      <main class="popup__main">
+        <h1 class="visually-hidden">Reread</h1>
+        <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} />
+      </main>
+      <p class="visually-hidden" role="status" data-testid="popup-live">
+        {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(site ?? '', flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : ''}
+      </p>
+      {flow.step !== 'none' && site && (
+        <section class="popup__notice" aria-label={`Saving ${site}`} data-testid="exclude-flow">
+          {flow.step === 'asking' && (
+            <>
+              <p data-testid="exclude-question">{question(site, flow.preview)}</p>
+              <div class="row">
+                <button type="button" class="danger-fill" data-testid="exclude-forget" onClick={() => void forgetStored()}>
+                  Forget {plural(flow.preview.pages, 'page')}
+                </button>
+                 <button type="button" ref={firstButton} data-testid="exclude-keep" onClick={() => setFlow({ step: 'done', message: `${site} will not be saved from now on; what is stored from it stays searchable.` })}>
+                  Keep them
+                </button>
+              </div>
+            </>
+          )}
+          {flow.step === 'undo' && <UndoBar pending={flow.pending} focus onDone={(_undone, message) => setFlow({ step: 'done', message })} />}
+          {flow.step === 'done' && <p data-testid="exclude-done">{flow.message}</p>}
+        </section>
+      )}
       <footer class="popup__footer">
         <a href="search.html" target="_blank" data-testid="open-full">
-          Full page
+          Full results page
         </a>
-        {site && (
-          <button type="button" class="link" data-testid="exclude-site" disabled={excluded} onClick={() => void exclude()}>
-            {excluded ? `${site} excluded` : `Never save ${site}`}
+        {site && !excluded && (
+          <button type="button" class="link" data-testid="exclude-site" onClick={() => void exclude()}>
+            Never save {site}
           </button>
         )}
+        {site && excluded && <span data-testid="site-excluded">{site} is never saved</span>}
         <a href="options.html" target="_blank">
           Options
         </a>

@@ -1,7 +1,23 @@
-/** One result: the page's best section, with up to two more sections of the same page. */
+/**
+ * One result: a page, as a group of options — its best section first, then up to two more sections of
+ * the same page.
+ *
+ * Why this pattern (issue 18): the search box is a combobox that owns a listbox, and the arrow keys
+ * move `aria-activedescendant` through the options while focus stays in the box. Screen readers
+ * (NVDA, JAWS, VoiceOver, ChromeVox) announce an active option's name and its position as the user
+ * types and moves; a listbox of groups tells them which page a section belongs to. An option may hold
+ * no interactive content (axe `nested-interactive`: the nested links and buttons of the old cards were
+ * announced as one blob and could not be reached), so every section a card links to is an option of
+ * its own, and nothing else in a card is a control. Each option is the link itself (`<a role=option>`,
+ * allowed by ARIA in HTML), so the mouse keeps what links give it: middle-click, Ctrl-click, "copy link".
+ * An option's name is its whole visible text, in reading order (title, section, site, date, how it was
+ * found, snippet): a shorter name through aria-labelledby would differ from what is seen (WCAG 2.5.3,
+ * axe `label-content-name-mismatch`), and a sighted speech-input user says what they see.
+ * A plain list of links with roving focus was the other candidate; it loses typing-while-moving, which is
+ * what a search-as-you-type box is for.
+ */
 import type { ResultSection, SearchResult } from '../../src/protocol.js';
 import type { SnippetSegment } from '../../src/snippet.js';
-import { call } from '../api.js';
 import { faviconUrl, relativeTime } from '../format.js';
 
 export function Snippet({ segments }: { segments: readonly SnippetSegment[] }) {
@@ -26,70 +42,142 @@ function LaneBadges({ lanes }: { lanes: ResultSection['lanes'] }) {
   );
 }
 
-function sectionPath(s: ResultSection, title: string): string {
-  const path = s.headingPath[0] === title ? s.headingPath.slice(1) : s.headingPath;
+/** The section's heading path without the page's own heading when the title already says it. */
+export function sectionPath(s: ResultSection, title: string): string {
+  const first = s.headingPath[0];
+  const t = title.trim().toLowerCase();
+  const path = first !== undefined && t && (t === first.trim().toLowerCase() || t.startsWith(first.trim().toLowerCase())) ? s.headingPath.slice(1) : s.headingPath;
   return path.join(' › ');
 }
 
-export interface ResultCardProps {
-  result: SearchResult;
-  index: number;
-  selected: boolean;
-  onOpen: (newTab: boolean) => void;
-  onHover: () => void;
+/** Why a section was found, in words for a screen reader (the badges say it visually). */
+function lanesInWords(lanes: ResultSection['lanes']): string {
+  if (lanes.lexical !== undefined && lanes.dense !== undefined) return 'found by its words and its meaning';
+  if (lanes.dense !== undefined) return 'found by its meaning';
+  return 'found by its words';
 }
 
-export function ResultCard({ result: r, index, selected, onOpen, onHover }: ResultCardProps) {
+/** The options of the list in order: every result's sections, best first. */
+export interface OptionRef {
+  result: SearchResult;
+  section: ResultSection;
+}
+
+/** The extra sections a card shows: all of them on the results page, one in the popup (room for 4+ pages). */
+export function moreShown(r: SearchResult, compact: boolean): ResultSection[] {
+  return compact ? r.more.slice(0, 1) : r.more;
+}
+
+export function flattenOptions(results: readonly SearchResult[], compact: boolean): OptionRef[] {
+  return results.flatMap((r) => [{ result: r, section: r as ResultSection }, ...moreShown(r, compact).map((m) => ({ result: r, section: m }))]);
+}
+
+export const optionId = (n: number): string => `option-${n}`;
+
+export interface ResultCardProps {
+  result: SearchResult;
+  /** Index of the card's first option in the whole list. */
+  firstOption: number;
+  selected: number;
+  onOpen: (href: string, newTab: boolean) => void;
+  onHover: (option: number) => void;
+  compact: boolean;
+}
+
+export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, compact }: ResultCardProps) {
   const icon = faviconUrl(r.url);
+  const base = optionId(firstOption);
   const click = (e: MouseEvent, href: string) => {
     // Plain clicks go through the background (switches to an open tab, jumps to the section);
     // modified clicks keep the browser's own behaviour.
     if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey || e.altKey) return;
     e.preventDefault();
-    if (href === r.href) onOpen(false);
-    else void call('open', { url: href, newTab: false });
+    onOpen(href, false);
   };
+  const path = sectionPath(r, r.title);
+  const title = r.title || r.url;
   return (
-    <li id={`result-${index}`} class={`result${selected ? ' result--selected' : ''}`} role="option" aria-selected={selected} data-testid="result" onMouseEnter={onHover}>
-      <div class="result__head">
-        {icon && <img class="result__icon" src={icon} alt="" width={16} height={16} />}
-        <a class="result__title" data-testid="result-link" href={r.href} onClick={(e) => click(e, r.href)} title={r.url}>
-          <span data-testid="result-title">{r.title || r.url}</span>
-        </a>
-      </div>
-      <div class="result__section" data-testid="result-section">
-        {sectionPath(r, r.title)}
-      </div>
-      <div class="result__meta">
-        <span class="result__site" data-testid="result-site">{r.site}</span>
-        <span class="result__date" title={new Date(r.lastVisit).toLocaleString()}>
-          {relativeTime(r.lastVisit)}
+    <div class="result" role="group" aria-labelledby={`${base}-title`} data-testid="result">
+      <a
+        id={base}
+        class={`result__main${selected === firstOption ? ' is-active' : ''}`}
+        role="option"
+        aria-selected={selected === firstOption}
+        tabIndex={-1}
+        href={r.href}
+        title={r.url}
+        data-testid="result-link"
+        onClick={(e) => click(e, r.href)}
+        onMouseMove={() => selected !== firstOption && onHover(firstOption)}
+      >
+        <span class="result__head">
+          {icon && <img class="result__icon" src={icon} alt="" width={16} height={16} />}
+          <span class="result__title" id={`${base}-title`} data-testid="result-title">
+            {title}
+          </span>
         </span>
-        <LaneBadges lanes={r.lanes} />
-      </div>
-      <p class="result__snippet" data-testid="result-snippet">
-        <Snippet segments={r.snippet} />
-      </p>
-      {r.whyMatched.length > 0 && (
-        <div class="result__why" data-testid="result-why">
-          matched: {r.whyMatched.join(', ')}
+        {!compact && (
+          <span class="result__section" id={`${base}-section`} data-testid="result-section">
+            {path}
+          </span>
+        )}
+        <span class="result__meta" id={`${base}-meta`}>
+          {compact && path && (
+            <span class="result__section" data-testid="result-section">
+              {path}
+            </span>
+          )}
+          <span class="result__site" data-testid="result-site">
+            {r.site}
+          </span>
+          <span class="result__date" title={new Date(r.lastVisit).toLocaleString()}>
+            {relativeTime(r.lastVisit)}
+          </span>
+          <span class="visually-hidden">, {lanesInWords(r.lanes)}.</span>
+          <LaneBadges lanes={r.lanes} />
+        </span>
+        <span class={`result__snippet${compact ? ' result__snippet--clamp' : ''}`} id={`${base}-snippet`} data-testid="result-snippet">
+          <Snippet segments={r.snippet} />
+        </span>
+        {r.whyMatched.length > 0 && !compact && (
+          <span class="result__why" data-testid="result-why">
+            matched: {r.whyMatched.join(', ')}
+          </span>
+        )}
+      </a>
+      {moreShown(r, compact).length > 0 && (
+        <div class="result__more" data-testid="result-more">
+          {moreShown(r, compact).map((m, i) => {
+            const n = firstOption + 1 + i;
+            const id = optionId(n);
+            return (
+              <a
+                key={m.chunkId}
+                id={id}
+                class={`result__more-item${selected === n ? ' is-active' : ''}`}
+                role="option"
+                aria-selected={selected === n}
+                tabIndex={-1}
+                href={m.href}
+                data-testid="more-link"
+                onClick={(e) => click(e, m.href)}
+                onMouseMove={() => selected !== n && onHover(n)}
+              >
+                <span class="visually-hidden" id={`${id}-also`}>
+                  Also on this page:
+                </span>
+                <span id={`${id}-label`} class="result__more-label">
+                  {sectionPath(m, r.title) || title}
+                </span>
+                <span class="result__more-snippet" id={`${id}-snippet`}>
+                  <span aria-hidden="true">{' — '}</span>
+                  <Snippet segments={m.snippet} />
+                </span>
+              </a>
+            );
+          })}
         </div>
       )}
-      {r.more.length > 0 && (
-        <ul class="result__more" data-testid="result-more">
-          {r.more.map((m) => (
-            <li key={m.chunkId}>
-              <a href={m.href} onClick={(e) => click(e, m.href)} data-testid="more-link">
-                {sectionPath(m, r.title) || r.title}
-              </a>
-              <span class="result__more-snippet">
-                {' — '}
-                <Snippet segments={m.snippet} />
-              </span>
-            </li>
-          ))}
-        </ul>
-      )}
-    </li>
+    </div>
   );
 }

@@ -9,20 +9,24 @@ import { parseQuery } from '../../src/query.js';
 import browser from 'webextension-polyfill';
 import { call } from '../api.js';
 import { downloadText } from './ModelSettings.js';
-import { ResultCard } from './ResultCard.js';
+import { flattenOptions, moreShown, optionId, ResultCard } from './ResultCard.js';
+import { FirstRun } from './FirstRun.js';
+import { formatMs, plural } from '../format.js';
 import { FilterBar, setOperator } from './FilterBar.js';
 
 export interface SearchViewProps {
   mode: 'popup' | 'page';
   initialQuery: string;
   excludeUrl?: string;
-  /** Called after every answered search (the page mirrors the query into its URL). */
+  /** Called after every answered search (the page keeps the query for a reload). */
   onQueryChange?: (q: string) => void;
+  /** Changed by the parent after something changed what is stored (a forget, an undo): counts are read again. */
+  storedVersion?: number;
 }
 
 type Status = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; response: SearchResponse } | { kind: 'error'; message: string };
 
-export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: SearchViewProps) {
+export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, storedVersion = 0 }: SearchViewProps) {
   const [query, setQuery] = useState(initialQuery);
   const [status, setStatus] = useState<Status>(initialQuery.trim() ? { kind: 'searching' } : { kind: 'idle' });
   const [selected, setSelected] = useState(0);
@@ -72,9 +76,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
   useEffect(() => {
     input.current?.focus();
     if (initialQuery.trim()) run(initialQuery);
+  }, []);
+  useEffect(() => {
     call('stats', {}).then(setStats).catch(() => undefined);
     call('sites', {}).then(setSites).catch(() => undefined);
-  }, []);
+  }, [storedVersion]);
 
   const onInput = (q: string) => {
     setQuery(q);
@@ -88,33 +94,40 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
   };
 
   const results: SearchResult[] = status.kind === 'done' ? status.response.results : [];
-  const open = (r: SearchResult | undefined, newTab: boolean) => {
-    if (!r) return;
-    void call('open', { url: r.href, newTab }).then(async () => {
+  const options = useMemo(() => flattenOptions(results, mode === 'popup'), [results]);
+  const openHref = (href: string, newTab: boolean) => {
+    void call('open', { url: href, newTab }).then(async () => {
       // A real popup closes once the result is open; popup.html opened as a tab stays.
       if (mode === 'popup' && !(await browser.tabs.getCurrent())) window.close();
     });
   };
 
+  const move = (to: number) => setSelected(Math.max(0, Math.min(to, options.length - 1)));
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'ArrowDown') {
       e.preventDefault();
-      setSelected((s) => Math.min(s + 1, Math.max(0, results.length - 1)));
+      move(selected + 1);
     } else if (e.key === 'ArrowUp') {
       e.preventDefault();
-      setSelected((s) => Math.max(0, s - 1));
+      move(selected - 1);
+    } else if ((e.key === 'PageDown' || e.key === 'PageUp') && options.length) {
+      e.preventDefault();
+      move(selected + (e.key === 'PageDown' ? 5 : -5));
     } else if (e.key === 'Enter') {
       e.preventDefault();
-      open(results[selected], e.ctrlKey || e.metaKey);
+      const o = options[selected];
+      if (o) openHref(o.section.href, e.ctrlKey || e.metaKey);
     } else if (e.key === 'Escape' && query) {
+      // Escape closes what typing opened (the list): it clears the box. With the box empty, the
+      // browser's own Escape closes the popup.
       e.preventDefault();
       onInput('');
     }
   };
 
   useEffect(() => {
-    document.getElementById(`result-${selected}`)?.scrollIntoView?.({ block: 'nearest' });
-  }, [selected]);
+    if (status.kind === 'done') document.getElementById(optionId(selected))?.scrollIntoView?.({ block: 'nearest' });
+  }, [selected, status]);
 
   const parsed = useMemo(() => parseQuery(query), [query]);
   const hasFilters = parsed.sites.length > 0 || parsed.excludeSites.length > 0 || parsed.after !== undefined || parsed.before !== undefined;
@@ -123,8 +136,23 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
     for (const op of ['site', 'after', 'before']) q = setOperator(q, op, null);
     q = q.replace(/(^|\s)-site:\S+/g, ' ').replace(/\s+/g, ' ').trim();
     onInput(q);
+    input.current?.focus();
   };
 
+  // One polite live region, present from the start (a region inserted with its text is often not read):
+  // what the search is doing, then how many pages it found.
+  const announcement =
+    status.kind === 'searching'
+      ? 'Searching…'
+      : status.kind === 'error'
+        ? `Search failed: ${status.message}`
+        : status.kind === 'done'
+          ? results.length
+            ? `${plural(results.length, 'page')} found. Use the up and down arrow keys to move through them, Enter to open.`
+            : 'No pages match.'
+          : '';
+
+  let optionStart = 0;
   return (
     <div class={`search search--${mode}`}>
       <div class="search__box">
@@ -133,38 +161,46 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
           type="search"
           data-testid="search-input"
           role="combobox"
-          aria-expanded={results.length > 0}
+          aria-autocomplete="list"
+          aria-expanded={options.length > 0}
           aria-controls="results"
-          aria-activedescendant={results.length ? `result-${selected}` : undefined}
+          aria-activedescendant={options.length ? optionId(selected) : undefined}
           aria-label="Search what you have read"
-          placeholder="Search what you have read…   site:  after:7d  &quot;exact words&quot;"
+          aria-describedby="search-help"
+          placeholder="Search what you have read…"
           value={query}
           onInput={(e) => onInput((e.target as HTMLInputElement).value)}
           onKeyDown={onKeyDown}
           autocomplete="off"
           spellcheck={false}
         />
+        <p id="search-help" class={`search__help${mode === 'popup' && status.kind !== 'idle' ? ' visually-hidden' : ''}`}>
+          Words, <code>"exact words"</code>, <code>site:example.com</code>, <code>after:7d</code>. ↑↓ move, Enter opens, Ctrl+Enter in a new tab, Esc clears.
+        </p>
       </div>
-      <FilterBar query={query} sites={sites} onChange={onInput} />
+      <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />
+      <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true" data-testid="live">
+        {announcement}
+      </div>
       {status.kind === 'searching' && (
-        <div class="search__status" data-testid="searching" role="status">
+        <div class="search__status" data-testid="searching">
           Searching…
         </div>
       )}
       {status.kind === 'error' && (
-        <div class="search__error" role="alert" data-testid="error">
-          Something went wrong: {status.message}
+        <div class="search__error" data-testid="error">
+          <p>Something went wrong: {status.message}</p>
+          <button type="button" onClick={() => run(query)}>
+            Try again
+          </button>
         </div>
       )}
       {status.kind === 'idle' && stats && stats.pages === 0 && <FirstRun />}
-      {status.kind === 'done' && results.length === 0 && (
-        <div class="search__empty" data-testid="no-results">
-          <p>Nothing you have read matches “{query}”.</p>
-          {hasFilters && (
-            <button type="button" data-testid="drop-filters" onClick={dropFilters}>
-              Search without filters
-            </button>
-          )}
+      {status.kind === 'idle' && stats && stats.pages > 0 && (
+        <div class="search__idle" data-testid="idle">
+          <p>
+            {plural(stats.pages, 'page')} from {plural(stats.sites, 'site')} saved on this computer. Type a few words you remember from one of them.
+          </p>
         </div>
       )}
       {status.kind === 'done' && status.response.corrected && (
@@ -183,16 +219,39 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
           </button>
         </p>
       )}
-      {results.length > 0 && (
-        <ol id="results" class="results" role="listbox" aria-label="Results" data-testid="results">
-          {results.map((r, i) => (
-            <ResultCard key={r.chunkId} result={r} index={i} selected={i === selected} onOpen={(newTab) => open(r, newTab)} onHover={() => setSelected(i)} />
-          ))}
-        </ol>
+      {status.kind === 'done' && results.length === 0 && (
+        <div class="search__empty" data-testid="no-results">
+          <p>
+            <strong>Nothing you have read matches “{query}”.</strong>
+          </p>
+          <ul>
+            {hasFilters && (
+              <li>
+                The filters may be too narrow:{' '}
+                <button type="button" class="link" data-testid="drop-filters" onClick={dropFilters}>
+                  search without filters
+                </button>
+              </li>
+            )}
+            {parsed.text.trim().split(/\s+/).length > 2 && <li>Try fewer words: the ones you are surest the page used.</li>}
+            <li>Check the spelling, or describe the page in other words (search by meaning finds related words).</li>
+            {stats && stats.pendingEmbeddings > 0 && <li>{plural(stats.pendingEmbeddings, 'new section')} are still being read for search by meaning.</li>}
+            <li>Only pages you visited since Reread was installed can be found.</li>
+          </ul>
+        </div>
+      )}
+      {options.length > 0 && (
+        <div id="results" class="results" role="listbox" aria-label="Results" data-testid="results">
+          {results.map((r) => {
+            const first = optionStart;
+            optionStart += 1 + moreShown(r, mode === 'popup').length;
+            return <ResultCard key={r.chunkId} result={r} firstOption={first} selected={selected} compact={mode === 'popup'} onOpen={openHref} onHover={setSelected} />;
+          })}
+        </div>
       )}
       {status.kind === 'done' && (
         <div class="search__meta" data-testid="search-meta">
-          {results.length} {results.length === 1 ? 'page' : 'pages'} · {status.response.tookMs} ms · {status.response.lanesUsed.dense ? 'keywords + meaning' : 'keywords'}
+          {plural(results.length, 'page')} · {formatMs(status.response.tookMs)} · {status.response.lanesUsed.dense ? 'words + meaning' : 'words only'}
         </div>
       )}
       {stats?.modelDownload && (
@@ -201,34 +260,15 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange }: Se
         </div>
       )}
       {stats?.storageWarning && (
-        <div class="search__progress" role="status" data-testid="storage-warning">
+        <div class="search__progress search__warn" data-testid="storage-warning">
           {stats.storageWarning}
         </div>
       )}
       {stats && stats.pendingEmbeddings > 0 && (
         <div class="search__progress" data-testid="embedding-progress">
-          Understanding {stats.pendingEmbeddings} new sections…
+          Reading {plural(stats.pendingEmbeddings, 'new section')} for search by meaning…
         </div>
       )}
-    </div>
-  );
-}
-
-function FirstRun() {
-  return (
-    <div class="firstrun" data-testid="first-run">
-      <h2>Search everything you read</h2>
-      <p>
-        Reread keeps the text of pages you visit, cut into sections, and lets you find them again by the words they contain or by
-        what they mean. Everything stays on this computer: nothing you read or search is ever sent anywhere.
-      </p>
-      <p>
-        Browse as usual; pages appear here a second after they load. For better search by meaning, pick the stronger model in{' '}
-        <a href="options.html" target="_blank">
-          options
-        </a>{' '}
-        (a one-time 23 MB download).
-      </p>
     </div>
   );
 }

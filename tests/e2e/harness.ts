@@ -108,6 +108,8 @@ export interface LaunchOptions {
   colorScheme?: 'light' | 'dark';
   /** Another unpacked build to load (default dist/chrome). */
   dist?: string;
+  /** The browser's time zone (TZ for the whole browser, workers included), e.g. 'America/New_York'. */
+  timezone?: string;
 }
 
 /**
@@ -120,6 +122,21 @@ export function limitedStorageDist(): string {
   cpSync(DIST, dir, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { permissions?: string[] };
   manifest.permissions = (manifest.permissions ?? []).filter((p) => p !== 'unlimitedStorage');
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  return dir;
+}
+
+/**
+ * dist/chrome with `tabs` added, copied to a temp folder (same code): the popup reads the active tab's
+ * address through `activeTab`, which Chromium grants only when the user clicks the toolbar button. Tests
+ * that open popup.html as a tab grant the same read this way.
+ */
+export function tabsPermissionDist(): string {
+  if (!existsSync(join(DIST, 'manifest.json'))) throw new Error(`${DIST} missing: run npm run build`);
+  const dir = mkdtempSync(join(tmpdir(), 'reread-tabs-'));
+  cpSync(DIST, dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { permissions?: string[] };
+  manifest.permissions = [...(manifest.permissions ?? []), 'tabs'];
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
   return dir;
 }
@@ -137,6 +154,7 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
     executablePath: CHROMIUM,
     headless: true,
     colorScheme: opts.colorScheme ?? 'light',
+    ...(opts.timezone ? { env: { ...process.env, TZ: opts.timezone }, timezoneId: opts.timezone } : {}),
     args: [
       `--disable-extensions-except=${dist}`,
       `--load-extension=${dist}`,

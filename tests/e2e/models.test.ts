@@ -229,6 +229,11 @@ describe('a downloadable model from a mirror', () => {
     expect((await searchPage(ext, { q: 'cake pastry' }))[0]?.href.startsWith(pages.url('/bread.html'))).toBe(true);
 
     await options.getByTestId('models').locator(`[data-model="${MINILM}"]`).getByTestId('model-remove').click();
+    // Removing asks first (the files would have to be downloaded again); Cancel keeps them.
+    await options.getByTestId('confirm-model-cancel').click();
+    expect((await modelStatus()).data.cached).toEqual([MINILM]);
+    await options.getByTestId('models').locator(`[data-model="${MINILM}"]`).getByTestId('model-remove').click();
+    await options.getByTestId('confirm-model-ok').click();
     await expect.poll(() => options.getByTestId('options-message').textContent()).toMatch(/Removed MiniLM .*\(4 files\)/);
     expect((await modelStatus()).data.cached).toEqual([]);
     const cacheKeys = await options.evaluate(async () => (await (await caches.open('transformers-cache')).keys()).length);
@@ -242,6 +247,7 @@ describe('a downloadable model from a mirror', () => {
     await options.getByTestId('models').getByRole('radio', { name: /MiniLM/ }).check();
     await until(() => allEmbeddedWith(MINILM), 'on MiniLM again', 30_000, 200);
     await options.getByTestId('models').locator(`[data-model="${MINILM}"]`).getByTestId('model-remove').click();
+    await options.getByTestId('confirm-model-ok').click();
     await expect.poll(() => options.getByTestId('options-message').textContent()).toMatch(/now uses Built-in/);
     expect((await ext.evalSw<{ model: string }>('engine.settings()')).model).toBe(BUNDLED);
     await until(() => allEmbeddedWith(BUNDLED), 'back on the built-in model', 30_000, 200);

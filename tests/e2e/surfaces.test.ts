@@ -60,7 +60,7 @@ describe('popup', () => {
     await box.press('ArrowDown');
     await box.press('ArrowDown');
     expect(await options.nth(2).getAttribute('aria-selected')).toBe('true');
-    expect(await box.getAttribute('aria-activedescendant')).toBe('result-2');
+    expect(await box.getAttribute('aria-activedescendant')).toBe('option-2');
     await box.press('ArrowUp');
     expect(await options.nth(1).getAttribute('aria-selected')).toBe('true');
     expect(await options.first().getAttribute('aria-selected')).toBe('false');
@@ -109,6 +109,30 @@ describe('results page', () => {
     await page.getByTestId('drop-filters').click();
     await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
     expect(await page.getByTestId('search-input').inputValue()).toBe('litter');
+    await page.close();
+  });
+
+  it('a reload keeps the typed query without putting it in the address bar; a link to the search is offered', async () => {
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('search.html'));
+    await page.getByTestId('search-input').fill('litter');
+    await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
+    expect(await page.getByTestId('search-meta').textContent()).toMatch(/^1 page · (under 1|\d+) ms · /);
+    expect(page.url()).toBe(ext.extensionUrl('search.html'));
+    expect(await page.getByTestId('search-link').getAttribute('href')).toBe('search.html?q=litter');
+    await page.reload();
+    await expect.poll(() => page.getByTestId('search-input').inputValue()).toBe('litter');
+    await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
+    expect(page.url()).toBe(ext.extensionUrl('search.html'));
+    // The link, followed (the user's choice), opens the same search.
+    await page.getByTestId('search-link').click();
+    await expect.poll(() => page.url()).toBe(ext.extensionUrl('search.html?q=litter'));
+    await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
+    // A page opened with another query is not overridden by what was typed in the earlier page.
+    await page.getByTestId('search-input').fill('sourdough');
+    await expect.poll(async () => (await results(page))[0]?.startsWith(server.url('/bread.html'))).toBe(true);
+    await page.goto(ext.extensionUrl('search.html?q=commit'));
+    await expect.poll(() => page.getByTestId('search-input').inputValue()).toBe('commit');
     await page.close();
   });
 
@@ -198,6 +222,9 @@ describe('options', () => {
     await page.getByTestId('exclude-input').fill('localhost');
     await page.getByTestId('exclude-add').click();
     await expect.poll(() => page.getByTestId('excluded-list').textContent()).toContain('localhost');
+    // Excluding stops future captures at once and asks, with the count, about what is stored.
+    await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(/^Forget 1 page from localhost, visited [^–]+\?$/);
+    await page.getByTestId('confirm-ok').click();
     expect(await searchPage(ext, { q: 'zephyrine', site: 'localhost' })).toEqual([]);
     const before = (await readStats(ext)).pages;
     await visit(ext, [server.url('/git-undo.html').replace('127.0.0.1', 'localhost')]);
@@ -215,11 +242,16 @@ describe('options', () => {
     await visit(ext, [other.url('/forget.html')]);
     await other.close();
     await until(async () => (await searchPage(ext, { q: 'grumblewick' })).length === 1, 'page on 127.0.0.2 stored');
+    // A short undo window, so the purge that follows it is seen here (the window is tested in forget.test.ts).
+    await ext.evalSw(`(engine.forget.undoMs = 1500, true)`);
     await page.goto(ext.extensionUrl('options.html'));
     await page.getByTestId('delete-site-select').selectOption('127.0.0.2');
     await page.getByTestId('delete-site').click();
-    await expect.poll(() => page.getByTestId('options-message').textContent()).toContain('Forgot 1 pages from 127.0.0.2');
+    await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(/^Forget 1 page from 127\.0\.0\.2, visited /);
+    await page.getByTestId('confirm-ok').click();
+    await expect.poll(() => page.getByTestId('options-message').textContent()).toContain('1 page forgotten');
     expect(await searchPage(ext, { q: 'grumblewick' })).toEqual([]);
+    await until(async () => (await ext.evalSw<unknown[]>(`engine.forget.pending(0)`)).length === 0, 'the forget purged after its window');
     const dump = await ext.evalSw<string>(`(async () => {
       const db = await engine.db();
       const out = [];

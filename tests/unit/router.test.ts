@@ -21,9 +21,11 @@ const TYPES: MessageType[] = [
   'sites',
   'settings/get',
   'settings/set',
-  'delete/site',
-  'delete/range',
-  'delete/all',
+  'forget/preview',
+  'forget',
+  'forget/undo',
+  'forget/pending',
+  'retention/preview',
   'export',
   'import',
   'verify',
@@ -50,7 +52,7 @@ function setup(override: { handlers?: Partial<Record<MessageType, (p: unknown, c
     validators[type] = (p) => validateObject(p, type);
   }
   // As in background/main.ts: messages without parameters are checked to be objects and passed on empty.
-  for (const type of ['page/check', 'page/hello', 'stats', 'sites', 'settings/get', 'delete/all'] as const) {
+  for (const type of ['page/check', 'page/hello', 'stats', 'sites', 'settings/get', 'forget/pending'] as const) {
     validators[type] = (p) => {
       validateObject(p, type);
       return {};

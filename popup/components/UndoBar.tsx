@@ -1,0 +1,53 @@
+/**
+ * "Forgot 12 pages from example.com. Undo" — shown while a forget can still be undone (the pages are
+ * only marked until then: see background/forget.ts). Announced politely; the Undo button takes focus
+ * when `focus` is set (after a confirmation dialog closes, it is the next thing a person may want).
+ */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { PendingForget } from '../../src/protocol.js';
+import { call } from '../api.js';
+import { plural } from '../format.js';
+
+export function forgetWords(f: Pick<PendingForget, 'scope' | 'pages'>): string {
+  const n = plural(f.pages, 'page');
+  switch (f.scope.kind) {
+    case 'site':
+      return `Forgot ${n} from ${f.scope.site}.`;
+    case 'range':
+      return `Forgot ${n} visited in the chosen days.`;
+    case 'all':
+      return `Forgot all ${n}.`;
+  }
+}
+
+export function UndoBar({ pending, onDone, focus = false }: { pending: PendingForget; onDone: (undone: boolean, message: string) => void; focus?: boolean }) {
+  const [now, setNow] = useState(Date.now());
+  const button = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (focus) button.current?.focus();
+    const t = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(t);
+  }, []);
+  const left = Math.max(0, Math.ceil((pending.undoUntil - now) / 1000));
+  useEffect(() => {
+    if (left === 0) onDone(false, `${forgetWords(pending)}`);
+  }, [left === 0]);
+  const undo = async () => {
+    try {
+      const r = await call('forget/undo', { id: pending.id });
+      onDone(true, `Restored ${plural(r.pages, 'page')}.`);
+    } catch (e) {
+      onDone(false, `Could not undo: ${(e as Error).message}`);
+    }
+  };
+  return (
+    <div class="undo" data-testid="undo-bar">
+      <span>
+        {forgetWords(pending)} <span class="undo__left">({left} s to undo)</span>
+      </span>
+      <button type="button" ref={button} data-testid="undo" onClick={() => void undo()}>
+        Undo
+      </button>
+    </div>
+  );
+}

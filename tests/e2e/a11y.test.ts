@@ -1,0 +1,260 @@
+/**
+ * Accessibility (#18): axe-core on every Reread page and state, light and dark, and the keyboard
+ * alone driving a search to an opened result. Rules: axe's WCAG 2.0/2.1/2.2 A+AA sets and its best
+ * practices (tests/e2e/axe.ts); a violation fails unless listed there as accepted with its reason.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ARTIFACTS, FIXTURES, PYTHON_DOCS, ROOT, engineStats, launch, serve, tabsPermissionDist, until, visit, type Extension, type FixtureServer } from './harness.js';
+import { describeViolations, failing, runAxe } from './axe.js';
+
+let ext: Extension;
+let server: FixtureServer;
+
+beforeAll(async () => {
+  // The fixture pages and a few pages of the Python manual (Debian's python3.11-doc), for full lists.
+  server = await serve({ '/': join(FIXTURES, 'pages'), '/python/': PYTHON_DOCS });
+  // With `tabs`, popup.html opened as a tab reads the active tab's address as the real popup does.
+  ext = await launch({ dist: tabsPermissionDist() });
+});
+afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+type Scheme = 'light' | 'dark';
+const SCHEMES: Scheme[] = ['light', 'dark'];
+const log: string[] = [];
+/** Per state: the rules that ran and passed, what failed, what axe could not decide (written to artifacts/axe-report.json). */
+const summary: { state: string; passed: string[]; violations: string[]; incomplete: string[] }[] = [];
+
+async function open(path: string, scheme: Scheme, width = 1000): Promise<Page> {
+  const page = await ext.ctx.newPage();
+  await page.emulateMedia({ colorScheme: scheme });
+  // The popup at its default size (Chrome caps a popup at 800 × 600).
+  await page.setViewportSize({ width, height: path === 'popup.html' ? 600 : 700 });
+  await page.goto(ext.extensionUrl(path));
+  return page;
+}
+
+async function settled(page: Page, testId: string): Promise<void> {
+  await page.getByTestId(testId).first().waitFor({ timeout: 20_000 });
+  await page.waitForFunction(() => !document.querySelector('[data-testid="searching"]'));
+}
+
+/** The states kept in docs/screens (the rest stay in the artifacts). */
+const DOCS = /^(popup-(first-run|many-results|no-results|never-save-question|undo-bar)|search-(first-run|results|no-results)|options|options-forget-dialog|options-undo-bar)-(light|dark)$/;
+
+/** Every checked state is also photographed (tests/e2e/artifacts; docs/ with UPDATE_DOCS=1) to be looked at. */
+async function shoot(page: Page, label: string): Promise<void> {
+  const name = label.replace(/\.html/, '').replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
+  mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+  const file = join(ARTIFACTS, 'screens', `${name}.png`);
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: file, fullPage: label.startsWith('options') && !label.includes('dialog') });
+  if (process.env.UPDATE_DOCS && DOCS.test(name)) {
+    mkdirSync(join(ROOT, 'docs/screens'), { recursive: true });
+    copyFileSync(file, join(ROOT, 'docs/screens', `${name}.png`));
+  }
+}
+
+async function check(page: Page, label: string): Promise<void> {
+  await shoot(page, label);
+  const report = await runAxe(page);
+  summary.push({ state: label, passed: report.passes, violations: report.violations.map((v) => `${v.impact} ${v.id}`), incomplete: report.incomplete.map((i) => i.id) });
+  log.push(`${label}: ${report.violations.length ? report.violations.map((v) => `${v.impact} ${v.id}`).join(', ') : 'clean'} (${report.passes.length} rules passed)`);
+  const bad = failing(report);
+  expect.soft(bad, `${label}\n${describeViolations(bad)}`).toEqual([]);
+}
+
+async function typeQuery(page: Page, q: string): Promise<void> {
+  await page.getByTestId('search-input').fill(q);
+}
+
+describe('axe-core finds nothing on any page state', () => {
+  it('first run (nothing saved yet): popup and results page', async () => {
+    for (const scheme of SCHEMES) {
+      for (const path of ['popup.html', 'search.html']) {
+        const page = await open(path, scheme, path === 'popup.html' ? 560 : 1000);
+        await settled(page, 'first-run');
+        await check(page, `${path} first run, ${scheme}`);
+        await page.close();
+      }
+    }
+  });
+
+  it('with pages saved: idle, results, no results, error; options', async () => {
+    const python = ['tutorial/datastructures.html', 'tutorial/errors.html', 'library/os.path.html', 'library/json.html'].map((p) => server.url(`/python/${p}`));
+    await visit(ext, [server.url('/cats.html'), server.url('/git-undo.html'), server.url('/bread.html'), ...python]);
+    await until(async () => (await engineStats(ext)).pages >= 7, 'fixture pages stored');
+    for (const scheme of SCHEMES) {
+      for (const path of ['popup.html', 'search.html']) {
+        const width = path === 'popup.html' ? 560 : 1000;
+        const page = await open(path, scheme, width);
+        await page.getByTestId('search-input').waitFor();
+        await page.waitForTimeout(300);
+        await check(page, `${path} idle, ${scheme}`);
+        await typeQuery(page, 'read json from a file');
+        await settled(page, 'result');
+        await check(page, `${path} results, ${scheme}`);
+        if (path === 'popup.html') {
+          // At the popup's default size, at least 4 pages show whole, and the footer is not cut off.
+          await typeQuery(page, 'python');
+          await expect.poll(() => page.getByTestId('result').count()).toBeGreaterThanOrEqual(4);
+          const box = await page.evaluate(() => {
+            const main = [...document.querySelectorAll('[data-testid="result-link"]')].map((e) => e.getBoundingClientRect().bottom);
+            const list = document.querySelector('[data-testid="results"]')!.getBoundingClientRect();
+            const footer = document.querySelector('.popup__footer')!.getBoundingClientRect();
+            return { fourth: main[3]!, listBottom: list.bottom, footerTop: footer.top, footerBottom: footer.bottom, height: innerHeight };
+          });
+          expect(box.fourth).toBeLessThanOrEqual(box.listBottom);
+          expect(box.footerBottom).toBeLessThanOrEqual(box.height);
+          await check(page, `${path} many results, ${scheme}`);
+        }
+        await typeQuery(page, 'xylophonequartz site:example.com');
+        await settled(page, 'no-results');
+        await check(page, `${path} no results, ${scheme}`);
+        await page.close();
+      }
+      const options = await open('options.html', scheme);
+      await options.getByTestId('stat-pages').waitFor();
+      await check(options, `options.html, ${scheme}`);
+      await options.close();
+    }
+    // The error state: the background's search fails (replaced for this check only).
+    await ext.evalSw(`(globalThis.__search = engine.search, engine.search = async () => { throw new Error('the index could not be read') }, true)`);
+    try {
+      for (const scheme of SCHEMES) {
+        for (const path of ['popup.html', 'search.html']) {
+          const page = await open(path, scheme, path === 'popup.html' ? 560 : 1000);
+          await typeQuery(page, 'cats');
+          await settled(page, 'error');
+          await check(page, `${path} error, ${scheme}`);
+          await page.close();
+        }
+      }
+    } finally {
+      await ext.evalSw(`(engine.search = globalThis.__search, true)`);
+    }
+  });
+
+  it('the forget dialog, the undo bar, and the popup asking about a site it will no longer save', async () => {
+    for (const scheme of SCHEMES) {
+      const options = await open('options.html', scheme);
+      await options.getByTestId('stat-pages').waitFor();
+      await options.getByTestId('delete-all').click();
+      await expect.poll(() => options.getByTestId('confirm-count').textContent()).toMatch(/Forget all 7 pages/);
+      await check(options, `options.html forget dialog, ${scheme}`);
+      await options.keyboard.press('Escape');
+      await options.close();
+    }
+    // The popup opened on a tab of a stored site (popup.html in a tab: the active tab is the page opened before).
+    const tab = await ext.ctx.newPage();
+    await tab.goto(server.url('/bread.html'));
+    const popup = await ext.ctx.newPage();
+    await popup.setViewportSize({ width: 560, height: 600 });
+    await popup.goto(ext.extensionUrl('popup.html'));
+    await tab.bringToFront();
+    // Reloading does not activate the popup's tab: it now reads the web page's tab as the active one.
+    await popup.evaluate(() => location.reload());
+    await popup.getByTestId('exclude-site').click();
+    await popup.getByTestId('exclude-question').waitFor();
+    for (const scheme of SCHEMES) {
+      await popup.emulateMedia({ colorScheme: scheme });
+      await check(popup, `popup.html never-save question, ${scheme}`);
+    }
+    await popup.getByTestId('exclude-forget').click();
+    await popup.getByTestId('undo-bar').waitFor();
+    for (const scheme of SCHEMES) {
+      await popup.emulateMedia({ colorScheme: scheme });
+      await check(popup, `popup.html undo bar, ${scheme}`);
+    }
+    const options = await open('options.html', 'light');
+    await options.getByTestId('pending-forgets').waitFor();
+    await check(options, 'options.html undo bar, light');
+    await options.getByTestId('undo').click();
+    await expect.poll(() => options.getByTestId('options-message').textContent()).toBe('Restored 7 pages.');
+    // Saving the site again (the popup excluded it).
+    await options.getByRole('button', { name: /Remove 127\.0\.0\.1 from this list/ }).click();
+    await options.close();
+    await popup.close();
+    await tab.close();
+  });
+
+  afterAll(() => {
+    console.log(`axe:\n  ${log.join('\n  ')}`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    writeFileSync(join(ARTIFACTS, 'axe-report.json'), JSON.stringify(summary, null, 1));
+  });
+});
+
+describe('the keyboard alone', () => {
+  /** The focused element and whether it shows a focus indicator. */
+  const focused = (page: Page) =>
+    page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body) return null;
+      const cs = getComputedStyle(el);
+      return { tag: el.tagName.toLowerCase(), id: el.id, testid: el.dataset.testid ?? '', text: (el.textContent ?? '').trim().slice(0, 40), ring: cs.outlineStyle !== 'none' && parseFloat(cs.outlineWidth) >= 2 };
+    });
+
+  it('searches, moves through the results and opens one; focus is always visible', async () => {
+    const page = await open('search.html', 'light');
+    // Focus starts in the search box.
+    await expect.poll(async () => (await focused(page))?.testid).toBe('search-input');
+    await page.keyboard.type('the', { delay: 20 });
+    await settled(page, 'result');
+    const live = page.getByTestId('live');
+    await expect.poll(() => live.textContent()).toMatch(/^\d+ pages? found/);
+    const box = page.getByTestId('search-input');
+    expect(await box.getAttribute('aria-expanded')).toBe('true');
+    expect(await box.getAttribute('aria-activedescendant')).toBe('option-0');
+    const optionCount = await page.locator('[role="option"]').count();
+    expect(optionCount).toBeGreaterThanOrEqual(2);
+    await page.keyboard.press('ArrowDown');
+    expect(await box.getAttribute('aria-activedescendant')).toBe('option-1');
+    expect(await page.locator('#option-1').getAttribute('aria-selected')).toBe('true');
+    await page.keyboard.press('ArrowUp');
+    expect(await box.getAttribute('aria-activedescendant')).toBe('option-0');
+    // Every control after the box is reached by Tab and shows where focus is.
+    for (let i = 0; i < 6; i++) {
+      await page.keyboard.press('Tab');
+      const f = await focused(page);
+      if (!f) break;
+      expect(f.ring, `focus ring on ${JSON.stringify(f)}`).toBe(true);
+    }
+    await page.keyboard.press('Shift+Tab');
+    await box.focus();
+    // Escape clears, typing again searches again.
+    await page.keyboard.press('Escape');
+    expect(await box.inputValue()).toBe('');
+    expect(await box.getAttribute('aria-expanded')).toBe('false');
+    await page.keyboard.type('litter box', { delay: 20 });
+    await settled(page, 'result');
+    await page.keyboard.press('ArrowDown'); // stays on the only option, or moves to the next section
+    const target = await page.locator(`#${await box.getAttribute('aria-activedescendant')}`).getAttribute('href');
+    await page.keyboard.press('Enter');
+    await until(async () => ext.ctx.pages().some((p) => p.url() === target), `${target} opened`, 10_000);
+    await page.close();
+  });
+
+  it('opens a confirmation from the options page, Escape closes it, focus comes back, nothing is forgotten', async () => {
+    const page = await open('options.html', 'light');
+    await page.getByTestId('stat-pages').waitFor();
+    const before = await page.getByTestId('stat-pages').textContent();
+    await page.getByTestId('delete-site').focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByTestId('confirm');
+    await dialog.waitFor();
+    await expect.poll(async () => (await focused(page))?.testid).toBe('confirm-cancel');
+    await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(/Forget \d+ pages? from 127\.0\.0\.1/);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    expect((await focused(page))?.testid).toBe('delete-site');
+    expect(await page.getByTestId('options-message').textContent()).toBe('Nothing was forgotten.');
+    expect(await page.getByTestId('stat-pages').textContent()).toBe(before);
+    await page.close();
+  });
+});

@@ -1,0 +1,200 @@
+/**
+ * No data lost by one click (#16), in the real browser, with the browser in New York's time zone:
+ * every destructive action in the options page and the popup counts first and says it in words,
+ * confirms, and can be undone (undo restores the same results); cancel forgets nothing; an incomplete
+ * range cannot be submitted; a range is local days, inclusive, by any visit, across a DST change; the
+ * popup's "never save" stops captures and only asks about what is stored; retention changes are
+ * previewed; counts and site lists follow at once; a worker stopped inside the undo window neither
+ * loses the mark nor brings the pages back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright';
+import { launch, searchPage, serve, tabsPermissionDist, until, visit, type Extension, type FixtureServer } from './harness.js';
+
+const TZ = 'America/New_York';
+let ext: Extension;
+let server: FixtureServer;
+
+beforeAll(async () => {
+  server = await serve();
+  ext = await launch({ dist: tabsPermissionDist(), timezone: TZ });
+});
+afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+/** Stores a page with a visit at a given wall-clock time in New York (the worker runs in that zone too). */
+async function storeAt(url: string, word: string, wall: string): Promise<void> {
+  const blocks = [
+    { kind: 'heading', text: `Notes ${word}`, level: 1 },
+    { kind: 'text', text: `This page is about ${word} and nothing else; the word ${word} appears here so a search finds this page again later.` },
+  ];
+  await ext.evalSw(`engine.capture(${JSON.stringify(url)}, { title: ${JSON.stringify(`Page ${word}`)}, lang: 'en', blocks: ${JSON.stringify(blocks)} }, new Date(${JSON.stringify(wall)}).getTime())`);
+}
+
+const found = async (q: string) => (await searchPage(ext, { q })).map((r) => r.href);
+
+async function options(): Promise<Page> {
+  const page = await ext.ctx.newPage();
+  await page.goto(ext.extensionUrl('options.html'));
+  await page.getByTestId('stat-pages').waitFor();
+  return page;
+}
+
+const statPages = async (page: Page) => Number(await page.getByTestId('stat-pages').textContent());
+
+describe('forgetting in the options page', () => {
+  it('the browser and the worker run in New York time', async () => {
+    expect(await ext.evalSw<string>('Intl.DateTimeFormat().resolvedOptions().timeZone')).toBe(TZ);
+  });
+
+  it('a range: incomplete or reversed cannot be submitted; local days, inclusive, by any visit, across the DST change', async () => {
+    // 8 March 2026: clocks go forward in New York (a 23-hour day).
+    await storeAt('https://a.example/before', 'alphadawn', '2026-03-07T23:30:00'); // the evening before
+    await storeAt('https://a.example/start', 'bravodawn', '2026-03-08T00:10:00'); // just after local midnight (05:10 UTC)
+    await storeAt('https://a.example/late', 'charliedawn', '2026-03-08T23:50:00'); // 03:50 UTC on the 9th
+    await storeAt('https://a.example/after', 'deltadawn', '2026-03-09T00:05:00');
+    await storeAt('https://a.example/twice', 'echodawn', '2026-03-01T10:00:00'); // first visit a week before…
+    await storeAt('https://a.example/twice', 'echodawn', '2026-03-08T12:00:00'); // …and again that day
+    const page = await options();
+    const button = page.getByTestId('delete-range');
+    expect(await button.isDisabled()).toBe(true); // both empty: the click that once forgot everything
+    await page.getByTestId('range-after').fill('2026-03-08');
+    expect(await button.isDisabled()).toBe(true);
+    await page.getByTestId('range-before').fill('2026-03-07');
+    expect(await button.isDisabled()).toBe(true);
+    expect(await page.getByTestId('range-error').textContent()).toContain('before the first day');
+    await page.getByTestId('range-before').fill('2026-03-08');
+    expect(await button.isDisabled()).toBe(false);
+    expect(await page.getByTestId('range-definition').textContent()).toContain('at any time in those days');
+    await button.click();
+    await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(/^Forget 3 pages visited between the start of (Mar 8|8 Mar) and the end of (Mar 8|8 Mar)\?$/);
+    // Cancel forgets nothing.
+    await page.getByTestId('confirm-cancel').click();
+    expect(await page.getByTestId('options-message').textContent()).toBe('Nothing was forgotten.');
+    expect((await found('bravodawn')).length).toBe(1);
+    await button.click();
+    await page.getByTestId('confirm-ok').click();
+    await page.getByTestId('undo-bar').waitFor();
+    for (const w of ['bravodawn', 'charliedawn', 'echodawn']) expect(await found(w), w).toEqual([]);
+    for (const w of ['alphadawn', 'deltadawn']) expect((await found(w)).length, w).toBe(1);
+    await page.getByTestId('undo').click();
+    await expect.poll(() => page.getByTestId('options-message').textContent()).toBe('Restored 3 pages.');
+    for (const w of ['alphadawn', 'bravodawn', 'charliedawn', 'deltadawn', 'echodawn']) expect((await found(w)).length, w).toBe(1);
+    await page.close();
+  });
+
+  it('a site: counted in words, cancel keeps it, confirm hides it at once (counts and site list too), undo restores the same results', async () => {
+    await visit(ext, [server.url('/cats.html'), server.url('/git-undo.html'), server.url('/bread.html')]);
+    await until(async () => (await found('zephyrine')).length === 1, 'fixture pages stored');
+    const queries = ['litter', 'revert commit', 'sourdough', 'the'];
+    const before = await Promise.all(queries.map((q) => found(q)));
+    const page = await options();
+    const pagesBefore = await statPages(page);
+    await page.getByTestId('delete-site-select').selectOption('127.0.0.1');
+    await page.getByTestId('delete-site').click();
+    await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(/^Forget 3 pages from 127\.0\.0\.1, visited [^–]+\?$/);
+    await page.keyboard.press('Escape');
+    expect(await statPages(page)).toBe(pagesBefore);
+    await page.getByTestId('delete-site').click();
+    await page.getByTestId('confirm-ok').click();
+    await page.getByTestId('undo-bar').waitFor();
+    // The counts and the site list are read again right away.
+    await expect.poll(() => statPages(page)).toBe(pagesBefore - 3);
+    expect(await page.getByTestId('delete-site-select').textContent()).not.toContain('127.0.0.1');
+    expect(await found('litter')).toEqual([]);
+    // Undo is focused after the dialog closes, so a keyboard user can take it back at once.
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('undo');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => statPages(page)).toBe(pagesBefore);
+    expect(await Promise.all(queries.map((q) => found(q)))).toEqual(before);
+    await page.close();
+  });
+
+  it('everything: confirmed, then undone', async () => {
+    const page = await options();
+    const n = await statPages(page);
+    await page.getByTestId('delete-all').click();
+    await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(new RegExp(`^Forget all ${n} pages Reread has saved, from \\d+ sites`));
+    await page.getByTestId('confirm-ok').click();
+    await expect.poll(() => statPages(page)).toBe(0);
+    expect(await found('litter')).toEqual([]);
+    await page.getByTestId('undo').click();
+    await expect.poll(() => statPages(page)).toBe(n);
+    expect((await found('litter')).length).toBe(1);
+    await page.close();
+  });
+
+  it('a worker stopped inside the undo window keeps the pages hidden and undoable; after the window they are purged', async () => {
+    const page = await options();
+    await page.getByTestId('delete-site-select').selectOption('a.example');
+    await page.getByTestId('delete-site').click();
+    await page.getByTestId('confirm-ok').click();
+    await page.getByTestId('undo-bar').waitFor();
+    expect(await ext.stopWorker()).toBeGreaterThan(0);
+    expect(await found('alphadawn')).toEqual([]); // wakes the worker: still hidden
+    const [pending] = await ext.evalSw<{ id: string; undoUntil: number }[]>('engine.forget.pending()');
+    expect(pending).toBeDefined();
+    expect(await ext.evalSw<number>(`engine.forget.undo(${JSON.stringify(pending!.id)})`)).toBe(5);
+    expect((await found('alphadawn')).length).toBe(1);
+    // Again, with a short window, and the worker stopped until it is over.
+    await ext.evalSw(`(engine.forget.undoMs = 2000, true)`);
+    await page.reload();
+    await page.getByTestId('delete-site-select').selectOption('a.example');
+    await page.getByTestId('delete-site').click();
+    await page.getByTestId('confirm-ok').click();
+    await page.getByTestId('undo-bar').waitFor();
+    await ext.stopWorker();
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await found('alphadawn')).toEqual([]); // the start-up pass purges it; never shown again
+    await until(async () => (await ext.evalSw<number>(`engine.db().then((db) => db.count('pages'))`)) === 3, 'purged from the database');
+    expect(await ext.evalSw<unknown[]>(`engine.forget.pending(0)`)).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('the popup and retention', () => {
+  it('"never save this site" stops captures at once and only asks about what is stored; keep forgets nothing', async () => {
+    const tab = await ext.ctx.newPage();
+    await tab.goto(server.url('/bread.html'));
+    const popup = await ext.ctx.newPage();
+    await popup.goto(ext.extensionUrl('popup.html'));
+    await tab.bringToFront();
+    await popup.evaluate(() => location.reload());
+    await popup.getByTestId('exclude-site').click();
+    await expect.poll(() => popup.getByTestId('exclude-question').textContent()).toMatch(/^127\.0\.0\.1 will not be saved from now on\. Also forget the 3 pages already saved from it \(visited [^)]+\)\?$/);
+    expect(await ext.evalSw<string[]>('engine.settings().then((s) => s.excludedSites)')).toContain('127.0.0.1');
+    await popup.getByTestId('exclude-keep').click();
+    expect(await popup.getByTestId('exclude-done').textContent()).toContain('stays searchable');
+    expect((await found('sourdough')).length).toBe(1);
+    // No longer captured.
+    server.routes.set('/new.html', '<html><head><title>New</title></head><body><h1>New</h1><p>The word quillfeather appears only on this page, which must not be saved now that its site is excluded.</p></body></html>');
+    await visit(ext, [server.url('/new.html')]);
+    expect(await found('quillfeather')).toEqual([]);
+    await ext.evalSw(`engine.updateSettings({ excludedSites: [] }).then(() => true)`);
+    await popup.close();
+    await tab.close();
+  });
+
+  it('a retention change is previewed with its count and applied only when confirmed', async () => {
+    await storeAt('https://old.example/one', 'foxtrotold', '2026-01-05T09:00:00');
+    await storeAt('https://old.example/two', 'golfold', '2026-02-05T09:00:00');
+    const page = await options();
+    const n = await statPages(page);
+    await page.getByTestId('retention-days').fill('30');
+    await page.getByTestId('retention-apply').click();
+    // The two pages of early 2026 are months old; the ones visited today are not.
+    await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(/^These settings forget 2 pages now: 2 pages not visited since /);
+    await page.getByTestId('confirm-cancel').click();
+    expect(await ext.evalSw<number>('engine.settings().then((s) => s.retentionDays)')).toBe(0);
+    expect(await statPages(page)).toBe(n);
+    await page.getByTestId('retention-apply').click();
+    await page.getByTestId('confirm-ok').click();
+    await expect.poll(() => ext.evalSw<number>('engine.settings().then((s) => s.retentionDays)')).toBe(30);
+    await expect.poll(() => statPages(page)).toBe(n - 2);
+    expect(await found('golfold')).toEqual([]);
+    expect((await found('litter')).length).toBe(1);
+    await page.close();
+  });
+});
