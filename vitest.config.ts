@@ -10,6 +10,11 @@ export default defineConfig({
       },
       {
         extends: true,
+        // The quality gate (held-out retrieval quality, issue #13) and the evaluation harness's own tests.
+        test: { name: 'eval', include: ['tests/eval/**/*.test.ts'], environment: 'node', testTimeout: 300_000 },
+      },
+      {
+        extends: true,
         test: {
           name: 'e2e',
           include: ['tests/e2e/**/*.test.ts'],

@@ -144,6 +144,13 @@ const allEmbeddedWith = async (model: string) => {
 const modelStatus = () => options.evaluate(() => chrome.runtime.sendMessage({ type: 'model/status', payload: {} })) as Promise<{ ok: boolean; data: { active: string; cached: string[]; error?: string } }>;
 
 describe('a downloadable model from a mirror', () => {
+  it('labels the downloadable models "not yet calibrated" and recommends none (issue #13)', async () => {
+    const models = options.getByTestId('models');
+    for (const id of [MINILM, 'Xenova/multilingual-e5-small']) expect(await models.locator(`[data-model="${id}"]`).getByTestId('model-uncalibrated').textContent()).toContain('not yet calibrated');
+    expect(await models.locator('[data-model="reread/glove-100d"]').getByTestId('model-uncalibrated').count()).toBe(0);
+    expect(await models.textContent()).not.toMatch(/recommended/i);
+  });
+
   it('refuses a mirror that is neither https nor on this computer', async () => {
     await options.locator('details', { hasText: 'model mirror' }).locator('summary').click();
     await options.getByTestId('model-mirror').fill('http://models.example.com/');

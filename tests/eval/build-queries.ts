@@ -310,7 +310,7 @@ export async function buildAuto(c: CorpusDef): Promise<QueryFile> {
   };
 }
 
-function sample(c: CorpusDef, pages: readonly CapturedPage[], n: number): SectionAt[] {
+function sample(c: CorpusDef, pages: readonly CapturedPage[], n: number): (SectionAt & { tag: string })[] {
   const all: SectionAt[] = pages.flatMap((page) => page.gt.sections.map((section) => ({ page, section })));
   const eligible = all.filter(({ page, section }) => {
     const body = section.text.slice(section.heading.length);
@@ -318,7 +318,7 @@ function sample(c: CorpusDef, pages: readonly CapturedPage[], n: number): Sectio
   });
   const langs = byLanguage(eligible, (s) => s.page.lang);
   const want = quota(n, [...langs.keys()]);
-  return [...langs].flatMap(([lang, secs]) => shuffled(rng(`${c.name}/manual/${lang}/${VERSION}`), secs).slice(0, want.get(lang)!));
+  return [...langs].flatMap(([lang, secs]) => shuffled(rng(`${c.name}/manual/${lang}/${VERSION}`), secs).slice(0, want.get(lang)!).map((s, k) => ({ ...s, tag: `${lang}#${k + 1}` })));
 }
 
 async function main(): Promise<void> {
@@ -332,8 +332,8 @@ async function main(): Promise<void> {
     const c = corpus(sampleOf);
     const loaded = await loadCorpus(c);
     const n = Number(arg('--n') ?? 20);
-    sample(c, loaded.pages, n).forEach(({ page, section }, i) => {
-      console.log(`\n##### sample ${i + 1} [${page.lang}] ${page.file}  key=${section.key}\n# ${section.heading}\n${section.text.slice(0, Number(arg('--chars') ?? 1500))}`);
+    sample(c, loaded.pages, n).forEach(({ page, section, tag }, i) => {
+      console.log(`\n##### sample ${i + 1} (${tag}) ${page.file}  key=${section.key}\n# ${section.heading}\n${section.text.slice(0, Number(arg('--chars') ?? 1500))}`);
     });
     return;
   }

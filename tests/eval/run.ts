@@ -14,8 +14,9 @@
  *
  * What-if keys: k1, b, rrfK, lexicalWeight, denseWeight (the Options multipliers), floor and
  * modelDenseWeight (the bundled model's calibration); `--models DIR` loads the bundled model's files
- * from elsewhere. A what-if run says so in every table and writes bench/results/eval-whatif.json unless
- * --out is given, so eval.json always holds the shipped configuration.
+ * from elsewhere. A what-if run says so in every table and writes bench/results/eval-whatif.json, a run
+ * of some corpora, classes or lanes writes eval-partial.json (unless --out is given), so eval.json always
+ * holds a full run of the shipped configuration.
  *
  * The held-out corpus (devref) is reported, never tuned on: its misses are not listed.
  */
@@ -31,7 +32,7 @@ import { evaluateCorpus, LANE_NAMES, settingsFor, type CorpusResult, type Group,
 import type { QueryScore } from './lib/judge.js';
 import { ROOT } from './lib/paths.js';
 import { CLASS_INFO, CLASSES, loadQueries, type QueryClass } from './lib/queries.js';
-import { f3, table } from './lib/table.js';
+import { f3, formatJson, table } from './lib/table.js';
 
 export const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
 export const BEFORE_FILE = path.join(RESULTS_DIR, 'eval-before.json');
@@ -83,6 +84,7 @@ function parseArgs(argv: readonly string[]): Args {
   }
   const modelsDir = val('--models');
   const isWhatIf = !!whatIf || !!modelsDir;
+  const partial = !!val('--corpus') || !!classes || !!val('--lanes');
   const whatIfText = [wi, modelsDir ? `models=${modelsDir}` : ''].filter(Boolean).join(', ');
   const compare = val('--compare') ?? (fs.existsSync(BEFORE_FILE) ? BEFORE_FILE : null);
   return {
@@ -94,7 +96,7 @@ function parseArgs(argv: readonly string[]): Args {
     ...(modelsDir ? { modelsDir: path.resolve(modelsDir) } : {}),
     failures: Number(val('--failures') ?? 0),
     compare,
-    out: path.resolve(val('--out') ?? path.join(RESULTS_DIR, isWhatIf ? 'eval-whatif.json' : 'eval.json')),
+    out: path.resolve(val('--out') ?? path.join(RESULTS_DIR, isWhatIf ? 'eval-whatif.json' : partial ? 'eval-partial.json' : 'eval.json')),
     cache: !argv.includes('--no-cache'),
   };
 }
@@ -171,7 +173,8 @@ function summaryTable(results: readonly CorpusResult[], before: Saved | null): {
         continue;
       }
       const bar = Math.max(b?.ndcg10 ?? -1, n?.ndcg10 ?? -1);
-      const ok = bar < 0 ? '' : h.ndcg10 >= bar - 1e-9 ? 'yes' : 'NO';
+      // Saved runs keep 4 decimals: a tie within that is a tie.
+      const ok = bar < 0 ? '' : h.ndcg10 >= bar - 1e-4 ? 'yes' : 'NO';
       if (ok === 'NO' && g !== 'all') misses.push(`${r.corpus}/${g}`);
       rows.push([
         name,
@@ -188,6 +191,48 @@ function summaryTable(results: readonly CorpusResult[], before: Saved | null): {
     }
   }
   return { text: table(['corpus', 'class (n)', 'metric', 'before', 'naive', 'hybrid', '≥ both', '§hit@1 before', 'naive', 'hybrid'], rows, ['l', 'l', 'l']), misses };
+}
+
+/** Per language (multilingual corpora): Reread's hybrid lane against the naive baseline. */
+function languageTable(r: CorpusResult): string | null {
+  const h = r.byLang.hybrid;
+  if (!h) return null;
+  const n = r.byLang.naive;
+  const rows: string[][] = [];
+  for (const [lang, cells] of Object.entries(h)) {
+    let first = true;
+    for (const g of ['span', 'typo', 'heading', 'all'] as const) {
+      const c = cells[g];
+      if (!c) continue;
+      const b = n?.[lang]?.[g];
+      rows.push([first ? lang : '', `${g} (${c.n})`, f3(c.ndcg10), b ? f3(b.ndcg10) : '', f3(c.sectionHit1), b ? f3(b.sectionHit1) : '']);
+      first = false;
+    }
+  }
+  return table(['lang', 'class (n)', 'nDCG@10 hybrid', 'naive', '§hit@1 hybrid', 'naive'], rows, ['l', 'l']);
+}
+
+function quantile(xs: readonly number[], q: number): number {
+  const v = [...xs].sort((a, b) => a - b);
+  if (!v.length) return NaN;
+  const pos = (v.length - 1) * q;
+  const lo = Math.floor(pos);
+  return v[lo]! + (v[Math.ceil(pos)]! - v[lo]!) * (pos - lo);
+}
+
+/** The dense lane's top-1 cosine for judged and off-topic queries, and who clears the model's floor. */
+function floorTable(results: readonly CorpusResult[], floor: number): string {
+  const rows: string[][] = [];
+  for (const r of results) {
+    if (!r.floor) continue;
+    let first = true;
+    for (const [name, xs] of Object.entries(r.floor)) {
+      const v = xs.filter((x): x is number => x !== null);
+      rows.push([first ? r.corpus : '', name, String(xs.length), String(xs.length - v.length), f3(quantile(v, 0.1)), f3(quantile(v, 0.5)), f3(quantile(v, 0.9)), v.length ? f3(Math.max(...v)) : '', f3(xs.length ? v.filter((x) => x >= floor).length / xs.length : 0)]);
+      first = false;
+    }
+  }
+  return table(['corpus', 'queries', 'n', 'no vector', 'p10', 'p50', 'p90', 'max', `>= floor ${floor}`], rows, ['l', 'l']);
 }
 
 function failures(r: CorpusResult, n: number): string {
@@ -233,8 +278,15 @@ async function main(): Promise<void> {
     console.log(`\n=== ${def.name}${def.heldOut ? ' (HELD OUT)' : ''}: ${def.title} [${def.generator}] — ${r.pages} pages (${r.storedPages} stored), ${r.sections} sections (naive: ${r.naiveSections}), ${r.queries} queries${args.whatIfText ? ' — ' + banner : ''}`);
     if (r.problems.length) console.log(`  ${r.problems.length} judgment problems: ${r.problems.slice(0, 5).join('; ')}`);
     console.log(corpusTable(r));
+    const lt = languageTable(r);
+    if (lt) console.log(`  by language:\n${lt}`);
     console.log(`  capture ${r.seconds.capture.toFixed(1)} s${r.captureFromCache ? ' (cached)' : ''}, index ${r.seconds.index.toFixed(1)} s, dense ${r.seconds.dense.toFixed(1)} s, search ${Object.entries(r.seconds.search).map(([l, s]) => `${l} ${s.toFixed(1)} s`).join(', ')}`);
     if (args.failures > 0) console.log(failures(r, args.failures));
+  }
+  if (model && results.some((r) => r.floor)) {
+    const floor = args.whatIf?.floor ?? model.embedder.model.calibration.floor;
+    console.log(`\n=== The bundled model's floor: dense top-1 cosine (a hit found by meaning alone is shown only at >= ${floor}) ===`);
+    console.log(floorTable(results, floor));
   }
   const before = loadSaved(args.compare);
   if (args.lanes.includes('hybrid')) {
@@ -270,13 +322,15 @@ async function main(): Promise<void> {
           problems: r.problems,
           seconds: r.seconds,
           cells: r.cells,
+          byLang: r.byLang,
+          floor: r.floor,
           perQuery: compact(r.perQuery),
         },
       ]),
     ),
   };
   fs.mkdirSync(path.dirname(args.out), { recursive: true });
-  fs.writeFileSync(args.out, JSON.stringify(json, null, 1) + '\n');
+  fs.writeFileSync(args.out, formatJson(json));
   console.log(`\nwrote ${path.relative(ROOT, args.out)} in ${json.seconds.toFixed(0)} s`);
 }
 

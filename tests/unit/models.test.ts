@@ -1,10 +1,23 @@
 /** The pure parts of the model download path: mirror validation, progress sums, error words, the host protocol's checks. */
 import { describe, expect, it } from 'vitest';
-import { cachedModelIds, describeModelError, DownloadTracker, isModelFile, modelInfo } from '../../src/models.js';
+import { cachedModelIds, describeModelError, DownloadTracker, isModelFile, modelInfo, MODELS } from '../../src/models.js';
 import { normalizeModelMirror } from '../../src/settings.js';
 import { parseHostMessage, parseHostRequest } from '../../background/embedding/hostProtocol.js';
 
 const MINILM = modelInfo('Xenova/all-MiniLM-L6-v2');
+
+describe('calibrations (issue #13)', () => {
+  it('a model not measured here ships equal-weight fusion, a floor, the "not calibrated" mark, and is recommended nowhere', () => {
+    for (const m of MODELS) {
+      expect(m.label).not.toMatch(/recommended/i);
+      if (m.calibrated) continue;
+      for (const w of Object.values(m.calibration.weights)) expect(w).toEqual({ lexical: 1, dense: 1 });
+      expect(m.calibration.floor).toBeGreaterThan(0);
+    }
+    expect(MODELS.filter((m) => !m.calibrated).map((m) => m.id)).toEqual(['Xenova/all-MiniLM-L6-v2', 'Xenova/multilingual-e5-small']);
+    expect(modelInfo('reread/glove-100d')!.calibrated).toBe(true);
+  });
+});
 
 describe('normalizeModelMirror', () => {
   it('accepts https anywhere and http only on this computer, with a trailing slash', () => {

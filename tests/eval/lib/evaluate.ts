@@ -3,6 +3,8 @@
  * (lib/memorySource.ts), `search()` from src/search.ts for Reread's lanes, the naive baseline
  * (lib/naive.ts), and the judgments (lib/judge.ts), per query and per class.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { parseQuery } from '../../../src/query.js';
 import { search, type LexicalOptions } from '../../../src/search.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../../src/settings.js';
@@ -13,6 +15,7 @@ import type { DenseModel } from './dense.js';
 import { aggregate, checkQueries, judge, pageLookup, type Cell, type QueryScore, type Shown } from './judge.js';
 import { buildDense, memorySource, MemoryIndex, type DenseData, type Lane } from './memorySource.js';
 import { NaiveIndex } from './naive.js';
+import { ROOT } from './paths.js';
 import { CLASSES, loadQueries, type EvalQuery, type QueryClass } from './queries.js';
 
 export type LaneName = Lane | 'naive';
@@ -55,9 +58,18 @@ export interface CorpusResult {
   queries: number;
   problems: string[];
   cells: Partial<Record<LaneName, Partial<Record<Group, Cell>>>>;
+  /** The same per language, for corpora in several languages. */
+  byLang: Partial<Record<LaneName, Record<string, Partial<Record<Group, Cell>>>>>;
   perQuery: Partial<Record<LaneName, QueryScore[]>>;
   queryClass: Record<string, QueryClass>;
   seconds: { capture: number; index: number; dense: number; search: Partial<Record<LaneName, number>> };
+  /**
+   * The dense lane's top-1 cosine (null: the query has no known word, so no vector): for the corpus's
+   * judged queries, its off-topic queries, and the shared everyday / garbage lists
+   * (tests/eval/offtopic-queries.json). The bundled model's floor must sit above what off-topic
+   * queries reach and below what real ones do.
+   */
+  floor: { judged: (number | null)[]; offtopic: (number | null)[]; everyday: (number | null)[]; garbage: (number | null)[] } | null;
   captureFromCache: boolean;
 }
 
@@ -105,10 +117,12 @@ export async function evaluateCorpus(def: CorpusDef, opts: EvalOptions, preloade
     queries: queries.length,
     problems,
     cells: {},
+    byLang: {},
     perQuery: {},
     queryClass: Object.fromEntries(queries.map((q) => [q.id, q.class])),
     seconds: { capture: loaded.seconds, index: tIndex, dense: tDense, search: {} },
     captureFromCache: loaded.fromCache,
+    floor: dense ? await floorData(dense, queries) : null,
   };
   for (const lane of opts.lanes) {
     if ((lane === 'dense' || lane === 'hybrid') && !dense) continue;
@@ -127,8 +141,39 @@ export async function evaluateCorpus(def: CorpusDef, opts: EvalOptions, preloade
     result.seconds.search[lane] = (Date.now() - t) / 1000;
     result.perQuery[lane] = scores;
     result.cells[lane] = cellsOf(queries, scores);
+    const langs = [...new Set(queries.map((q) => q.lang))].sort();
+    if (langs.length > 1) {
+      result.byLang[lane] = Object.fromEntries(
+        langs.map((l) => {
+          const idx = queries.flatMap((q, i) => (q.lang === l ? [i] : []));
+          return [l, cellsOf(idx.map((i) => queries[i]!), idx.map((i) => scores[i]!))];
+        }),
+      );
+    }
   }
   return result;
+}
+
+async function floorData(dense: DenseData, queries: readonly EvalQuery[]): Promise<NonNullable<CorpusResult['floor']>> {
+  const top1 = async (texts: readonly string[]) =>
+    Promise.all(
+      texts.map(async (t) => {
+        let v = dense.queries.get(t);
+        if (v === undefined) {
+          v = (await dense.model.embedder.embed([t], 'query'))[0] ?? null;
+          dense.queries.set(t, v);
+        }
+        return v ? ((await dense.index.searchAsync(v, { k: 1 }))[0]?.score ?? null) : null;
+      }),
+    );
+  const text = (q: EvalQuery) => parseQuery(q.q, NOW).text;
+  const shared = JSON.parse(fs.readFileSync(path.join(ROOT, 'tests/eval/offtopic-queries.json'), 'utf8')) as { offtopic: string[]; garbage: string[] };
+  return {
+    judged: await top1(queries.filter((q) => q.class !== 'offtopic').map(text)),
+    offtopic: await top1(queries.filter((q) => q.class === 'offtopic').map(text)),
+    everyday: await top1(shared.offtopic),
+    garbage: await top1(shared.garbage),
+  };
 }
 
 export function cellsOf(queries: readonly EvalQuery[], scores: readonly QueryScore[]): Partial<Record<Group, Cell>> {

@@ -1,0 +1,159 @@
+/**
+ * The evaluation's own parts: the ground truth's section and landing rules on the heading styles of the
+ * corpora (Sphinx, DocBook, AsciiDoc), the judge, the naive baseline and the query generator's pieces.
+ */
+import { describe, expect, it } from 'vitest';
+import { definedNames, norm, stripNumbering, typo } from './build-queries.js';
+import type { CapturedPage } from './lib/capture.js';
+import { findText, groundTruth, landing } from './lib/groundTruth.js';
+import { judge, pageLookup } from './lib/judge.js';
+import { NaiveIndex, naiveTokens } from './lib/naive.js';
+import type { EvalQuery } from './lib/queries.js';
+import { rng } from './lib/rng.js';
+
+const page = (body: string, title = 'T') => `<!doctype html><html lang="en"><head><title>${title}</title></head><body>${body}</body></html>`;
+
+const SPHINX = page(`
+  <div class="related" role="navigation"><h3>Navigation</h3><a href="#x">index</a></div>
+  <div class="body" role="main">
+    <section id="module-os.path"><span id="os-path-manip"></span>
+      <h1>os.path — pathnames<a class="headerlink" href="#module-os.path">¶</a></h1>
+      <p>This module implements some useful functions on pathnames.</p>
+      <dl class="py function"><dt class="sig sig-object py" id="os.path.join">os.path.join(path, *paths)</dt>
+      <dd><p>Join one or more path segments intelligently.</p></dd></dl>
+      <section id="examples"><h2>Examples<a class="headerlink" href="#examples">¶</a></h2>
+        <p>Some examples of joining paths follow here.</p>
+        <table id="tbl-1"><tr><td>a table in Examples</td></tr></table>
+      </section>
+      <section id="notes"><h2>Notes</h2><p>Closing notes about paths.</p></section>
+    </section>
+  </div>
+  <div class="sphinxsidebar"><h3>This Page</h3><p>Show source</p></div>`);
+
+const DOCBOOK = page(`
+  <div class="navheader"><table><tr><th>Chapter 7. Basics</th></tr></table></div>
+  <div class="chapter"><div class="titlepage"><div><div><h1 class="title"><a id="pkg-basics"></a>Chapter 7. Basics</h1></div></div></div>
+  <div class="toc"><dl class="toc"><dt><a href="#package">7.1. What is a Debian package?</a></dt></dl></div>
+  <div class="section"><div class="titlepage"><div><div><h2 class="title"><a id="package"></a>7.1. What is a Debian package?</h2></div></div></div>
+    <p>Packages generally contain all of the files necessary.</p><a id="idm990"></a><p>Binary packages contain executables.</p></div>
+  <div class="section"><div class="titlepage"><div><div><h2 class="title"><a name="deb-format"></a>7.2. What is the format?</h2></div></div></div>
+    <p>A Debian binary package file is an ar archive.</p></div>
+  </div>`);
+
+const ASCIIDOC = page(`
+  <div id="header"><h1>git-add(1) Manual Page</h1><h2>NAME</h2><div class="sectionbody"><p>git-add - Add file contents to the index</p></div></div>
+  <div id="content">
+    <div class="sect1"><h2 id="_synopsis">SYNOPSIS</h2><div class="sectionbody"><pre>git add [--verbose]</pre></div></div>
+    <div class="sect1"><h2 id="_options">OPTIONS</h2><div class="sectionbody"><div class="dlist"><dl>
+      <dt class="hdlist1">-n</dt><dt class="hdlist1">--dry-run</dt><dd><p>Don't actually add the file(s).</p></dd>
+      <dt class="hdlist1">core.autocrlf</dt><dd><p>Convert line endings.</p></dd>
+    </dl></div></div></div>
+  </div>
+  <div id="footer"><div id="footer-text">Last updated</div></div>`);
+
+describe('ground truth', () => {
+  it('Sphinx: ids on the <section> wrapper and on an empty span before the heading land on it; a <dt> id lands in its section', () => {
+    const gt = groundTruth(SPHINX);
+    expect(gt.sections.map((s) => s.heading)).toEqual(['os.path — pathnames', 'Examples', 'Notes']);
+    const [top, examples, notes] = gt.sections;
+    expect(top!.headingIds).toEqual(['module-os.path', 'os-path-manip']);
+    expect(top!.key).toBe('module-os.path');
+    expect(landing(gt, 'os.path.join')).toBe(0);
+    expect(landing(gt, 'examples')).toBe(examples!.index);
+    expect(landing(gt, 'tbl-1')).toBe(examples!.index);
+    expect(notes!.key).toBe('notes');
+    expect(top!.paragraphs[0]).toBe('This module implements some useful functions on pathnames.');
+    expect(top!.definitions).toEqual([{ term: 'os.path.join(path, *paths)', id: 'os.path.join', cls: 'sig sig-object py' }]);
+    // Navigation and sidebars hold no section.
+    expect(gt.sections.some((s) => s.heading === 'Navigation' || s.heading === 'This Page')).toBe(false);
+    expect(landing(gt, 'nosuchid')).toBeNull();
+  });
+
+  it('DocBook: the id of an <a id>/<a name> inside the heading; an anchor in the body lands in its section; the TOC is no section', () => {
+    const gt = groundTruth(DOCBOOK);
+    expect(gt.sections.map((s) => s.key)).toEqual(['pkg-basics', 'package', 'deb-format']);
+    expect(landing(gt, 'package')).toBe(1);
+    expect(landing(gt, 'deb-format')).toBe(2);
+    expect(landing(gt, 'idm990')).toBe(1);
+  });
+
+  it('AsciiDoc: heading ids first, a heading without one keyed by its text, wrappers with no text before their first heading', () => {
+    const gt = groundTruth(ASCIIDOC);
+    expect(gt.sections.map((s) => s.key)).toEqual(['header', 'h:NAME', '_synopsis', '_options']);
+    expect(gt.sections[2]!.headingIds).toEqual(['_synopsis', 'content']);
+    expect(landing(gt, '_synopsis')).toBe(2);
+    expect(definedNames(gt.sections[3]!.definitions[1]!)).toEqual(['--dry-run']);
+    expect(definedNames(gt.sections[3]!.definitions[2]!)).toEqual(['core.autocrlf']);
+    expect(gt.sections[3]!.text).not.toContain('Last updated');
+  });
+
+  it('text fragments land where the words first occur in the whole page, at word boundaries', () => {
+    const gt = groundTruth(DOCBOOK);
+    // "What is a Debian package?" first occurs in the table of contents: that lands on no section.
+    expect(landing(gt, ':~:text=What%20is%20a%20Debian%20package')).toBeNull();
+    expect(landing(gt, ':~:text=Binary%20packages%20contain')).toBe(1);
+    expect(landing(gt, ':~:text=ar%20archive')).toBe(2);
+    expect(findText(gt, 'rchive')).toBe(-1);
+    expect(landing(gt, ':~:text=nothing%20like%20this')).toBeNull();
+  });
+});
+
+describe('judge', () => {
+  const gt = groundTruth(DOCBOOK);
+  const captured: CapturedPage = { file: 'a.html', url: 'https://x.test/a.html', lang: 'en', gt, stored: null };
+  const other: CapturedPage = { file: 'b.html', url: 'https://x.test/b.html', lang: 'en', gt: groundTruth(SPHINX), stored: null };
+  const look = pageLookup([captured, other]);
+  const q: EvalQuery = { id: 'q', class: 'span', q: 'x', lang: 'en', relevant: { 'a.html': 2 }, sections: [{ file: 'a.html', key: 'deb-format' }] };
+
+  it('scores pages in the order shown and the first link by where it lands', () => {
+    const s = judge(q, [{ file: 'b.html', href: 'https://x.test/b.html#notes' }, { file: 'a.html', href: 'https://x.test/a.html#deb-format' }], look);
+    expect(s.mrr10).toBe(0.5);
+    expect(s.ndcg10).toBeCloseTo(1 / Math.log2(3));
+    expect(s.sectionHit1).toBe(0);
+    expect(s.sectionMrr10).toBe(0.5);
+    const hit = judge(q, [{ file: 'a.html', href: 'https://x.test/a.html#:~:text=ar%20archive' }], look);
+    expect([hit.ndcg10, hit.sectionHit1]).toEqual([1, 1]);
+    const wrong = judge(q, [{ file: 'a.html', href: 'https://x.test/a.html#idm990' }], look);
+    expect([wrong.ndcg10, wrong.sectionHit1]).toEqual([1, 0]);
+    expect(judge(q, [], look)).toMatchObject({ ndcg10: 0, sectionHit1: 0, results: 0 });
+  });
+});
+
+describe('naive baseline', () => {
+  it('tokenizes by Intl.Segmenter without stemming, CJK included', () => {
+    expect(naiveTokens('Running FILES, quickly.')).toEqual(['running', 'files', 'quickly']);
+    expect(naiveTokens('パッケージ管理').length).toBeGreaterThan(1);
+  });
+  it('ranks heading sections by BM25 and links each to its heading', () => {
+    const pages: CapturedPage[] = [{ file: 'a.html', url: 'https://x.test/a.html', lang: 'en', gt: groundTruth(DOCBOOK), stored: null }];
+    const idx = new NaiveIndex(pages);
+    const hits = idx.search('ar archive', 5);
+    expect(hits[0]!.href).toBe('https://x.test/a.html#deb-format');
+  });
+});
+
+describe('query generation', () => {
+  it('strips heading numbering in the corpora styles', () => {
+    expect(stripNumbering('7.1. What is a Debian package?')).toBe('What is a Debian package?');
+    expect(stripNumbering('Chapter 7. Basics')).toBe('Basics');
+    expect(stripNumbering('第10章 Debian とカーネル')).toBe('Debian とカーネル');
+    expect(stripNumbering('5.5.1. Special case')).toBe('Special case');
+    expect(stripNumbering('PEP 3118: New memoryview')).toBe('PEP 3118: New memoryview');
+  });
+  it('normalises for the uniqueness check', () => {
+    expect(norm('Élan, “quoted”  WORDS!')).toBe('élan quoted words');
+  });
+  it('makes one edit in one word of 6+ letters, never the first letter, reproducibly', () => {
+    const a = typo(rng('t'), 'the package manager installs files');
+    const b = typo(rng('t'), 'the package manager installs files');
+    expect(a).toBe(b);
+    const words = a!.split(' ');
+    const orig = 'the package manager installs files'.split(' ');
+    const changed = words.filter((w, i) => w !== orig[i]);
+    expect(changed).toHaveLength(1);
+    const i = words.findIndex((w, k) => w !== orig[k]);
+    expect(orig[i]!.length).toBeGreaterThanOrEqual(6);
+    expect(words[i]![0]).toBe(orig[i]![0]);
+    expect(typo(rng('t'), 'a b c d e')).toBeNull();
+  });
+});
