@@ -17,6 +17,7 @@ import { classifyQuery, fuseHybrid, type DenseCalibration } from './hybrid.js';
 import { indexedText, TOKENIZER } from './indexing.js';
 import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
+import { DEFAULT_EXPANSION, expansionTerms, relevanceModel, type ExpansionParams } from './expansion.js';
 import { DEFAULT_PROXIMITY, headingMatch, proximityScore, type ProximityParams } from './proximity.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
 import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, type CommonWordOptions, type QueryWord } from './queryPlan.js';
@@ -80,6 +81,8 @@ export interface LexicalOptions {
   minMatchShare: number;
   minMatchFrom: number;
   typos: boolean;
+  /** Pseudo-relevance feedback for natural-language questions (src/expansion.ts). */
+  expansion: ExpansionParams;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -89,6 +92,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   minMatchShare: 0.5,
   minMatchFrom: 3,
   typos: true,
+  expansion: DEFAULT_EXPANSION,
 };
 
 /** Merges the typed query with the filter controls / URL parameters. */
@@ -162,7 +166,8 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const textFilters = parsed.phrases.length + parsed.excludeWords.length + parsed.excludePhrases.length > 0;
   const depth = textFilters ? Math.max(500, limit * 10) : Math.max(limit * 3, 30);
   const sections = new Map<number, SectionView>();
-  const lexicalRun = lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections);
+  const queryClass = classifyQuery(parsed.text);
+  const lexicalRun = lexicalLane(src, words, depth, allowed, lex, { exact: req.exact === true, question: queryClass === 'natural' }, sections);
   // The dense lane starts at once with the text as typed; it is asked again only if a typo was corrected.
   const denseOn = settings.denseEnabled && !!src.dense;
   const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed).catch(() => null) : Promise.resolve(null);
@@ -172,7 +177,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const fused = fuseHybrid({
     lexical: lexical.hits,
     dense: dense?.hits ?? [],
-    queryClass: classifyQuery(parsed.text),
+    queryClass,
     calibration: dense?.calibration ?? null,
     rrfK: settings.ranking.rrfK,
     userWeights: { lexical: settings.ranking.lexicalWeight, dense: settings.ranking.denseWeight },
@@ -195,7 +200,7 @@ interface LexicalRun {
 /** The lexical lane alone, as search() runs it for a query's free text (the benchmarks time this). */
 export async function lexicalSearch(src: SearchSource, text: string, k: number, opts: { lexical?: Partial<LexicalOptions>; allowed?: ReadonlySet<number> | null } = {}): Promise<LaneHit[]> {
   const lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
-  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, false, new Map())).hits;
+  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, { exact: false, question: classifyQuery(text) === 'natural' }, new Map())).hits;
 }
 
 /**
@@ -208,9 +213,10 @@ async function lexicalLane(
   k: number,
   allowed: ReadonlySet<number> | null,
   lex: LexicalOptions,
-  exact: boolean,
+  how: { exact: boolean; question: boolean },
   sections: Map<number, SectionView>,
 ): Promise<LexicalRun> {
+  const exact = how.exact;
   const [postings, stats] = await Promise.all([src.postings([...new Set(words.flatMap((w) => w.terms))]), src.corpusStats()]);
   const df = (t: string) => postings.get(t)?.ids.length ?? 0;
   markCommon(words, df, stats.N, lex.common);
@@ -239,10 +245,30 @@ async function lexicalLane(
   const retrieving = new Set(scored.map((t) => t.word)).size;
   const need = retrieving >= lex.minMatchFrom ? Math.ceil(retrieving * lex.minMatchShare) : 1;
   const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
-  let hits: LexicalHit[] = bm25Search(query, stats, { k: need > 1 || scoringOnly.length ? k * 2 : k, allowed, params, fields: lex.fields });
-  if (need > 1) hits = hits.filter((h) => new Set(h.terms.map((t) => wordOfTerm.get(t))).size >= need);
-  if (scoringOnly.length && lex.common.score) hits = addScores(hits, scoringOnly, stats, { params, fields: lex.fields });
-  hits = hits.slice(0, k);
+  const wordsMatched = (h: LexicalHit) => new Set(h.terms.map((t) => wordOfTerm.get(t)).filter((w) => w !== undefined)).size;
+  const retrieve = (q: readonly QueryTerm[]): LexicalHit[] => {
+    let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? k * 2 : k, allowed, params, fields: lex.fields });
+    if (need > 1) out = out.filter((h) => wordsMatched(h) >= need);
+    if (scoringOnly.length && lex.common.score) out = addScores(out, scoringOnly, stats, { params, fields: lex.fields });
+    return out.slice(0, k);
+  };
+  let hits = retrieve(query);
+  const ex = lex.expansion;
+  if (how.question && ex.terms > 0 && hits.length) {
+    // Pseudo-relevance feedback: the words the best first-pass sections share, then a second pass.
+    const feedback = hits.slice(0, ex.docs);
+    const [views, pages] = await Promise.all([src.sections(feedback.map((h) => h.id).filter((id) => !sections.has(id))), src.pages()]);
+    for (const v of views) sections.set(v.id, v);
+    const texts = feedback.flatMap((h) => {
+      const v = sections.get(h.id);
+      return v ? [{ text: indexedText(pages.get(v.url)?.title ?? '', v.text), score: h.score }] : [];
+    });
+    const candidates = relevanceModel(texts, new Set(words.flatMap((w) => w.terms)), ex, TOKENIZER);
+    const fresh = candidates.map((c) => c.term).filter((t) => !postings.has(t));
+    if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
+    const added = expansionTerms(candidates, df, stats.N, ex);
+    if (added.length) hits = retrieve([...query, ...added.map((a) => ({ term: a.term, postings: postings.get(a.term) ?? EMPTY_LIST, weight: a.weight }))]);
+  }
 
   const prox = lex.proximity;
   const useProximity = words.length >= 2;
