@@ -29,7 +29,7 @@ export interface FieldWeights {
   title: number;
 }
 
-export const DEFAULT_FIELDS: Readonly<FieldWeights> = { heading: 2, ancestors: 1, title: 1 };
+export const DEFAULT_FIELDS: Readonly<FieldWeights> = { heading: 4, ancestors: 1, title: 1 };
 
 /** What each combination of field bits adds to the normalised body count. */
 function fieldBonus(fw: FieldWeights): Float64Array {

@@ -30,7 +30,7 @@ export interface ProximityParams {
   candidates: number;
 }
 
-export const DEFAULT_PROXIMITY: Readonly<ProximityParams> = { ordered: 0.5, unordered: 0.2, window: 8, sequenceMinWords: 3, heading: 0.5, candidates: 100 };
+export const DEFAULT_PROXIMITY: Readonly<ProximityParams> = { ordered: 0.5, unordered: 0.2, window: 8, sequenceMinWords: 3, heading: 1, candidates: 100 };
 
 export interface ProximityQuery {
   /** Number of query words (in order; bit i of a match mask is word i). */

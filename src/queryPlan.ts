@@ -15,14 +15,41 @@
 import { forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
 import { spellable } from './spelling.js';
 
-/** English function words and question words, as typed (folded, lower case, before stemming). */
+/**
+ * Function words and question words of the languages Reread's users read most in scripts with spaces
+ * (English, German, French, Spanish), as typed, folded and in lower case, before stemming. Scripts
+ * without spaces are handled by `functionWordOfUnspacedScript`.
+ */
 export const QUERY_STOPWORDS: ReadonlySet<string> = new Set(
   (
+    // English
     'a an and are as at be been being but by can could did do does doing for from had has have having how i if in into is it its ' +
-    "me my myself no nor not of on or our ours shall should so some such than that the their them then there these they this " +
-    'those to too us was we were what when where which while who whom whose why will with would you your yours'
+    'me my myself no nor not of on or our ours shall should so some such than that the their them then there these they this ' +
+    'those to too us was we were what when where which while who whom whose why will with would you your yours ' +
+    // German
+    'aber als am an auch auf aus bei bin bis bist da das dass dem den der des die dies diese dieser du durch ein eine einem einen ' +
+    'einer eines er es für hat hatte ich ihr im in ist ja kann man mit muss nach nicht noch nur ob oder sich sie sind so über um ' +
+    'und uns von vor war was welche wenn wer werden wie wird wir wo zu zum zur ' +
+    // French
+    'au aux avec ce ces comment dans de des du elle en est et il ils je la le les leur lui ma mais me mes mon ne nous on ou où ' +
+    'par pas pour qu que quel quelle qui quoi sa se ses son sont sur ta te tu un une vos votre vous ' +
+    // Spanish
+    'al como con cual cuando del el ella ellos es esta este hay las lo los mi más muy no nos para pero por porque qué que se si ' +
+    'sin sobre su sus tu un una uno y ya'
   ).split(' '),
 );
+
+const HIRAGANA_ONLY = /^\p{Script=Hiragana}+$/u;
+const UNSPACED_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u;
+
+/**
+ * In scripts written without spaces the segmenter cuts function words as their own words: particles
+ * and endings are short runs of hiragana (の, は, です, ます), and one-character words are mostly
+ * grammatical (的, 了, 是, か). Both are common words here, in any language mix.
+ */
+export function functionWordOfUnspacedScript(word: string): boolean {
+  return UNSPACED_CHAR.test(word) || (HIRAGANA_ONLY.test(word) && [...word].length <= 3);
+}
 
 export interface QueryWord {
   /** The word as typed. */
@@ -46,7 +73,7 @@ export interface CommonWordOptions {
   score: boolean;
 }
 
-export const DEFAULT_COMMON: Readonly<CommonWordOptions> = { commonShare: 0.1, stopwords: true, minSections: 100, score: true };
+export const DEFAULT_COMMON: Readonly<CommonWordOptions> = { commonShare: 1, stopwords: true, minSections: 100, score: true };
 
 /** The query's words in order, with their index terms (words without terms are left out). */
 export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
@@ -65,7 +92,7 @@ export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
  * words are common; when even that would, none.
  */
 export function markCommon(words: QueryWord[], df: (term: string) => number, N: number, opts: CommonWordOptions = DEFAULT_COMMON): void {
-  const stop = words.map((w) => opts.stopwords && w.terms.length === 1 && QUERY_STOPWORDS.has(w.text.toLowerCase()));
+  const stop = words.map((w) => opts.stopwords && w.terms.length === 1 && (QUERY_STOPWORDS.has(w.text.toLowerCase()) || functionWordOfUnspacedScript(w.text)));
   const frequent = words.map((w) => N >= opts.minSections && w.terms.every((t) => df(t) > opts.commonShare * N));
   // Words the index does not know at all (typos) do not count as retrieving words here.
   const retrieves = (common: (i: number) => boolean) => words.some((w, i) => !common(i) && w.terms.some((t) => df(t) > 0));

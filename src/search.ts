@@ -77,8 +77,12 @@ export interface LexicalOptions {
   fields: FieldWeights;
   common: CommonWordOptions;
   proximity: ProximityParams;
-  /** A query with at least `minMatchFrom` retrieving words needs `minMatchShare` of them in a section. */
+  /**
+   * A query with at least `minMatchFrom` retrieving words needs at least `minMatchWords` of them in a
+   * section, or `minMatchShare` of them if that is more (never more than it has).
+   */
   minMatchShare: number;
+  minMatchWords: number;
   minMatchFrom: number;
   typos: boolean;
   /** Pseudo-relevance feedback for natural-language questions (src/expansion.ts). */
@@ -90,6 +94,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   common: DEFAULT_COMMON,
   proximity: DEFAULT_PROXIMITY,
   minMatchShare: 0.5,
+  minMatchWords: 2,
   minMatchFrom: 3,
   typos: true,
   expansion: DEFAULT_EXPANSION,
@@ -243,7 +248,7 @@ async function lexicalLane(
     .filter((t) => !scoredSet.has(t))
     .map((term) => ({ term, postings: postings.get(term) ?? EMPTY_LIST }));
   const retrieving = new Set(scored.map((t) => t.word)).size;
-  const need = retrieving >= lex.minMatchFrom ? Math.ceil(retrieving * lex.minMatchShare) : 1;
+  const need = retrieving >= lex.minMatchFrom ? Math.min(retrieving, Math.max(lex.minMatchWords, Math.ceil(retrieving * lex.minMatchShare))) : 1;
   const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
   const wordsMatched = (h: LexicalHit) => new Set(h.terms.map((t) => wordOfTerm.get(t)).filter((w) => w !== undefined)).size;
   const retrieve = (q: readonly QueryTerm[]): LexicalHit[] => {
@@ -274,10 +279,9 @@ async function lexicalLane(
   const useProximity = words.length >= 2;
   if ((useProximity || prox.heading > 0) && prox.candidates > 0 && hits.length > 1) {
     const top = hits.slice(0, prox.candidates);
-    const [views, pages] = await Promise.all([src.sections(top.map((h) => h.id)), src.pages()]);
-    for (const v of views) sections.set(v.id, v);
-    const titles = new Map<string, string>();
-    for (const v of views) titles.set(v.url, pages.get(v.url)?.title ?? '');
+    const unread = top.map((h) => h.id).filter((id) => !sections.has(id));
+    if (unread.length) for (const v of await src.sections(unread)) sections.set(v.id, v);
+    const pages = await src.pages();
     const matcher = new QueryMatcher(words.map((w) => (w.correction ? [w.correction.term] : w.terms)), TOKENIZER);
     const pq = { words: words.length, content: words.map((w) => !w.common), weight: weights, k1: src.settings.ranking.k1 };
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
@@ -287,17 +291,20 @@ async function lexicalLane(
       if (!v) return { h, score: h.score, sequence: false };
       let score = h.score;
       let sequence = false;
-      if (useProximity) {
-        const p = proximityScore(matcher.scan(indexedText(titles.get(v.url) ?? '', v.text)), pq, prox);
+      // Proximity needs two of the query's words in the section: the others are not read.
+      if (useProximity && wordsMatched(h) >= 2) {
+        const p = proximityScore(matcher.locate(v.text), pq, prox);
         score += p.score;
         sequence = sequenceCounts && p.sequence;
       }
       if (prox.heading > 0) {
-        // The section's own heading, or a merged sub-section's.
+        // Any heading over the text (its own, those above, a merged sub-section's) or the page's title.
         let best = 0;
-        for (const path of [v.headingPath, ...(v.parts ?? []).map((p) => p.headingPath)]) {
-          const heading = path[path.length - 1];
-          if (heading) best = Math.max(best, headingMatch(matcher.scan(heading), words.length));
+        const seen = new Set<string>();
+        for (const heading of [...v.headingPath, ...(v.parts ?? []).flatMap((p) => p.headingPath), pages.get(v.url)?.title ?? '']) {
+          if (!heading || seen.has(heading)) continue;
+          seen.add(heading);
+          best = Math.max(best, headingMatch(matcher.locate(heading), words.length));
         }
         score += prox.heading * best * weightSum;
       }
