@@ -66,6 +66,8 @@ export interface LexicalHit {
   score: number;
   /** The distinct query terms that contributed to the score. */
   terms: string[];
+  /** The short fields (src/indexing.ts bits: heading, ancestors, title) any of those terms is in. */
+  fields?: number;
 }
 
 export interface Bm25SearchOptions {
@@ -168,13 +170,24 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
     }
     for (const [id, s] of scores) heap.push(id, s);
   }
-  return heap.sorted().map((e) => ({ id: e.id, score: e.score, terms: terms.filter((q) => hasId(q.postings.ids, e.id)).map((q) => q.term) }));
+  return heap.sorted().map((e) => {
+    const matched: string[] = [];
+    let fields = 0;
+    for (const q of terms) {
+      const i = indexOf(q.postings.ids, e.id);
+      if (i < 0) continue;
+      matched.push(q.term);
+      fields |= q.postings.tfs[i]! & 7;
+    }
+    return { id: e.id, score: e.score, terms: matched, fields };
+  });
 }
 
 /**
  * Adds to `hits` the BM25F contributions of terms that score but do not retrieve (a question's common
  * words): each hit is looked up in each term's ids by binary search, so a long posting list costs
- * log(df) per hit, not df. Hits are re-sorted (score desc, then id); their `terms` are left as they were.
+ * log(df) per hit, not df. The hits' scores are raised in place and the array re-sorted (score desc,
+ * then id); their `terms` are left as they were.
  */
 export function addScores(hits: LexicalHit[], query: readonly QueryTerm[], stats: CorpusStats, options: { params?: Bm25Params; fields?: FieldWeights } = {}): LexicalHit[] {
   const terms = query.filter((q) => q.postings.ids.length > 0);
@@ -182,19 +195,18 @@ export function addScores(hits: LexicalHit[], query: readonly QueryTerm[], stats
   const { k1, b } = options.params ?? DEFAULT_BM25;
   const bonus = fieldBonus(options.fields ?? DEFAULT_FIELDS);
   const avgLen = stats.totalLength / stats.N || 1;
-  const out = hits.map((h) => {
-    let score = h.score;
-    for (const q of terms) {
-      const { ids, tfs, lens } = q.postings;
+  const w = terms.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length) * (k1 + 1));
+  for (const h of hits) {
+    for (let t = 0; t < terms.length; t++) {
+      const { ids, tfs, lens } = terms[t]!.postings;
       const i = indexOf(ids, h.id);
       if (i < 0) continue;
       const code = tfs[i]!;
       const tf = (code >>> FIELD_BITS) / (1 - b + (b * lens[i]!) / avgLen) + bonus[code & 7]!;
-      score += ((q.weight ?? 1) * idf(stats.N, ids.length) * tf * (k1 + 1)) / (tf + k1);
+      h.score += (w[t]! * tf) / (tf + k1);
     }
-    return { ...h, score };
-  });
-  return out.sort((a, b) => b.score - a.score || a.id - b.id);
+  }
+  return hits.sort((a, b) => b.score - a.score || a.id - b.id);
 }
 
 /** Position of id in ascending ids, or -1. */
@@ -209,20 +221,6 @@ function indexOf(ids: Uint32Array, id: number): number {
     else hi = mid - 1;
   }
   return -1;
-}
-
-/** Binary search in ascending ids. */
-function hasId(ids: Uint32Array, id: number): boolean {
-  let lo = 0;
-  let hi = ids.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = ids[mid]!;
-    if (v === id) return true;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
 }
 
 /**

@@ -34,6 +34,17 @@ export class QueryMatcher {
     for (const t of this.byTerm.keys()) probes.add(t.length > 3 ? t.slice(0, -1) : t);
     // A probe that holds another finds nothing the other does not.
     this.probes = [...probes].filter((p) => ![...probes].some((q) => q !== p && p.includes(q)));
+    this.anyProbe = this.probes.length ? new RegExp(this.probes.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'iu') : null;
+  }
+
+  private readonly anyProbe: RegExp | null;
+
+  /**
+   * False when no word of `text` can carry a query word (none holds a term's stem); true is a maybe.
+   * One regular-expression test, no allocation: the cheap first question for many short texts.
+   */
+  mayMatch(text: string): boolean {
+    return this.anyProbe !== null && (NON_ASCII.test(text) || this.anyProbe.test(text));
   }
 
   get empty(): boolean {

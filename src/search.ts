@@ -286,6 +286,8 @@ async function lexicalLane(
     const pq = { words: words.length, content: words.map((w) => !w.common), weight: weights, k1: src.settings.ranking.k1 };
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
     const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
+    // Sections of one page share its title and upper headings: each heading is matched once.
+    const headingMatches = new Map<string, number>();
     const rescored = top.map((h) => {
       const v = sections.get(h.id);
       if (!v) return { h, score: h.score, sequence: false };
@@ -297,14 +299,15 @@ async function lexicalLane(
         score += p.score;
         sequence = sequenceCounts && p.sequence;
       }
-      if (prox.heading > 0) {
+      // A heading can only be the query if a query word is in one (or in a merged sub-section's, which is body text).
+      if (prox.heading > 0 && (h.fields === undefined || h.fields !== 0 || v.parts)) {
         // Any heading over the text (its own, those above, a merged sub-section's) or the page's title.
         let best = 0;
-        const seen = new Set<string>();
         for (const heading of [...v.headingPath, ...(v.parts ?? []).flatMap((p) => p.headingPath), pages.get(v.url)?.title ?? '']) {
-          if (!heading || seen.has(heading)) continue;
-          seen.add(heading);
-          best = Math.max(best, headingMatch(matcher.locate(heading), words.length));
+          if (!heading) continue;
+          let m = headingMatches.get(heading);
+          if (m === undefined) headingMatches.set(heading, (m = matcher.mayMatch(heading) ? headingMatch(matcher.locate(heading), words.length) : 0));
+          if (m > best) best = m;
         }
         score += prox.heading * best * weightSum;
       }
