@@ -23,9 +23,11 @@ import { spellable } from './spelling.js';
 export const QUERY_STOPWORDS: ReadonlySet<string> = new Set(
   (
     // English
-    'a an and are as at be been being but by can could did do does doing for from had has have having how i if in into is it its ' +
-    'me my myself no nor not of on or our ours shall should so some such than that the their them then there these they this ' +
-    'those to too us was we were what when where which while who whom whose why will with would you your yours ' +
+    'a about above after again against all an and any are as at be because been before being below between both but by can ' +
+    'could did do does doing down during each few for from further had has have having here how i if in into is it its just me ' +
+    'more most my myself no nor not of off on once only or other our ours out over own same shall should so some such than that ' +
+    'the their them then there these they this those through to too under until up us very was we were what when where which ' +
+    'while who whom whose why will with would you your yours ' +
     // German
     'aber als am an auch auf aus bei bin bis bist da das dass dem den der des die dies diese dieser du durch ein eine einem einen ' +
     'einer eines er es für hat hatte ich ihr im in ist ja kann man mit muss nach nicht noch nur ob oder sich sie sind so über um ' +
@@ -89,7 +91,9 @@ export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
  * Marks common words, given each term's document frequency. A word is common when its folded form is a
  * stop word, or when every one of its terms is in more than `commonShare` of the N sections (in an
  * index of at least `minSections`). When that would leave no known word that retrieves, only the stop
- * words are common; when even that would, none.
+ * words are common; a query of stop words only ("to be or not to be") keeps them all. A question whose
+ * other words the index does not know keeps its stop words common: "what is the capital of australia"
+ * must not be answered by every section holding "what is the".
  */
 export function markCommon(words: QueryWord[], df: (term: string) => number, N: number, opts: CommonWordOptions = DEFAULT_COMMON): void {
   const stop = words.map((w) => opts.stopwords && w.terms.length === 1 && (QUERY_STOPWORDS.has(w.text.toLowerCase()) || functionWordOfUnspacedScript(w.text)));
@@ -97,7 +101,8 @@ export function markCommon(words: QueryWord[], df: (term: string) => number, N: 
   // Words the index does not know at all (typos) do not count as retrieving words here.
   const retrieves = (common: (i: number) => boolean) => words.some((w, i) => !common(i) && w.terms.some((t) => df(t) > 0));
   const either = (i: number) => stop[i]! || frequent[i]!;
-  const rule = retrieves(either) ? either : retrieves((i) => stop[i]!) ? (i: number) => stop[i]! : () => false;
+  const onlyStop = (i: number) => stop[i]!;
+  const rule = retrieves(either) ? either : retrieves(onlyStop) || words.some((_, i) => !stop[i]) ? onlyStop : () => false;
   words.forEach((w, i) => (w.common = rule(i)));
 }
 

@@ -84,6 +84,13 @@ export interface LexicalOptions {
   minMatchShare: number;
   minMatchWords: number;
   minMatchFrom: number;
+  /**
+   * A query of two or more words gets no lexical results when even its best sections (of the first
+   * ten) hold less than this share of its words' weight, counting the words the index does not know
+   * at full weight: an off-topic question ("best sourdough bread recipe for beginners") matching the
+   * pages only by its generic words ("best", "recipe").
+   */
+  minCoverage: number;
   typos: boolean;
   /** Pseudo-relevance feedback for natural-language questions (src/expansion.ts). */
   expansion: ExpansionParams;
@@ -96,6 +103,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   minMatchShare: 0.5,
   minMatchWords: 2,
   minMatchFrom: 3,
+  minCoverage: 0.3,
   typos: true,
   expansion: DEFAULT_EXPANSION,
 };
@@ -273,6 +281,21 @@ async function lexicalLane(
     if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
     const added = expansionTerms(candidates, df, stats.N, ex);
     if (added.length) hits = retrieve([...query, ...added.map((a) => ({ term: a.term, postings: postings.get(a.term) ?? EMPTY_LIST, weight: a.weight }))]);
+  }
+
+  const content = words.map((w, i) => ({ w, i })).filter(({ w }) => !w.common);
+  if (lex.minCoverage > 0 && content.length >= 2 && hits.length) {
+    // idf of each word: its correction's, its best term's, or the highest possible for a word the index lacks.
+    const weightOf = (w: QueryWord) => Math.max(...(w.correction ? [w.correction.term] : w.terms).map((t) => idf(stats.N, Math.max(0.5, df(t)))));
+    const wordWeight = new Map(content.map(({ w, i }) => [i, weightOf(w)]));
+    const total = [...wordWeight.values()].reduce((a, b) => a + b, 0);
+    let best = 0;
+    for (const h of hits.slice(0, 10)) {
+      let covered = 0;
+      for (const i of new Set(h.terms.map((t) => wordOfTerm.get(t)))) if (i !== undefined) covered += wordWeight.get(i) ?? 0;
+      best = Math.max(best, covered / total);
+    }
+    if (best < lex.minCoverage) hits = [];
   }
 
   const prox = lex.proximity;
