@@ -76,11 +76,16 @@ describe('questions and common words', () => {
   });
 
   it('returns nothing for an off-topic question', async () => {
-    const s = src();
-    s.words = new Set(['banana', 'bread', 'recipe', 'walnuts', 'bake', 'sourdough', 'hiking', 'boots', 'winter']);
-    for (const q of ['banana bread recipe with walnuts', 'how do I bake sourdough bread', 'best hiking boots for winter']) {
+    const s = source([
+      ...pages,
+      { url: 'https://docs.test/recipes', title: 'Recipes', blocks: [h(1, 'Recipes and best practices'), p('What is the best way to write a recipe for a loop? The best recipes keep each step small.')] },
+    ]);
+    s.words = new Set(['banana', 'bread', 'recipe', 'walnuts', 'bake', 'sourdough', 'hiking', 'boots', 'winter', 'capital', 'australia']);
+    for (const q of ['banana bread recipe with walnuts', 'how do I bake sourdough bread', 'best hiking boots for winter', 'what is the capital of australia', 'best sourdough bread recipe for beginners']) {
       expect((await search(s, { q })).results, q).toEqual([]);
     }
+    // The same generic words in an on-topic question still find their page.
+    expect((await search(s, { q: 'what is the best recipe for writing a loop' })).results[0]?.url).toBe('https://docs.test/recipes');
   });
 });
 
