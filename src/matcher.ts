@@ -16,22 +16,36 @@ export const MAX_MATCH_WORDS = 31;
 
 export class QueryMatcher {
   private readonly byTerm = new Map<string, number>();
+  /** Parts of strict compounds: a word needs all of a compound's parts. */
+  private readonly byPart = new Map<string, number>();
   private readonly memo = new Map<string, number>();
 
-  /** `groups[i]`: the terms that match query word i. */
   /** Substrings every word carrying a term contains (the term less its last letter: stems only drop endings). */
   private readonly probes: string[];
+  /** Strict: compound query words (the whole term first, then its parts) and their parts. */
+  private readonly compounds: { bit: number; whole: string; parts: readonly string[] }[] = [];
 
+  /**
+   * `groups[i]`: the terms of query word i (as queryWords gives them: the word whole first, then, for a
+   * compound, its parts). A text word carries query word i when it carries one of them, or, if
+   * `strict`, when it carries a compound's whole term or all of its parts (`git-read-tree` is not
+   * `git-ls-tree` to proximity, though they share `git` and `tree`).
+   */
   constructor(
     groups: readonly (readonly string[])[],
     private readonly tokenizer: TokenizerOptions,
+    strict = false,
   ) {
     groups.forEach((terms, i) => {
       const bit = 1 << Math.min(i, MAX_MATCH_WORDS - 1);
-      for (const t of terms) this.byTerm.set(t, (this.byTerm.get(t) ?? 0) | bit);
+      if (strict && terms.length > 1) {
+        this.compounds.push({ bit, whole: terms[0]!, parts: terms.slice(1) });
+        this.byTerm.set(terms[0]!, (this.byTerm.get(terms[0]!) ?? 0) | bit);
+        for (const t of terms.slice(1)) this.byPart.set(t, (this.byPart.get(t) ?? 0) | bit);
+      } else for (const t of terms) this.byTerm.set(t, (this.byTerm.get(t) ?? 0) | bit);
     });
     const probes = new Set<string>();
-    for (const t of this.byTerm.keys()) probes.add(t.length > 3 ? t.slice(0, -1) : t);
+    for (const t of [...this.byTerm.keys(), ...this.byPart.keys()]) probes.add(t.length > 3 ? t.slice(0, -1) : t);
     // A probe that holds another finds nothing the other does not.
     this.probes = [...probes].filter((p) => ![...probes].some((q) => q !== p && p.includes(q)));
     this.anyProbe = this.probes.length ? new RegExp(this.probes.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'iu') : null;
@@ -48,7 +62,7 @@ export class QueryMatcher {
   }
 
   get empty(): boolean {
-    return this.byTerm.size === 0;
+    return this.byTerm.size === 0 && this.byPart.size === 0;
   }
 
   /** Bits of the query words this word (folded, as forEachWordSpan gives it) carries; 0 for none. */
@@ -56,7 +70,13 @@ export class QueryMatcher {
     let m = this.memo.get(word);
     if (m === undefined) {
       m = 0;
-      for (const t of wordTerms(word, this.tokenizer)) m |= this.byTerm.get(t) ?? 0;
+      const terms = wordTerms(word, this.tokenizer);
+      let parts = 0;
+      for (const t of terms) {
+        m |= this.byTerm.get(t) ?? 0;
+        parts |= this.byPart.get(t) ?? 0;
+      }
+      if (parts) for (const c of this.compounds) if (!(m & c.bit) && parts & c.bit && c.parts.every((p) => terms.includes(p))) m |= c.bit;
       if (this.memo.size < 50_000) this.memo.set(word, m);
     }
     return m;

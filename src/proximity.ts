@@ -113,16 +113,21 @@ export function proximityScore(m: TextMatches, q: ProximityQuery, params: Proxim
 }
 
 /**
- * How exactly a heading is the query: the share of the query's words the heading holds times the share
- * of the heading's words that are the query's (1 when they are the same words, in any order; "Runtime
- * penalty" is 1 for the query "runtime penalty", "Avoiding runtime penalty" 2/3). `m` is the heading
- * scanned with the query's matcher.
+ * How exactly a heading is the query: the share of the query's weight (its words' idf) the heading
+ * holds times the share of the heading's words that are the query's (1 when they are the same words,
+ * in any order; "Runtime penalty" is 1 for the query "runtime penalty", "Avoiding runtime penalty" 2/3;
+ * "git-read-tree(1) Manual Page" holds little of "git-ls-tree(1) Manual Page", whose weight is in
+ * `git-ls-tree`). `m` is the heading scanned with the query's matcher.
  */
-export function headingMatch(m: TextMatches, queryWords: number): number {
-  if (!m.words || !queryWords || !m.pos.length) return 0;
+export function headingMatch(m: TextMatches, weights: readonly number[]): number {
+  if (!m.words || !weights.length || !m.pos.length) return 0;
   let bits = 0;
   for (const b of m.mask) bits |= b;
   let found = 0;
-  for (let i = 0; i < Math.min(queryWords, MAX_MATCH_WORDS); i++) if (bits & (1 << i)) found++;
-  return (found / queryWords) * (new Set(m.pos).size / m.words);
+  let total = 0;
+  for (let i = 0; i < Math.min(weights.length, MAX_MATCH_WORDS); i++) {
+    total += weights[i]!;
+    if (bits & (1 << i)) found += weights[i]!;
+  }
+  return total > 0 ? (found / total) * (new Set(m.pos).size / m.words) : 0;
 }

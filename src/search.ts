@@ -283,16 +283,21 @@ async function lexicalLane(
     if (added.length) hits = retrieve([...query, ...added.map((a) => ({ term: a.term, postings: postings.get(a.term) ?? EMPTY_LIST, weight: a.weight }))]);
   }
 
-  const content = words.map((w, i) => ({ w, i })).filter(({ w }) => !w.common);
-  if (lex.minCoverage > 0 && content.length >= 2 && hits.length) {
-    // idf of each word: its correction's, its best term's, or the highest possible for a word the index lacks.
-    const weightOf = (w: QueryWord) => Math.max(...(w.correction ? [w.correction.term] : w.terms).map((t) => idf(stats.N, Math.max(0.5, df(t)))));
-    const wordWeight = new Map(content.map(({ w, i }) => [i, weightOf(w)]));
-    const total = [...wordWeight.values()].reduce((a, b) => a + b, 0);
+  // The query's distinct content words, each by the terms that stand for it (a repeated word counts once).
+  const content = new Map<string, { terms: string[]; weight: number }>();
+  for (const w of words) {
+    if (w.common) continue;
+    const terms = w.correction ? [w.correction.term] : w.terms;
+    // idf: its best term's, or the highest possible for a word the index lacks.
+    content.set(terms.join('\u0000'), { terms, weight: Math.max(...terms.map((t) => idf(stats.N, Math.max(0.5, df(t))))) });
+  }
+  if (lex.minCoverage > 0 && content.size >= 2 && hits.length) {
+    const total = [...content.values()].reduce((a, c) => a + c.weight, 0);
     let best = 0;
     for (const h of hits.slice(0, 10)) {
+      const matched = new Set(h.terms);
       let covered = 0;
-      for (const i of new Set(h.terms.map((t) => wordOfTerm.get(t)))) if (i !== undefined) covered += wordWeight.get(i) ?? 0;
+      for (const c of content.values()) if (c.terms.some((t) => matched.has(t))) covered += c.weight;
       best = Math.max(best, covered / total);
     }
     if (best < lex.minCoverage) hits = [];
@@ -305,7 +310,7 @@ async function lexicalLane(
     const unread = top.map((h) => h.id).filter((id) => !sections.has(id));
     if (unread.length) for (const v of await src.sections(unread)) sections.set(v.id, v);
     const pages = await src.pages();
-    const matcher = new QueryMatcher(words.map((w) => (w.correction ? [w.correction.term] : w.terms)), TOKENIZER);
+    const matcher = new QueryMatcher(words.map((w) => (w.correction ? [w.correction.term] : w.terms)), TOKENIZER, true);
     const pq = { words: words.length, content: words.map((w) => !w.common), weight: weights, k1: src.settings.ranking.k1 };
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
     const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
@@ -329,7 +334,7 @@ async function lexicalLane(
         for (const heading of [...v.headingPath, ...(v.parts ?? []).flatMap((p) => p.headingPath), pages.get(v.url)?.title ?? '']) {
           if (!heading) continue;
           let m = headingMatches.get(heading);
-          if (m === undefined) headingMatches.set(heading, (m = matcher.mayMatch(heading) ? headingMatch(matcher.locate(heading), words.length) : 0));
+          if (m === undefined) headingMatches.set(heading, (m = matcher.mayMatch(heading) ? headingMatch(matcher.locate(heading), weights) : 0));
           if (m > best) best = m;
         }
         score += prox.heading * best * weightSum;
