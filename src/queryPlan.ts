@@ -42,15 +42,20 @@ export const QUERY_STOPWORDS: ReadonlySet<string> = new Set(
 );
 
 const HIRAGANA_ONLY = /^\p{Script=Hiragana}+$/u;
-const UNSPACED_CHAR = /^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]$/u;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 /**
- * In scripts written without spaces the segmenter cuts function words as their own words: particles
- * and endings are short runs of hiragana (の, は, です, ます), and one-character words are mostly
- * grammatical (的, 了, 是, か). Both are common words here, in any language mix.
+ * In Japanese the segmenter cuts particles and endings as words of their own: short runs of hiragana
+ * (の, は, です, ます). They are common words here, in any language mix. (One-character kanji and hanzi
+ * are left alone: 最, 新 carry meaning as often as 的 does not.)
  */
 export function functionWordOfUnspacedScript(word: string): boolean {
-  return UNSPACED_CHAR.test(word) || (HIRAGANA_ONLY.test(word) && [...word].length <= 3);
+  return HIRAGANA_ONLY.test(word) && [...word].length <= 3;
+}
+
+/** A word of a script written without spaces (its cut is the segmenter's guess, not the writer's). */
+export function unspacedWord(word: string): boolean {
+  return UNSPACED.test(word);
 }
 
 export interface QueryWord {
@@ -102,7 +107,10 @@ export function markCommon(words: QueryWord[], df: (term: string) => number, N: 
   const retrieves = (common: (i: number) => boolean) => words.some((w, i) => !common(i) && w.terms.some((t) => df(t) > 0));
   const either = (i: number) => stop[i]! || frequent[i]!;
   const onlyStop = (i: number) => stop[i]!;
-  const rule = retrieves(either) ? either : retrieves(onlyStop) || words.some((_, i) => !stop[i]) ? onlyStop : () => false;
+  // An unknown word of a script without spaces is most likely the segmenter's cut through a known word
+  // (a remembered span that starts mid-word), not a sign that the question is off-topic.
+  const offTopicSign = (i: number) => !stop[i] && !(unspacedWord(words[i]!.text) && words[i]!.terms.every((t) => df(t) === 0));
+  const rule = retrieves(either) ? either : retrieves(onlyStop) || words.some((_, i) => offTopicSign(i)) ? onlyStop : () => false;
   words.forEach((w, i) => (w.common = rule(i)));
 }
 

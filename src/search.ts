@@ -20,7 +20,7 @@ import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from 
 import { DEFAULT_EXPANSION, expansionTerms, relevanceModel, type ExpansionParams } from './expansion.js';
 import { DEFAULT_PROXIMITY, headingMatch, proximityScore, type ProximityParams } from './proximity.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
-import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, type CommonWordOptions, type QueryWord } from './queryPlan.js';
+import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import { bestSnippet, type SnippetQuery } from './snippet.js';
@@ -91,6 +91,8 @@ export interface LexicalOptions {
    * pages only by its generic words ("best", "recipe").
    */
   minCoverage: number;
+  /** Whether unknown words of scripts without spaces count against the coverage. */
+  coverageUnspaced: boolean;
   typos: boolean;
   /** Pseudo-relevance feedback for natural-language questions (src/expansion.ts). */
   expansion: ExpansionParams;
@@ -100,10 +102,11 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   fields: DEFAULT_FIELDS,
   common: DEFAULT_COMMON,
   proximity: DEFAULT_PROXIMITY,
-  minMatchShare: 0.5,
+  minMatchShare: 0,
   minMatchWords: 2,
   minMatchFrom: 3,
   minCoverage: 0.3,
+  coverageUnspaced: false,
   typos: true,
   expansion: DEFAULT_EXPANSION,
 };
@@ -288,6 +291,9 @@ async function lexicalLane(
   for (const w of words) {
     if (w.common) continue;
     const terms = w.correction ? [w.correction.term] : w.terms;
+    // In a script without spaces an unknown word is as likely the segmenter's cut through a known one
+    // (a remembered span starting mid-word) as a word the pages lack: no evidence either way.
+    if (!lex.coverageUnspaced && unspacedWord(w.text) && terms.every((t) => df(t) === 0)) continue;
     // idf: its best term's, or the highest possible for a word the index lacks.
     content.set(terms.join('\u0000'), { terms, weight: Math.max(...terms.map((t) => idf(stats.N, Math.max(0.5, df(t))))) });
   }
