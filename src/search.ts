@@ -158,7 +158,10 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const now = opts.now ?? Date.now();
   const started = clock();
   const settings = src.settings;
-  const lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
+  let lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
+  // "Find related pages" asks with a page's most telling words: any of them makes a page related, so
+  // neither the two-word minimum nor the off-topic gate applies.
+  if (req.excludeUrl) lex = { ...lex, minMatchWords: 1, minMatchShare: 0, minCoverage: 0 };
   const limit = req.limit ?? 30;
   const parsed = parseRequest(req, now);
   const allowed = await src.allowedChunks(parsed, req.excludeUrl);
