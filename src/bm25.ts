@@ -139,15 +139,21 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
     let nTouched = 0;
     for (let t = 0; t < terms.length; t++) {
       const { ids, tfs, lens } = terms[t]!.postings;
-      const w = weights[t]!;
+      const wk = weights[t]! * k1p1;
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
         if (allowed !== null && !allowed.has(id)) continue;
         const code = tfs[i]!;
-        const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
         const prev = scores[id]!;
         if (prev === 0) touched[nTouched++] = id;
-        scores[id] = prev + (w * tf * k1p1) / (tf + k1);
+        if ((code & 7) === 0) {
+          // Body only (most postings): tf~ = body / norm, and w tf~ (k1 + 1) / (tf~ + k1) in one division.
+          const body = code >>> FIELD_BITS;
+          scores[id] = prev + (wk * body) / (body + k1 * (norm0 + normL * lens[i]!));
+        } else {
+          const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
+          scores[id] = prev + (wk * tf) / (tf + k1);
+        }
       }
     }
     for (let i = 0; i < nTouched; i++) {
@@ -164,8 +170,15 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
         const id = ids[i]!;
         if (allowed !== null && !allowed.has(id)) continue;
         const code = tfs[i]!;
-        const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
-        scores.set(id, (scores.get(id) ?? 0) + (w * tf * k1p1) / (tf + k1));
+        let add: number;
+        if ((code & 7) === 0) {
+          const body = code >>> FIELD_BITS;
+          add = (w * k1p1 * body) / (body + k1 * (norm0 + normL * lens[i]!));
+        } else {
+          const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
+          add = (w * k1p1 * tf) / (tf + k1);
+        }
+        scores.set(id, (scores.get(id) ?? 0) + add);
       }
     }
     for (const [id, s] of scores) heap.push(id, s);

@@ -14,10 +14,9 @@ import { addScores, bm25Search, DEFAULT_FIELDS, idf, type CorpusStats, type Fiel
 import type { ChunkAnchor, SectionPart } from './chunker.js';
 import { groupByPage } from './group.js';
 import { classifyQuery, fuseHybrid, type DenseCalibration } from './hybrid.js';
-import { indexedText, TOKENIZER } from './indexing.js';
+import { TOKENIZER } from './indexing.js';
 import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
-import { DEFAULT_EXPANSION, expansionTerms, relevanceModel, type ExpansionParams } from './expansion.js';
 import { DEFAULT_PROXIMITY, headingMatch, proximityScore, type ProximityParams } from './proximity.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
 import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
@@ -94,8 +93,6 @@ export interface LexicalOptions {
   /** Whether unknown words of scripts without spaces count against the coverage. */
   coverageUnspaced: boolean;
   typos: boolean;
-  /** Pseudo-relevance feedback for natural-language questions (src/expansion.ts). */
-  expansion: ExpansionParams;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -108,7 +105,6 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   minCoverage: 0.3,
   coverageUnspaced: false,
   typos: true,
-  expansion: DEFAULT_EXPANSION,
 };
 
 /** Merges the typed query with the filter controls / URL parameters. */
@@ -186,7 +182,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const depth = textFilters ? Math.max(500, limit * 10) : Math.max(limit * 3, 30);
   const sections = new Map<number, SectionView>();
   const queryClass = classifyQuery(parsed.text);
-  const lexicalRun = lexicalLane(src, words, depth, allowed, lex, { exact: req.exact === true, question: queryClass === 'natural' }, sections);
+  const lexicalRun = lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections);
   // The dense lane starts at once with the text as typed; it is asked again only if a typo was corrected.
   const denseOn = settings.denseEnabled && !!src.dense;
   const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed).catch(() => null) : Promise.resolve(null);
@@ -219,7 +215,7 @@ interface LexicalRun {
 /** The lexical lane alone, as search() runs it for a query's free text (the benchmarks time this). */
 export async function lexicalSearch(src: SearchSource, text: string, k: number, opts: { lexical?: Partial<LexicalOptions>; allowed?: ReadonlySet<number> | null } = {}): Promise<LaneHit[]> {
   const lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
-  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, { exact: false, question: classifyQuery(text) === 'natural' }, new Map())).hits;
+  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, false, new Map())).hits;
 }
 
 /**
@@ -232,10 +228,9 @@ async function lexicalLane(
   k: number,
   allowed: ReadonlySet<number> | null,
   lex: LexicalOptions,
-  how: { exact: boolean; question: boolean },
+  exact: boolean,
   sections: Map<number, SectionView>,
 ): Promise<LexicalRun> {
-  const exact = how.exact;
   const [postings, stats] = await Promise.all([src.postings([...new Set(words.flatMap((w) => w.terms))]), src.corpusStats()]);
   const df = (t: string) => postings.get(t)?.ids.length ?? 0;
   markCommon(words, df, stats.N, lex.common);
@@ -272,22 +267,6 @@ async function lexicalLane(
     return out.slice(0, k);
   };
   let hits = retrieve(query);
-  const ex = lex.expansion;
-  if (how.question && ex.terms > 0 && hits.length) {
-    // Pseudo-relevance feedback: the words the best first-pass sections share, then a second pass.
-    const feedback = hits.slice(0, ex.docs);
-    const [views, pages] = await Promise.all([src.sections(feedback.map((h) => h.id).filter((id) => !sections.has(id))), src.pages()]);
-    for (const v of views) sections.set(v.id, v);
-    const texts = feedback.flatMap((h) => {
-      const v = sections.get(h.id);
-      return v ? [{ text: indexedText(pages.get(v.url)?.title ?? '', v.text), score: h.score }] : [];
-    });
-    const candidates = relevanceModel(texts, new Set(words.flatMap((w) => w.terms)), ex, TOKENIZER);
-    const fresh = candidates.map((c) => c.term).filter((t) => !postings.has(t));
-    if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
-    const added = expansionTerms(candidates, df, stats.N, ex);
-    if (added.length) hits = retrieve([...query, ...added.map((a) => ({ term: a.term, postings: postings.get(a.term) ?? EMPTY_LIST, weight: a.weight }))]);
-  }
 
   // The query's distinct content words, each by the terms that stand for it (a repeated word counts once).
   const content = new Map<string, { terms: string[]; weight: number }>();
