@@ -1,7 +1,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'models/**', '.cache/**', 'bench/results/**', 'tests/e2e/artifacts/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'models/**', '.cache/**', 'bench/results/**', 'tests/e2e/artifacts/**', 'tests/firefox/artifacts/**', '.dist-*/**'] },
   ...tseslint.configs.recommended,
   {
     rules: {

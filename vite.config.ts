@@ -1,8 +1,11 @@
 import { defineConfig } from 'vite';
+import { vendorPatches } from './scripts/vendorPatches.mjs';
 
 // Shared settings for the three builds driven by scripts/build.mjs.
 export default defineConfig({
   resolve: { alias: {} },
+  // No eval / Function constructor from the ONNX runtime's dead code paths (see the file).
+  plugins: [vendorPatches()],
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
     target: 'chrome120',

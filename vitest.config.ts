@@ -25,6 +25,21 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'firefox',
+          include: ['tests/firefox/**/*.test.ts'],
+          environment: 'node',
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+          // A group of its own: vitest runs groups one after another (unit, then this, then the Chromium
+          // project, which fileParallelism: false puts in a last group of its own), so two browsers never
+          // run at once on two cores (that makes both flaky).
+          sequence: { groupOrder: 1 },
+        },
+      },
     ],
   },
 });

@@ -18,6 +18,7 @@
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { ChunkAnchor, SectionPart } from '../src/chunker.js';
+import type { PageKind } from '../src/pageKind.js';
 
 export const DB_NAME = 'reread';
 export const DB_VERSION = 2;
@@ -39,6 +40,12 @@ export interface PageRecord {
   hash: string;
   chunkIds: number[];
   words: number;
+  /** How Reread got the page (src/pageKind.ts); absent for a page read in a tab. */
+  kind?: PageKind;
+  /** A title-only entry the backfill tried and left as it was, and why (src/backfillPolicy.ts SkipReason). */
+  fetchSkipped?: { at: number; reason: string };
+  /** A PDF: its page count, and how many of them were read (fewer past the page cap). */
+  pdf?: { pages: number; read: number };
 }
 
 export interface ChunkRecord {
@@ -64,6 +71,13 @@ export interface TextRecord {
   url: string;
   ids: number[];
   z: Uint8Array;
+  /**
+   * The blocks the chunks were cut from (deflate-raw, sectionTexts.ts packBlocks) and the chunker that
+   * cut them (CHUNKER_VERSION): what background/recut.ts cuts again when the chunker changes. Absent on
+   * pages stored before blocks were kept (they keep their cut).
+   */
+  b?: Uint8Array;
+  cv?: string;
 }
 
 /** Present in meta while v1 chunk texts remain to be compressed: pages up to `after` (url order) are done. */

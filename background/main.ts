@@ -8,7 +8,7 @@ import { searchSource } from './search.js';
 import { bundledLexicon } from './lexicon.js';
 import browser from 'webextension-polyfill';
 import type { MessageType } from '../src/protocol.js';
-import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn } from '../src/validate.js';
+import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn, optionalNumber } from '../src/validate.js';
 import { ProtocolError } from '../src/protocol.js';
 import { Engine } from './engine.js';
 import { createRouter, type Handlers, type SenderInfo, type Validators } from './router.js';
@@ -16,16 +16,23 @@ import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
 import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
-import { migrateChunkTexts, withTexts } from './sectionTexts.js';
+import { migrateChunkTexts, unpackBlocks, withTexts } from './sectionTexts.js';
 import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
 import { embedderHost } from './embedding/host.js';
 import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
+import { chunkBlocks, CHUNKER_VERSION } from '../src/chunker.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
-import { drainOutbox, hellosFor, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello, sitesMatcher } from './outbox.js';
+import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello, sitesMatcher } from './outbox.js';
 import { isNonce, isOutboxKey } from '../src/outbox.js';
+import { pageReader } from './reader/host.js';
+import { DayOne } from './dayone/dayOne.js';
+import { captureOpenTabs, openTabsLog } from './dayone/openTabs.js';
+import { pdfLog } from './dayone/pdfCapture.js';
+import { titleWriteLog } from './pageStore.js';
+import { DEFAULT_HISTORY_DAYS } from '../src/dayone.js';
 
 const engine = new Engine();
 const dense = new DenseService(engine, embedderHost);
@@ -39,6 +46,8 @@ const ready = Promise.all([
 ]);
 // Resumes (or finishes at once) the v1 -> v2 text compression; readers accept both forms meanwhile.
 void engine.db().then((db) => migrateChunkTexts(db)).catch((e: unknown) => console.warn('reread: text migration', e));
+
+const dayOne = new DayOne(engine, pageReader);
 
 const empty = (p: unknown, t: MessageType) => {
   validateObject(p, t);
@@ -82,6 +91,24 @@ const validators: Validators = {
   'search/handover': (p) => ({ token: requiredString(validateObject(p, 'search/handover').token, 'token', 100) }),
   'model/status': (p) => empty(p, 'model/status'),
   'model/remove': (p) => ({ model: requiredString(validateObject(p, 'model/remove').model, 'model', 200) }),
+  'page/pdf': (p) => {
+    const since = validateObject(p, 'page/pdf').sinceLoadMs;
+    return typeof since === 'number' && Number.isFinite(since) ? { sinceLoadMs: since } : {};
+  },
+  'dayone/status': (p) => empty(p, 'dayone/status'),
+  'history/import': (p) => {
+    const o = validateObject(p, 'history/import');
+    return { days: optionalNumber(o.days, 'days') ?? DEFAULT_HISTORY_DAYS, ...(o.whenGranted === true ? { whenGranted: true } : {}) };
+  },
+  'history/stop': (p) => empty(p, 'history/stop'),
+  'backfill/control': (p) => {
+    const o = validateObject(p, 'backfill/control');
+    if (o.action !== undefined && !['start', 'pause', 'resume', 'cancel'].includes(o.action as string)) throw new ProtocolError('bad-request', 'unknown backfill action');
+    const dailyCap = optionalNumber(o.dailyCap, 'dailyCap');
+    return { ...(o.action ? { action: o.action as 'start' } : {}), ...(dailyCap !== undefined ? { dailyCap } : {}) };
+  },
+  'dayone/dismiss': (p) => empty(p, 'dayone/dismiss'),
+  'pdf/notes-clear': (p) => empty(p, 'pdf/notes-clear'),
 };
 
 const handlers: Handlers = {
@@ -110,7 +137,9 @@ const handlers: Handlers = {
   sites: async () => engine.siteCounts(),
   'settings/get': async () => engine.settings(),
   'settings/set': async (p) => {
+    const wasPaused = (await engine.settings()).paused;
     const next = await engine.updateSettings(p);
+    if (wasPaused && !next.paused) void dayOne.captureResumed().catch((e: unknown) => console.warn('reread: resume', e));
     // A newly excluded site leaves nothing behind, pending captures and hellos included.
     if (p.excludedSites?.length) await purgeOutbox(sitesMatcher(next.excludedSites));
     if ('retentionDays' in p || 'maxStorageMb' in p) void runRetention(engine);
@@ -122,6 +151,8 @@ const handlers: Handlers = {
     // is part of what was asked to forget; undo does not bring an unfiled capture back).
     const { scope } = p;
     await purgeOutbox(scope.kind === 'all' ? () => true : scope.kind === 'site' ? sitesMatcher([scope.site]) : (e) => e.at >= scope.from && e.at < scope.to);
+    // A history import or backfill under way brings none of it back.
+    await dayOne.forgot(scope);
     return engine.forget.mark(scope);
   },
   'forget/undo': async (p) => ({ pages: await engine.forget.undo(p.id) }),
@@ -134,6 +165,14 @@ const handlers: Handlers = {
   'search/handover': async (p) => takeHandover(p.token),
   'model/status': async () => dense.modelStatus(),
   'model/remove': async (p) => dense.removeModel(p.model),
+  // The PDF's URL is the sending frame's, from the browser (never from the payload).
+  'page/pdf': async (p, ctx) => ({ outcome: await dayOne.onPdfTab({ id: ctx.sender.tab!.id, incognito: ctx.sender.tab!.incognito, url: ctx.sender.url }, p.sinceLoadMs ?? -1) }),
+  'dayone/status': async () => dayOne.status(),
+  'history/import': async (p) => dayOne.importHistory(p.days, p.whenGranted === true),
+  'history/stop': async () => dayOne.stopHistory(),
+  'backfill/control': async (p) => dayOne.controlBackfill(p.action, p.dailyCap),
+  'dayone/dismiss': async () => dayOne.dismiss(),
+  'pdf/notes-clear': async () => dayOne.clearPdfNotes(),
 };
 
 const route = createRouter({
@@ -144,27 +183,47 @@ const route = createRouter({
 });
 
 browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.Runtime.MessageSender) => {
-  await ready;
+  // A page's hello needs only the settings and the hello database: it does not wait for the dense lane
+  // to start, so a page left soon after a cold start still gets its ticket (src/outbox.ts).
+  if ((message as { type?: unknown } | null)?.type !== 'page/hello') await ready;
   const info: SenderInfo = { id: sender.id, url: sender.url, frameId: sender.frameId };
   if (sender.tab) info.tab = { id: sender.tab.id, incognito: sender.tab.incognito, url: sender.tab.url };
   return route(message, info);
 });
 
-// Captures handed over through session storage by pages closed while the worker was stopped: drained
-// at start and whenever one is added (a storage change wakes the worker).
+// Captures handed over through session (Chrome) or local (Firefox) storage by pages closed while the
+// worker was stopped: drained at start and whenever one is added (a storage change wakes the worker).
 openOutboxToContentScripts();
 const drain = () => void ready.then(() => drainOutbox(engine)).catch((e: unknown) => console.warn('reread: outbox', e));
 browser.storage.onChanged.addListener((changes, area) => {
-  if (area === 'session' && Object.entries(changes).some(([k, c]) => isOutboxKey(k) && c.newValue !== undefined)) drain();
+  if (isOutboxArea(area) && Object.entries(changes).some(([k, c]) => isOutboxKey(k) && c.newValue !== undefined)) drain();
 });
 drain();
 void pruneHellos().catch(() => undefined);
 // An index built by another version of the tokenizer is rebuilt once, in the background.
 void ready.then(() => ensureIndexVersion(engine)).catch((e: unknown) => console.warn('reread: index version', e));
+// Stored pages cut by another chunker are cut again from their blocks, in the background (recut.ts).
+// While a pass is pending an alarm wakes a stopped worker to go on with it.
+const RECUT_ALARM = 'reread-recut';
+const recut = () =>
+  void ready
+    .then(async () => {
+      if (await engine.recut.pending()) await browser.alarms?.create(RECUT_ALARM, { periodInMinutes: 0.5 });
+      await engine.recut.run();
+      await browser.alarms?.clear(RECUT_ALARM);
+    })
+    .catch((e: unknown) => console.warn('reread: re-cut', e));
+browser.alarms?.onAlarm.addListener((alarm) => {
+  if (alarm.name === RECUT_ALARM) recut();
+});
+recut();
 
 registerOmnibox(engine);
 registerContextMenu(engine);
 registerMaintenance(engine);
+dayOne.register();
+// A history import or backfill that was running when the worker stopped (or the browser closed) goes on.
+void ready.then(() => dayOne.resumeJobs());
 
 // Mirror the capture gate (pause, exclusions) for content scripts, at start and on every change.
 engine.onGateChange = (gate) => browser.storage.local.set({ [CAPTURE_GATE_KEY]: gate }).catch(() => undefined);
@@ -182,7 +241,13 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     if (!page) return [];
     const chunks = (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined);
     return withTexts(db, chunks);
-  }, registerHello, hellosFor, drainOutbox, outboxTotals,
+  }, registerHello, hellosFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog, chunkerVersion: CHUNKER_VERSION,
   /** The lexical lane alone, as search() runs it (the benchmark times it apart from the dense lane). */
   lexicalSearch: async (q: string, k: number) => lexicalSearch(searchSource(engine, await engine.settings()), parseQuery(q).text, k),
-};
+  /** What a capture costs the worker before it is written: checking the page's sections, or cutting (tests/bench/captureCut.ts). */
+  cut: { chunkBlocks, validateCapture },
+  /** The blocks and chunker version stored for a page (background/recut.ts cuts them again). */
+  pageBlocks: async (url: string) => {
+    const rec = await (await engine.db()).get('texts', url);
+    return rec?.b ? { blocks: await unpackBlocks(rec.b), chunker: rec.cv ?? null, bytes: rec.b.byteLength, textBytes: rec.z.byteLength } : null;
+  } };

@@ -1,7 +1,7 @@
 /**
  * The background's side of the capture outbox (see src/outbox.ts): the hello registry (nonce -> the
  * sender's page URL) in a small database of its own, so recording a hello never waits behind a backlog
- * of page writes in the main one; and the drain that files captures left in session storage.
+ * of page writes in the main one; and the drain that files captures left in session or local storage.
  */
 import browser from 'webextension-polyfill';
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
@@ -69,15 +69,36 @@ export async function pruneHellos(now = Date.now()): Promise<void> {
   await tx.done;
 }
 
-function sessionArea(): browser.Storage.StorageArea | null {
-  return (browser.storage as { session?: browser.Storage.StorageArea }).session ?? null;
+type AreaName = 'session' | 'local';
+
+/**
+ * The storage areas an outbox entry can be in: session storage (Chrome's content scripts, once opened
+ * to them) and local storage (Firefox's content scripts, which have no session storage).
+ */
+function outboxAreas(): [AreaName, browser.Storage.StorageArea][] {
+  const session = (browser.storage as { session?: browser.Storage.StorageArea }).session;
+  return session ? [['session', session], ['local', browser.storage.local]] : [['local', browser.storage.local]];
 }
 
-async function pendingEntries(): Promise<[string, unknown][]> {
-  const area = sessionArea();
-  if (!area) return [];
-  const all = await area.get(null);
-  return Object.entries(all).filter(([k]) => isOutboxKey(k));
+/** Whether a change in this storage area can be an outbox entry (main.ts drains on such changes). */
+export function isOutboxArea(area: string): boolean {
+  return area === 'session' || area === 'local';
+}
+
+interface Pending {
+  name: AreaName;
+  area: browser.Storage.StorageArea;
+  key: string;
+  value: unknown;
+}
+
+async function pendingEntries(): Promise<Pending[]> {
+  const out: Pending[] = [];
+  for (const [name, area] of outboxAreas()) {
+    const all = await area.get(null);
+    for (const [key, value] of Object.entries(all)) if (isOutboxKey(key)) out.push({ name, area, key, value });
+  }
+  return out;
 }
 
 export interface DrainResult {
@@ -91,11 +112,14 @@ export const outboxTotals = { filed: 0, refused: 0 };
 
 async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
   await pruneHellos().catch(() => undefined);
-  const entries = (await pendingEntries()).sort((a, b) => (isOutboxEntry(a[1]) ? a[1].at : 0) - (isOutboxEntry(b[1]) ? b[1].at : 0));
+  const at = (v: unknown) => (isOutboxEntry(v) ? v.at : 0);
+  const entries = (await pendingEntries()).sort((a, b) => at(a.value) - at(b.value));
   totals.waiting = 0;
   const db = await helloDb();
-  for (const [key, value] of entries) {
+  for (const { name, area, key, value } of entries) {
     let verdict: 'file' | 'wait' | 'refuse' = 'refuse';
+    // The same key in both areas is two hand-overs.
+    const failKey = `${name}:${key}`;
     try {
       if (isOutboxEntry(value)) {
         const hello = await db.get('hellos', value.nonce);
@@ -106,7 +130,7 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
         }
         if (verdict === 'file') {
           // Purged meanwhile (a site or everything forgotten while this drain ran): not filed.
-          if (!(await sessionArea()?.get(key))?.[key]) continue;
+          if (!(await area.get(key))[key]) continue;
           const payload = validateCapture(value.payload).payload;
           await engine.capture(capturedPageUrl(hello!.url, value.url), payload, Math.min(value.at, Date.now()));
         }
@@ -115,8 +139,8 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
       // A malformed capture is refused for good. Anything else (above all: the worker being stopped,
       // which aborts its transactions while this code still runs) leaves the entry for the next drain;
       // one that keeps failing in this worker's life is given up on.
-      const failures = (failed.get(key) ?? 0) + 1;
-      failed.set(key, failures);
+      const failures = (failed.get(failKey) ?? 0) + 1;
+      failed.set(failKey, failures);
       if (!(err instanceof ProtocolError) && failures < MAX_FAILURES) {
         totals.waiting++;
         continue;
@@ -129,7 +153,7 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
     outboxTotals[field]++;
     // Removed only after the page's transaction committed: a worker stopped in between files it again
     // on its next start, which is harmless (the same content is a revisit).
-    await sessionArea()?.remove(key);
+    await area.remove(key);
   }
 }
 
@@ -188,10 +212,11 @@ export function sitesMatcher(sites: readonly string[]): (s: PurgeSubject) => boo
 export async function purgeOutbox(hit: (s: PurgeSubject) => boolean): Promise<void> {
   const db = await helloDb();
   const hellos = new Map((await db.getAll('hellos')).map((h) => [h.nonce, h]));
-  const drop = (await pendingEntries())
-    .filter(([, v]) => !isOutboxEntry(v) || hit({ urls: [v.url, ...(hellos.has(v.nonce) ? [hellos.get(v.nonce)!.url] : [])], at: v.at }))
-    .map(([k]) => k);
-  if (drop.length) await sessionArea()?.remove(drop);
+  const drop = (await pendingEntries()).filter(({ value: v }) => !isOutboxEntry(v) || hit({ urls: [v.url, ...(hellos.has(v.nonce) ? [hellos.get(v.nonce)!.url] : [])], at: v.at }));
+  for (const [name, area] of outboxAreas()) {
+    const keys = drop.filter((d) => d.name === name).map((d) => d.key);
+    if (keys.length) await area.remove(keys);
+  }
   const tx = db.transaction('hellos', 'readwrite');
   let cursor = await tx.store.openCursor();
   while (cursor) {

@@ -3,15 +3,16 @@
  * in one IndexedDB transaction, or not at all. Work is proportional to the page, not to the index.
  */
 import type { IDBPTransaction } from 'idb';
-import type { Chunk } from '../src/chunker.js';
+import type { Block, Chunk } from '../src/chunker.js';
 import type { TokenizerOptions } from '../src/tokenizer.js';
 import { indexSection, type IndexedSection } from '../src/indexing.js';
 import { appendToBlock, BLOCK_SIZE, removeFromBlock, type EncodedBlock, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
+import type { PageKind } from '../src/pageKind.js';
 import { addVisit } from '../src/forget.js';
 import { EMPTY_STATS, type ChunkRecord, type DB, type PageRecord, type RereadDB, type StatsRecord } from './db.js';
 import { removeVectors } from './vectorStore.js';
-import { forgetAllTexts, forgetTexts, packTexts, withTexts } from './sectionTexts.js';
+import { forgetAllTexts, forgetTexts, packBlocks, packTexts, withTexts } from './sectionTexts.js';
 
 export interface PageInput {
   url: string;
@@ -21,10 +22,20 @@ export interface PageInput {
   hash: string;
   words: number;
   chunks: readonly Chunk[];
+  /** The blocks the chunks were cut from and the chunker that cut them: kept, compressed, to cut again. */
+  blocks?: readonly Block[];
+  chunker?: string;
   /** Visit time (epoch ms). */
   now: number;
+  /** A re-cut of the stored page (background/recut.ts): its visits are left as they are. */
+  recut?: boolean;
   /** Model to queue the new chunks for; null when the dense lane is off. */
   embedModel: string | null;
+  /** How the page was got (src/pageKind.ts); absent: read in a tab. Replaces the stored page's kind. */
+  kind?: PageKind;
+  /** Not a visit (the backfill reading an imported entry): the stored visit dates and count stay. */
+  notAVisit?: boolean;
+  pdf?: PageRecord['pdf'];
 }
 
 export interface WriteResult {
@@ -236,24 +247,45 @@ export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions)
   // Tokenize and compress before the transaction opens: nothing but IndexedDB requests may be awaited inside it.
   const newDocs = input.chunks.map((c) => indexSection(input.title, c, tok));
   const z = input.chunks.length ? await packTexts(input.chunks.map((c) => c.text)) : null;
+  const b = z && input.blocks ? await packBlocks(input.blocks) : null;
   return retryStale(async () => {
     const current = await db.get('pages', input.url);
     // A revisit with unchanged content needs nothing of the old chunks.
-    const old = current && current.hash !== input.hash ? (await readOldPages(db, [input.url], tok)).get(input.url) : undefined;
+    // (A re-cut rewrites the sections even when their texts, and so the hash, are the same: anchors may differ.)
+    const rewrite = (p: PageRecord | undefined) => !!p && (p.hash !== input.hash || !!input.recut);
+    const old = rewrite(current) ? (await readOldPages(db, [input.url], tok)).get(input.url) : undefined;
     const tx = db.transaction([...WRITE_STORES], 'readwrite');
-    const result = await allOrNothing(db, tx, () => writePageIn(db, tx, input, newDocs, z, current, old));
+    const result = await allOrNothing(db, tx, () => writePageIn(db, tx, input, newDocs, z, b, current, old, rewrite));
     if (result.removedChunkIds.length) forgetTexts(db, result.removedChunkIds);
     return result;
   });
 }
 
-async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: IndexedSection[], z: Uint8Array | null, readBefore: PageRecord | undefined, old: OldPage | undefined): Promise<WriteResult> {
+async function writePageIn(
+  db: DB,
+  tx: WriteTx,
+  input: PageInput,
+  newDocs: IndexedSection[],
+  z: Uint8Array | null,
+  b: Uint8Array | null,
+  readBefore: PageRecord | undefined,
+  old: OldPage | undefined,
+  rewrite: (p: PageRecord | undefined) => boolean,
+): Promise<WriteResult> {
   const touched = new Set<string>();
   const cur = await tx.objectStore('pages').get(input.url);
-  if (!samePage(cur, readBefore) || (cur && cur.hash !== input.hash && !samePage(cur, old?.page))) throw new StalePage();
-  if (cur && cur.hash === input.hash) {
-    const page = { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1, visits: addVisit(cur.visits, input.now) };
+  if (!samePage(cur, readBefore) || (rewrite(cur) && !samePage(cur, old?.page))) throw new StalePage();
+  // A re-cut keeps the page as it was (its kind, PDF facts, visits): only its sections change.
+  const kindOf = (c: PageRecord | undefined): PageInput => (input.recut && c ? { ...input, kind: c.kind, pdf: c.pdf } : input);
+  if (cur && !rewrite(cur)) {
+    const page = withKind(input.notAVisit || input.recut ? { ...cur } : { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1, visits: addVisit(cur.visits, input.now) }, kindOf(cur));
     await tx.objectStore('pages').put(page);
+    if (b) {
+      // A page stored before its blocks were kept gets them now (its cut is of an unknown chunker: the
+      // next chunker change re-cuts it).
+      const texts = await tx.objectStore('texts').get(input.url);
+      if (texts && !texts.b && texts.ids.join() === cur.chunkIds.join()) await tx.objectStore('texts').put({ ...texts, b, cv: '' });
+    }
     await tx.done;
     return { outcome: 'revisit', page, touchedTerms: touched, removedChunkIds: [], addedChunkIds: [] };
   }
@@ -273,30 +305,152 @@ async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: Index
   const chunkStore = tx.objectStore('chunks');
   const queue = tx.objectStore('embedQueue');
   for (const r of records) puts.push(chunkStore.put(r));
-  if (z) puts.push(tx.objectStore('texts').put({ url: input.url, ids, z }));
+  if (z) puts.push(tx.objectStore('texts').put({ url: input.url, ids, z, ...(b ? { b, cv: input.chunker ?? '' } : {}) }));
   if (input.embedModel) for (const r of records) puts.push(queue.put({ id: r.id, model: input.embedModel }));
   await Promise.all(puts);
   for (const d of newDocs) {
     stats.N += 1;
     stats.totalLength += d.len;
   }
-  const page: PageRecord = {
-    url: input.url,
-    site: input.site,
-    title: input.title,
-    lang: input.lang,
-    firstVisit: cur ? Math.min(cur.firstVisit, input.now) : input.now,
-    lastVisit: cur ? Math.max(cur.lastVisit, input.now) : input.now,
-    visitCount: (cur?.visitCount ?? 0) + 1,
-    visits: addVisit(cur?.visits, input.now),
-    hash: input.hash,
-    chunkIds: ids,
-    words: input.words,
-  };
+  const keep = (input.notAVisit || input.recut) && cur;
+  const page: PageRecord = withKind(
+    {
+      url: input.url,
+      site: input.site,
+      title: input.title,
+      lang: input.lang,
+      firstVisit: keep ? cur.firstVisit : cur ? Math.min(cur.firstVisit, input.now) : input.now,
+      lastVisit: keep ? cur.lastVisit : cur ? Math.max(cur.lastVisit, input.now) : input.now,
+      visitCount: keep ? cur.visitCount : (cur?.visitCount ?? 0) + 1,
+      ...(keep ? (cur.visits ? { visits: cur.visits } : {}) : { visits: addVisit(cur?.visits, input.now) }),
+      hash: input.hash,
+      chunkIds: ids,
+      words: input.words,
+    },
+    kindOf(cur),
+  );
   await tx.objectStore('pages').put(page);
   await tx.objectStore('meta').put({ ...stats, tail: tails.token }, 'stats');
   await tx.done;
   return { outcome: cur ? 'changed' : 'new', page, touchedTerms: touched, removedChunkIds: old?.chunks.map((c) => c.id) ?? [], addedChunkIds: ids };
+}
+
+/** The page record carries the input's kind (and PDF facts); a page read in a tab carries none. */
+function withKind(page: PageRecord, input: PageInput): PageRecord {
+  const { kind: _k, fetchSkipped: _f, pdf: _p, ...rest } = page;
+  return { ...rest, ...(input.kind ? { kind: input.kind } : {}), ...(input.pdf ? { pdf: input.pdf } : {}) };
+}
+
+/** Where the history import's batches spend their time (for the benchmark). */
+export const titleWriteLog = { batches: 0, entries: 0, newTerms: 0, prepareMs: 0, txMs: 0 };
+
+/**
+ * Bytes as deflate-raw "stored" blocks (no compression): a valid stream any inflater reads, made
+ * synchronously (RFC 1951 3.2.4: a header bit for the last block, type 00, then LEN and its complement).
+ */
+export function storedDeflate(bytes: Uint8Array): Uint8Array {
+  const blocks = Math.max(1, Math.ceil(bytes.length / 65_535));
+  const out = new Uint8Array(bytes.length + blocks * 5);
+  let o = 0;
+  for (let b = 0; b < blocks; b++) {
+    const part = bytes.subarray(b * 65_535, Math.min(bytes.length, (b + 1) * 65_535));
+    out[o++] = b === blocks - 1 ? 1 : 0;
+    out[o++] = part.length & 255;
+    out[o++] = part.length >> 8;
+    out[o++] = ~part.length & 255;
+    out[o++] = (~part.length >> 8) & 255;
+    out.set(part, o);
+    o += part.length;
+  }
+  return out;
+}
+
+/** A title-only entry (src/historyEntries.ts): one section of URL words, the title folded in as for every section. */
+export interface TitlePageInput {
+  url: string;
+  site: string;
+  title: string;
+  text: string;
+  lastVisit: number;
+  visitCount: number;
+  hash: string;
+}
+
+/**
+ * Stores many title-only entries in one transaction (the history import: 50,000 entries one
+ * transaction each would take minutes). Only URLs with no stored page are written; a page read in a
+ * tab or an entry imported before is never touched, so running a batch twice stores nothing twice.
+ * Returns what was written, for the caller's caches.
+ */
+export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[], tok: TokenizerOptions, embedModel: string | null): Promise<{ pages: PageRecord[]; touchedTerms: Set<string>; addedChunkIds: number[] }> {
+  const t0 = performance.now();
+  const unique = [...new Map(inputs.map((i) => [i.url, i])).values()];
+  const present = await (async () => {
+    const tx = db.transaction('pages');
+    const keys = await Promise.all(unique.map((i) => tx.store.getKey(i.url)));
+    await tx.done;
+    return new Set(keys.filter((k): k is string => k !== undefined));
+  })();
+  const fresh = unique.filter((i) => !present.has(i.url));
+  const touched = new Set<string>();
+  if (!fresh.length) return { pages: [], touchedTerms: touched, addedChunkIds: [] };
+  // Before the transaction: tokenizing and compressing cannot be awaited inside it.
+  const chunks = fresh.map((i): Chunk => ({ ord: 0, headingPath: [], section: '', anchor: {}, text: i.text, words: i.text.split(/\s+/).filter(Boolean).length }));
+  const docs = fresh.map((i, k) => indexSection(i.title, chunks[k]!, tok));
+  // A few hundred bytes of URL words gain nothing from compression, and a CompressionStream per entry
+  // was most of a batch's time: stored deflate blocks (the same format, read by unpackTexts as usual).
+  const packed = fresh.map((i) => storedDeflate(new TextEncoder().encode(JSON.stringify([i.text]))));
+  titleWriteLog.prepareMs += performance.now() - t0;
+  const tx = db.transaction([...WRITE_STORES], 'readwrite');
+  const t1 = performance.now();
+  return allOrNothing(db, tx, async () => {
+    // Stored between the check and now (the caller holds the write lock, so only by another context): skip those.
+    const again = await Promise.all(fresh.map((i) => tx.objectStore('pages').getKey(i.url)));
+    const stats = await readStats(tx);
+    const tails = tailCacheFor(db, stats);
+    const pages: PageRecord[] = [];
+    const records: { id: number; doc: IndexedSection }[] = [];
+    const puts: Promise<unknown>[] = [];
+    fresh.forEach((i, k) => {
+      if (again[k] !== undefined) return;
+      const id = stats.nextChunkId++;
+      const chunk = chunks[k]!;
+      records.push({ id, doc: docs[k]! });
+      puts.push(tx.objectStore('chunks').put({ id, url: i.url, ord: 0, headingPath: [], section: '', anchor: {}, len: docs[k]!.len }));
+      puts.push(tx.objectStore('texts').put({ url: i.url, ids: [id], z: packed[k]! }));
+      if (embedModel) puts.push(tx.objectStore('embedQueue').put({ id, model: embedModel }));
+      const page: PageRecord = { url: i.url, site: i.site, title: i.title, lang: '', firstVisit: i.lastVisit, lastVisit: i.lastVisit, visitCount: i.visitCount, hash: i.hash, chunkIds: [id], words: chunk.words, kind: 'title' };
+      pages.push(page);
+      puts.push(tx.objectStore('pages').put(page));
+      stats.N += 1;
+      stats.totalLength += docs[k]!.len;
+    });
+    const byTerm = groupPostings(records);
+    let newTerms = 0;
+    for (const term of byTerm.keys()) if (!tails.tails.has(term)) newTerms++;
+    for (const [term, entries] of byTerm) {
+      puts.push(appendTermPostings(tx, tails, term, entries));
+      touched.add(term);
+    }
+    await Promise.all(puts);
+    await tx.objectStore('meta').put({ ...stats, tail: tails.token }, 'stats');
+    await tx.done;
+    titleWriteLog.txMs += performance.now() - t1;
+    titleWriteLog.batches++;
+    titleWriteLog.entries += pages.length;
+    titleWriteLog.newTerms += newTerms;
+    return { pages, touchedTerms: touched, addedChunkIds: records.map((r) => r.id) };
+  });
+}
+
+/** Notes on a title-only entry that the backfill tried and left title-only (so it is not fetched again). */
+export async function markFetchSkipped(db: DB, url: string, reason: string, at: number): Promise<PageRecord | undefined> {
+  const tx = db.transaction('pages', 'readwrite');
+  const page = await tx.store.get(url);
+  const next = page && page.kind === 'title' ? { ...page, fetchSkipped: { at, reason } } : undefined;
+  if (next) await tx.store.put(next);
+  await tx.done;
+  return next;
 }
 
 export interface DeleteResult {

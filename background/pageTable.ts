@@ -7,7 +7,7 @@ import type { ParsedQuery } from '../src/query.js';
 import { siteMatches } from '../src/url.js';
 import type { DB, PageRecord } from './db.js';
 
-export type PageMeta = Pick<PageRecord, 'url' | 'site' | 'title' | 'lastVisit' | 'firstVisit' | 'visitCount' | 'chunkIds' | 'visits'>;
+export type PageMeta = Pick<PageRecord, 'url' | 'site' | 'title' | 'lastVisit' | 'firstVisit' | 'visitCount' | 'chunkIds' | 'visits' | 'kind' | 'fetchSkipped'>;
 
 export class PageTable {
   private pages: Map<string, PageMeta> | null = null;
@@ -99,5 +99,8 @@ export class PageTable {
 }
 
 function meta(p: PageRecord): PageMeta {
-  return { url: p.url, site: p.site, title: p.title, lastVisit: p.lastVisit, firstVisit: p.firstVisit, visitCount: p.visitCount, chunkIds: p.chunkIds, ...(p.visits ? { visits: p.visits } : {}) };
+  const m: PageMeta = { url: p.url, site: p.site, title: p.title, lastVisit: p.lastVisit, firstVisit: p.firstVisit, visitCount: p.visitCount, chunkIds: p.chunkIds, ...(p.visits ? { visits: p.visits } : {}) };
+  if (p.kind) m.kind = p.kind;
+  if (p.fetchSkipped) m.fetchSkipped = p.fetchSkipped;
+  return m;
 }

@@ -19,6 +19,7 @@ import { writePage } from './pageStore.js';
 import { unpackTexts } from './sectionTexts.js';
 import { modelInfo } from '../src/models.js';
 import { storeVectors } from './vectorStore.js';
+import { isPageKind, type PageKind } from '../src/pageKind.js';
 
 export const EXPORT_FORMAT = 'reread-export';
 
@@ -109,8 +110,9 @@ export async function exportJsonl(engine: Engine, vectors: boolean): Promise<{ j
   const pages = pageList.filter((p) => !engine.pages.isHidden(p.url)).sort((a, b) => firstId(a) - firstId(b) || (a.url < b.url ? -1 : 1));
   const lines: string[] = [JSON.stringify({ kind: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), pages: pages.length, ...(model ? { vectors: model } : {}) })];
   for (const p of pages) {
-    const { chunkIds: _ids, hash: _hash, ...page } = p;
-    lines.push(JSON.stringify({ kind: 'page', ...page }));
+    // The page's own kind (title-only, fetched, PDF) travels as `pageKind`: `kind` names the line.
+    const { chunkIds: _ids, hash: _hash, kind: pageKind, ...page } = p;
+    lines.push(JSON.stringify({ kind: 'page', ...page, ...(pageKind ? { pageKind } : {}) }));
     const chunks = p.chunkIds.map((id) => chunksById.get(id)).filter((c): c is ChunkRecord => !!c);
     for (const c of chunks.sort((a, b) => a.ord - b.ord)) {
       const out: ExportedChunk = { kind: 'chunk', url: c.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), text: c.text ?? texts.get(c.id) ?? '' };
@@ -130,6 +132,11 @@ function importedVector(v: unknown, model: string | null): { codes: Int8Array; s
   if (o.model !== model || typeof o.codes !== 'string' || typeof o.scale !== 'number' || !Number.isFinite(o.scale) || o.scale <= 0) return null;
   const codes = fromBase64(o.codes);
   return codes && codes.length === dim ? { codes, scale: o.scale } : null;
+}
+
+/** Which of two pages at one URL an import keeps: what was read in a tab (or a PDF) over a page fetched later, over a title. */
+function kindRank(kind: PageKind | undefined): number {
+  return kind === 'title' ? 1 : kind === 'fetched' ? 2 : 3;
 }
 
 function isStringArray(v: unknown): v is string[] {
@@ -176,7 +183,13 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       continue;
     }
     if (rec.kind === 'page') {
-      pages.set(url, { page: { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: Number(rec.firstVisit) || Date.now(), lastVisit: Number(rec.lastVisit) || Date.now(), visitCount: Number(rec.visitCount) || 1, ...importedVisits(rec.visits) }, chunks: [], vectors: [] });
+      const page: Partial<PageRecord> = { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: Number(rec.firstVisit) || Date.now(), lastVisit: Number(rec.lastVisit) || Date.now(), visitCount: Number(rec.visitCount) || 1, ...importedVisits(rec.visits) };
+      if (isPageKind(rec.pageKind)) page.kind = rec.pageKind;
+      const fs = rec.fetchSkipped as { at?: unknown; reason?: unknown } | undefined;
+      if (page.kind === 'title' && fs && typeof fs.at === 'number' && typeof fs.reason === 'string') page.fetchSkipped = { at: fs.at, reason: fs.reason.slice(0, 40) };
+      const pdf = rec.pdf as { pages?: unknown; read?: unknown } | undefined;
+      if (page.kind === 'pdf' && pdf && Number.isInteger(pdf.pages) && Number.isInteger(pdf.read)) page.pdf = { pages: pdf.pages as number, read: pdf.read as number };
+      pages.set(url, { page, chunks: [], vectors: [] });
     } else if (rec.kind === 'chunk') {
       const p = pages.get(url);
       if (!p || typeof rec.text !== 'string' || !isStringArray(rec.headingPath)) {
@@ -208,8 +221,10 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
     const db = await engine.db();
     // The page record is fixed up under the same lock as the write: a capture of the same URL slipping
     // in between would otherwise have its chunk list overwritten with this one's (orphaning its chunks).
-    const { res, fixed } = await engine.exclusive(async () => {
+    const done = await engine.exclusive(async () => {
       const prev = await db.get('pages', url);
+      // A title-only entry never replaces a stored page, nor a page read later from its site one read in a tab.
+      if (prev && kindRank(prev.kind) > kindRank(page.kind)) return null;
       const res = await writePage(
         db,
         {
@@ -222,15 +237,18 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
           chunks,
           now: page.lastVisit!,
           embedModel: engine.dense?.queueModel() ?? null,
+          ...(page.kind ? { kind: page.kind } : {}),
+          ...(page.pdf ? { pdf: page.pdf } : {}),
         },
         TOKENIZER,
       );
       // Keep the exported visit history rather than "visited now", merged with what this profile
       // already knew of the page (an import must not make a recent visit look older).
       const visits = mergeVisits(prev?.visits, page.visits ?? [page.firstVisit!, page.lastVisit!]);
-      const fixed = prev
+      const fixed: PageRecord = prev
         ? { ...res.page, firstVisit: Math.min(prev.firstVisit, page.firstVisit!), lastVisit: Math.max(prev.lastVisit, page.lastVisit!), visitCount: Math.max(prev.visitCount, page.visitCount!), visits }
         : { ...res.page, firstVisit: page.firstVisit!, lastVisit: page.lastVisit!, visitCount: page.visitCount!, visits };
+      if (page.fetchSkipped) fixed.fetchSkipped = page.fetchSkipped;
       await db.put('pages', fixed);
       // Sections that came with a vector of this profile's model are not embedded again (storeVectors
       // takes only ids still queued, so a drain that got there first is never doubled).
@@ -238,6 +256,11 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       if (model && entries.length) vectorsStored += (await storeVectors(db, model, modelInfo(model)!.dim, entries, entries.map((e) => e.id))).length;
       return { res, fixed };
     });
+    if (!done) {
+      skipped++;
+      continue;
+    }
+    const { res, fixed } = done;
     engine.lexical.invalidate(res.touchedTerms);
     engine.pages.put(fixed);
     if (res.removedChunkIds.length) engine.dense?.onChunksRemoved(res.removedChunkIds);

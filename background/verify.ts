@@ -9,6 +9,7 @@ import type { VerifyReport } from '../src/protocol.js';
 import type { ChunkRecord, PageRecord, QueueRecord, StatsRecord, VectorBlockRecord } from './db.js';
 import type { Engine } from './engine.js';
 import { indexSection, TOKENIZER } from '../src/indexing.js';
+import { isPageKind } from '../src/pageKind.js';
 import { unpackTexts } from './sectionTexts.js';
 
 const MAX_PROBLEMS = 50;
@@ -44,6 +45,13 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
         if (owned.has(id)) report(`chunk ${id} listed twice`);
         owned.add(id);
       }
+    }
+    // Page kinds (src/pageKind.ts): a title-only entry is one section of URL words, a PDF says how many pages it read.
+    for (const p of pages) {
+      if (p.kind !== undefined && !isPageKind(p.kind)) report(`page ${p.url} has unknown kind ${String(p.kind)}`);
+      if (p.kind === 'title' && p.chunkIds.length !== 1) report(`title-only page ${p.url} has ${p.chunkIds.length} sections`);
+      if (p.fetchSkipped && p.kind !== 'title') report(`page ${p.url} is marked as left title-only but is ${p.kind ?? 'read'}`);
+      if (p.pdf && (p.kind !== 'pdf' || !(p.pdf.read >= 1 && p.pdf.read <= p.pdf.pages))) report(`page ${p.url} has malformed PDF facts`);
     }
     const orphans = chunks.filter((c) => !owned.has(c.id));
     for (const c of orphans) report(`orphan chunk ${c.id} (${c.url})`);

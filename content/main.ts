@@ -1,6 +1,7 @@
 /**
  * The content script: decides when to capture, asks the background whether this page may be captured
- * (paused, excluded site) before extracting anything, extracts in idle time, and sends the blocks.
+ * (paused, excluded site) before extracting anything, extracts and cuts the page into sections in idle
+ * time, and sends the sections with the blocks they were cut from.
  *
  * When: one second after load at the latest (in idle time), or at once when the page is hidden or left
  * before that; again after single-page-app navigations and large content changes, once per distinct
@@ -12,7 +13,7 @@ import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.
 import type { CapturePayload, Reply, MessageType, Request, Response } from '../src/protocol.js';
 import { OUTBOX_PREFIX, type OutboxEntry } from '../src/outbox.js';
 import { EARLY_KEY, startEarly, type Early, type EarlyApi } from './earlyStart.js';
-import { mainContent, pageTitle, walkBlocks } from './extract.js';
+import { captureDocument } from './pageCapture.js';
 
 const SETTLE_MS = 600;
 const IDLE_TIMEOUT_MS = 400;
@@ -23,25 +24,34 @@ const MUTATION_MAX_WAIT_MS = 5000;
 const LARGE_CHANGE_NODES = 25;
 /** A page that keeps changing (a ticker, a feed) is re-captured this many times at most, per URL. */
 const MAX_CONTENT_RECAPTURES = 10;
-/** A capture done in one go as the page goes away reads at most this much (about a large manual page). */
-const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
 
 /** Attempts per message: the worker can be stopped while it handles one (Chrome does when idle). */
 const SEND_ATTEMPTS = 10;
+/**
+ * Answers worth sending again: the worker failed for a passing reason (a stop aborts its open
+ * transactions while it can still answer) or gave no answer. A refusal (forbidden, bad request, too
+ * large, storage full) would only be repeated.
+ */
+const TRANSIENT = new Set(['internal', 'unavailable']);
 
 async function send<K extends MessageType>(type: K, payload: Request<K>): Promise<Response<K>> {
   for (let attempt = 1; ; attempt++) {
     let reply: Reply<K> | undefined;
+    let failure: unknown = null;
     try {
       reply = (await browser.runtime.sendMessage({ type, payload })) as Reply<K> | undefined;
+      if (!reply) failure = new Error('no answer from Reread');
+      else if (!reply.ok && TRANSIENT.has(reply.error.code)) failure = new Error(`${reply.error.code}: ${reply.error.message}`);
     } catch (e) {
       // "message port closed" / "receiving end does not exist": the worker died mid-answer or is
       // restarting. Writes are idempotent (same content = a revisit), so sending again is safe.
-      if (attempt >= SEND_ATTEMPTS) throw e;
+      failure = e;
+    }
+    if (failure !== null || !reply) {
+      if (attempt >= SEND_ATTEMPTS) throw failure;
       await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** (attempt - 1))));
       continue;
     }
-    if (!reply) throw new Error('no answer from Reread');
     if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
     return reply.data;
   }
@@ -69,23 +79,35 @@ function early(): Early {
 }
 
 /**
- * Hands a capture to the outbox in extension session storage, which the browser keeps whatever happens
- * to this page or to the background. Used only when the page is going away (a message sent then is
- * lost if the worker is not running). False when storage refused it.
+ * Where the outbox lives: extension session storage where content scripts may write it (Chrome, once
+ * the background opened it to them), else extension local storage (Firefox gives content scripts no
+ * storage.session; see src/outbox.ts for what that changes). Tried in this order.
+ */
+function outboxAreas(): browser.Storage.StorageArea[] {
+  const session = (browser.storage as { session?: browser.Storage.StorageArea }).session;
+  return session ? [session, browser.storage.local] : [browser.storage.local];
+}
+
+/**
+ * Hands a capture to the outbox, which the browser keeps whatever happens to this page or to the
+ * background. Used only when the page is going away (a message sent then is lost if the background is
+ * not running). False when storage refused it.
  */
 async function toOutbox(message: CapturePayload & { url: string }): Promise<boolean> {
-  const session = (browser.storage as { session?: browser.Storage.StorageArea }).session;
-  if (!session) return false;
   const { url, ...payload } = message;
   const entry: OutboxEntry = { nonce: early().nonce, url, at: Date.now(), payload };
-  try {
-    // One entry per page and URL: handing the same capture over twice (hidden, then left) replaces it.
-    await session.set({ [`${OUTBOX_PREFIX}${entry.nonce}-${hash53(url.split('#')[0]!).toString(36)}`]: entry });
-    return true;
-  } catch (e) {
-    console.debug('reread: outbox refused', e);
-    return false;
+  // One entry per page and URL: handing the same capture over twice (hidden, then left) replaces it.
+  const key = `${OUTBOX_PREFIX}${entry.nonce}-${hash53(url.split('#')[0]!).toString(36)}`;
+  for (const area of outboxAreas()) {
+    try {
+      await area.set({ [key]: entry });
+      return true;
+    } catch (e) {
+      // Chrome refuses session storage to content scripts until the background opened it: try the next.
+      console.debug('reread: outbox refused', e);
+    }
   }
+  return false;
 }
 
 /** Whether this page may be captured; asked once, as soon as the script runs. */
@@ -95,6 +117,11 @@ let allowedAsked: Promise<boolean> | null = null;
 let hurry = false;
 let lastHash: number | null = null;
 let running: Promise<void> | null = null;
+/** Bumped by each capture; a capture superseded by a later one (see `capture`) sends nothing. */
+let generation = 0;
+let runningUrgent = false;
+/** Called once this page's capture was answered or handed over (see `start`). */
+let settled: () => void = () => undefined;
 let captured = false;
 
 /** Main-thread time the capture costs the page: every slice between two yields is one task. */
@@ -128,35 +155,18 @@ interface Extracted {
 }
 
 /**
- * The page's main content as blocks. The cleaned body is walked once (in slices); its `main` landmark
- * is taken when it holds most of the text; on pages without one that are small enough, Readability
- * runs on the walk's sanitised copy and is kept when it keeps most of the text.
+ * The page's main content, as blocks and cut into sections (content/pageCapture.ts, the step the
+ * backfill and PDF capture run too), with what it cost the page.
  */
 async function extract(urgent: boolean): Promise<Extracted | null> {
-  const body = document.body;
-  if (!body) return null;
   const meter = costMeter();
-  // When the page is going away there is no time to yield: do it in one go, without Readability, and
-  // read less of a huge page so leaving it is not held up.
-  const pace = urgent ? { limits: URGENT_LIMITS } : { yieldToPage: meter.yieldToPage };
-  const mirror = urgent ? undefined : document.implementation.createHTMLDocument('');
-  const cleaned = await walkBlocks(body, { checkVisibility: true, ...pace, ...(mirror ? { mirror } : {}) });
-  const { blocks, words, method } = await mainContent(cleaned, { title: document.title, readability: !urgent, yieldToPage: meter.yieldToPage });
-  if (!urgent) await meter.yieldToPage();
-  const title = pageTitle(document.title, blocks, location.hostname);
-  const hash = hash53(title + '\u0000' + blocks.map((b) => b.text).join('\u0000') + '\u0000' + location.href.split('#')[0]);
+  const got = await captureDocument(document, { live: true, urgent, yieldToPage: meter.yieldToPage, fallbackTitle: location.hostname });
+  if (!got) return null;
+  const { payload } = got;
+  const hash = hash53(payload.title + '\u0000' + payload.blocks.map((b) => b.text).join('\u0000') + '\u0000' + location.href.split('#')[0]);
   const cost = meter.finish();
-  return {
-    payload: {
-      title,
-      lang: document.documentElement.lang || '',
-      blocks,
-      // The page's cost is reported with the capture (never written into the page).
-      extraction: { method, retention: cleaned.words ? Math.min(1, words / cleaned.words) : 1, visibleWords: cleaned.words, ...cost },
-    },
-    words,
-    hash,
-  };
+  // The page's cost is reported with the capture (never written into the page).
+  return { payload: { ...payload, extraction: { ...got.extraction, ...cost } }, words: got.words, hash };
 }
 
 /**
@@ -176,32 +186,52 @@ function askAllowed(): Promise<boolean> {
 
 async function capture(urgent = false): Promise<void> {
   if (urgent) hurry = true;
-  if (running) return running;
+  // A capture still extracting in slices when the page is left is superseded by one done now, in one
+  // go: a page going away is frozen (back-forward cache) or its scripts stopped before the next slice
+  // would run (Firefox does both; in a background tab, where idle callbacks are throttled, a second is
+  // often not enough to finish). One that already extracted is being sent: `leaving` hands it over.
+  if (running && !(urgent && !runningUrgent && !sending && allowed === true)) return running;
   // Leaving before the background said yes: nothing is extracted (exclusions are checked first).
   if (urgent && allowed !== true) return;
-  running = (async () => {
+  const gen = ++generation;
+  runningUrgent = urgent;
+  const run = (async () => {
     try {
       if (!(await askAllowed())) return;
       const got = await extract(urgent);
-      if (!got) return;
+      if (!got || gen !== generation) return;
       if (got.hash === lastHash) return; // same content as last time: nothing new to send
       lastHash = got.hash;
       captured = true;
       if (got.words === 0 && !got.payload.title) return;
       const message = { ...got.payload, url: location.href };
-      if (hurry && (await toOutbox(message))) return;
+      if (hurry && (await toOutbox(message))) {
+        settled();
+        return;
+      }
       sending = message;
-      await send('page/capture', message);
+      try {
+        await send('page/capture', message);
+      } catch (e) {
+        // Not delivered: the page is not counted as captured, so leaving it hands the capture over.
+        captured = false;
+        lastHash = null;
+        throw e;
+      }
+      settled();
     } catch (e) {
       // The extension may have been reloaded under us; the page must never notice.
       console.debug('reread: capture failed', e);
     } finally {
-      sending = null;
-      running = null;
-      if (document.visibilityState === 'visible') hurry = false;
+      if (gen === generation) {
+        sending = null;
+        running = null;
+        if (document.visibilityState === 'visible') hurry = false;
+      }
     }
   })();
-  return running;
+  running = run;
+  return run;
 }
 
 function schedule(): void {
@@ -226,10 +256,17 @@ function start(): void {
     // capture handed to the outbox below can be filed.
     const e = early();
     if (!e.confirmed && allowed) void browser.runtime.sendMessage({ type: 'page/hello', payload: { nonce: e.nonce } }).catch(() => undefined);
-    if (sending) void toOutbox(sending);
+    if (sending) void toOutbox(sending).then((ok) => ok && settled());
     else if (!captured) void capture(true);
   };
   window.addEventListener('pagehide', leaving);
+  // Firefox stops whatever script a page runs when a navigation from outside the page (address bar,
+  // back/forward, automation) begins, and pagehide can run into that (measured: 3 of 200 pages left
+  // after a fraction of a second lost their capture). beforeunload runs before such a navigation
+  // starts. Listened to only until this page's capture was answered or handed over, so that a page
+  // kept longer is never held out of the back-forward cache by it.
+  window.addEventListener('beforeunload', leaving);
+  settled = () => window.removeEventListener('beforeunload', leaving);
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') leaving();
     else if (!running) hurry = false;
@@ -277,6 +314,51 @@ function start(): void {
   window.addEventListener('popstate', later);
 }
 
+/**
+ * Capture was refused when this page loaded (paused, or the gate said no) and has been resumed since:
+ * ask the background again and capture if it now says yes. Nothing happens on a page already captured.
+ */
+function resume(): void {
+  if (captured || running || allowed === true) return;
+  allowedAsked = send('page/check', {}).then(
+    (r) => (allowed = r.allowed),
+    () => (allowed = false),
+  );
+  void capture();
+}
+
+/** A PDF shown in the tab (Chrome runs content scripts in its viewer's outer document): the background reads it. */
+function isPdfDocument(): boolean {
+  return document.contentType === 'application/pdf';
+}
+
+/**
+ * The capture already running in this isolated world, if any. The background also injects this script
+ * into tabs that were open before Reread was installed or while capture was paused
+ * (background/openTabs.ts): a second copy in the same document must not capture it again, so it hands
+ * over to the first one. After an update the old copy is orphaned (its runtime is gone): a new one starts.
+ */
+interface Running {
+  alive(): boolean;
+  resume(): void;
+}
+const RUNNING_KEY = '__rereadContent';
+const g = globalThis as { [RUNNING_KEY]?: Running };
+const previous = g[RUNNING_KEY];
+let alreadyRunning = false;
+try {
+  alreadyRunning = !!previous && previous.alive();
+} catch {
+  alreadyRunning = false;
+}
+
 // Only top-level http(s) documents (the manifest already limits us to them, this guards Firefox too),
 // and never in a private window, even where the user let the extension run there.
-if (window.top === window && /^https?:$/.test(location.protocol) && !browser.extension.inIncognitoContext) start();
+if (window.top === window && /^https?:$/.test(location.protocol) && !browser.extension.inIncognitoContext) {
+  if (alreadyRunning) previous!.resume();
+  else {
+    g[RUNNING_KEY] = { alive: () => !!browser.runtime?.id, resume };
+    if (isPdfDocument()) void send('page/pdf', { sinceLoadMs: performance.now() }).catch((e: unknown) => console.debug('reread: pdf', e));
+    else start();
+  }
+}

@@ -18,6 +18,8 @@ import browser from 'webextension-polyfill';
 import { call } from './api.js';
 import { formatBytes, formatDay, formatDaySpan, plural } from './format.js';
 import { ModelSettings } from './components/ModelSettings.js';
+import { DayOneCard } from './components/DayOneCard.js';
+import { PdfNotes } from './components/PdfNotes.js';
 import { ConfirmDialog } from './components/ConfirmDialog.js';
 import { UndoBar } from './components/UndoBar.js';
 
@@ -181,12 +183,22 @@ function Options() {
           </dl>
         )}
         <p class="hint">Space from forgotten pages is given back when the browser next tidies its database, which can take a while.</p>
+        {stats?.recut && (
+          <p role="status" data-testid="recut-progress">
+            A new version of Reread cuts pages into sections differently: re-cutting stored pages,{' '}
+            <progress max={stats.recut.total} value={stats.recut.done} aria-label="Pages re-cut" /> {stats.recut.done} of {stats.recut.total}. Search works meanwhile.
+          </p>
+        )}
         {stats?.storageWarning && (
           <p class="warn" data-testid="storage-warning">
             {stats.storageWarning}
           </p>
         )}
       </section>
+
+      <DayOneCard where="options" />
+
+      <PdfNotes />
 
       <section aria-labelledby="h-saving">
         <h2 id="h-saving">Saving pages</h2>

@@ -59,12 +59,16 @@ await build({
   },
 });
 
-/** Chrome's worker gets the offscreen-document host instead of the in-process one (background/embedding/host.ts). */
+/**
+ * Chrome's worker gets the offscreen-document hosts instead of the in-process ones: the embedding model
+ * (background/embedding/host.ts) and the page reader (background/reader/host.ts, DOMParser and pdf.js).
+ */
+const CHROME_HOSTS = { './embedding/host.js': 'background/embedding/host.chrome.ts', './reader/host.js': 'background/reader/host.chrome.ts' };
 const chromeHost = {
-  name: 'reread-chrome-embedder-host',
+  name: 'reread-chrome-offscreen-hosts',
   enforce: 'pre',
   resolveId(source, importer) {
-    if (source === './embedding/host.js' && importer?.endsWith(join('background', 'main.ts'))) return join(root, 'background/embedding/host.chrome.ts');
+    if (CHROME_HOSTS[source] && importer?.startsWith(join(root, 'background') + '/') && dirname(importer) === join(root, 'background')) return join(root, CHROME_HOSTS[source]);
     return null;
   },
 };
@@ -93,6 +97,8 @@ await mkdir(join(chrome, 'wasm'), { recursive: true });
 for (const f of ['ort-wasm-simd.wasm', 'ort-wasm.wasm']) await cp(join(root, 'node_modules/onnxruntime-web/dist', f), join(chrome, 'wasm', f));
 await cp(join(root, 'models'), join(chrome, 'models'), { recursive: true, filter: (src) => !src.endsWith('README.md') });
 await makeIcons(join(chrome, 'icons'));
+// pdf.js's worker (the offscreen document / Firefox's background page start it from the extension itself).
+await cp(join(root, 'node_modules/pdfjs-dist/build/pdf.worker.min.mjs'), join(chrome, 'pdf.worker.min.mjs'));
 
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const src = JSON.parse(await readFile(join(root, 'manifest.json'), 'utf8'));
@@ -112,6 +118,7 @@ if (/\bimport\s*\(/.test(bg.replace(/\/\/.*$/gm, ''))) {
   console.warn('warning: background.js contains import(): MV3 service workers cannot use it');
 }
 if (/InferenceSession|ort-wasm/.test(bg)) throw new Error('dist/chrome/background.js bundles the ONNX runtime: it belongs in the offscreen document');
+if (/GlobalWorkerOptions|PDFDocumentProxy|pdfjs-dist/.test(bg)) throw new Error('dist/chrome/background.js bundles pdf.js: it belongs in the offscreen document');
 if (!/InferenceSession|ort-wasm/.test(await readFile(join(firefox, 'background.js'), 'utf8'))) throw new Error('dist/firefox/background.js lacks the embedding runtime');
 if (!existsSync(join(chrome, 'popup.html'))) throw new Error('pages missing from the build');
 // No eval in anything shipped (the README says so; the CSP would refuse it anyway).

@@ -14,6 +14,8 @@
  *   A heading longer than `maxHeadingChars` is cut in the path and the rest opens its section's body.
  */
 
+import { hash53 } from './hash.js';
+
 export type BlockKind = 'heading' | 'text' | 'code' | 'table' | 'list' | 'quote';
 
 export interface Block {
@@ -80,6 +82,20 @@ export const DEFAULT_CHUNKER_OPTIONS: ChunkerOptions = {
   maxChunkChars: 6000,
   maxHeadingChars: 200,
 };
+
+/**
+ * Bump when a change to this file changes what chunkBlocks makes of some blocks (the golden test in
+ * tests/unit/chunkerVersion.test.ts fails until you do). Stored pages are re-cut in the background when
+ * CHUNKER_VERSION changes (background/recut.ts); a change of DEFAULT_CHUNKER_OPTIONS changes it by itself.
+ */
+export const CHUNKER_REVISION = 2; // 2: merged sub-sections carry their own links (parts), every window links to its heading
+
+/** Names the cut: the revision and the options. Stored with each page; sent with each capture. */
+export function chunkerVersion(options: ChunkerOptions = DEFAULT_CHUNKER_OPTIONS): string {
+  return `${CHUNKER_REVISION}.${hash53(JSON.stringify(options)).toString(36)}`;
+}
+
+export const CHUNKER_VERSION = chunkerVersion();
 
 export interface ChunkResult {
   chunks: Chunk[];
@@ -159,12 +175,14 @@ interface Section {
 }
 
 /** Groups blocks into sections by heading (in order of first appearance). */
-function sectionize(blocks: readonly Block[], maxHeadingChars: number): Section[] {
+function* sectionize(blocks: readonly Block[], maxHeadingChars: number): Generator<void, Section[]> {
   const preamble: Section = { level: 0, path: [], body: [], words: 0 };
   const sections: Section[] = [preamble];
   const open: Section[] = [];
   let current = preamble;
+  let n = 0;
   for (const b of blocks) {
+    if ((++n & 255) === 0) yield;
     if (b.kind === 'heading') {
       const full = clean(b.text);
       const title = cutChars(full, maxHeadingChars, true);
@@ -265,7 +283,7 @@ function sentences(text: string): { text: string; sep: string }[] {
 }
 
 /** Splits one piece that is over the unit limits into runs of words, then slices of characters. */
-function splitPiece(text: string, sep: string, maxWords: number, maxChars: number, out: Unit[], first: { para: boolean; id?: string }, part: PartInfo | undefined): void {
+function* splitPiece(text: string, sep: string, maxWords: number, maxChars: number, out: Unit[], first: { para: boolean; id?: string }, part: PartInfo | undefined): Generator<void, void> {
   const push = (t: string, s: string) => {
     const u: Unit = { text: t, words: measureWords(t), sep: s, para: first.para };
     if (first.id) u.id = first.id;
@@ -285,7 +303,9 @@ function splitPiece(text: string, sep: string, maxWords: number, maxChars: numbe
     runChars = 0;
     runSep = ' ';
   };
+  let n = 0;
   for (const token of text.split(/\s+/)) {
+    if ((++n & 1023) === 0) yield;
     if (!token) continue;
     const w = measureWords(token);
     if (w > maxWords || token.length > maxChars) {
@@ -294,6 +314,7 @@ function splitPiece(text: string, sep: string, maxWords: number, maxChars: numbe
       const size = Math.max(1, Math.min(maxChars, maxWords * (UNSPACED.test(token) ? UNSPACED_CHARS_PER_WORD : 8)));
       let s = runSep;
       for (let i = 0; i < token.length; ) {
+        if ((++n & 63) === 0) yield;
         const piece = cutChars(token.slice(i), size);
         const len = piece.length || 1;
         push(token.slice(i, i + len), s);
@@ -312,9 +333,10 @@ function splitPiece(text: string, sep: string, maxWords: number, maxChars: numbe
 }
 
 /** Paragraphs -> units no bigger than the limits (a paragraph that fits stays whole). */
-function toUnits(body: Para[], maxWords: number, maxChars: number): Unit[] {
+function* toUnits(body: Para[], maxWords: number, maxChars: number): Generator<void, Unit[]> {
   const units: Unit[] = [];
   for (const p of body) {
+    yield;
     const words = measureWords(p.text);
     if (words <= maxWords && p.text.length <= maxChars) {
       units.push({ text: p.text, words, sep: '\n', para: true, ...(p.id ? { id: p.id } : {}), ...(p.part ? { part: p.part } : {}) });
@@ -328,7 +350,7 @@ function toUnits(body: Para[], maxWords: number, maxChars: number): Unit[] {
         units.push({ text: s.text, words: w, sep: sepHere, para: first.para, ...(first.id ? { id: first.id } : {}), ...(p.part ? { part: p.part } : {}) });
         first.para = false;
         first.id = undefined;
-      } else splitPiece(s.text, sepHere, maxWords, maxChars, units, first, p.part);
+      } else yield* splitPiece(s.text, sepHere, maxWords, maxChars, units, first, p.part);
     }
   }
   return units;
@@ -391,7 +413,7 @@ function joinPieces(pieces: readonly { text: string; sep: string; part?: PartInf
 }
 
 /** Packs units into windows of at most maxWords / maxChars, each starting with ~overlap of the previous. */
-function pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: number, overlapChars: number): Window[] {
+function* pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: number, overlapChars: number): Generator<void, Window[]> {
   const out: Window[] = [];
   let win: Unit[] = [];
   let carried = 0; // how many units at the start of `win` repeat the previous window
@@ -425,7 +447,9 @@ function pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: n
     words = win.reduce((n, u) => n + u.words, 0);
     chars = win.reduce((n, u) => n + u.text.length + 1, 0);
   };
+  let n = 0;
   for (const u of units) {
+    if ((++n & 127) === 0) yield;
     while (win.length > carried && (words + u.words > maxWords || chars + u.text.length + 1 > maxChars)) {
       // Prefer the last paragraph start in the second half of the window.
       let k = win.length;
@@ -446,13 +470,28 @@ function pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: n
   return out;
 }
 
+/** Blocks -> chunks in one go. */
 export function chunkBlocks(blocks: readonly Block[], options: Partial<ChunkerOptions> = {}): ChunkResult {
+  const steps = chunkSteps(blocks, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The same cut as chunkBlocks, in small steps: it pauses (yields) every so often, never after more than
+ * a few hundred blocks, units or tokens, so a caller can spread a huge page over many short tasks
+ * (src/sections.ts cutSections).
+ */
+export function* chunkSteps(blocks: readonly Block[], options: Partial<ChunkerOptions> = {}): Generator<void, ChunkResult> {
   const opts = { ...DEFAULT_CHUNKER_OPTIONS, ...options };
-  const sections = mergeTiny(sectionize(blocks, opts.maxHeadingChars), opts.minWords);
+  const sections = mergeTiny(yield* sectionize(blocks, opts.maxHeadingChars), opts.minWords);
   const chunks: Chunk[] = [];
   const truncated = { chunks: 0, chars: 0 };
   const overlapWords = Math.max(1, Math.round(opts.maxWords * opts.overlap));
   for (const s of sections) {
+    yield;
     if (chunks.length >= opts.maxChunks) {
       truncated.chunks++;
       continue;
@@ -469,8 +508,8 @@ export function chunkBlocks(blocks: readonly Block[], options: Partial<ChunkerOp
       wins = [{ ...joinPieces(s.body.map((p) => ({ ...p, sep: '\n' }))), ...(firstId ? { id: firstId } : {}), lead: s.body[0]?.text ?? '' }];
     } else {
       // Units leave room for the overlap, so every window can start with one.
-      const units = toUnits(s.body, Math.max(1, opts.maxWords - overlapWords), Math.max(1, maxChars - overlapChars - 1));
-      wins = pack(units, opts.maxWords, maxChars, overlapWords, overlapChars);
+      const units = yield* toUnits(s.body, Math.max(1, opts.maxWords - overlapWords), Math.max(1, maxChars - overlapChars - 1));
+      wins = yield* pack(units, opts.maxWords, maxChars, overlapWords, overlapChars);
     }
     for (const [k, w] of wins.entries()) {
       if (chunks.length >= opts.maxChunks) {

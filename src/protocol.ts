@@ -9,11 +9,13 @@
  * - `page/*` only content scripts in a normal tab; the page URL is taken from the sender, never the payload.
  * - everything else only the extension's own pages.
  */
-import type { Block } from './chunker.js';
+import type { Block, Chunk } from './chunker.js';
 import type { ParsedQuery } from './query.js';
 import type { SnippetSegment } from './snippet.js';
 import type { Settings } from './settings.js';
 import type { ModelDownload } from './models.js';
+import type { PageKind } from './pageKind.js';
+import type { DayOneStatus, HistoryImportRequest, BackfillAction } from './dayone.js';
 
 export interface CapturePayload {
   /** The page's current URL (changes with pushState); honoured only on the sender's own origin. */
@@ -22,6 +24,13 @@ export interface CapturePayload {
   /** BCP 47 language tag from the page (`<html lang>`), '' when unknown. */
   lang: string;
   blocks: Block[];
+  /**
+   * The page cut into sections by the sender (src/sections.ts cutSections over these blocks), and the
+   * chunker that cut them (CHUNKER_VERSION). Checked against the blocks (src/validate.ts
+   * validateSections); without them, or from another chunker, the background cuts the blocks itself.
+   */
+  sections?: Chunk[];
+  chunker?: string;
   /** Capture diagnostics: how much of the page's visible text the extraction kept (0..1), and how. */
   extraction?: Extraction;
 }
@@ -85,6 +94,8 @@ export interface SearchResult extends ResultSection {
   site: string;
   lastVisit: number;
   visitCount: number;
+  /** How Reread got the page (src/pageKind.ts): absent for a page read in a tab. */
+  kind?: PageKind;
   /** Up to two more sections of the same page. */
   more: ResultSection[];
 }
@@ -115,6 +126,8 @@ export interface Stats {
   modelDownload?: ModelDownload;
   /** Set after storage ran out and pages were forgotten to make room. */
   storageWarning?: string;
+  /** Stored pages being cut into sections again after a chunker change (background/recut.ts). */
+  recut?: { done: number; total: number };
 }
 
 export interface ModelStatusResponse {
@@ -186,6 +199,16 @@ export interface Messages {
   /** Records the content script's outbox nonce with the sender's page (see src/outbox.ts). */
   'page/hello': { req: { nonce: string }; res: Record<string, never> };
   'page/capture': { req: CapturePayload; res: CaptureResponse };
+  /** The tab shows a PDF (sent by the content script in Chrome's viewer; the URL comes from the sender). */
+  'page/pdf': { req: { sinceLoadMs?: number }; res: { outcome: string } };
+  'dayone/status': { req: Record<string, never>; res: DayOneStatus };
+  /** Imports the last `days` days of history as title-only entries (0: all); needs the history permission. */
+  'history/import': { req: HistoryImportRequest; res: DayOneStatus };
+  'history/stop': { req: Record<string, never>; res: DayOneStatus };
+  /** Starts, pauses, resumes or cancels the backfill; `dailyCap` sets the pages fetched per day. */
+  'backfill/control': { req: { action?: BackfillAction; dailyCap?: number }; res: DayOneStatus };
+  'dayone/dismiss': { req: Record<string, never>; res: DayOneStatus };
+  'pdf/notes-clear': { req: Record<string, never>; res: DayOneStatus };
   search: { req: SearchRequest; res: SearchResponse };
   stats: { req: Record<string, never>; res: Stats };
   sites: { req: Record<string, never>; res: SiteCount[] };
@@ -244,4 +267,4 @@ export class ProtocolError extends Error {
 }
 
 /** Message types only content scripts may send. */
-export const CONTENT_MESSAGES: ReadonlySet<MessageType> = new Set<MessageType>(['page/check', 'page/hello', 'page/capture']);
+export const CONTENT_MESSAGES: ReadonlySet<MessageType> = new Set<MessageType>(['page/check', 'page/hello', 'page/capture', 'page/pdf']);

@@ -22,6 +22,7 @@ import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
 import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
+import type { PageKind } from './pageKind.js';
 import { bestSnippet, type SnippetQuery } from './snippet.js';
 import { editDistance, maxEditsFor } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
@@ -35,6 +36,7 @@ export interface PageView {
   lastVisit: number;
   visitCount: number;
   chunkIds: readonly number[];
+  kind?: PageKind;
 }
 
 /** A stored section with its text ("heading path\nbody", as the chunker made it). */
@@ -441,6 +443,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       site: page.site,
       lastVisit: page.lastVisit,
       visitCount: page.visitCount,
+      ...(page.kind ? { kind: page.kind } : {}),
       more: g.more.map(section),
     };
   });

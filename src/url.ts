@@ -55,6 +55,8 @@ export function siteMatches(site: string, pattern: string): boolean {
  * (`#:~:text=`) built from the heading text, else the bare page URL.
  */
 export function sectionHref(url: string, anchor: { id?: string; text?: string } | undefined): string {
+  // A PDF section (src/pdfSections.ts): the viewer's own `#page=N` fragment, not an element id.
+  if (anchor?.id && /^page=\d{1,6}$/.test(anchor.id)) return `${url}#${anchor.id}`;
   if (anchor?.id) return url + '#' + encodeURIComponent(anchor.id);
   if (anchor?.text) {
     const words = anchor.text.trim().split(/\s+/).slice(0, 8).join(' ');

@@ -11,16 +11,15 @@
 import type { Embedder, FileProgress, ModelInfo } from '../../src/models.js';
 import type { Settings } from '../../src/settings.js';
 import type { EmbedderHost } from '../dense.js';
-import { EMBEDDER_PORT, OFFSCREEN_PAGE, parseHostMessage, type HostMessage, type HostRequest, type LoadConfig, type LoadResult } from './hostProtocol.js';
+import { ensureOffscreenDocument, offscreenDocumentTimings, registerOffscreenUse, touchOffscreenDocument } from '../offscreenDocument.js';
+import { EMBEDDER_PORT, parseHostMessage, type HostMessage, type HostRequest, type LoadConfig, type LoadResult } from './hostProtocol.js';
 
-export const IDLE_MINUTES = 3;
-const IDLE_ALARM = 'reread-offscreen-idle';
+export { IDLE_MINUTES } from '../offscreenDocument.js';
 const REQUEST_TIMEOUT_MS = 10 * 60_000;
 
 type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: ReturnType<typeof setTimeout> };
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
-let creating: Promise<void> | null = null;
 let port: chrome.runtime.Port | null = null;
 let connecting: Promise<chrome.runtime.Port> | null = null;
 let nextId = 1;
@@ -28,37 +27,18 @@ const pending = new Map<number, Pending>();
 /** Models the document currently holds (as far as this worker knows), with their load config. */
 const loaded = new Map<string, { config: string; result: LoadResult }>();
 const progressListeners = new Map<string, (p: FileProgress) => void>();
-let lastAlarmReset = 0;
+registerOffscreenUse(() => pending.size > 0);
 
 /** Timings of the last document creation and connection, for the benchmark. */
-export const offscreenTimings = { createMs: 0, connectMs: 0 };
+export const offscreenTimings = {
+  get createMs() {
+    return offscreenDocumentTimings.createMs;
+  },
+  connectMs: 0,
+};
 
-async function documentExists(): Promise<boolean> {
-  const url = chrome.runtime.getURL(OFFSCREEN_PAGE);
-  const contexts = await chrome.runtime.getContexts({ contextTypes: [chrome.runtime.ContextType.OFFSCREEN_DOCUMENT], documentUrls: [url] });
-  return contexts.length > 0;
-}
-
-async function ensureDocument(): Promise<void> {
-  if (await documentExists()) return;
-  creating ??= (async () => {
-    const t = performance.now();
-    try {
-      await chrome.offscreen.createDocument({
-        url: OFFSCREEN_PAGE,
-        reasons: [chrome.offscreen.Reason.WORKERS],
-        justification: 'Runs the on-device embedding model (ONNX in WebAssembly) so it stays loaded across service-worker restarts.',
-      });
-    } catch (e) {
-      // Another creation (an earlier worker's) may have won the race: fine if the document is there now.
-      if (!(await documentExists())) throw e;
-    }
-    offscreenTimings.createMs = performance.now() - t;
-  })().finally(() => {
-    creating = null;
-  });
-  await creating;
-}
+const ensureDocument = ensureOffscreenDocument;
+const touch = touchOffscreenDocument;
 
 function dropPort(reason: string): void {
   port = null;
@@ -134,26 +114,6 @@ async function connect(): Promise<chrome.runtime.Port> {
   });
   return connecting;
 }
-
-/** Re-arms the idle alarm (at most every 20 s: an alarm write per batch is wasted work). */
-function touch(): void {
-  const now = Date.now();
-  if (now - lastAlarmReset < 20_000) return;
-  lastAlarmReset = now;
-  void chrome.alarms.create(IDLE_ALARM, { delayInMinutes: IDLE_MINUTES }).catch(() => undefined);
-}
-
-// Registered at the top level (this module is imported by the worker's entry): an alarm that wakes
-// the worker finds its listener.
-chrome.alarms.onAlarm.addListener((alarm) => {
-  if (alarm.name !== IDLE_ALARM) return;
-  if (pending.size) {
-    lastAlarmReset = 0;
-    touch();
-    return;
-  }
-  void chrome.offscreen.closeDocument().catch(() => undefined);
-});
 
 async function ensureLoaded(model: ModelInfo, config: LoadConfig): Promise<{ port: chrome.runtime.Port; result: LoadResult }> {
   const p = await connect();

@@ -68,7 +68,9 @@ export function serveEmbeddings(): void {
   }
 
   chrome.runtime.onConnect.addListener((port) => {
-    if (port.name !== EMBEDDER_PORT || !fromOwnServiceWorker(port.sender, chrome.runtime.id, workerUrl)) {
+    // Other ports (the page reader's) have their own listener in this document.
+    if (port.name !== EMBEDDER_PORT) return;
+    if (!fromOwnServiceWorker(port.sender, chrome.runtime.id, workerUrl)) {
       port.disconnect();
       return;
     }

@@ -3,13 +3,14 @@
  * future captures at once and only then asks, with the count, whether to forget what is already stored
  * from the site (undoable for a while).
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import browser from 'webextension-polyfill';
 import type { ForgetPreview, PendingForget } from '../../src/protocol.js';
 import { siteOf } from '../../src/url.js';
 import { call } from '../api.js';
 import { formatDaySpan, plural } from '../format.js';
 import { SearchView } from './SearchView.js';
+import { DayOneCard } from './DayOneCard.js';
 import { UndoBar } from './UndoBar.js';
 
 type Exclusion =
@@ -28,6 +29,8 @@ export function Popup() {
   const [excluded, setExcluded] = useState(false);
   const [flow, setFlow] = useState<Exclusion>({ step: 'none' });
   const [storedVersion, setStoredVersion] = useState(0);
+  const [searching, setSearching] = useState(false);
+  const onQueryChange = useCallback((q: string) => setSearching(q.trim() !== ''), []);
   useEffect(() => setStoredVersion((v) => v + 1), [flow.step]);
   // The button that asked goes once the site is excluded: focus moves to the question's safe answer.
   const firstButton = useRef<HTMLButtonElement>(null);
@@ -73,7 +76,9 @@ export function Popup() {
     <div class="popup">
       <main class="popup__main">
         <h1 class="visually-hidden">Reread</h1>
-        <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} />
+        {/* The first-run card gives its room to results while the user searches. */}
+        {!searching && <DayOneCard where="popup" />}
+        <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} onQueryChange={onQueryChange} />
       </main>
       <p class="visually-hidden" role="status" data-testid="popup-live">
         {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(site ?? '', flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : ''}

@@ -19,6 +19,7 @@
 import type { ResultSection, SearchResult } from '../../src/protocol.js';
 import type { SnippetSegment } from '../../src/snippet.js';
 import { faviconUrl, relativeTime } from '../format.js';
+import { KindNote } from './KindNote.js';
 
 export function Snippet({ segments }: { segments: readonly SnippetSegment[] }) {
   // Page-derived text is only ever rendered as text nodes (Preact escapes it), never as HTML.
@@ -135,6 +136,7 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
           </span>
           <span class="visually-hidden">, {lanesInWords(r.lanes)}.</span>
           <LaneBadges lanes={r.lanes} />
+          <KindNote result={r} />
         </span>
         <span class={`result__snippet${compact ? ' result__snippet--clamp' : ''}`} id={`${base}-snippet`} data-testid="result-snippet">
           <Snippet segments={r.snippet} />

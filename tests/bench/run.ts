@@ -2,7 +2,7 @@
  * `npm run bench [-- part ...]`: prints markdown tables and writes bench/results/<part>.json and
  * bench/results/summary.md.
  *
- * Parts: lexical, dense, browser; `all` (the default) runs all three. Options:
+ * Parts: lexical, dense, browser, dayone (history import, backfill, PDFs); `all` (the default) runs all. Options:
  *   --quick        smaller corpora and fewer queries (a smoke run, minutes less)
  *   --no-peers     lexical without MiniSearch / Orama / FlexSearch
  *   --no-python    lexical without the Python-manual corpus
@@ -15,7 +15,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { machine, Report, RESULTS, writeJson, type Machine } from './report.js';
 
-const PARTS = ['lexical', 'dense', 'browser'] as const;
+const PARTS = ['lexical', 'dense', 'browser', 'dayone'] as const;
 type Part = (typeof PARTS)[number];
 
 function parseArgs(argv: string[]): { parts: Part[]; flags: Map<string, string> } {
@@ -59,6 +59,10 @@ async function main(): Promise<void> {
       const { runDense } = await import('./dense.js');
       const res = await runDense(report, { sizes: list(flags.get('dense-sizes'), quick ? [100_000] : [100_000, 1_000_000]), quick });
       writeJson('dense', { machine: m, results: res });
+    } else if (part === 'dayone') {
+      const { runDayOne } = await import('./dayone.js');
+      const res = await runDayOne(report, { entries: Number(flags.get('history-entries') ?? (quick ? 5_000 : 50_000)), backfillPages: Number(flags.get('backfill-pages') ?? (quick ? 100 : 300)), pdfPages: quick ? [10, 50] : [10, 50, 200] });
+      writeJson('dayone', { machine: m, results: res });
     } else {
       const { runBrowser } = await import('./browser.js');
       const res = await runBrowser(report, { chunks: Number(flags.get('chunks') ?? (quick ? 5_000 : 50_000)), captureChunks: Number(flags.get('capture-chunks') ?? (quick ? 300 : 500)), quick });
@@ -96,7 +100,7 @@ function writeSummary(report: Report, parts: Part[], m: Machine, timings: Record
 
 /** The part's own output: from its "## " heading to the next part's. */
 function extract(body: string, part: Part): string {
-  const titles: Record<Part, string> = { lexical: '## Lexical', dense: '## Dense', browser: '## Chromium' };
+  const titles: Record<Part, string> = { lexical: '## Lexical', dense: '## Dense', browser: '## Chromium', dayone: '## Day one' };
   const start = body.indexOf(titles[part]);
   if (start < 0) return '';
   const rest = body.slice(start + 3);

@@ -3,90 +3,19 @@
  * Playwright; fixture pages served on 127.0.0.1. See ../shared/guide/testing-in-chromium.md.
  */
 import { chromium, type BrowserContext, type Page, type Worker } from 'playwright';
-import { createServer, type Server } from 'node:http';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve } from 'node:path';
+import { join } from 'node:path';
+import { ROOT } from '../shared/server.js';
+import { readResultRows, resultsSettled, type ResultRow } from '../shared/contract.js';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+// The page server, polling and paths are shared with the Firefox harness (tests/firefox/harness.ts).
+export { FIXTURES, PYTHON_DOCS, ROOT, serve, until, type FixtureServer } from '../shared/server.js';
+export type { ResultRow } from '../shared/contract.js';
 export const DIST = join(ROOT, 'dist/chrome');
-export const FIXTURES = join(ROOT, 'tests/fixtures');
-export const PYTHON_DOCS = '/usr/share/doc/python3.11/html';
 export const ARTIFACTS = join(ROOT, 'tests/e2e/artifacts');
 
 const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.css': 'text/css',
-  '.js': 'text/javascript',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
-  '.json': 'application/json',
-  '.txt': 'text/plain; charset=utf-8',
-};
-
-export interface FixtureServer {
-  origin: string;
-  url(path: string): string;
-  /** Every request path seen, in order. */
-  requests: string[];
-  /** Dynamic routes: path -> html. */
-  routes: Map<string, string>;
-  close(): Promise<void>;
-}
-
-/** Serves `mounts` (url prefix -> folder) and dynamic routes on 127.0.0.1 at a free port. */
-export async function serve(mounts: Record<string, string> = { '/': join(FIXTURES, 'pages') }, host = '127.0.0.1'): Promise<FixtureServer> {
-  const requests: string[] = [];
-  const routes = new Map<string, string>();
-  const server: Server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
-    requests.push(path);
-    const dynamic = routes.get(path);
-    if (dynamic !== undefined) {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(dynamic);
-      return;
-    }
-    const prefix = Object.keys(mounts)
-      .sort((a, b) => b.length - a.length)
-      .find((p) => path.startsWith(p));
-    if (prefix === undefined) {
-      res.writeHead(404).end();
-      return;
-    }
-    const base = mounts[prefix]!;
-    let file = normalize(join(base, path.slice(prefix.length)));
-    if (!file.startsWith(base)) {
-      res.writeHead(403).end();
-      return;
-    }
-    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
-    if (!existsSync(file)) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  await new Promise<void>((r) => server.listen(0, host, r));
-  const addr = server.address();
-  const port = typeof addr === 'object' && addr ? addr.port : 0;
-  const origin = `http://${host}:${port}`;
-  return {
-    origin,
-    url: (p) => origin + (p.startsWith('/') ? p : '/' + p),
-    requests,
-    routes,
-    close: () =>
-      new Promise((r) => {
-        server.close(() => r());
-        // Browsers keep connections alive for minutes; do not wait for them.
-        server.closeAllConnections();
-      }),
-  };
-}
 
 export interface Extension {
   ctx: BrowserContext;
@@ -108,6 +37,13 @@ export interface LaunchOptions {
   colorScheme?: 'light' | 'dark';
   /** Another unpacked build to load (default dist/chrome). */
   dist?: string;
+  /**
+   * Start the browser without the extension, run this (open tabs, visit pages), then load the extension
+   * into the running browser (CDP Extensions.loadUnpacked): what a user who installs it sees.
+   */
+  beforeLoad?: (ctx: BrowserContext) => Promise<void>;
+  /** Extra browser flags (e.g. --host-resolver-rules to serve a named site from 127.0.0.1). */
+  args?: string[];
   /** The browser's time zone (TZ for the whole browser, workers included), e.g. 'America/New_York'. */
   timezone?: string;
 }
@@ -150,22 +86,22 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
     mkdirSync(profile, { recursive: true });
     writeFileSync(join(profile, 'Local State'), JSON.stringify(opts.localState));
   }
+  const common = [...(opts.args ?? []), '--no-first-run', '--disable-sync', '--disable-component-update', '--disable-background-networking', '--disable-gpu', '--no-sandbox'];
   const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     colorScheme: opts.colorScheme ?? 'light',
     ...(opts.timezone ? { env: { ...process.env, TZ: opts.timezone }, timezoneId: opts.timezone } : {}),
-    args: [
-      `--disable-extensions-except=${dist}`,
-      `--load-extension=${dist}`,
-      '--no-first-run',
-      '--disable-sync',
-      '--disable-component-update',
-      '--disable-background-networking',
-      '--disable-gpu',
-      '--no-sandbox',
-    ],
+    ...(opts.beforeLoad
+      ? { ignoreDefaultArgs: ['--disable-extensions'], args: ['--enable-unsafe-extension-debugging', ...common] }
+      : { args: [`--disable-extensions-except=${dist}`, `--load-extension=${dist}`, ...common] }),
   });
+  if (opts.beforeLoad) {
+    await opts.beforeLoad(ctx);
+    const cdp = await ctx.browser()!.newBrowserCDPSession();
+    await cdp.send('Extensions.loadUnpacked' as never, { path: dist } as never);
+    await cdp.detach();
+  }
   let worker = ctx.serviceWorkers()[0] ?? (await ctx.waitForEvent('serviceworker', { timeout: 30_000 }));
   const extId = new URL(worker.url()).host;
   const ext: Extension = {
@@ -274,23 +210,6 @@ async function workerRunning(ctx: BrowserContext, extId: string): Promise<boolea
   return targetInfos.some((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${extId}/`));
 }
 
-/** Polls until `check` returns a truthy value. */
-export async function until<T>(check: () => Promise<T>, what: string, timeoutMs = 20_000, everyMs = 100): Promise<NonNullable<T>> {
-  const end = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await check();
-      if (v) return v as NonNullable<T>;
-      last = v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what} (last: ${String(last)})`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
-
 export interface Stats {
   pages: number;
   chunks: number;
@@ -313,29 +232,13 @@ export function engineStats(ext: Extension): Promise<Stats> {
   return ext.evalSw<Stats>('engine.stats()');
 }
 
-export interface ResultRow {
-  href: string;
-  title: string;
-  section: string;
-  snippet: string;
-  lanes: string[];
-}
-
 /** Opens search.html?… and returns the results once the answer for this query is on screen. */
 export async function searchPage(ext: Extension, params: Record<string, string>, page?: Page): Promise<ResultRow[]> {
   const p = page ?? (await ext.ctx.newPage());
   const qs = new URLSearchParams(params).toString();
   await p.goto(ext.extensionUrl(`search.html?${qs}`));
-  await p.waitForFunction(() => !document.querySelector('[data-testid="searching"]') && (document.querySelector('[data-testid="result"]') || document.querySelector('[data-testid="no-results"]') || document.querySelector('[data-testid="error"]')), null, { timeout: 20_000 });
-  const rows = await p.$$eval('[data-testid="result"]', (els) =>
-    els.map((el) => ({
-      href: (el.querySelector('[data-testid="result-link"]') as HTMLAnchorElement).href,
-      title: el.querySelector('[data-testid="result-title"]')?.textContent ?? '',
-      section: el.querySelector('[data-testid="result-section"]')?.textContent ?? '',
-      snippet: el.querySelector('[data-testid="result-snippet"]')?.textContent ?? '',
-      lanes: [...el.querySelectorAll('[data-lane]')].map((l) => l.getAttribute('data-lane') ?? ''),
-    })),
-  );
+  await p.waitForFunction(resultsSettled, null, { timeout: 20_000 });
+  const rows = await p.evaluate(readResultRows);
   if (!page) await p.close();
   return rows;
 }

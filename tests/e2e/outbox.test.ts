@@ -6,16 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, serve, until, type Extension, type FixtureServer } from './harness.js';
+import { wordPage } from '../shared/corpus.js';
 
 let ext: Extension;
 let server: FixtureServer;
 
-const page = (word: string) =>
-  `<!doctype html><html lang="en"><head><title>Outbox ${word}</title></head><body><article><h1>Outbox ${word}</h1><p>A page about ${word} with enough ordinary words to be worth keeping in the index for later.</p><p>More words about ${word} so the page is not skipped as too short by the capture rules.</p></article></body></html>`;
-
 beforeAll(async () => {
   server = await serve({});
-  for (const w of ['quillwort']) server.routes.set(`/o/${w}.html`, page(w));
+  for (const w of ['quillwort']) server.routes.set(`/o/${w}.html`, wordPage('Outbox', w));
   ext = await launch();
 });
 afterAll(async () => {
@@ -42,9 +40,11 @@ describe('capture outbox', () => {
     const totals = await ext.evalSw<{ filed: number; refused: number }>('globalThis.rereadDebug.outboxTotals');
     expect(totals.filed).toBeGreaterThanOrEqual(1);
     expect(await ext.evalSw<number>(`chrome.storage.session.get(null).then((all) => Object.keys(all).filter((k) => k.startsWith('outbox:')).length)`)).toBe(0);
-    // The capture came through the outbox (the extraction done in one go as the page went away).
+    // Filed once. Its extraction is the one done in one go as the page went away ('body'), or, on a
+    // machine slow enough that the regular capture began before the page was left, that capture,
+    // handed to the outbox while it waited for the stopped background ('body', 'merged' or 'readability').
     const log = await ext.evalSw<{ url: string; extraction?: { method: string } }[]>('engine.captureLog');
-    expect(log.filter((l) => l.url === url).map((l) => l.extraction?.method)).toEqual(['body']);
+    expect(log.filter((l) => l.url === url).map((l) => l.extraction?.method)).toEqual([expect.stringMatching(/^(body|merged|readability)$/)]);
     await tab.close();
   });
 

@@ -23,6 +23,8 @@ group('quality gate', () => {
     const missing = checkInstalled(corpus(HELD_OUT));
     if (missing) throw new Error(missing);
     const base = readBaseline();
+    // A baseline says why it is what it is (npm run eval:gate -- --write-baseline "why").
+    expect(base.why.trim().length, 'gate-baseline.json needs a reason').toBeGreaterThanOrEqual(10);
     const run = await runGate();
     console.log(describe(run.metrics, base) + `\n  ${run.seconds.toFixed(1)} s, capture ${run.captureFromCache ? 'cached' : 'cold'}`);
     expect(verdict(run.metrics, base)).toEqual([]);

@@ -294,7 +294,8 @@ async function main(): Promise<void> {
     const s = summaryTable(results, before);
     console.log(`\n=== Hybrid (what the user gets) against before (${before ? `${path.relative(ROOT, args.compare!)}, ${before.commit ?? '?'}` : 'none'}) and the naive baseline${args.whatIfText ? ' — ' + banner : ''} ===`);
     console.log(s.text);
-    console.log(s.misses.length ? `hybrid below the better of before and naive (nDCG@10): ${s.misses.join(', ')}` : 'hybrid >= the better of before and naive in every class (nDCG@10)');
+    const against = [before ? 'before' : '', args.lanes.includes('naive') ? 'naive' : ''].filter(Boolean).join(' and ') || 'nothing (neither before nor naive)';
+    console.log(s.misses.length ? `hybrid below the better of ${against} (nDCG@10): ${s.misses.join(', ')}` : `hybrid >= the better of ${against} in every class (nDCG@10)`);
   }
   console.log('\nclasses: ' + CLASSES.map((c) => `${c}: ${CLASS_INFO[c]}`).join('\n         '));
   const json = {

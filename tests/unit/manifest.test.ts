@@ -1,6 +1,6 @@
 /**
- * The manifest asks for little and allows nothing remote: minimal permissions, no host permissions,
- * content scripts on web pages only, a strict CSP with no remote source, nothing exposed to web pages.
+ * The manifest asks for little and allows nothing remote: minimal permissions, host access no wider
+ * than the content scripts' (web pages only), a strict CSP with no remote source, nothing exposed to web pages.
  * Checked on manifest.json and on both generated manifests (scripts/manifest.mjs), so a build step
  * cannot add what the source does not have.
  */
@@ -38,6 +38,7 @@ const ALLOWED_PERMISSIONS: Record<string, string> = {
   alarms: 'the retention policy (age and storage cap) runs twice a day; an MV3 worker cannot keep a timer',
   favicon: "result cards show site icons from the browser's own favicon cache (Chrome only)",
   offscreen: 'the embedding model runs in an offscreen document that outlives service-worker restarts (Chrome only)',
+  scripting: 'tabs open before the install (or while capture was paused) get the content script injected once',
 };
 const OPTIONAL_PERMISSIONS = ['history'];
 /** Permissions that would let Reread read or act on far more than it needs. */
@@ -48,7 +49,6 @@ const NEVER = [
   'webRequestBlocking',
   'declarativeNetRequest',
   'declarativeNetRequestWithHostAccess',
-  'scripting',
   'cookies',
   'debugger',
   'downloads',
@@ -141,19 +141,21 @@ describe('manifest: permissions', () => {
     }
   });
 
-  it('has no host permissions, required or optional', () => {
+  it("asks for host access no wider than the content scripts' (http and https pages), nothing optional", () => {
     for (const [name, m] of all()) {
-      expect(m.host_permissions, name).toBeUndefined();
+      // Chromium lets `scripting` inject (and shows tab URLs) only with host permissions: content script
+      // matches alone do not count. The same two patterns: no new warning, no new reach.
+      expect([...(m.host_permissions ?? [])].sort(), name).toEqual(['http://*/*', 'https://*/*']);
       expect(m.optional_host_permissions, name).toBeUndefined();
       // An MV3 manifest has no place for hosts among permissions; a pattern there would be a mistake.
       for (const p of [...(m.permissions ?? []), ...(m.optional_permissions ?? [])]) expect(p, name).not.toMatch(/[:/*]/);
     }
   });
 
-  it('uses <all_urls> and wildcard hosts nowhere but in the content script matches, which are http and https only', () => {
+  it('uses <all_urls> and wildcard hosts nowhere but in the content script matches and the same host permissions, http and https only', () => {
     for (const [name, m] of all()) {
       for (const [path, s] of strings(m)) {
-        if (/^\$\.content_scripts\[\d+\]\.matches\[\d+\]$/.test(path)) continue;
+        if (/^\$\.content_scripts\[\d+\]\.matches\[\d+\]$/.test(path) || /^\$\.host_permissions\[\d+\]$/.test(path)) continue;
         expect(s, `${name} ${path}`).not.toContain('<all_urls>');
         expect(s, `${name} ${path}`).not.toMatch(/^(\*|https?|wss?|file|ftp):\/\//);
       }

@@ -16,6 +16,7 @@ const TYPES: MessageType[] = [
   'page/check',
   'page/hello',
   'page/capture',
+  'page/pdf',
   'search',
   'stats',
   'sites',
@@ -30,6 +31,12 @@ const TYPES: MessageType[] = [
   'import',
   'verify',
   'open',
+  'dayone/status',
+  'history/import',
+  'history/stop',
+  'backfill/control',
+  'dayone/dismiss',
+  'pdf/notes-clear',
 ];
 const ADMIN = TYPES.filter((t) => !CONTENT_MESSAGES.has(t));
 

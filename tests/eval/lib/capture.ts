@@ -1,23 +1,24 @@
 /**
- * Capture as the extension does it, in Node: each page parsed by linkedom, walked by the content
- * script's `walkBlocks` (no layout here, so no visibility check), its main content picked by
- * `mainContent` (main landmark, else Readability on small pages, else the cleaned body), titled by
- * `pageTitle`, cut into sections by the chunker's `chunkBlocks`, and dropped like the worker drops it
- * when `tooLittleText`. The ground truth (groundTruth.ts) is derived from the same parsed page,
+ * Capture as the extension does it, in Node: each page parsed by linkedom and read by the content
+ * script's capture step `captureDocument` (content/pageCapture.ts: `walkBlocks` with no visibility
+ * check, as for any parsed document; the main landmark, else Readability on small pages, else the
+ * cleaned body; the title; the sections cut by the chunker), and dropped like the worker drops it when
+ * `tooLittleText`. The ground truth (groundTruth.ts) is derived from the same parsed page,
  * independently of all that.
  *
  * The result is cached in .cache/eval/, keyed by the code that produced it (the import closure of this
- * file: extractor, chunker, ground truth, linkedom's version) and the pages' bytes.
+ * file: extractor, chunker, ground truth, and package-lock.json for linkedom's and Readability's
+ * versions) and the pages' bytes.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { mainContent, pageTitle, walkBlocks } from '../../../content/extract.js';
+import { captureDocument } from '../../../content/pageCapture.js';
 import { chunkBlocks, type Chunk, type ChunkerOptions } from '../../../src/chunker.js';
 import { tooLittleText } from '../../../src/indexing.js';
 import { codeHash } from './codeHash.js';
 import { pageUrl, type CorpusDef } from './corpora.js';
-import { emptyDocument, parseDocument } from './dom.js';
+import { parseDocument } from './dom.js';
 import { groundTruthOf, type GtPage } from './groundTruth.js';
 import { CACHE_DIR } from './paths.js';
 
@@ -43,13 +44,13 @@ export interface LoadedCorpus {
 export async function capturePage(html: string, url: string, fallbackLang: string): Promise<Omit<CapturedPage, 'file'>> {
   const doc = parseDocument(html);
   const gt = groundTruthOf(doc, fallbackLang);
-  const body = doc.body as unknown as Element;
-  const cleaned = await walkBlocks(body, { checkVisibility: false, mirror: emptyDocument() });
-  const picked = await mainContent(cleaned, { title: doc.title, readability: true });
-  const title = pageTitle(doc.title, picked.blocks, new URL(url).hostname);
-  const { chunks } = chunkBlocks(picked.blocks, CHUNKER_WHAT_IF);
-  const stored = tooLittleText(title, chunks) ? null : { title, chunks, method: picked.method };
-  return { url, lang: gt.lang || fallbackLang, gt, stored };
+  const got = await captureDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
+  if (!got) return { url, lang: gt.lang || fallbackLang, gt, stored: null };
+  const { title, lang, blocks } = got.payload;
+  // The shipped cut, unless a what-if chunker is asked for (then the same blocks, cut with its options).
+  const chunks = Object.keys(CHUNKER_WHAT_IF).length ? chunkBlocks(blocks, CHUNKER_WHAT_IF).chunks : got.payload.sections;
+  const stored = tooLittleText(title, chunks) ? null : { title, chunks, method: got.extraction.method };
+  return { url, lang: lang || gt.lang || fallbackLang, gt, stored };
 }
 
 /**

@@ -2,8 +2,8 @@
  * A browser-like document in Node (linkedom) for the content script's extraction code. Two gaps of
  * linkedom are filled as a browser behaves, so extract.ts runs unchanged: `DOMParser` parses an HTML
  * fragment into a full document (linkedom puts it beside an empty body, where the walk never finds it),
- * and an empty document for Readability's sanitised copy (linkedom has no
- * `document.implementation.createHTMLDocument`).
+ * and `document.implementation.createHTMLDocument` (absent in linkedom) gives an empty document, which
+ * extractDocument fills with the sanitised copy Readability reads.
  */
 import { DOMParser as LinkedomParser, parseHTML } from 'linkedom';
 
@@ -29,9 +29,15 @@ export function installDomGlobals(): void {
 
 export function parseDocument(html: string): Document {
   installDomGlobals();
-  return parseHTML(html).document as unknown as Document;
+  const doc = parseHTML(html).document as unknown as Document;
+  if (!doc.implementation?.createHTMLDocument) {
+    Object.defineProperty(doc, 'implementation', { value: { createHTMLDocument: (title = '') => emptyDocument(title) }, configurable: true });
+  }
+  return doc;
 }
 
-export function emptyDocument(): Document {
-  return parseDocument('<!doctype html><html><head><title></title></head><body></body></html>');
+export function emptyDocument(title = ''): Document {
+  const doc = parseDocument('<!doctype html><html><head><title></title></head><body></body></html>');
+  doc.title = title;
+  return doc;
 }

@@ -1,0 +1,185 @@
+/**
+ * History, titles first: with the user's consent (the optional `history` permission), the last N days of
+ * the browser's history become title-only entries (src/pageKind.ts), searchable by title and URL words.
+ *
+ * Read newest first in windows of READ_BATCH items and stored WRITE_BATCH entries a transaction, with the
+ * write lock released in between, so captures and searches go on while 50,000 entries come in. The
+ * window's cursor is saved after each one: a worker stopped mid-import resumes from it (at start, or at
+ * the next watchdog alarm), and entries already stored are skipped by URL, so nothing is imported twice.
+ */
+import { hashHex } from '../../src/hash.js';
+import { DEFAULT_HISTORY_DAYS, MAX_HISTORY_DAYS, type HistoryImportStatus } from '../../src/dayone.js';
+import { nextCursor, titleEntry, type TitleEntry } from '../../src/historyEntries.js';
+import { TOKENIZER } from '../../src/indexing.js';
+import { siteMatches } from '../../src/url.js';
+import type { Engine } from '../engine.js';
+import { writeTitlePages } from '../pageStore.js';
+
+export const HISTORY_STATE_KEY = 'historyImport';
+export const READ_BATCH = 1000;
+/**
+ * Entries a transaction. A search waits for the write transaction in progress (IndexedDB runs a reader
+ * after a writer on the same stores): 250 held the lock ~1 s under load, 50 keeps a search's wait short
+ * at about the same throughput (measured with npm run bench -- dayone).
+ */
+export const WRITE_BATCH = 50;
+
+export const IDLE_IMPORT: HistoryImportStatus = { state: 'idle', days: DEFAULT_HISTORY_DAYS, from: 0, cursor: 0, startedAt: 0, imported: 0, seen: 0 };
+
+/** What reads the history (browser.history; a stand-in in Node tests and the benchmark). */
+export interface HistorySource {
+  search(q: { text: string; startTime: number; endTime: number; maxResults: number }): Promise<{ url?: string; title?: string; lastVisitTime?: number; visitCount?: number }[]>;
+}
+
+interface Stored extends HistoryImportStatus {
+  /** Sites and visit ranges forgotten while the import ran: what is still to come of them is not imported. */
+  forgottenSites?: string[];
+  forgottenRanges?: [number, number][];
+}
+
+export class HistoryImport {
+  private running: Promise<void> | null = null;
+  private stopRequested = false;
+  /** For tests and the benchmark: the time each write batch held the write lock. */
+  readonly batchMs: number[] = [];
+
+  constructor(
+    private readonly engine: Engine,
+    /** The browser's history API, or null while the permission is not granted. */
+    private readonly source: () => HistorySource | null,
+    private readonly clock: () => number = Date.now,
+  ) {}
+
+  async status(): Promise<HistoryImportStatus> {
+    const { forgottenSites: _f, forgottenRanges: _r, ...s } = await this.load();
+    return s;
+  }
+
+  private async load(): Promise<Stored> {
+    const got = (await (await this.engine.db()).get('meta', HISTORY_STATE_KEY)) as Stored | undefined;
+    return got ? { ...IDLE_IMPORT, ...got } : { ...IDLE_IMPORT };
+  }
+
+  private async save(s: Stored): Promise<void> {
+    await (await this.engine.db()).put('meta', s, HISTORY_STATE_KEY);
+  }
+
+  async start(days: number): Promise<HistoryImportStatus> {
+    if (!this.source()) throw new Error('Reread needs access to your history for this (it was not granted).');
+    const d = Math.max(0, Math.min(MAX_HISTORY_DAYS, Math.round(days)));
+    const now = this.clock();
+    const prev = await this.load();
+    if (prev.state === 'running' && prev.days === d) {
+      this.resume();
+      return this.status();
+    }
+    await this.stopAndWait();
+    // Cursor just past now: the newest entries first. A second import of the same range finds them stored.
+    await this.save({ state: 'running', days: d, from: d ? now - d * 86_400_000 : 0, cursor: now + 1, startedAt: now, imported: 0, seen: 0 });
+    this.resume();
+    return this.status();
+  }
+
+  async stop(): Promise<HistoryImportStatus> {
+    await this.stopAndWait();
+    const s = await this.load();
+    if (s.state === 'running') await this.save({ ...s, state: 'stopped', finishedAt: this.clock() });
+    return this.status();
+  }
+
+  private async stopAndWait(): Promise<void> {
+    this.stopRequested = true;
+    await this.running?.catch(() => undefined);
+    this.stopRequested = false;
+  }
+
+  /** Sites forgotten during an import are left out of what is still to come. */
+  async forgotSite(site: string): Promise<void> {
+    const s = await this.load();
+    if (s.state === 'running') await this.save({ ...s, forgottenSites: [...new Set([...(s.forgottenSites ?? []), site])].slice(-500) });
+  }
+
+  async forgotRange(from: number, to: number): Promise<void> {
+    const s = await this.load();
+    if (s.state === 'running') await this.save({ ...s, forgottenRanges: [...(s.forgottenRanges ?? []), [from, to] as [number, number]].slice(-100) });
+  }
+
+  /** Forget everything: an import under way stops (nothing of it may come back). */
+  async forgotAll(): Promise<void> {
+    await this.stop();
+  }
+
+  /** Goes on with a running import (at worker start, on the watchdog alarm, after capture is resumed). */
+  resume(): Promise<void> {
+    this.running ??= this.run().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  whenIdle(): Promise<void> {
+    return this.running ?? Promise.resolve();
+  }
+
+  private async run(): Promise<void> {
+    let s = await this.load();
+    const source = this.source();
+    while (s.state === 'running' && !this.stopRequested) {
+      if (!source) {
+        await this.save({ ...s, state: 'error', error: 'Access to history was withdrawn.' });
+        return;
+      }
+      const settings = await this.engine.settings();
+      // Paused: nothing is stored; the import goes on when capture is resumed.
+      if (settings.paused) return;
+      let items: Awaited<ReturnType<HistorySource['search']>>;
+      try {
+        items = await source.search({ text: '', startTime: s.from, endTime: s.cursor, maxResults: READ_BATCH });
+      } catch (e) {
+        await this.save({ ...s, state: 'error', error: e instanceof Error ? e.message : String(e) });
+        return;
+      }
+      const forgotten = s.forgottenSites ?? [];
+      const ranges = s.forgottenRanges ?? [];
+      const entries = items
+        .map((i) => titleEntry(i, settings.excludedSites))
+        .filter((e): e is TitleEntry => !!e && e.lastVisit >= s.from && !forgotten.some((f) => siteMatches(e.site, f)) && !ranges.some(([a, b]) => e.lastVisit >= a && e.lastVisit < b));
+      let imported = 0;
+      for (let i = 0; i < entries.length && !this.stopRequested; i += WRITE_BATCH) {
+        imported += await this.write(entries.slice(i, i + WRITE_BATCH));
+        // A search or capture that arrived meanwhile starts its transaction before the next batch.
+        await new Promise((r) => setTimeout(r, 0));
+      }
+      if (this.stopRequested) return;
+      const next = nextCursor({ from: s.from, cursor: s.cursor }, items.map((i) => i.lastVisitTime ?? 0), READ_BATCH);
+      // Saved after the window is stored: a stop before this re-reads it, and stored URLs are skipped.
+      const latest = await this.load();
+      if (latest.state !== 'running' || latest.startedAt !== s.startedAt) return;
+      s = { ...latest, imported: latest.imported + imported, seen: latest.seen + items.length, ...(next === null ? { state: 'done', finishedAt: this.clock(), cursor: s.from } : { cursor: next }) };
+      await this.save(s);
+      // Let queued searches and captures run between windows.
+      await new Promise((r) => setTimeout(r, 0));
+    }
+  }
+
+  private async write(entries: TitleEntry[]): Promise<number> {
+    const engine = this.engine;
+    return engine.exclusive(async () => {
+      const t = performance.now();
+      const db = await engine.db();
+      await engine.budget.keepHeadroomLocked();
+      const res = await writeTitlePages(
+        db,
+        entries.map((e) => ({ ...e, hash: hashHex(`${e.title}\u0000${e.text}`) })),
+        TOKENIZER,
+        engine.dense?.queueModel() ?? null,
+      );
+      engine.lexical.invalidate(res.touchedTerms);
+      for (const p of res.pages) engine.pages.put(p);
+      if (res.addedChunkIds.length) engine.dense?.onChunksAdded();
+      this.batchMs.push(performance.now() - t);
+      if (this.batchMs.length > 1000) this.batchMs.shift();
+      return res.pages.length;
+    });
+  }
+}

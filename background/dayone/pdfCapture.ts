@@ -1,0 +1,121 @@
+/**
+ * PDFs read in a tab. Chrome's viewer shows a PDF in a document the content script cannot read, so the
+ * PDF itself is fetched once more and read with pdf.js (reader/pdfText.ts, in the offscreen document /
+ * background page). Two signals say a tab shows a PDF: the content script in the viewer's outer
+ * document (Chrome: `page/pdf`, any URL), and a tab that finished loading a URL ending in `.pdf`
+ * (Firefox's viewer runs no content script). Right after the tab loaded it, the fetch carries the user's
+ * credentials (the browser has just fetched the same URL as the user; README says so); a PDF found
+ * later (a tab open before install) is fetched without them. Nothing is retried in the background:
+ * what could not be read leaves a note in Options (encrypted, no text layer, broken, too large).
+ */
+import browser from 'webextension-polyfill';
+import type { PdfNote, PdfProblem } from '../../src/dayone.js';
+import { normalizeUrl } from '../../src/url.js';
+import { validateCapture } from '../../src/validate.js';
+import type { Engine } from '../engine.js';
+import type { PageReader } from '../reader/readerProtocol.js';
+
+export const PDF_NOTES_KEY = 'pdfNotes';
+const MAX_NOTES = 50;
+/** A load this recent is "right after the tab loaded it". */
+export const FRESH_LOAD_MS = 60_000;
+/** The same tab and URL within this window is one PDF load (both signals fire for a `.pdf` URL in Chrome). */
+const SAME_LOAD_MS = 30_000;
+
+export const pdfLog = { read: 0, noted: 0, withCredentials: 0, ms: [] as number[], bytes: [] as { bytes: number; pages: number }[] };
+
+export class PdfCapture {
+  private readonly recent = new Map<string, number>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly reader: PageReader,
+  ) {}
+
+  async notes(): Promise<PdfNote[]> {
+    const got = (await (await this.engine.db()).get('meta', PDF_NOTES_KEY)) as PdfNote[] | undefined;
+    return Array.isArray(got) ? got : [];
+  }
+
+  async clearNotes(): Promise<void> {
+    await (await this.engine.db()).delete('meta', PDF_NOTES_KEY);
+  }
+
+  private async note(n: PdfNote): Promise<void> {
+    pdfLog.noted++;
+    const db = await this.engine.db();
+    const list = (await this.notes()).filter((x) => x.url !== n.url);
+    await db.put('meta', [n, ...list].slice(0, MAX_NOTES), PDF_NOTES_KEY);
+  }
+
+  /**
+   * A tab shows a PDF at `rawUrl`. `fresh`: it has just loaded it (the fetch may carry credentials).
+   * Returns what happened, for the content script's answer and the tests.
+   */
+  async handle(tabId: number, rawUrl: string, incognito: boolean, fresh: boolean, quietIfNotPdf = false): Promise<string> {
+    if (incognito) return 'incognito';
+    // Web addresses only: local files (file://) are not read yet.
+    const url = normalizeUrl(rawUrl);
+    if (!url) return 'not a web page';
+    // Exclusions and pause, before anything is fetched.
+    const check = await this.engine.captureAllowed(url);
+    if (!check.allowed) return check.reason ?? 'not allowed';
+    const key = `${tabId} ${url}`;
+    const now = Date.now();
+    if (now - (this.recent.get(key) ?? 0) < SAME_LOAD_MS) return 'already read';
+    this.recent.set(key, now);
+    for (const [k, t] of this.recent) if (now - t > SAME_LOAD_MS) this.recent.delete(k);
+    const credentials = fresh ? 'include' : 'omit';
+    if (fresh) pdfLog.withCredentials++;
+    let res: Awaited<ReturnType<PageReader['readPdf']>>;
+    try {
+      res = await this.reader.readPdf(rawUrl.split('#')[0]!, credentials);
+    } catch (e) {
+      await this.note({ url, title: url, at: now, problem: 'unreachable', detail: e instanceof Error ? e.message.slice(0, 200) : String(e) });
+      return 'unreachable';
+    }
+    if (!res.ok) {
+      // Only the URL said PDF (a `.pdf` link that answers with an error page): nothing worth a note.
+      if (quietIfNotPdf && (res.problem === 'not-pdf' || res.problem === 'unreachable')) return res.problem;
+      await this.note({ url, title: url, at: now, problem: res.problem, ...(res.detail ? { detail: res.detail } : {}) });
+      return res.problem;
+    }
+    pdfLog.read++;
+    pdfLog.ms.push(res.ms / Math.max(1, res.pagesRead));
+    let payload;
+    try {
+      payload = validateCapture({ title: res.title, lang: '', blocks: res.blocks, sections: res.sections, chunker: res.chunker }).payload;
+    } catch {
+      await this.note({ url, title: res.title, at: now, problem: 'broken' });
+      return 'broken';
+    }
+    const out = await this.engine.capture(url, payload, now, { kind: 'pdf', pdf: { pages: res.pages, read: res.pagesRead } });
+    if (out.outcome === 'skipped') {
+      const problem: PdfProblem = out.reason === 'too little text' ? 'no-text' : 'broken';
+      if (out.reason === 'too little text') await this.note({ url, title: res.title, at: now, problem });
+      return out.reason ?? problem;
+    }
+    pdfLog.bytes.push({ bytes: res.bytes, pages: res.pagesRead });
+    if (res.pagesRead < res.pages) await this.note({ url, title: res.title, at: now, problem: 'capped', detail: `${res.pagesRead} of ${res.pages} pages read` });
+    return out.outcome;
+  }
+
+  /** Registered at the top level: a tab that finished loading a `.pdf` URL. */
+  register(): void {
+    browser.tabs.onUpdated.addListener((tabId, change, tab) => {
+      if (change.status !== 'complete' || !tab.url) return;
+      let path: string;
+      try {
+        path = new URL(tab.url).pathname;
+      } catch {
+        return;
+      }
+      if (!/\.pdf$/i.test(path)) return;
+      void this.handle(tabId, tab.url, tab.incognito, true, true).catch((e: unknown) => console.warn('reread: pdf', e));
+    });
+  }
+}
+
+export function isPdfProblem(v: unknown): v is PdfProblem {
+  return typeof v === 'string' && ['encrypted', 'no-text', 'broken', 'too-large', 'not-pdf', 'unreachable', 'capped'].includes(v);
+}

@@ -1,0 +1,167 @@
+/**
+ * A PDF's text with pdf.js (`pdfjs-dist`): the outline (titles, levels, the page and height each entry
+ * starts at) and every page's text as lines, turned into blocks by src/pdfSections.ts. pdf.js's worker
+ * is bundled with the extension (dist/pdf.worker.min.mjs): no remote code. Runs in a document: Chrome's
+ * offscreen document, Firefox's background page.
+ */
+import { getDocument, GlobalWorkerOptions } from 'pdfjs-dist';
+import type { PDFDocumentProxy } from 'pdfjs-dist';
+import { MAX_PDF_BYTES, MAX_PDF_PAGES, pdfBlocks, pdfWords, type PdfLine, type PdfOutlineEntry, type PdfPage } from '../../src/pdfSections.js';
+import { cutSections } from '../../src/sections.js';
+import { fetchWithTimeout, readCapped, TooLarge } from './fetchBody.js';
+import type { ReadPdfResult } from './readerProtocol.js';
+
+export const PDF_WORKER_FILE = 'pdf.worker.min.mjs';
+const FETCH_TIMEOUT_MS = 60_000;
+
+let workerSet = false;
+function useBundledWorker(): void {
+  if (workerSet) return;
+  const api = (globalThis as { browser?: typeof chrome; chrome?: typeof chrome }).browser ?? globalThis.chrome;
+  GlobalWorkerOptions.workerSrc = api.runtime.getURL(PDF_WORKER_FILE);
+  workerSet = true;
+}
+
+interface TextItemLike {
+  str?: string;
+  transform?: number[];
+  hasEOL?: boolean;
+  height?: number;
+  width?: number;
+}
+
+/** pdf.js text items into lines, top to bottom as the content stream has them. */
+export function itemsToLines(items: readonly TextItemLike[]): PdfLine[] {
+  const lines: PdfLine[] = [];
+  let text = '';
+  let y = NaN;
+  let endX = NaN;
+  const close = () => {
+    if (text.trim()) lines.push({ text: text.replace(/\s+/g, ' ').trim(), y });
+    text = '';
+    y = NaN;
+    endX = NaN;
+  };
+  for (const it of items) {
+    if (typeof it.str !== 'string' || !it.transform) continue;
+    const iy = it.transform[5]!;
+    const ix = it.transform[4]!;
+    const h = Math.abs(it.height ?? 0) || Math.abs(it.transform[3] ?? 0) || 10;
+    if (!Number.isNaN(y) && Math.abs(iy - y) > h * 0.5) close();
+    if (Number.isNaN(y)) y = iy;
+    else if (it.str && !/\s$/.test(text) && !/^\s/.test(it.str) && ix - endX > h * 0.15) text += ' ';
+    text += it.str;
+    endX = ix + (it.width ?? 0);
+    if (it.hasEOL) close();
+  }
+  close();
+  return lines;
+}
+
+async function outlineEntries(pdf: PDFDocumentProxy): Promise<PdfOutlineEntry[]> {
+  const out: PdfOutlineEntry[] = [];
+  const outline = await pdf.getOutline().catch(() => null);
+  if (!outline) return out;
+  const walk = async (nodes: readonly { title: string; dest: unknown; items: unknown[] }[], level: number) => {
+    for (const node of nodes) {
+      if (out.length >= 2000) return;
+      try {
+        let dest = node.dest;
+        if (typeof dest === 'string') dest = await pdf.getDestination(dest);
+        if (Array.isArray(dest) && dest.length) {
+          const target: unknown = dest[0];
+          const index = typeof target === 'number' ? target : target && typeof target === 'object' ? await pdf.getPageIndex(target as never) : -1;
+          // [page, {name: 'XYZ'}, left, top, zoom]: `top` is where the entry starts on its page.
+          const kind = (dest[1] as { name?: string } | undefined)?.name;
+          const top = kind === 'XYZ' && typeof dest[3] === 'number' ? dest[3] : kind === 'FitH' || kind === 'FitBH' ? (typeof dest[2] === 'number' ? dest[2] : undefined) : undefined;
+          if (index >= 0) out.push({ title: node.title ?? '', level, page: index + 1, ...(top !== undefined ? { top } : {}) });
+        }
+      } catch {
+        // A broken destination: the entry is left out, the rest of the outline stays.
+      }
+      if (Array.isArray(node.items) && node.items.length) await walk(node.items as typeof nodes, level + 1);
+    }
+  };
+  await walk(outline as never, 1);
+  return out;
+}
+
+/** Extracts a PDF already in memory. */
+export async function pdfFromBytes(bytes: Uint8Array, fallbackTitle: string): Promise<ReadPdfResult> {
+  const t = performance.now();
+  if (!(bytes[0] === 0x25 && bytes[1] === 0x50 && bytes[2] === 0x44 && bytes[3] === 0x46) && !new TextDecoder('latin1').decode(bytes.subarray(0, 1024)).includes('%PDF-')) {
+    return { ok: false, problem: 'not-pdf' };
+  }
+  useBundledWorker();
+  const size = bytes.byteLength;
+  // No eval, no fonts loaded, no scripting: text only.
+  const task = getDocument({ data: bytes, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, enableXfa: false, stopAtErrors: false, verbosity: 0 });
+  let pdf: PDFDocumentProxy;
+  try {
+    pdf = await task.promise;
+  } catch (e) {
+    await task.destroy().catch(() => undefined);
+    const name = (e as { name?: string } | null)?.name;
+    if (name === 'PasswordException') return { ok: false, problem: 'encrypted' };
+    return { ok: false, problem: 'broken', detail: e instanceof Error ? e.message.slice(0, 200) : String(e) };
+  }
+  try {
+    const meta = await pdf.getMetadata().catch(() => null);
+    const info = (meta?.info ?? {}) as { Title?: unknown };
+    const title = (typeof info.Title === 'string' && info.Title.trim()) || fallbackTitle;
+    const outline = await outlineEntries(pdf);
+    const pagesRead = Math.min(pdf.numPages, MAX_PDF_PAGES);
+    const pages: PdfPage[] = [];
+    for (let n = 1; n <= pagesRead; n++) {
+      const page = await pdf.getPage(n);
+      const content = await page.getTextContent();
+      pages.push({ n, lines: itemsToLines(content.items as TextItemLike[]) });
+      page.cleanup();
+    }
+    const words = pdfWords(pages);
+    if (!words) return { ok: false, problem: 'no-text' };
+    // Cut here, as a content script cuts its page: the same step (src/sections.ts) every capture runs.
+    const cut = await cutSections(pdfBlocks(pages, outline.filter((e) => e.page <= pagesRead)));
+    return { ok: true, title: title.replace(/\s+/g, ' ').trim().slice(0, 500), blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker, words, pages: pdf.numPages, pagesRead, bytes: size, ms: performance.now() - t };
+  } catch (e) {
+    return { ok: false, problem: 'broken', detail: e instanceof Error ? e.message.slice(0, 200) : String(e) };
+  } finally {
+    await pdf.destroy().catch(() => undefined);
+  }
+}
+
+/** A file name from the URL, for a PDF without a title. */
+export function pdfFallbackTitle(url: string): string {
+  try {
+    const u = new URL(url);
+    const last = decodeURIComponent(u.pathname.split('/').filter(Boolean).pop() ?? '');
+    return last || u.hostname;
+  } catch {
+    return url.slice(0, 200);
+  }
+}
+
+/**
+ * Fetches the PDF the tab showed and reads it. `include`: right after the tab loaded it (the browser
+ * has just fetched it as the user; README says so); `omit` otherwise.
+ */
+export async function readPdf(url: string, credentials: 'include' | 'omit'): Promise<ReadPdfResult> {
+  if (!/^https?:\/\//i.test(url)) return { ok: false, problem: 'unreachable', detail: 'only web addresses are read' };
+  let bytes: Uint8Array;
+  try {
+    const { res, done } = await fetchWithTimeout(url, { credentials, cache: 'no-store', redirect: 'follow', referrerPolicy: 'no-referrer' }, FETCH_TIMEOUT_MS);
+    try {
+      if (!res.ok) {
+        await res.body?.cancel().catch(() => undefined);
+        return { ok: false, problem: 'unreachable', detail: `HTTP ${res.status}` };
+      }
+      bytes = await readCapped(res, MAX_PDF_BYTES);
+    } finally {
+      done();
+    }
+  } catch (e) {
+    if (e instanceof TooLarge) return { ok: false, problem: 'too-large' };
+    return { ok: false, problem: 'unreachable', detail: e instanceof Error ? e.message.slice(0, 200) : String(e) };
+  }
+  return pdfFromBytes(bytes, pdfFallbackTitle(url));
+}

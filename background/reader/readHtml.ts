@@ -1,0 +1,46 @@
+/**
+ * The backfill's read of one page: fetched without cookies (`credentials: 'omit'`, no referrer, nothing
+ * cached), parsed with DOMParser (an inert document: no script runs, nothing loads), and read by the
+ * content script's own capture step (content/pageCapture.ts captureDocument: the same extractor and the
+ * same chunker as on a page the user reads); the background checks the sections like a content script's. Runs where a DOM exists: Chrome's offscreen document, Firefox's
+ * background page.
+ */
+import { checkBody, checkHead, FETCH_TIMEOUT_MS, MAX_HTML_BYTES } from '../../src/backfillPolicy.js';
+import { captureDocument } from '../../content/pageCapture.js';
+import { decodeHtml, fetchWithTimeout, readCapped, TooLarge } from './fetchBody.js';
+import type { ReadHtmlResult } from './readerProtocol.js';
+
+export async function readHtml(url: string): Promise<ReadHtmlResult> {
+  if (!/^https?:\/\//i.test(url)) return { ok: false, reason: 'not-html' };
+  let fetched: Awaited<ReturnType<typeof fetchWithTimeout>>;
+  try {
+    fetched = await fetchWithTimeout(url, { credentials: 'omit', cache: 'no-store', redirect: 'follow', referrerPolicy: 'no-referrer', headers: { accept: 'text/html,application/xhtml+xml;q=0.9' } }, FETCH_TIMEOUT_MS);
+  } catch {
+    return { ok: false, reason: 'network' };
+  }
+  const { res, done } = fetched;
+  try {
+    const contentType = res.headers.get('content-type') ?? '';
+    const head = checkHead({ status: res.status, contentType, url, finalUrl: res.url || url });
+    if (head) {
+      await res.body?.cancel().catch(() => undefined);
+      return { ok: false, reason: head, status: res.status };
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await readCapped(res, MAX_HTML_BYTES);
+    } catch (e) {
+      return { ok: false, reason: e instanceof TooLarge ? 'too-large' : 'network' };
+    }
+    const doc = new DOMParser().parseFromString(decodeHtml(bytes, contentType), 'text/html');
+    const hasPasswordField = doc.querySelector('input[type="password" i]') !== null;
+    const got = await captureDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
+    if (!got) return { ok: false, reason: 'too-little-text' };
+    const body = checkBody({ words: got.words, hasPasswordField });
+    if (body) return { ok: false, reason: body };
+    const { title, lang, blocks, sections, chunker } = got.payload;
+    return { ok: true, title, lang, blocks, sections, chunker, words: got.words, method: got.extraction.method };
+  } finally {
+    done();
+  }
+}

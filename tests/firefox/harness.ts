@@ -1,0 +1,282 @@
+/**
+ * End-to-end harness for Firefox: Debian's firefox-esr driven by puppeteer-core over WebDriver BiDi,
+ * with the built add-on (dist/firefox) installed as a temporary add-on; fixture pages come from the
+ * same server as the Chromium suite (tests/shared/server.ts). See ../shared/guide/testing-in-firefox.md.
+ *
+ * Three things BiDi does not do for an extension, and how this file does them:
+ * - Extension pages: puppeteer's `page.goto('moz-extension://…')` never resolves (puppeteer-core
+ *   25.16 + Firefox 153), so they are opened with a raw `browsingContext.navigate` (this reads the
+ *   page's private frame id: puppeteer-core is pinned for it).
+ * - The background page: code runs in a control tab (an extension page) against
+ *   `browser.runtime.getBackgroundPage()`, which also wakes a suspended background.
+ * - Browser internals (suspending the background, private-browsing permission, the console, the
+ *   network observer of the privacy test): `script.evaluate` in the browser's chrome scope, which
+ *   `--remote-allow-system-access` opens.
+ */
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, until } from '../shared/server.js';
+import { readResultRows, readStatCounters, resultsSettled, type ResultRow } from '../shared/contract.js';
+import { isAllowedConsoleMessage, type ConsoleEntry } from './console-allowlist.js';
+
+export { FIXTURES, ROOT, serve, until, type FixtureServer } from '../shared/server.js';
+export type { ResultRow } from '../shared/contract.js';
+
+export const FIREFOX = '/usr/bin/firefox-esr';
+export const DIST_FIREFOX = join(ROOT, 'dist/firefox');
+
+/** The add-on id the build gives the Firefox manifest (scripts/manifest.mjs). */
+export function geckoId(dist = DIST_FIREFOX): string {
+  const m = JSON.parse(readFileSync(join(dist, 'manifest.json'), 'utf8')) as { browser_specific_settings?: { gecko?: { id?: string } } };
+  const id = m.browser_specific_settings?.gecko?.id;
+  if (!id) throw new Error(`${dist}/manifest.json has no gecko id`);
+  return id;
+}
+
+export interface FirefoxLaunchOptions {
+  /** Let the add-on run in private windows (granted before install, as a user would in about:addons). */
+  privateBrowsing?: boolean;
+  /** Extra Firefox preferences (written to the profile before start). */
+  prefs?: Record<string, unknown>;
+  dist?: string;
+  /** Runs after the browser started and before the add-on is installed (e.g. a chrome-scope observer). */
+  beforeInstall?: (chrome: <T>(expr: string) => Promise<T>) => Promise<void>;
+}
+
+export interface FirefoxExtension {
+  browser: Browser;
+  id: string;
+  uuid: string;
+  /** Where exported files land (the profile's download folder; no dialog). */
+  downloads: string;
+  extensionUrl(path: string): string;
+  /** A new tab showing an extension page. */
+  openExtensionPage(path: string): Promise<Page>;
+  /** Navigates an existing tab to an extension page and waits for its load. */
+  gotoExtension(page: Page, path: string): Promise<void>;
+  /**
+   * Evaluates an expression with `bg` (the background page's window), `engine`, `dense` and `debug`
+   * (`rereadDebug`) in scope, waking the background if it is suspended. The result travels as JSON.
+   */
+  bg<T>(expr: string, timeoutMs?: number): Promise<T>;
+  /** Evaluates in the browser's chrome scope (privileged); awaits a promise; the result travels as JSON. */
+  chrome<T>(expr: string): Promise<T>;
+  /** Suspends the background page the way Firefox does when it idles. */
+  suspendBackground(): Promise<void>;
+  backgroundState(): Promise<string>;
+  /** Every console message from Reread (background, extension pages, content scripts) seen so far. */
+  consoleEntries(): Promise<ConsoleEntry[]>;
+  /** Console errors and warnings from Reread not on the allow list (tests/firefox/console-allowlist.ts). */
+  consoleProblems(): Promise<string[]>;
+  /** Runs `trigger` and returns the tab it made the browser open, once that tab's URL matches `match`. */
+  newTab(trigger: () => Promise<unknown>, match: (url: string) => boolean, timeoutMs?: number): Promise<Page>;
+  close(): Promise<void>;
+}
+
+interface BidiConnection {
+  send(method: string, params: unknown): Promise<{ result: unknown }>;
+}
+
+const connectionOf = (browser: Browser) => (browser as unknown as { connection: BidiConnection }).connection;
+const frameIdOf = (page: Page) => (page.mainFrame() as unknown as { _id: string })._id;
+
+export async function launchFirefox(opts: FirefoxLaunchOptions = {}): Promise<FirefoxExtension> {
+  if (!existsSync(FIREFOX)) throw new Error(`${FIREFOX} not found: apt-get install firefox-esr (see .ci/run)`);
+  const dist = opts.dist ?? DIST_FIREFOX;
+  if (!existsSync(join(dist, 'manifest.json'))) throw new Error(`${dist} missing: run npm run build`);
+  const id = geckoId(dist);
+  const uuid = randomUUID();
+  const downloads = mkdtempSync(join(tmpdir(), 'reread-fx-downloads-'));
+  const browser = await puppeteer.launch({
+    browser: 'firefox',
+    executablePath: FIREFOX,
+    headless: true,
+    protocol: 'webDriverBiDi',
+    args: ['--remote-allow-system-access'],
+    extraPrefsFirefox: {
+      // Pins the add-on's moz-extension://UUID host for this run.
+      'extensions.webextensions.uuids': JSON.stringify({ [id]: uuid }),
+      // Exports are saved without a dialog.
+      'browser.download.folderList': 2,
+      'browser.download.dir': downloads,
+      'browser.download.useDownloadDir': true,
+      'browser.download.always_ask_before_handling_new_types': false,
+      'browser.download.alwaysOpenPanel': false,
+      ...opts.prefs,
+    },
+  });
+  const conn = connectionOf(browser);
+  let chromeContext: string | null = null;
+  const chrome = async <T,>(expr: string): Promise<T> => {
+    chromeContext ??= ((await conn.send('browsingContext.getTree', { 'moz:scope': 'chrome' })).result as { contexts: { context: string }[] }).contexts[0]!.context;
+    const { result } = (await conn.send('script.evaluate', {
+      expression: `(async () => JSON.stringify(await (${expr})))()`,
+      target: { context: chromeContext },
+      awaitPromise: true,
+    })) as { result: { type: string; result?: { value?: string }; exceptionDetails?: { text?: string } } };
+    if (result.type === 'exception') throw new Error(`chrome scope: ${result.exceptionDetails?.text ?? 'exception'}`);
+    const text = result.result?.value;
+    return (text === undefined ? undefined : JSON.parse(text)) as T;
+  };
+  try {
+    if (opts.privateBrowsing) {
+      await chrome(`(async () => {
+        const { ExtensionPermissions } = ChromeUtils.importESModule('resource://gre/modules/ExtensionPermissions.sys.mjs');
+        await ExtensionPermissions.add(${JSON.stringify(id)}, { permissions: ['internal:privateBrowsingAllowed'], origins: [] });
+        return true;
+      })()`);
+    }
+    await opts.beforeInstall?.(chrome);
+    await browser.installExtension(dist);
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+  const extensionUrl = (path: string) => `moz-extension://${uuid}/${path.replace(/^\//, '')}`;
+  const gotoExtension = async (page: Page, path: string) => {
+    await conn.send('browsingContext.navigate', { context: frameIdOf(page), url: extensionUrl(path), wait: 'complete' });
+  };
+  // The control tab: an extension page kept open to reach the background page.
+  const control = (await browser.pages())[0] ?? (await browser.newPage());
+  await gotoExtension(control, 'popup.html');
+
+  const bgOnce = async <T,>(expr: string, timeoutMs: number): Promise<T> => {
+    const code = `(async () => {
+      const bg = await browser.runtime.getBackgroundPage();
+      for (let i = 0; i < 200 && !bg.reread; i++) await new Promise((r) => setTimeout(r, 50));
+      const { engine, dense } = bg.reread;
+      const debug = bg.rereadDebug;
+      const value = await (${expr});
+      return value === undefined ? undefined : JSON.stringify(value);
+    })()`;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const text = await Promise.race([
+        control.evaluate(code) as Promise<string | undefined>,
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the background page did not answer in time')), timeoutMs))),
+      ]);
+      return (text === undefined ? undefined : JSON.parse(text)) as T;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  const ext: FirefoxExtension = {
+    browser,
+    id,
+    uuid,
+    downloads,
+    extensionUrl,
+    gotoExtension,
+    async openExtensionPage(path) {
+      const page = await browser.newPage();
+      await gotoExtension(page, path);
+      return page;
+    },
+    async bg<T>(expr: string, timeoutMs = 15_000): Promise<T> {
+      // A background suspended while it answers drops the evaluation ("dead object", or no answer):
+      // callers pass idempotent code, so it is retried once the background is back.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await bgOnce<T>(expr, timeoutMs);
+        } catch (e) {
+          if (attempt >= 3 || !/dead object|did not answer|context|destroyed|unload/i.test(String(e))) throw e;
+        }
+      }
+    },
+    chrome,
+    async suspendBackground() {
+      await chrome(`ChromeUtils.importESModule('resource://gre/modules/ExtensionParent.sys.mjs').ExtensionParent.DebugUtils.terminateBackgroundScript(${JSON.stringify(id)}).then(() => true)`);
+    },
+    backgroundState: () => chrome<string>(`String(WebExtensionPolicy.getByID(${JSON.stringify(id)})?.extension?.backgroundState)`),
+    consoleEntries: () => readConsole(chrome, id, uuid),
+    async consoleProblems() {
+      return (await readConsole(chrome, id, uuid))
+        .filter((e) => e.level === 'error' || e.level === 'warn')
+        .filter((e) => !isAllowedConsoleMessage(e))
+        .map((e) => `${e.level} [${e.source}] ${e.message}`);
+    },
+    async newTab(trigger, match, timeoutMs = 15_000) {
+      // Read from the browser itself: puppeteer does not follow a tab to a moz-extension: URL.
+      const tabs = async () => ((await conn.send('browsingContext.getTree', { maxDepth: 0 })).result as { contexts: { context: string; url: string }[] }).contexts;
+      const before = new Set((await tabs()).map((c) => c.context));
+      await trigger();
+      const context = await until(async () => (await tabs()).find((c) => !before.has(c.context) && match(c.url))?.context, 'the new tab', timeoutMs);
+      return until(async () => (await browser.pages()).find((p) => frameIdOf(p) === context), 'the new tab\'s page', timeoutMs);
+    },
+    async close() {
+      await browser.close();
+      rmSync(downloads, { recursive: true, force: true });
+    },
+  };
+  return ext;
+}
+
+/** The browser console (script errors, CSP reports) and the console API (console.warn/error), Reread's part. */
+async function readConsole(chrome: FirefoxExtension['chrome'], id: string, uuid: string): Promise<ConsoleEntry[]> {
+  return chrome<ConsoleEntry[]>(`(() => {
+    const mine = (s) => typeof s === 'string' && (s.includes(${JSON.stringify(uuid)}) || s.includes(${JSON.stringify(id)}));
+    const out = [];
+    for (const m of Services.console.getMessageArray()) {
+      if (m instanceof Ci.nsIScriptError) {
+        if (!mine(m.sourceName) && !mine(m.errorMessage) && !mine(m.stack ? String(m.stack) : '')) continue;
+        const level = (m.flags & Ci.nsIScriptError.warningFlag) ? 'warn' : (m.flags & Ci.nsIScriptError.infoFlag) ? 'info' : 'error';
+        out.push({ kind: 'script', level, message: m.errorMessage, source: m.sourceName + ':' + m.lineNumber, category: m.category });
+      } else if (mine(m.message)) {
+        out.push({ kind: 'message', level: 'info', message: m.message, source: '', category: '' });
+      }
+    }
+    const storage = Cc['@mozilla.org/consoleAPI-storage;1'].getService(Ci.nsIConsoleAPIStorage);
+    for (const ev of storage.getEvents()) {
+      const source = String(ev.filename ?? '');
+      if (ev.addonId !== ${JSON.stringify(id)} && !mine(source)) continue;
+      const args = Array.from(ev.arguments ?? [], (a) => { try { return typeof a === 'string' ? a : (a && a.message) ? a.name + ': ' + a.message : JSON.stringify(a); } catch { return String(a); } });
+      out.push({ kind: 'console', level: ev.level, message: args.join(' '), source: source + ':' + ev.lineNumber, category: 'console-api' });
+    }
+    return out;
+  })()`);
+}
+
+/** Opens search.html?… in a new tab and returns the results once the answer for this query is on screen. */
+export async function searchPage(ext: FirefoxExtension, params: Record<string, string>, page?: Page): Promise<ResultRow[]> {
+  const p = page ?? (await ext.browser.newPage());
+  await ext.gotoExtension(p, `search.html?${new URLSearchParams(params).toString()}`);
+  await p.waitForFunction(resultsSettled, { timeout: 20_000, polling: 50 });
+  const rows = await p.evaluate(readResultRows);
+  if (!page) await p.close();
+  return rows;
+}
+
+/** The options page's counters, read the way a user would. */
+export async function readStats(ext: FirefoxExtension, page?: Page): Promise<{ pages: number; chunks: number; pendingEmbeddings: number }> {
+  const p = page ?? (await ext.browser.newPage());
+  await ext.gotoExtension(p, 'options.html');
+  const handle = await p.waitForFunction(readStatCounters, { timeout: 10_000, polling: 50 });
+  const stats = (await handle.jsonValue())!;
+  if (!page) await p.close();
+  return stats;
+}
+
+/** Stats straight from the engine (cheaper for polling). */
+export function engineStats(ext: FirefoxExtension): Promise<{ pages: number; chunks: number; pendingEmbeddings: number }> {
+  return ext.bg('engine.stats()');
+}
+
+/** Visits pages one after another in one tab, each kept open `dwellMs` (past the one-second capture). */
+export async function visit(ext: FirefoxExtension, urls: string[], dwellMs = 1300): Promise<void> {
+  const page = await ext.browser.newPage();
+  for (const u of urls) {
+    await page.goto(u, { waitUntil: 'load' });
+    await new Promise((r) => setTimeout(r, dwellMs));
+  }
+  await page.close();
+}
+
+/** Files in the download folder (exports), once one has finished (Firefox writes `.part` files first). */
+export async function downloadedFile(ext: FirefoxExtension, suffix: string): Promise<string> {
+  const name = await until(async () => readdirSync(ext.downloads).find((f) => f.endsWith(suffix) && !f.endsWith('.part') && !readdirSync(ext.downloads).includes(f + '.part')), `a downloaded *${suffix}`);
+  return join(ext.downloads, name);
+}

@@ -1,0 +1,152 @@
+/** The pure rules of day one (#14): open tabs, history entries, the backfill's policy, PDF sections. */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { planTabs } from '../../src/openTabs.js';
+import { nextCursor, titleEntry, urlText } from '../../src/historyEntries.js';
+import { checkBody, checkHead, dayKey, pickNext } from '../../src/backfillPolicy.js';
+import { pdfBlocks, type PdfPage } from '../../src/pdfSections.js';
+import { chunkBlocks } from '../../src/chunker.js';
+import { sectionHref } from '../../src/url.js';
+
+describe('open tabs', () => {
+  it('injects into normal web tabs that capture allows, later into loading or discarded ones, never incognito', () => {
+    const plan = planTabs(
+      [
+        { id: 1, url: 'https://a.example/x', incognito: false, status: 'complete' },
+        { id: 2, url: 'https://a.example/y', incognito: true, status: 'complete' },
+        { id: 3, url: 'https://bank.example/', incognito: false, status: 'complete' },
+        { id: 4, url: 'https://b.example/', incognito: false, status: 'loading' },
+        { id: 5, url: 'https://c.example/', incognito: false, status: 'complete', discarded: true },
+        { id: 6, url: 'chrome://settings', incognito: false, status: 'complete' },
+        { id: 7, incognito: false, status: 'complete' },
+      ],
+      (url) => !url.includes('bank'),
+    );
+    expect(plan).toEqual({ now: [1], whenLoaded: [4, 5] });
+  });
+});
+
+describe('history entries', () => {
+  it('URL words: host and decoded path segments', () => {
+    expect(urlText('https://www.example.org/docs/Caf%C3%A9_guide/page-2.html?q=1')).toBe('example.org › docs › Café guide › page-2.html');
+  });
+  it('keeps http(s) only, never excluded sites, normalises the URL, titles fall back to the site', () => {
+    expect(titleEntry({ url: 'ftp://x.example/a', lastVisitTime: 5 }, [])).toBeNull();
+    expect(titleEntry({ url: 'https://mail.bank.example/a', lastVisitTime: 5 }, ['bank.example'])).toBeNull();
+    expect(titleEntry({ url: 'https://x.example/a?utm_source=y#frag', title: '  A\n title ', lastVisitTime: 5, visitCount: 0 }, [])).toEqual({ url: 'https://x.example/a', site: 'x.example', title: 'A title', text: 'x.example › a', lastVisit: 5, visitCount: 1 });
+    expect(titleEntry({ url: 'https://x.example/', lastVisitTime: 5 }, [])!.title).toBe('x.example');
+  });
+  it('the cursor always moves back in time and ends at the window start (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 1e6 }), fc.integer({ min: 1, max: 1e6 }), fc.array(fc.integer({ min: 0, max: 1e6 }), { maxLength: 20 }), fc.integer({ min: 1, max: 20 }), (from, span, raw, limit) => {
+        const cursor = from + span;
+        const times = raw.map((t) => from + (t % span));
+        const next = nextCursor({ from, cursor }, times.slice(0, limit), limit);
+        if (next !== null) {
+          expect(next).toBeLessThan(cursor);
+          expect(next).toBeGreaterThan(from);
+        }
+        if (times.slice(0, limit).length < limit) expect(next).toBeNull();
+      }),
+    );
+  });
+});
+
+describe('backfill policy', () => {
+  const head = (o: Partial<Parameters<typeof checkHead>[0]>) => checkHead({ status: 200, contentType: 'text/html; charset=utf-8', url: 'https://a.example/p', finalUrl: 'https://a.example/p', ...o });
+  it('reads only successful HTML answers that stayed on the site, and spots login walls', () => {
+    expect(head({})).toBeNull();
+    expect(head({ status: 404 })).toBe('http-error');
+    expect(head({ status: 401 })).toBe('login-wall');
+    expect(head({ contentType: 'application/pdf' })).toBe('not-html');
+    expect(head({ finalUrl: 'https://a.example/login?next=/p' })).toBe('login-wall');
+    expect(head({ finalUrl: 'https://accounts.b.example/signin' })).toBe('login-wall');
+    expect(head({ finalUrl: 'https://other.example/p' })).toBe('redirected');
+    expect(head({ finalUrl: 'https://a.example/p/' })).toBeNull();
+    expect(checkBody({ words: 80, hasPasswordField: true })).toBe('login-wall');
+    expect(checkBody({ words: 10, hasPasswordField: false })).toBe('too-little-text');
+    expect(checkBody({ words: 800, hasPasswordField: true })).toBeNull();
+  });
+  it('never two requests to one host, at most the limit in all (property)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.integer({ min: 0, max: 50 })), { maxLength: 40 }), fc.integer({ min: 0, max: 3 }), (q, inFlight) => {
+        const queue = q.map(([h, p]) => `https://h${h}.example/${p}`);
+        const busy = new Set(['h0.example']);
+        const picks = pickNext(queue, busy, inFlight, 3);
+        const hosts = picks.map((u) => new URL(u).host);
+        expect(new Set(hosts).size).toBe(hosts.length);
+        expect(hosts).not.toContain('h0.example');
+        expect(picks.length + inFlight).toBeLessThanOrEqual(Math.max(3, inFlight));
+      }),
+    );
+  });
+  it('days are local calendar days', () => {
+    expect(dayKey(new Date(2026, 0, 2, 23, 59).getTime())).toBe('2026-01-02');
+  });
+});
+
+describe('PDF sections', () => {
+  const lines = (n: number, words: string) => Array.from({ length: 6 }, (_, i) => ({ text: `${words} line ${i} on page ${n} with several ordinary words in it`, y: 700 - i * 16 }));
+  const pages: PdfPage[] = [1, 2, 3, 4].map((n) => ({ n, lines: lines(n, `p${n}`) }));
+
+  it('one section per outline entry, headings from the outline, each page anchored page=N', () => {
+    const blocks = pdfBlocks(pages, [
+      { title: 'Intro', level: 1, page: 1, top: 752 },
+      { title: 'Methods', level: 1, page: 2, top: 752 },
+      { title: 'Mapping', level: 2, page: 3, top: 752 },
+      { title: 'Results', level: 1, page: 4, top: 752 },
+    ]);
+    const { chunks } = chunkBlocks(blocks);
+    const where = (word: string) => chunks.find((c) => c.text.includes(word));
+    expect(where('p3 line')!.headingPath).toEqual(['Methods', 'Mapping']);
+    expect(sectionHref('https://x.example/a.pdf', where('p3 line')!.anchor)).toBe('https://x.example/a.pdf#page=3');
+    expect(sectionHref('https://x.example/a.pdf', where('p1 line')!.anchor)).toBe('https://x.example/a.pdf#page=1');
+  });
+
+  it('an entry starting mid-page splits the page at its height; a page continuing a section is its own section', () => {
+    const blocks = pdfBlocks(pages.slice(0, 2), [
+      { title: 'First', level: 1, page: 1, top: 752 },
+      { title: 'Second', level: 1, page: 1, top: 700 - 3 * 16 + 2 },
+    ]);
+    const { chunks } = chunkBlocks(blocks, { maxWords: 300, minWords: 5, overlap: 0, maxChunks: 100, maxChunkChars: 6000, maxHeadingChars: 200 });
+    const first = chunks.find((c) => c.section === 'First')!;
+    expect(first.text).toContain('p1 line 2');
+    expect(first.text).not.toContain('p1 line 3');
+    const seconds = chunks.filter((c) => c.section === 'Second');
+    expect(seconds.map((c) => c.anchor.id)).toEqual(['page=1', 'page=2']);
+  });
+
+  it('without an outline: a section per page named by its number', () => {
+    const { chunks } = chunkBlocks(pdfBlocks(pages.slice(0, 2), []));
+    expect(chunks.map((c) => [c.section, c.anchor.id])).toEqual([
+      ['Page 1', 'page=1'],
+      ['Page 2', 'page=2'],
+    ]);
+  });
+
+  it('mends words hyphenated across lines', () => {
+    const blocks = pdfBlocks([{ n: 1, lines: [{ text: 'a carto-', y: 700 }, { text: 'graphy lesson', y: 684 }] }], []);
+    expect(blocks.find((b) => b.kind === 'text')!.text).toBe('a cartography lesson');
+  });
+});
+
+describe('reader protocol (what the offscreen document accepts from the worker)', async () => {
+  const { parseReaderRequest, parseReaderReply } = await import('../../background/reader/readerProtocol.js');
+  it('accepts web addresses only, with a known operation and credentials', () => {
+    expect(parseReaderRequest({ id: 1, op: 'html', url: 'https://a.example/p' })).toEqual({ id: 1, op: 'html', url: 'https://a.example/p' });
+    expect(parseReaderRequest({ id: 2, op: 'pdf', url: 'http://a.example/x.pdf', credentials: 'include' })).toMatchObject({ op: 'pdf', credentials: 'include' });
+    for (const bad of [
+      { id: 1, op: 'html', url: 'file:///etc/passwd' },
+      { id: 1, op: 'html', url: 'chrome://settings' },
+      { id: 1, op: 'pdf', url: 'https://a.example/x.pdf', credentials: 'same-origin' },
+      { id: 1.5, op: 'html', url: 'https://a.example/' },
+      { id: 1, op: 'eval', url: 'https://a.example/' },
+      { id: 1, op: 'html', url: 'https://a.example/' + 'x'.repeat(9000) },
+      null,
+      'html',
+    ])
+      expect(parseReaderRequest(bad), JSON.stringify(bad)?.slice(0, 60)).toBeNull();
+    expect(parseReaderReply({ id: 3, ok: false, error: 'x'.repeat(900) })).toEqual({ id: 3, ok: false, error: 'x'.repeat(500) });
+    expect(parseReaderReply({ id: 3, ok: true, data: 'nope' })).toBeNull();
+  });
+});
