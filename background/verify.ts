@@ -190,7 +190,15 @@ async function rebuild(
   for (const url of orphanTexts) puts.push(tx.objectStore('texts').delete(url));
   for (const c of live) {
     const len = lens.get(c.id);
-    if (len !== undefined && len !== c.len) puts.push(tx.objectStore('chunks').put({ ...c, len }));
+    // The record as it is now, not as it was read: the v1 -> v2 text migration may have moved its text
+    // out since (putting `c` back would bring the v1 text back and the migration would count it undone).
+    if (len !== undefined && len !== c.len)
+      puts.push(
+        tx
+          .objectStore('chunks')
+          .get(c.id)
+          .then((cur) => (cur ? tx.objectStore('chunks').put({ ...cur, len }) : undefined)),
+      );
   }
   const liveIds = new Set(live.map((c) => c.id));
   for (const p of pageByUrl.values()) {
