@@ -1,16 +1,18 @@
 /**
- * Capture: whether a page may be captured, and storing what the content script sent — cut into
- * sections, checked for size, written with its postings, texts and embedding queue entries in one
- * transaction (pageStore.writePage) within the storage budget.
+ * Capture: whether a page may be captured, and storing what the content script sent — its sections
+ * (cut by the page and checked by the router, src/validate.ts validateSections; cut here when the page
+ * sent none or another chunker cut them), written with its postings, texts, blocks and embedding queue
+ * entries in one transaction (pageStore.writePage) within the storage budget. The backfill and PDF
+ * capture (background/dayone) come through here too, with a `CaptureSource` saying what they are.
  */
-import { chunkBlocks, countWords } from '../src/chunker.js';
+import { chunkBlocks, CHUNKER_VERSION, type Block, type Chunk } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
 import { tooLittleText, TOKENIZER } from '../src/indexing.js';
+import type { PageKind } from '../src/pageKind.js';
 import type { CapturePayload, CaptureResponse } from '../src/protocol.js';
 import { siteMatches, siteOf } from '../src/url.js';
-import type { Engine } from './engine.js';
 import type { PageRecord } from './db.js';
-import type { PageKind } from '../src/pageKind.js';
+import type { Engine } from './engine.js';
 import { writePage } from './pageStore.js';
 
 /** Whether a page at this URL may be captured (checked before the content script extracts anything). */
@@ -33,25 +35,67 @@ export interface CaptureSource {
   pdf?: PageRecord['pdf'];
 }
 
-export async function capturePage(engine: Engine, url: string, payload: CapturePayload, now: number, source: CaptureSource = {}): Promise<CaptureResponse> {
+/** Who cut the page's sections: the page (checked) or the background (no sections, or another chunker's). */
+export type CutBy = 'page' | 'background';
+
+export async function capturePage(engine: Engine, url: string, payload: CapturePayload, now: number, source: CaptureSource = {}): Promise<CaptureResponse & { cutBy: CutBy }> {
   const check = await captureAllowed(engine, url);
-  if (!check.allowed) return { outcome: 'skipped', chunks: 0, reason: check.reason };
-  const { chunks, truncated } = chunkBlocks(payload.blocks);
-  if (tooLittleText(payload.title, chunks)) return { outcome: 'skipped', chunks: 0, reason: 'too little text' };
-  const words = chunks.reduce((n, c) => n + countWords(c.text), 0);
-  if (truncated.chunks || truncated.chars) console.warn(`reread: capped ${url}: ${truncated.chunks} chunks, ${truncated.chars} chars dropped`);
-  const hash = hashHex(payload.title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
+  if (!check.allowed) return { outcome: 'skipped', chunks: 0, reason: check.reason, cutBy: 'background' };
+  const cutBy: CutBy = payload.sections && payload.chunker === CHUNKER_VERSION ? 'page' : 'background';
+  let chunks: Chunk[];
+  if (cutBy === 'page') chunks = payload.sections!;
+  else {
+    const cut = chunkBlocks(payload.blocks);
+    chunks = cut.chunks;
+    if (cut.truncated.chunks || cut.truncated.chars) console.warn(`reread: capped ${url}: ${cut.truncated.chunks} chunks, ${cut.truncated.chars} chars dropped`);
+  }
+  if (tooLittleText(payload.title, chunks)) return { outcome: 'skipped', chunks: 0, reason: 'too little text', cutBy };
+  const res = await storePage(engine, { url, title: payload.title, lang: payload.lang, blocks: payload.blocks, chunks, chunker: CHUNKER_VERSION, now, source });
+  return { ...res, cutBy };
+}
+
+/** The hash that tells a revisit (same title and sections) from a changed page. */
+export function contentHash(title: string, chunks: readonly Chunk[]): string {
+  return hashHex(title + '\u0000' + chunks.map((c) => c.text).join('\u0000'));
+}
+
+export interface StoreInput {
+  url: string;
+  title: string;
+  lang: string;
+  /** What the sections were cut from, kept to cut them again (background/recut.ts). */
+  blocks: readonly Block[];
+  chunks: readonly Chunk[];
+  /** The chunker that cut them (CHUNKER_VERSION). */
+  chunker: string;
+  now: number;
+  /** A re-cut of a stored page whose hash was this: no visit is counted, and nothing is written if the page changed or went meanwhile. */
+  recut?: { expectHash: string };
+  source?: CaptureSource;
+}
+
+/** Writes a page under the engine's lock and the storage budget, and updates the caches. */
+export async function storePage(engine: Engine, input: StoreInput): Promise<CaptureResponse> {
+  const { url, title, chunks } = input;
+  const source = input.source ?? {};
+  const words = chunks.reduce((n, c) => n + c.words, 0);
+  const hash = contentHash(title, chunks);
   return engine.exclusive(async () => {
     const db = await engine.db();
-    // The page table hides pages marked forgotten (undo window): the backfill never brings one back.
-    if (source.onlyOverTitle && (await engine.pages.get(url))?.kind !== 'title') return { outcome: 'skipped', chunks: 0, reason: 'no longer a title-only entry' };
-    await engine.budget.keepHeadroomLocked(url);
+    if (input.recut) {
+      // Re-cut only the page as it was read; a page changed, forgotten or marked forgotten meanwhile is left alone.
+      const cur = await db.get('pages', url);
+      if (cur?.hash !== input.recut.expectHash || engine.pages.isHidden(url)) return { outcome: 'skipped', chunks: 0, reason: 'changed meanwhile' };
+    } else {
+      // The page table hides pages marked forgotten (undo window): the backfill never brings one back.
+      if (source.onlyOverTitle && (await engine.pages.get(url))?.kind !== 'title') return { outcome: 'skipped', chunks: 0, reason: 'no longer a title-only entry' };
+      await engine.budget.keepHeadroomLocked(url);
+      // A page marked forgotten and visited again: its old record goes now, the new visit is kept.
+      await engine.forget.releaseLocked(url);
+    }
     const extra = { ...(source.kind ? { kind: source.kind } : {}), ...(source.notAVisit ? { notAVisit: true } : {}), ...(source.pdf ? { pdf: source.pdf } : {}) };
-    // A page marked forgotten and visited again: its old record goes now, the new visit is kept.
-    await engine.forget.releaseLocked(url);
-    const result = await engine.budget.writeLocked(url, () =>
-      writePage(db, { url, site: siteOf(url), title: payload.title, lang: payload.lang, hash, words, chunks, now, embedModel: engine.dense?.queueModel() ?? null, ...extra }, TOKENIZER),
-    );
+    const page = { url, site: siteOf(url), title, lang: input.lang, hash, words, chunks, blocks: input.blocks, chunker: input.chunker, now: input.now, ...extra };
+    const result = await engine.budget.writeLocked(url, () => writePage(db, { ...page, embedModel: engine.dense?.queueModel() ?? null, ...(input.recut ? { recut: true } : {}) }, TOKENIZER));
     engine.lexical.invalidate(result.touchedTerms);
     engine.pages.put(result.page);
     if (result.removedChunkIds.length) engine.dense?.onChunksRemoved(result.removedChunkIds);

@@ -17,7 +17,7 @@
  * transactions while every reader accepts both forms.
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
-import type { ChunkAnchor } from '../src/chunker.js';
+import type { ChunkAnchor, SectionPart } from '../src/chunker.js';
 import type { PageKind } from '../src/pageKind.js';
 
 export const DB_NAME = 'reread';
@@ -55,12 +55,14 @@ export interface ChunkRecord {
   headingPath: string[];
   section: string;
   anchor: ChunkAnchor;
+  /** Sub-sections merged into this chunk, by offset in its text (src/chunker.ts); absent when none. */
+  parts?: SectionPart[];
   /**
    * Heading path folded in, then the body. Only in records written by schema v1 (not yet migrated):
    * read text with chunkTexts (sectionTexts.ts), never from here.
    */
   text?: string;
-  /** Length in index terms (BM25's document length). */
+  /** Body length in index terms (BM25's document length; src/indexing.ts indexSection). */
   len: number;
 }
 
@@ -69,6 +71,13 @@ export interface TextRecord {
   url: string;
   ids: number[];
   z: Uint8Array;
+  /**
+   * The blocks the chunks were cut from (deflate-raw, sectionTexts.ts packBlocks) and the chunker that
+   * cut them (CHUNKER_VERSION): what background/recut.ts cuts again when the chunker changes. Absent on
+   * pages stored before blocks were kept (they keep their cut).
+   */
+  b?: Uint8Array;
+  cv?: string;
 }
 
 /** Present in meta while v1 chunk texts remain to be compressed: pages up to `after` (url order) are done. */

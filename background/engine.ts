@@ -9,11 +9,12 @@ import type { DenseCalibration } from '../src/hybrid.js';
 import type { CapturePayload, CaptureResponse, SearchRequest, SearchResponse, SiteCount, Stats } from '../src/protocol.js';
 import type { LaneHit } from '../src/rrf.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
-import { captureAllowed, capturePage, type CaptureSource } from './capture.js';
+import { captureAllowed, capturePage, type CaptureSource, type CutBy } from './capture.js';
 import { getDb, type DB } from './db.js';
 import { Forget } from './forget.js';
 import { LexicalReader } from './lexicalIndex.js';
 import { PageTable } from './pageTable.js';
+import { Recut } from './recut.js';
 import { searchStored } from './search.js';
 import { StorageBudget, type QuotaLog, type StorageEstimate } from './storageBudget.js';
 
@@ -36,10 +37,14 @@ export class Engine {
   readonly pages: PageTable;
   readonly budget: StorageBudget;
   readonly forget: Forget;
+  /** Cuts stored pages again after a chunker change (recut.ts); the worker starts it. */
+  readonly recut: Recut;
   dense: DenseLane | null = null;
+  /** Real words that are not typos (background/lexicon.ts in the worker; none in Node tests). */
+  lexicon: (() => Promise<ReadonlySet<string> | null>) | null = null;
   private settingsCache: Settings | null = null;
   /** The last captures' diagnostics (extraction method, retention, page cost), newest last. */
-  readonly captureLog: { url: string; at: number; outcome: string; chunks: number; words: number; extraction?: CapturePayload['extraction'] }[] = [];
+  readonly captureLog: { url: string; at: number; outcome: string; chunks: number; words: number; extraction?: CapturePayload['extraction']; cutBy?: CutBy; workerMs?: number }[] = [];
   /** Serialises writes so a capture storm never interleaves read-modify-write cycles. */
   private writeChain: Promise<unknown> = Promise.resolve();
   /** Called with the pause flag and exclusions whenever they may have changed (the capture gate). */
@@ -50,6 +55,7 @@ export class Engine {
     this.pages = new PageTable(db);
     this.budget = new StorageBudget(this);
     this.forget = new Forget(this);
+    this.recut = new Recut(this);
   }
 
   /** Runs `fn` with no other write in flight (verify, import and repairs use it too). */
@@ -107,8 +113,10 @@ export class Engine {
   }
 
   async capture(url: string, payload: CapturePayload, now = Date.now(), source?: CaptureSource): Promise<CaptureResponse> {
-    const res = await capturePage(this, url, payload, now, source);
-    this.captureLog.push({ url, at: now, outcome: res.outcome, chunks: res.chunks, words: payload.blocks.reduce((n, b) => n + countWords(b.text), 0), extraction: payload.extraction });
+    const t = performance.now();
+    const { cutBy, ...res } = await capturePage(this, url, payload, now, source);
+    // workerMs: from here to the page's commit, the wait for the write lock included.
+    this.captureLog.push({ url, at: now, outcome: res.outcome, chunks: res.chunks, words: payload.blocks.reduce((n, b) => n + countWords(b.text), 0), extraction: payload.extraction, cutBy, workerMs: performance.now() - t });
     if (this.captureLog.length > 2000) this.captureLog.splice(0, this.captureLog.length - 2000);
     return res;
   }
@@ -146,6 +154,7 @@ export class Engine {
     const out: Stats = { pages, chunks, pendingEmbeddings: (await this.dense?.pending()) ?? 0, sites, activeModel: st?.model ?? null };
     if (st?.error) out.embeddingError = st.error;
     if (this.storageWarning) out.storageWarning = this.storageWarning;
+    if (this.recut.progress) out.recut = { ...this.recut.progress };
     return out;
   }
 

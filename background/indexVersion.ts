@@ -6,15 +6,21 @@
  * recorded. Until then search answers from the old postings, which are merely less exact.
  */
 import type { Engine } from './engine.js';
-import { FIELD_BOOST, TOKENIZER } from '../src/indexing.js';
+import { TOKENIZER } from '../src/indexing.js';
 import { verifyIndex } from './verify.js';
 
-/** Bump when the tokenizer's code or indexedTerms change what a text is indexed as. */
-export const INDEX_REVISION = 1;
+/**
+ * Bump when the tokenizer's code or indexSection change what a text is indexed as.
+ * 2: fields (BM25F): tf codes with heading/context bits and body lengths, instead of title and
+ *    heading words repeated three times.
+ * 3: four fields: tf codes with heading, headings-above and title bits (body << 3); revision 2's codes
+ *    (body << 2, heading and context bits) would be read as other fields.
+ */
+export const INDEX_REVISION = 3;
 export const INDEX_VERSION_KEY = 'indexVersion';
 
 export function currentIndexVersion(): string {
-  return JSON.stringify({ revision: INDEX_REVISION, tokenizer: TOKENIZER, fieldBoost: FIELD_BOOST });
+  return JSON.stringify({ revision: INDEX_REVISION, tokenizer: TOKENIZER });
 }
 
 /** Rebuilds the index if it was built by another version; returns whether it did. */
@@ -23,9 +29,9 @@ export async function ensureIndexVersion(engine: Engine): Promise<boolean> {
   const want = currentIndexVersion();
   const have = await db.get('meta', INDEX_VERSION_KEY);
   if (have === want) return false;
-  // A database without the record was built by this version if it is empty, or by the first release
-  // (which had no record, and built what INDEX_REVISION 1 builds): nothing to rebuild either way.
-  const rebuild = have !== undefined;
+  // A database without the record is new (empty: nothing to rebuild) or was built by the first
+  // release, which had no record and built what INDEX_REVISION 1 builds.
+  const rebuild = have !== undefined || (INDEX_REVISION > 1 && (await db.count('chunks')) > 0);
   if (rebuild) {
     const report = await verifyIndex(engine, true);
     if (report.problems.length) console.info(`reread: index rebuilt for a new version (${report.problems.length} differences)`);

@@ -1,9 +1,12 @@
 /**
  * Reads of the BM25 index: only the postings of the query's terms, from an in-memory cache that lives
- * as long as the worker and refills lazily from IndexedDB after a restart.
+ * as long as the worker and refills lazily from IndexedDB after a restart. Also the index's spellable
+ * terms for typo correction (src/spelling.ts), read from the posting keys the first time a query has
+ * a word the index does not know, then kept up to date by the writes' invalidations.
  */
 import type { CorpusStats, PostingList } from '../src/bm25.js';
 import { decodeBlocks } from '../src/postings.js';
+import { TermDictionary } from '../src/spelling.js';
 import type { DB } from './db.js';
 import { readStats } from './pageStore.js';
 
@@ -16,6 +19,11 @@ export class LexicalReader {
   private stats: CorpusStats | null = null;
   /** Bumped by every write; a read that straddles a write does not fill the cache with stale data. */
   private generation = 0;
+  private dictionary: TermDictionary | null = null;
+  private dictionaryLoad: Promise<TermDictionary> | null = null;
+  /** Terms written while the dictionary loads (its key scan may have passed them). */
+  private dictionaryPending: string[] = [];
+  private dictionaryGeneration = 0;
 
   constructor(private readonly db: () => Promise<DB>) {}
 
@@ -26,9 +34,15 @@ export class LexicalReader {
     if (terms === 'all') {
       this.cache.clear();
       this.cached = 0;
+      this.dictionary = null;
+      this.dictionaryLoad = null;
+      this.dictionaryPending = [];
+      this.dictionaryGeneration++;
       return;
     }
     for (const t of terms) {
+      if (this.dictionary) this.dictionary.add(t);
+      else if (this.dictionaryLoad) this.dictionaryPending.push(t);
       const hit = this.cache.get(t);
       if (hit) {
         this.cached -= hit.ids.length;
@@ -73,6 +87,41 @@ export class LexicalReader {
       if (gen === this.generation) this.remember(t, list);
     });
     return out;
+  }
+
+  /** Index terms within maxEdits of `term` (the dictionary is read from the posting keys on first use). */
+  async similarTerms(term: string, maxEdits: number): Promise<{ term: string; distance: number }[]> {
+    return (await this.terms()).near(term, maxEdits);
+  }
+
+  private terms(): Promise<TermDictionary> {
+    if (this.dictionary) return Promise.resolve(this.dictionary);
+    if (!this.dictionaryLoad) {
+      const gen = ++this.dictionaryGeneration;
+      const load: Promise<TermDictionary> = (async () => {
+        const dict = new TermDictionary();
+        const db = await this.db();
+        // Posting keys are [term, first id]; read them in pages so no transaction holds them all.
+        let from: IDBKeyRange | null = null;
+        for (;;) {
+          const keys = await db.getAllKeys('postings', from, 20_000);
+          for (const k of keys) dict.add(k[0]);
+          if (keys.length < 20_000) break;
+          from = IDBKeyRange.lowerBound(keys[keys.length - 1]!, true);
+        }
+        if (this.dictionaryGeneration !== gen) return dict; // invalidated meanwhile: serve it, keep nothing
+        for (const t of this.dictionaryPending) dict.add(t);
+        this.dictionaryPending = [];
+        this.dictionary = dict;
+        this.dictionaryLoad = null;
+        return dict;
+      })();
+      this.dictionaryLoad = load;
+      load.catch(() => {
+        if (this.dictionaryGeneration === gen) this.dictionaryLoad = null;
+      });
+    }
+    return this.dictionaryLoad!;
   }
 
   private remember(term: string, list: PostingList): void {

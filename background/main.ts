@@ -2,6 +2,10 @@
  * The service worker (Chrome) / background script (Firefox). Every listener is registered synchronously
  * at the top level so an event that wakes the worker finds its listener.
  */
+import { lexicalSearch } from '../src/search.js';
+import { parseQuery } from '../src/query.js';
+import { searchSource } from './search.js';
+import { bundledLexicon } from './lexicon.js';
 import browser from 'webextension-polyfill';
 import type { MessageType } from '../src/protocol.js';
 import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn, optionalNumber } from '../src/validate.js';
@@ -12,11 +16,12 @@ import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
 import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
-import { migrateChunkTexts, withTexts } from './sectionTexts.js';
+import { migrateChunkTexts, unpackBlocks, withTexts } from './sectionTexts.js';
 import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
 import { embedderHost } from './embedding/host.js';
 import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
+import { chunkBlocks, CHUNKER_VERSION } from '../src/chunker.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
@@ -32,6 +37,7 @@ import { DEFAULT_HISTORY_DAYS } from '../src/dayone.js';
 const engine = new Engine();
 const dense = new DenseService(engine, embedderHost);
 engine.dense = dense;
+engine.lexicon = bundledLexicon;
 // Settings are read once at start; a backlog left by a killed worker resumes right away.
 const ready = Promise.all([
   dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e)),
@@ -196,6 +202,21 @@ drain();
 void pruneHellos().catch(() => undefined);
 // An index built by another version of the tokenizer is rebuilt once, in the background.
 void ready.then(() => ensureIndexVersion(engine)).catch((e: unknown) => console.warn('reread: index version', e));
+// Stored pages cut by another chunker are cut again from their blocks, in the background (recut.ts).
+// While a pass is pending an alarm wakes a stopped worker to go on with it.
+const RECUT_ALARM = 'reread-recut';
+const recut = () =>
+  void ready
+    .then(async () => {
+      if (await engine.recut.pending()) await browser.alarms?.create(RECUT_ALARM, { periodInMinutes: 0.5 });
+      await engine.recut.run();
+      await browser.alarms?.clear(RECUT_ALARM);
+    })
+    .catch((e: unknown) => console.warn('reread: re-cut', e));
+browser.alarms?.onAlarm.addListener((alarm) => {
+  if (alarm.name === RECUT_ALARM) recut();
+});
+recut();
 
 registerOmnibox(engine);
 registerContextMenu(engine);
@@ -220,4 +241,13 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     if (!page) return [];
     const chunks = (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined);
     return withTexts(db, chunks);
-  }, registerHello, hellosFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog };
+  }, registerHello, hellosFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog, chunkerVersion: CHUNKER_VERSION,
+  /** The lexical lane alone, as search() runs it (the benchmark times it apart from the dense lane). */
+  lexicalSearch: async (q: string, k: number) => lexicalSearch(searchSource(engine, await engine.settings()), parseQuery(q).text, k),
+  /** What a capture costs the worker before it is written: checking the page's sections, or cutting (tests/bench/captureCut.ts). */
+  cut: { chunkBlocks, validateCapture },
+  /** The blocks and chunker version stored for a page (background/recut.ts cuts them again). */
+  pageBlocks: async (url: string) => {
+    const rec = await (await engine.db()).get('texts', url);
+    return rec?.b ? { blocks: await unpackBlocks(rec.b), chunker: rec.cv ?? null, bytes: rec.b.byteLength, textBytes: rec.z.byteLength } : null;
+  } };

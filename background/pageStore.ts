@@ -3,16 +3,16 @@
  * in one IndexedDB transaction, or not at all. Work is proportional to the page, not to the index.
  */
 import type { IDBPTransaction } from 'idb';
-import type { Chunk } from '../src/chunker.js';
-import { termFrequencies, type TokenizerOptions } from '../src/tokenizer.js';
-import { indexedTerms } from '../src/indexing.js';
+import type { Block, Chunk } from '../src/chunker.js';
+import type { TokenizerOptions } from '../src/tokenizer.js';
+import { indexSection, type IndexedSection } from '../src/indexing.js';
 import { appendToBlock, BLOCK_SIZE, removeFromBlock, type EncodedBlock, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
 import type { PageKind } from '../src/pageKind.js';
 import { addVisit } from '../src/forget.js';
 import { EMPTY_STATS, type ChunkRecord, type DB, type PageRecord, type RereadDB, type StatsRecord } from './db.js';
 import { removeVectors } from './vectorStore.js';
-import { forgetAllTexts, forgetTexts, packTexts, withTexts } from './sectionTexts.js';
+import { forgetAllTexts, forgetTexts, packBlocks, packTexts, withTexts } from './sectionTexts.js';
 
 export interface PageInput {
   url: string;
@@ -22,8 +22,13 @@ export interface PageInput {
   hash: string;
   words: number;
   chunks: readonly Chunk[];
+  /** The blocks the chunks were cut from and the chunker that cut them: kept, compressed, to cut again. */
+  blocks?: readonly Block[];
+  chunker?: string;
   /** Visit time (epoch ms). */
   now: number;
+  /** A re-cut of the stored page (background/recut.ts): its visits are left as they are. */
+  recut?: boolean;
   /** Model to queue the new chunks for; null when the dense lane is off. */
   embedModel: string | null;
   /** How the page was got (src/pageKind.ts); absent: read in a tab. Replaces the stored page's kind. */
@@ -51,12 +56,12 @@ export async function readStats(tx: { objectStore(name: 'meta'): { get(key: stri
   return s ? { ...s } : { ...EMPTY_STATS };
 }
 
-/** Term -> entries for a set of chunks, each list sorted by chunk id. */
-export function groupPostings(docs: readonly { id: number; terms: readonly string[] }[]): Map<string, PostingEntry[]> {
+/** Term -> entries for a set of chunks (in ascending id order), each list sorted by chunk id. */
+export function groupPostings(docs: readonly { id: number; doc: IndexedSection }[]): Map<string, PostingEntry[]> {
   const byTerm = new Map<string, PostingEntry[]>();
   for (const d of docs) {
-    const len = d.terms.length;
-    for (const [term, tf] of termFrequencies(d.terms)) {
+    const len = d.doc.len;
+    for (const [term, tf] of d.doc.tfs) {
       let list = byTerm.get(term);
       if (!list) byTerm.set(term, (list = []));
       list.push({ id: d.id, tf, len });
@@ -160,7 +165,7 @@ async function appendTermPostings(tx: WriteTx, tails: TailCache, term: string, e
 interface OldPage {
   page: PageRecord;
   chunks: ChunkRecord[];
-  docs: { id: number; terms: string[] }[];
+  docs: { id: number; doc: IndexedSection }[];
 }
 
 /** The page was changed by someone else between the read and the write: read again and retry. */
@@ -179,7 +184,7 @@ async function readOldPages(db: DB, urls: readonly string[], tok: TokenizerOptio
   await Promise.all(
     pages.map(async (page, i) => {
       const cs = await withTexts(db, chunks[i]!);
-      out.set(page.url, { page, chunks: chunks[i]!, docs: cs.map((c) => ({ id: c.id, terms: indexedTerms(page.title, c, tok) })) });
+      out.set(page.url, { page, chunks: chunks[i]!, docs: cs.map((c) => ({ id: c.id, doc: indexSection(page.title, c, tok) })) });
     }),
   );
   return out;
@@ -198,7 +203,7 @@ async function removeChunks(tx: WriteTx, old: OldPage, stats: StatsRecord, touch
   for (const t of byTerm.keys()) touched.add(t);
   for (const d of old.docs) {
     stats.N -= 1;
-    stats.totalLength -= d.terms.length;
+    stats.totalLength -= d.doc.len;
   }
   const chunkStore = tx.objectStore('chunks');
   const queue = tx.objectStore('embedQueue');
@@ -240,26 +245,47 @@ async function retryStale<T>(attempt: () => Promise<T>): Promise<T> {
 
 export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions): Promise<WriteResult> {
   // Tokenize and compress before the transaction opens: nothing but IndexedDB requests may be awaited inside it.
-  const newDocs = input.chunks.map((c) => indexedTerms(input.title, c, tok));
+  const newDocs = input.chunks.map((c) => indexSection(input.title, c, tok));
   const z = input.chunks.length ? await packTexts(input.chunks.map((c) => c.text)) : null;
+  const b = z && input.blocks ? await packBlocks(input.blocks) : null;
   return retryStale(async () => {
     const current = await db.get('pages', input.url);
     // A revisit with unchanged content needs nothing of the old chunks.
-    const old = current && current.hash !== input.hash ? (await readOldPages(db, [input.url], tok)).get(input.url) : undefined;
+    // (A re-cut rewrites the sections even when their texts, and so the hash, are the same: anchors may differ.)
+    const rewrite = (p: PageRecord | undefined) => !!p && (p.hash !== input.hash || !!input.recut);
+    const old = rewrite(current) ? (await readOldPages(db, [input.url], tok)).get(input.url) : undefined;
     const tx = db.transaction([...WRITE_STORES], 'readwrite');
-    const result = await allOrNothing(db, tx, () => writePageIn(db, tx, input, newDocs, z, current, old));
+    const result = await allOrNothing(db, tx, () => writePageIn(db, tx, input, newDocs, z, b, current, old, rewrite));
     if (result.removedChunkIds.length) forgetTexts(db, result.removedChunkIds);
     return result;
   });
 }
 
-async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: string[][], z: Uint8Array | null, readBefore: PageRecord | undefined, old: OldPage | undefined): Promise<WriteResult> {
+async function writePageIn(
+  db: DB,
+  tx: WriteTx,
+  input: PageInput,
+  newDocs: IndexedSection[],
+  z: Uint8Array | null,
+  b: Uint8Array | null,
+  readBefore: PageRecord | undefined,
+  old: OldPage | undefined,
+  rewrite: (p: PageRecord | undefined) => boolean,
+): Promise<WriteResult> {
   const touched = new Set<string>();
   const cur = await tx.objectStore('pages').get(input.url);
-  if (!samePage(cur, readBefore) || (cur && cur.hash !== input.hash && !samePage(cur, old?.page))) throw new StalePage();
-  if (cur && cur.hash === input.hash) {
-    const page = withKind(input.notAVisit ? { ...cur } : { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1, visits: addVisit(cur.visits, input.now) }, input);
+  if (!samePage(cur, readBefore) || (rewrite(cur) && !samePage(cur, old?.page))) throw new StalePage();
+  // A re-cut keeps the page as it was (its kind, PDF facts, visits): only its sections change.
+  const kindOf = (c: PageRecord | undefined): PageInput => (input.recut && c ? { ...input, kind: c.kind, pdf: c.pdf } : input);
+  if (cur && !rewrite(cur)) {
+    const page = withKind(input.notAVisit || input.recut ? { ...cur } : { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1, visits: addVisit(cur.visits, input.now) }, kindOf(cur));
     await tx.objectStore('pages').put(page);
+    if (b) {
+      // A page stored before its blocks were kept gets them now (its cut is of an unknown chunker: the
+      // next chunker change re-cuts it).
+      const texts = await tx.objectStore('texts').get(input.url);
+      if (texts && !texts.b && texts.ids.join() === cur.chunkIds.join()) await tx.objectStore('texts').put({ ...texts, b, cv: '' });
+    }
     await tx.done;
     return { outcome: 'revisit', page, touchedTerms: touched, removedChunkIds: [], addedChunkIds: [] };
   }
@@ -271,22 +297,22 @@ async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: strin
   const records: ChunkRecord[] = input.chunks.map((c, i) => {
     const id = stats.nextChunkId++;
     ids.push(id);
-    return { id, url: input.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, len: newDocs[i]!.length };
+    return { id, url: input.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), len: newDocs[i]!.len };
   });
-  const byTerm = groupPostings(records.map((r, i) => ({ id: r.id, terms: newDocs[i]! })));
+  const byTerm = groupPostings(records.map((r, i) => ({ id: r.id, doc: newDocs[i]! })));
   const puts: Promise<unknown>[] = [...byTerm].map(([term, entries]) => appendTermPostings(tx, tails, term, entries));
   for (const t of byTerm.keys()) touched.add(t);
   const chunkStore = tx.objectStore('chunks');
   const queue = tx.objectStore('embedQueue');
   for (const r of records) puts.push(chunkStore.put(r));
-  if (z) puts.push(tx.objectStore('texts').put({ url: input.url, ids, z }));
+  if (z) puts.push(tx.objectStore('texts').put({ url: input.url, ids, z, ...(b ? { b, cv: input.chunker ?? '' } : {}) }));
   if (input.embedModel) for (const r of records) puts.push(queue.put({ id: r.id, model: input.embedModel }));
   await Promise.all(puts);
   for (const d of newDocs) {
     stats.N += 1;
-    stats.totalLength += d.length;
+    stats.totalLength += d.len;
   }
-  const keep = input.notAVisit && cur;
+  const keep = (input.notAVisit || input.recut) && cur;
   const page: PageRecord = withKind(
     {
       url: input.url,
@@ -301,7 +327,7 @@ async function writePageIn(db: DB, tx: WriteTx, input: PageInput, newDocs: strin
       chunkIds: ids,
       words: input.words,
     },
-    input,
+    kindOf(cur),
   );
   await tx.objectStore('pages').put(page);
   await tx.objectStore('meta').put({ ...stats, tail: tails.token }, 'stats');
@@ -370,7 +396,7 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
   if (!fresh.length) return { pages: [], touchedTerms: touched, addedChunkIds: [] };
   // Before the transaction: tokenizing and compressing cannot be awaited inside it.
   const chunks = fresh.map((i): Chunk => ({ ord: 0, headingPath: [], section: '', anchor: {}, text: i.text, words: i.text.split(/\s+/).filter(Boolean).length }));
-  const docs = fresh.map((i, k) => indexedTerms(i.title, chunks[k]!, tok));
+  const docs = fresh.map((i, k) => indexSection(i.title, chunks[k]!, tok));
   // A few hundred bytes of URL words gain nothing from compression, and a CompressionStream per entry
   // was most of a batch's time: stored deflate blocks (the same format, read by unpackTexts as usual).
   const packed = fresh.map((i) => storedDeflate(new TextEncoder().encode(JSON.stringify([i.text]))));
@@ -383,21 +409,21 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
     const stats = await readStats(tx);
     const tails = tailCacheFor(db, stats);
     const pages: PageRecord[] = [];
-    const records: { id: number; terms: string[] }[] = [];
+    const records: { id: number; doc: IndexedSection }[] = [];
     const puts: Promise<unknown>[] = [];
     fresh.forEach((i, k) => {
       if (again[k] !== undefined) return;
       const id = stats.nextChunkId++;
       const chunk = chunks[k]!;
-      records.push({ id, terms: docs[k]! });
-      puts.push(tx.objectStore('chunks').put({ id, url: i.url, ord: 0, headingPath: [], section: '', anchor: {}, len: docs[k]!.length }));
+      records.push({ id, doc: docs[k]! });
+      puts.push(tx.objectStore('chunks').put({ id, url: i.url, ord: 0, headingPath: [], section: '', anchor: {}, len: docs[k]!.len }));
       puts.push(tx.objectStore('texts').put({ url: i.url, ids: [id], z: packed[k]! }));
       if (embedModel) puts.push(tx.objectStore('embedQueue').put({ id, model: embedModel }));
       const page: PageRecord = { url: i.url, site: i.site, title: i.title, lang: '', firstVisit: i.lastVisit, lastVisit: i.lastVisit, visitCount: i.visitCount, hash: i.hash, chunkIds: [id], words: chunk.words, kind: 'title' };
       pages.push(page);
       puts.push(tx.objectStore('pages').put(page));
       stats.N += 1;
-      stats.totalLength += docs[k]!.length;
+      stats.totalLength += docs[k]!.len;
     });
     const byTerm = groupPostings(records);
     let newTerms = 0;

@@ -24,6 +24,8 @@ export function searchSource(engine: Engine, settings: SearchSource['settings'])
       return withTexts(db, read.filter((c): c is ChunkRecord => !!c));
     },
     dense: dense ? (text, k, allowed) => dense.search(text, k, allowed) : null,
+    similarTerms: (term, maxEdits) => engine.lexical.similarTerms(term, maxEdits),
+    ...(engine.lexicon ? { lexicon: engine.lexicon } : {}),
   };
 }
 

@@ -4,6 +4,7 @@
  * records (text inline) so that search keeps working while migrateChunkTexts converts an old database
  * in the background.
  */
+import type { Block, BlockKind } from '../src/chunker.js';
 import { MIGRATION_KEY, type ChunkRecord, type DB, type MigrationRecord, type TextRecord } from './db.js';
 
 async function pipe(bytes: BlobPart, stream: CompressionStream | DecompressionStream): Promise<Response> {
@@ -19,6 +20,35 @@ export async function unpackTexts(z: Uint8Array): Promise<string[]> {
   const parsed: unknown = JSON.parse(await (await pipe(z as Uint8Array<ArrayBuffer>, new DecompressionStream('deflate-raw'))).text());
   if (!Array.isArray(parsed) || !parsed.every((t) => typeof t === 'string')) throw new Error('malformed text record');
   return parsed as string[];
+}
+
+/**
+ * A page's blocks as stored (TextRecord.b): deflate-raw of a JSON array with one entry per block,
+ * `[kind, text]`, `[kind, text, id]`; a heading's kind carries its level (`h2`).
+ */
+const KIND_CODE: Record<BlockKind, string> = { heading: 'h', text: 't', code: 'c', table: 'b', list: 'l', quote: 'q' };
+const CODE_KIND = new Map(Object.entries(KIND_CODE).map(([k, c]) => [c, k as BlockKind]));
+
+export async function packBlocks(blocks: readonly Block[]): Promise<Uint8Array> {
+  const rows = blocks.map((b) => {
+    const kind = KIND_CODE[b.kind] + (b.kind === 'heading' ? String(b.level ?? 2) : '');
+    return b.id ? [kind, b.text, b.id] : [kind, b.text];
+  });
+  return new Uint8Array(await (await pipe(JSON.stringify(rows), new CompressionStream('deflate-raw'))).arrayBuffer());
+}
+
+export async function unpackBlocks(z: Uint8Array): Promise<Block[]> {
+  const rows: unknown = JSON.parse(await (await pipe(z as Uint8Array<ArrayBuffer>, new DecompressionStream('deflate-raw'))).text());
+  if (!Array.isArray(rows)) throw new Error('malformed block record');
+  return rows.map((r: unknown) => {
+    if (!Array.isArray(r) || typeof r[0] !== 'string' || typeof r[1] !== 'string') throw new Error('malformed block record');
+    const kind = CODE_KIND.get(r[0][0] ?? '');
+    if (!kind) throw new Error('malformed block record');
+    const b: Block = { kind, text: r[1] };
+    if (kind === 'heading') b.level = Number(r[0].slice(1)) || 2;
+    if (typeof r[2] === 'string') b.id = r[2];
+    return b;
+  });
 }
 
 /**

@@ -7,7 +7,7 @@
  * The export is one snapshot: pages, chunks, texts and vectors are read in a single read-only
  * transaction, so a capture or deletion made while it runs is either wholly in it or wholly not.
  */
-import type { Chunk } from '../src/chunker.js';
+import type { Chunk, ChunkAnchor, SectionPart } from '../src/chunker.js';
 import { MAX_VISITS } from '../src/forget.js';
 import { countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
@@ -37,8 +37,29 @@ interface ExportedChunk {
   headingPath: string[];
   section: string;
   anchor: { id?: string; text?: string };
+  /** Sub-sections merged into the chunk (src/chunker.ts SectionPart), when any. */
+  parts?: SectionPart[];
   text: string;
   vector?: ExportedVector;
+}
+
+function importedAnchor(v: unknown): ChunkAnchor {
+  const a = v && typeof v === 'object' ? (v as { id?: unknown; text?: unknown }) : {};
+  return { ...(typeof a.id === 'string' ? { id: a.id.slice(0, 2000) } : {}), ...(typeof a.text === 'string' ? { text: a.text.slice(0, 2000) } : {}) };
+}
+
+/** Parts as a later version exported them, kept only when well-formed (ascending offsets inside the text). */
+function importedParts(v: unknown, textLength: number): SectionPart[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const out: SectionPart[] = [];
+  for (const p of v.slice(0, 1000)) {
+    if (!p || typeof p !== 'object') return undefined;
+    const { at, headingPath, anchor } = p as { at?: unknown; headingPath?: unknown; anchor?: unknown };
+    if (typeof at !== 'number' || !Number.isInteger(at) || at < 0 || at >= textLength || (out.length && at <= out[out.length - 1]!.at)) return undefined;
+    if (!isStringArray(headingPath)) return undefined;
+    out.push({ at, headingPath: headingPath.slice(0, 12), anchor: importedAnchor(anchor) });
+  }
+  return out.length ? out : undefined;
 }
 
 function toBase64(bytes: Int8Array): string {
@@ -94,7 +115,7 @@ export async function exportJsonl(engine: Engine, vectors: boolean): Promise<{ j
     lines.push(JSON.stringify({ kind: 'page', ...page, ...(pageKind ? { pageKind } : {}) }));
     const chunks = p.chunkIds.map((id) => chunksById.get(id)).filter((c): c is ChunkRecord => !!c);
     for (const c of chunks.sort((a, b) => a.ord - b.ord)) {
-      const out: ExportedChunk = { kind: 'chunk', url: c.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, text: c.text ?? texts.get(c.id) ?? '' };
+      const out: ExportedChunk = { kind: 'chunk', url: c.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), text: c.text ?? texts.get(c.id) ?? '' };
       const v = vectorOf.get(c.id);
       if (v) out.vector = v;
       lines.push(JSON.stringify(out));
@@ -175,14 +196,16 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
         skipped++;
         continue;
       }
-      const anchor = rec.anchor && typeof rec.anchor === 'object' ? (rec.anchor as { id?: unknown; text?: unknown }) : {};
+      const text = rec.text.slice(0, 20_000);
+      const parts = importedParts(rec.parts, text.length);
       p.chunks.push({
         ord: p.chunks.length,
         headingPath: rec.headingPath.slice(0, 12),
         section: typeof rec.section === 'string' ? rec.section : '',
-        anchor: { ...(typeof anchor.id === 'string' ? { id: anchor.id } : {}), ...(typeof anchor.text === 'string' ? { text: anchor.text } : {}) },
-        text: rec.text.slice(0, 20_000),
+        anchor: importedAnchor(rec.anchor),
+        text,
         words: countWords(rec.text),
+        ...(parts ? { parts } : {}),
       });
       p.vectors.push(importedVector(rec.vector, model));
     } else skipped++;

@@ -5,11 +5,10 @@
  * record) against its page. `repair` rebuilds the derived stores from the chunks.
  */
 import { decodeBlock, appendToBlock, BLOCK_SIZE, type PostingEntry } from '../src/postings.js';
-import { termFrequencies } from '../src/tokenizer.js';
 import type { VerifyReport } from '../src/protocol.js';
 import type { ChunkRecord, PageRecord, QueueRecord, StatsRecord, VectorBlockRecord } from './db.js';
 import type { Engine } from './engine.js';
-import { indexedTerms, TOKENIZER } from '../src/indexing.js';
+import { indexSection, TOKENIZER } from '../src/indexing.js';
 import { isPageKind } from '../src/pageKind.js';
 import { unpackTexts } from './sectionTexts.js';
 
@@ -92,16 +91,16 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
     const lens = new Map<number, number>();
     for (const c of chunks) {
       if (!owned.has(c.id)) continue;
-      const terms = indexedTerms(pageByUrl.get(c.url)?.title ?? '', { text: textOf(c), headingPath: c.headingPath }, TOKENIZER);
-      if (terms.length !== c.len) report(`chunk ${c.id} length ${c.len}, recomputed ${terms.length}`);
-      lens.set(c.id, terms.length);
+      const doc = indexSection(pageByUrl.get(c.url)?.title ?? '', { text: textOf(c), headingPath: c.headingPath }, TOKENIZER);
+      if (doc.len !== c.len) report(`chunk ${c.id} length ${c.len}, recomputed ${doc.len}`);
+      lens.set(c.id, doc.len);
       N++;
-      totalLength += terms.length;
+      totalLength += doc.len;
       maxId = Math.max(maxId, c.id);
-      for (const [t, tf] of termFrequencies(terms)) {
+      for (const [t, tf] of doc.tfs) {
         let m = expected.get(t);
         if (!m) expected.set(t, (m = new Map()));
-        m.set(c.id, { tf, len: terms.length });
+        m.set(c.id, { tf, len: doc.len });
       }
     }
     if ((stats?.N ?? 0) !== N) report(`stored N ${stats?.N ?? 0}, recomputed ${N}`);
@@ -191,7 +190,15 @@ async function rebuild(
   for (const url of orphanTexts) puts.push(tx.objectStore('texts').delete(url));
   for (const c of live) {
     const len = lens.get(c.id);
-    if (len !== undefined && len !== c.len) puts.push(tx.objectStore('chunks').put({ ...c, len }));
+    // The record as it is now, not as it was read: the v1 -> v2 text migration may have moved its text
+    // out since (putting `c` back would bring the v1 text back and the migration would count it undone).
+    if (len !== undefined && len !== c.len)
+      puts.push(
+        tx
+          .objectStore('chunks')
+          .get(c.id)
+          .then((cur) => (cur ? tx.objectStore('chunks').put({ ...cur, len }) : undefined)),
+      );
   }
   const liveIds = new Set(live.map((c) => c.id));
   for (const p of pageByUrl.values()) {

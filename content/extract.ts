@@ -15,7 +15,6 @@
  */
 import { Readability } from '@mozilla/readability';
 import type { Block, BlockKind } from '../src/chunker.js';
-import type { Extraction } from '../src/protocol.js';
 import { countWords } from '../src/chunker.js';
 
 export const EXTRACT_LIMITS = {
@@ -94,6 +93,7 @@ export interface WalkResult {
 }
 
 const cleanText = (s: string) => s.replace(/\s+/g, ' ').trim();
+const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
 // HTML elements in HTML documents report upper-case names already (no new string per element); SVG,
 // MathML and XHTML documents report lower case.
 const tagOf = (el: Element) => {
@@ -140,8 +140,9 @@ function visibleText(el: Element, max: number, live: boolean): string {
     }
     for (let c = e.lastChild; c; c = c.previousSibling) stack.push(c);
   }
-  // Permalink markers that are plain text ("¶", "#", "§", "🔗") at either end.
-  return cleanText(out).replace(/^[¶#§🔗]\s*|\s*[¶#§🔗]$/gu, '').slice(0, max).trim();
+  // Permalink markers that are plain text ("¶", "#", "§", "🔗") at either end; Docusaurus's hash
+  // link is a zero-width space.
+  return cleanText(out.replace(ZERO_WIDTH, '')).replace(/^[¶#§🔗]\s*|\s*[¶#§🔗]$/gu, '').slice(0, max).trim();
 }
 
 /** The first child of `el` that is a block of its own (a paragraph, a list, a heading...), if any. */
@@ -160,29 +161,80 @@ function textBefore(el: Element, stop: Node, max: number, live: boolean): string
     if (c.nodeType === 3) out += c.nodeValue ?? '';
     else if (c.nodeType === 1) out += ' ' + visibleText(c as Element, max, live) + ' ';
   }
-  return cleanText(out).replace(/\s*[¶#§🔗]$/u, '').slice(0, max).trim();
+  return cleanText(out.replace(ZERO_WIDTH, '')).replace(/\s*[¶#§🔗]$/u, '').slice(0, max).trim();
 }
 
 const isEmptyMarker = (e: Element) => !e.firstElementChild && !(e.textContent ?? '').trim();
 
-/** The id a link can jump to for this heading: its own, one inside it, its section's, or a marker just before it. */
+/** Permalink markers and their like: "¶", "#", "§", an icon, a zero-width space. */
+const SHORT_MARK = /^[\s\u200b-\u200d\u2060\ufeff¶#§🔗]*$/u;
+
+/** A link target that is no text of its own: `<a id="x"></a>`, `<a name="x">`, a "¶" permalink carrying an id. */
+function markerId(e: Element): string | undefined {
+  const id = e.id || (tagOf(e) === 'A' ? e.getAttribute('name') : null);
+  if (!id) return undefined;
+  return isEmptyMarker(e) || (tagOf(e) === 'A' && SHORT_MARK.test(e.textContent ?? '')) ? id : undefined;
+}
+
+/**
+ * What may stand before a heading in its wrapper without the wrapper's id ceasing to be the heading's:
+ * empty markers and short inline bits (rustdoc's "§" link and "1.0.0 · Source" line), not a block.
+ */
+function leadsIn(e: Element): boolean {
+  if (isEmptyMarker(e)) return true;
+  const tag = tagOf(e);
+  return (INLINE_TAGS.has(tag) || SKIP_TAGS.has(tag)) && (e.textContent ?? '').trim().length <= 24;
+}
+
+/** Wrappers whose id names the heading they open. Landmarks and the page itself do not. */
+const ID_WRAPPERS = /^(?:SECTION|DIV|ARTICLE|HEADER|HGROUP|LI|UL|OL|DL|DD|SUMMARY|DETAILS|SPAN)$/;
+
+/** How many wrappers up a heading's id is looked for (DocBook: h2 in div > div > div.titlepage > div.sect1#id). */
+const MAX_ID_DEPTH = 5;
+
+/**
+ * The id a link can jump to for this heading, nearest first: its own; one inside it (DocBook's
+ * `<h2><a name="x"></a>…`, MediaWiki's `<span class="mw-headline" id>`); a marker just before it or
+ * before a wrapper it opens (Javadoc's `<a id="m(int)"></a><ul><li><h4>`), or the id of a wrapper it
+ * opens (Sphinx `<section id>`, DocBook `div.sect1#id`, rustdoc `section#method.x`, Javadoc
+ * `section.detail#id`); a permalink marker just after it (GitHub's `<a id="user-content-x">`); the
+ * target of a "¶" link inside it.
+ */
 function headingId(el: Element): string | undefined {
   if (el.id) return el.id;
   const inner = el.querySelector('[id], a[name]');
   if (inner) return inner.id || inner.getAttribute('name') || undefined;
-  const parent = el.parentElement;
-  if (parent?.id && /^(SECTION|DIV|ARTICLE|HEADER|HGROUP)$/.test(tagOf(parent))) {
-    let first = parent.firstElementChild;
-    while (first && first !== el && isEmptyMarker(first)) first = first.nextElementSibling;
-    if (first === el) return parent.id;
+  let cur: Element = el;
+  for (let depth = 0; ; depth++) {
+    // Markers just before it, past lead-ins; a block before it means it opens nothing.
+    let opens = true;
+    for (let prev = cur.previousElementSibling; prev; prev = prev.previousElementSibling) {
+      const id = markerId(prev);
+      if (id) return id;
+      if (!leadsIn(prev)) {
+        opens = false;
+        break;
+      }
+    }
+    const parent = cur.parentElement;
+    if (!opens || !parent || depth >= MAX_ID_DEPTH || !ID_WRAPPERS.test(tagOf(parent))) break;
+    if (parent.id) return parent.id;
+    cur = parent;
   }
-  for (let prev = el.previousElementSibling, k = 0; prev && k < 3 && isEmptyMarker(prev); prev = prev.previousElementSibling, k++) {
-    const id = prev.id || prev.getAttribute('name');
-    if (id) return id;
-  }
+  const next = el.nextElementSibling;
+  const after = next ? markerId(next) : undefined;
+  if (after) return after;
   // A permalink inside the heading ("¶" links) names the target even when it sits on a wrapper.
   const self = el.querySelector('a[href^="#"]')?.getAttribute('href')?.slice(1);
-  if (self && el.ownerDocument.getElementById(decodeURIComponent(self))) return decodeURIComponent(self);
+  if (self) {
+    let target: string;
+    try {
+      target = decodeURIComponent(self);
+    } catch {
+      target = self;
+    }
+    if (el.ownerDocument.getElementById(target)) return target;
+  }
   return undefined;
 }
 
@@ -418,6 +470,8 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
         const id = headingId(el);
         const b: Block = { kind: 'heading', level, text, ...(id ? { id } : {}) };
         push(b);
+        // An id seen before the heading (its wrapper's, a marker) is not the id of what follows it.
+        pendingId = undefined;
         lastLevel = level;
         context = b;
         mirrorAdd(frame.m, `h${level}`, el, text);
@@ -432,6 +486,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
         const termLevel = Math.min(6, (frame.defLevel || lastLevel) + 1);
         const b: Block = { kind: 'heading', level: termLevel, text, id: el.id };
         push(b);
+        pendingId = undefined;
         context = b;
         if (frame.dl) frame.dl.termLevel = termLevel;
         mirrorAdd(frame.m, 'dt', el, text);
@@ -558,6 +613,40 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
   return { blocks, words: blocks.reduce((n, b) => n + countWords(b.text), 0) };
 }
 
+export interface MainContent {
+  blocks: Block[];
+  words: number;
+  method: 'readability' | 'merged' | 'body';
+}
+
+/**
+ * The page's main content out of the cleaned walk: its `main` landmark when that holds most of the
+ * text; else, on pages where it is worth it (and when `readability` is allowed), Readability's article
+ * widened by `articleSpan`, kept when it holds most of the text; else the whole cleaned body. The content
+ * script and the evaluation (tests/eval, over linkedom) both call this.
+ */
+export async function mainContent(cleaned: WalkResult, opts: { title: string; readability: boolean; yieldToPage?: () => Promise<void> }): Promise<MainContent> {
+  const main = mainLandmark(cleaned);
+  if (main) return { blocks: main.blocks, words: main.words, method: 'body' };
+  if (opts.readability && cleaned.mirror && readabilityWorthIt(cleaned)) {
+    if (opts.yieldToPage) await opts.yieldToPage();
+    cleaned.mirror.title = opts.title;
+    const article = await readabilityBlocks(cleaned.mirror, opts.yieldToPage);
+    if (article) {
+      // What Readability dropped inside the article (code, notes, tables) comes back from the body.
+      const span = articleSpan(cleaned, article.blocks);
+      const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };
+      if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) return { blocks: pick.blocks, words: pick.words, method: pick.method };
+    }
+  }
+  return { blocks: cleaned.blocks, words: cleaned.words, method: 'body' };
+}
+
+/** The title a capture is filed under: the document's, else the first heading's, else `fallback` (the host). */
+export function pageTitle(documentTitle: string, blocks: readonly Block[], fallback: string): string {
+  return (documentTitle || '').trim() || blocks.find((b) => b.kind === 'heading')?.text || fallback;
+}
+
 export interface ReadabilityResult {
   blocks: Block[];
   words: number;
@@ -573,6 +662,10 @@ export async function readabilityBlocks(mirror: Document, yieldToPage?: () => Pr
   // short page of links that is four passes for nothing. Ask for no more than a quarter of the text.
   const chars = mirror.body?.textContent?.length ?? 0;
   const charThreshold = Math.max(100, Math.min(500, Math.floor(chars / 4)));
+  // The page's own link targets (the copy keeps them). Readability adds ids of its own
+  // ("readability-page-1") that a link into the page must never use.
+  const pageIds = new Set<string>();
+  for (const e of Array.from(mirror.querySelectorAll('[id], a[name]'))) pageIds.add(e.id || e.getAttribute('name') || '');
   const t = performance.now();
   try {
     article = new Readability(mirror, { keepClasses: false, charThreshold }).parse();
@@ -585,70 +678,6 @@ export async function readabilityBlocks(mirror: Document, yieldToPage?: () => Pr
   // DOMParser documents are inert: no scripts run, nothing loads.
   const parsed = new DOMParser().parseFromString(article.content, 'text/html');
   const res = await walkBlocks(parsed.body, { checkVisibility: false, ...(yieldToPage ? { yieldToPage } : {}) });
+  for (const b of res.blocks) if (b.id && !pageIds.has(b.id)) delete b.id;
   return { blocks: res.blocks, words: res.words, title: article.title ?? '', ms };
-}
-
-export interface PageExtraction {
-  title: string;
-  lang: string;
-  blocks: Block[];
-  words: number;
-  method: Extraction['method'];
-  /** Words of the cleaned body (what `retention` is measured against). */
-  visibleWords: number;
-}
-
-export interface ExtractOptions {
-  /** A live, rendered page (the content script): rendering is checked. A parsed document has no layout. */
-  live: boolean;
-  /** The page is going away: one go, no Readability, and less of a huge page. */
-  urgent?: boolean;
-  yieldToPage?: () => Promise<void>;
-  /** Used when the document has no title and no heading. */
-  fallbackTitle: string;
-}
-
-/** A capture done in one go as the page goes away reads at most this much (about a large manual page). */
-export const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
-
-/**
- * A document's main content as blocks: the one extraction every capture path runs (the content script
- * on the live page; the backfill on a page fetched and parsed with DOMParser). The cleaned body is
- * walked once (in slices); its `main` landmark is taken when it holds most of the text; on pages without
- * one that are small enough, Readability runs on the walk's sanitised copy and is kept when it keeps
- * most of the text.
- */
-export async function extractDocument(doc: Document, opts: ExtractOptions): Promise<PageExtraction | null> {
-  const body = doc.body;
-  if (!body) return null;
-  const { urgent = false, yieldToPage } = opts;
-  // When the page is going away there is no time to yield: do it in one go, without Readability, and
-  // read less of a huge page so leaving it is not held up.
-  const pace = urgent ? { limits: URGENT_LIMITS } : yieldToPage ? { yieldToPage } : {};
-  const mirror = urgent ? undefined : doc.implementation.createHTMLDocument('');
-  const cleaned = await walkBlocks(body, { checkVisibility: opts.live, ...pace, ...(mirror ? { mirror } : {}) });
-  let blocks = cleaned.blocks;
-  let words = cleaned.words;
-  let method: Extraction['method'] = 'body';
-  const main = mainLandmark(cleaned);
-  if (main) {
-    blocks = main.blocks;
-    words = main.words;
-  } else if (!urgent && cleaned.mirror && readabilityWorthIt(cleaned)) {
-    if (yieldToPage) await yieldToPage();
-    cleaned.mirror.title = doc.title;
-    const article = await readabilityBlocks(cleaned.mirror, yieldToPage);
-    if (article) {
-      // What Readability dropped inside the article (code, notes, tables) comes back from the body.
-      const span = articleSpan(cleaned, article.blocks);
-      const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };
-      if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) {
-        blocks = pick.blocks;
-        words = pick.words;
-        method = pick.method;
-      }
-    }
-  }
-  const title = (doc.title || '').replace(/\s+/g, ' ').trim() || blocks.find((b) => b.kind === 'heading')?.text || opts.fallbackTitle;
-  return { title, lang: doc.documentElement?.getAttribute('lang') ?? '', blocks, words, method, visibleWords: cleaned.words };
 }

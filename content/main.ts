@@ -1,6 +1,7 @@
 /**
  * The content script: decides when to capture, asks the background whether this page may be captured
- * (paused, excluded site) before extracting anything, extracts in idle time, and sends the blocks.
+ * (paused, excluded site) before extracting anything, extracts and cuts the page into sections in idle
+ * time, and sends the sections with the blocks they were cut from.
  *
  * When: one second after load at the latest (in idle time), or at once when the page is hidden or left
  * before that; again after single-page-app navigations and large content changes, once per distinct
@@ -12,7 +13,7 @@ import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.
 import type { CapturePayload, Reply, MessageType, Request, Response } from '../src/protocol.js';
 import { OUTBOX_PREFIX, type OutboxEntry } from '../src/outbox.js';
 import { EARLY_KEY, startEarly, type Early, type EarlyApi } from './earlyStart.js';
-import { extractDocument } from './extract.js';
+import { captureDocument } from './pageCapture.js';
 
 const SETTLE_MS = 600;
 const IDLE_TIMEOUT_MS = 400;
@@ -153,26 +154,19 @@ interface Extracted {
   hash: number;
 }
 
-/** The page's main content (content/extract.ts extractDocument), with what it cost the page. */
+/**
+ * The page's main content, as blocks and cut into sections (content/pageCapture.ts, the step the
+ * backfill and PDF capture run too), with what it cost the page.
+ */
 async function extract(urgent: boolean): Promise<Extracted | null> {
   const meter = costMeter();
-  const got = await extractDocument(document, { live: true, urgent, ...(urgent ? {} : { yieldToPage: meter.yieldToPage }), fallbackTitle: location.hostname });
+  const got = await captureDocument(document, { live: true, urgent, yieldToPage: meter.yieldToPage, fallbackTitle: location.hostname });
   if (!got) return null;
-  if (!urgent) await meter.yieldToPage();
-  const { title, blocks, words } = got;
-  const hash = hash53(title + '\u0000' + blocks.map((b) => b.text).join('\u0000') + '\u0000' + location.href.split('#')[0]);
+  const { payload } = got;
+  const hash = hash53(payload.title + '\u0000' + payload.blocks.map((b) => b.text).join('\u0000') + '\u0000' + location.href.split('#')[0]);
   const cost = meter.finish();
-  return {
-    payload: {
-      title,
-      lang: got.lang,
-      blocks,
-      // The page's cost is reported with the capture (never written into the page).
-      extraction: { method: got.method, retention: got.visibleWords ? Math.min(1, words / got.visibleWords) : 1, visibleWords: got.visibleWords, ...cost },
-    },
-    words,
-    hash,
-  };
+  // The page's cost is reported with the capture (never written into the page).
+  return { payload: { ...payload, extraction: { ...got.extraction, ...cost } }, words: got.words, hash };
 }
 
 /**

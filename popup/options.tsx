@@ -183,6 +183,12 @@ function Options() {
           </dl>
         )}
         <p class="hint">Space from forgotten pages is given back when the browser next tidies its database, which can take a while.</p>
+        {stats?.recut && (
+          <p role="status" data-testid="recut-progress">
+            A new version of Reread cuts pages into sections differently: re-cutting stored pages,{' '}
+            <progress max={stats.recut.total} value={stats.recut.done} aria-label="Pages re-cut" /> {stats.recut.done} of {stats.recut.total}. Search works meanwhile.
+          </p>
+        )}
         {stats?.storageWarning && (
           <p class="warn" data-testid="storage-warning">
             {stats.storageWarning}

@@ -1,10 +1,16 @@
 /**
- * Lucene's BM25 over posting lists. Pure: the caller supplies the postings of the query's terms (from
- * memory or IndexedDB) and the corpus statistics.
+ * BM25F over posting lists (Lucene's BM25 idf; fields as in src/indexing.ts). Pure: the caller supplies
+ * the postings of the query's terms (from memory or IndexedDB) and the corpus statistics.
  *
  *   idf(t)      = ln(1 + (N - df + 0.5) / (df + 0.5))
- *   score(d, q) = sum over t in q of  w_t * idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avgLen))
+ *   tf~(t, d)   = body tf / (1 - b + b * len / avgLen)
+ *                 + heading * [t in heading] + ancestors * [t in a heading above] + title * [t in the page title]
+ *   score(d, q) = sum over t in q of  w_t * idf(t) * tf~ * (k1 + 1) / (tf~ + k1)
+ *
+ * The field weights are added before saturation, so a word in the heading and the body is not counted
+ * twice over (what repeating the heading's words in the text did).
  */
+import { ANCESTORS_BIT, FIELD_BITS, HEADING_BIT, TITLE_BIT } from './indexing.js';
 
 export interface Bm25Params {
   /** Term-frequency saturation. Lucene's default. */
@@ -16,19 +22,35 @@ export interface Bm25Params {
 /** k1 1.5 (Lucene: 1.2) was chosen on training data with the field boost; see tests/eval/README.md. */
 export const DEFAULT_BM25: Readonly<Bm25Params> = { k1: 1.5, b: 0.75 };
 
+/** Weights of the short fields, in body occurrences (length-normalised) they are worth. */
+export interface FieldWeights {
+  heading: number;
+  ancestors: number;
+  title: number;
+}
+
+export const DEFAULT_FIELDS: Readonly<FieldWeights> = { heading: 4, ancestors: 1, title: 1 };
+
+/** What each combination of field bits adds to the normalised body count. */
+function fieldBonus(fw: FieldWeights): Float64Array {
+  const bonus = new Float64Array(1 << FIELD_BITS);
+  for (let f = 0; f < bonus.length; f++) bonus[f] = (f & HEADING_BIT ? fw.heading : 0) + (f & ANCESTORS_BIT ? fw.ancestors : 0) + (f & TITLE_BIT ? fw.title : 0);
+  return bonus;
+}
+
 export interface CorpusStats {
   /** Number of indexed chunks. */
   N: number;
-  /** Sum of all chunk lengths, in terms. */
+  /** Sum of all chunks' body lengths, in terms. */
   totalLength: number;
 }
 
 /** One term's postings, sorted by chunk id. */
 export interface PostingList {
   ids: Uint32Array;
-  /** Term frequencies, each >= 1. */
+  /** Term frequency codes (src/indexing.ts tfCode: body count and field bits), each >= 1. */
   tfs: Uint32Array;
-  /** Length (in terms) of each chunk, so scoring never has to look a chunk up. */
+  /** Body length (in terms) of each chunk, so scoring never has to look a chunk up. */
   lens: Uint32Array;
 }
 
@@ -44,6 +66,8 @@ export interface LexicalHit {
   score: number;
   /** The distinct query terms that contributed to the score. */
   terms: string[];
+  /** The short fields (src/indexing.ts bits: heading, ancestors, title) any of those terms is in. */
+  fields?: number;
 }
 
 export interface Bm25SearchOptions {
@@ -51,6 +75,7 @@ export interface Bm25SearchOptions {
   /** When given, only these chunk ids are scored (filters are applied before scoring). */
   allowed?: ReadonlySet<number> | null;
   params?: Bm25Params;
+  fields?: FieldWeights;
 }
 
 export function idf(N: number, df: number): number {
@@ -82,11 +107,13 @@ const scratch = new Scratch();
  * mask per touched chunk instead costs a second random read-modify-write per posting.
  *
  * Dense accumulation (a Float64Array indexed by id) when ids are compact; a Map when they are sparse
- * (ids far above the number of postings) or when a term's weight is not positive, since the dense path
- * recognises untouched chunks by a score of 0. Postings have tf >= 1 (a term is posted where it occurs).
+ * (ids far above the number of postings) or when a term's or field's weight is not positive, since the
+ * dense path recognises untouched chunks by a score of 0. Postings have a tf code >= 1 (a term is posted
+ * where it occurs, in some field).
  */
 export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, options: Bm25SearchOptions): LexicalHit[] {
   const { k1, b } = options.params ?? DEFAULT_BM25;
+  const fw = options.fields ?? DEFAULT_FIELDS;
   const allowed = options.allowed ?? null;
   // Drop absent terms before capping, so words the index lacks do not use up slots.
   const terms = query.filter((q) => q.postings.ids.length > 0).slice(0, MAX_QUERY_TERMS);
@@ -101,24 +128,32 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
     if (ids[ids.length - 1]! > maxId) maxId = ids[ids.length - 1]!;
   }
   const k1p1 = k1 + 1;
-  const norm0 = k1 * (1 - b);
-  const normL = (k1 * b) / avgLen;
+  const norm0 = 1 - b;
+  const normL = b / avgLen;
+  const bonus = fieldBonus(fw);
   const heap = new TopK(options.k);
 
-  if (maxId < 4 * total + 65536 && weights.every((w) => w > 0)) {
+  if (maxId < 4 * total + 65536 && weights.every((w) => w > 0) && fw.heading > 0 && fw.ancestors > 0 && fw.title > 0) {
     scratch.ensure(maxId, total);
     const { scores, touched } = scratch;
     let nTouched = 0;
     for (let t = 0; t < terms.length; t++) {
       const { ids, tfs, lens } = terms[t]!.postings;
-      const w = weights[t]!;
+      const wk = weights[t]! * k1p1;
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
         if (allowed !== null && !allowed.has(id)) continue;
-        const tf = tfs[i]!;
+        const code = tfs[i]!;
         const prev = scores[id]!;
         if (prev === 0) touched[nTouched++] = id;
-        scores[id] = prev + (w * tf * k1p1) / (tf + norm0 + normL * lens[i]!);
+        if ((code & 7) === 0) {
+          // Body only (most postings): tf~ = body / norm, and w tf~ (k1 + 1) / (tf~ + k1) in one division.
+          const body = code >>> FIELD_BITS;
+          scores[id] = prev + (wk * body) / (body + k1 * (norm0 + normL * lens[i]!));
+        } else {
+          const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
+          scores[id] = prev + (wk * tf) / (tf + k1);
+        }
       }
     }
     for (let i = 0; i < nTouched; i++) {
@@ -134,27 +169,71 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
         if (allowed !== null && !allowed.has(id)) continue;
-        const tf = tfs[i]!;
-        scores.set(id, (scores.get(id) ?? 0) + (w * tf * k1p1) / (tf + norm0 + normL * lens[i]!));
+        const code = tfs[i]!;
+        let add: number;
+        if ((code & 7) === 0) {
+          const body = code >>> FIELD_BITS;
+          add = (w * k1p1 * body) / (body + k1 * (norm0 + normL * lens[i]!));
+        } else {
+          const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
+          add = (w * k1p1 * tf) / (tf + k1);
+        }
+        scores.set(id, (scores.get(id) ?? 0) + add);
       }
     }
     for (const [id, s] of scores) heap.push(id, s);
   }
-  return heap.sorted().map((e) => ({ id: e.id, score: e.score, terms: terms.filter((q) => hasId(q.postings.ids, e.id)).map((q) => q.term) }));
+  return heap.sorted().map((e) => {
+    const matched: string[] = [];
+    let fields = 0;
+    for (const q of terms) {
+      const i = indexOf(q.postings.ids, e.id);
+      if (i < 0) continue;
+      matched.push(q.term);
+      fields |= q.postings.tfs[i]! & 7;
+    }
+    return { id: e.id, score: e.score, terms: matched, fields };
+  });
 }
 
-/** Binary search in ascending ids. */
-function hasId(ids: Uint32Array, id: number): boolean {
+/**
+ * Adds to `hits` the BM25F contributions of terms that score but do not retrieve (a question's common
+ * words): each hit is looked up in each term's ids by binary search, so a long posting list costs
+ * log(df) per hit, not df. The hits' scores are raised in place and the array re-sorted (score desc,
+ * then id); their `terms` are left as they were.
+ */
+export function addScores(hits: LexicalHit[], query: readonly QueryTerm[], stats: CorpusStats, options: { params?: Bm25Params; fields?: FieldWeights } = {}): LexicalHit[] {
+  const terms = query.filter((q) => q.postings.ids.length > 0);
+  if (!terms.length || !hits.length || stats.N <= 0) return hits;
+  const { k1, b } = options.params ?? DEFAULT_BM25;
+  const bonus = fieldBonus(options.fields ?? DEFAULT_FIELDS);
+  const avgLen = stats.totalLength / stats.N || 1;
+  const w = terms.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length) * (k1 + 1));
+  for (const h of hits) {
+    for (let t = 0; t < terms.length; t++) {
+      const { ids, tfs, lens } = terms[t]!.postings;
+      const i = indexOf(ids, h.id);
+      if (i < 0) continue;
+      const code = tfs[i]!;
+      const tf = (code >>> FIELD_BITS) / (1 - b + (b * lens[i]!) / avgLen) + bonus[code & 7]!;
+      h.score += (w[t]! * tf) / (tf + k1);
+    }
+  }
+  return hits.sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+/** Position of id in ascending ids, or -1. */
+function indexOf(ids: Uint32Array, id: number): number {
   let lo = 0;
   let hi = ids.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
     const v = ids[mid]!;
-    if (v === id) return true;
+    if (v === id) return mid;
     if (v < id) lo = mid + 1;
     else hi = mid - 1;
   }
-  return false;
+  return -1;
 }
 
 /**

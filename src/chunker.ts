@@ -14,6 +14,8 @@
  *   A heading longer than `maxHeadingChars` is cut in the path and the rest opens its section's body.
  */
 
+import { hash53 } from './hash.js';
+
 export type BlockKind = 'heading' | 'text' | 'code' | 'table' | 'list' | 'quote';
 
 export interface Block {
@@ -31,16 +33,31 @@ export interface ChunkAnchor {
   text?: string;
 }
 
+/**
+ * Where, inside a chunk's text, a section that was merged into it begins (a heading too small to keep
+ * a chunk of its own), or where the chunk's own section resumes after one. Search links a match to
+ * the part it falls in.
+ */
+export interface SectionPart {
+  /** Offset in the chunk's `text` from which this section applies (up to the next part). */
+  at: number;
+  headingPath: string[];
+  anchor: ChunkAnchor;
+}
+
 export interface Chunk {
   /** Position of the chunk in its page, from 0. */
   ord: number;
   headingPath: string[];
   /** The section's own heading (last element of the path), '' before the first heading. */
   section: string;
+  /** Where a link jumps for the chunk's own section: its heading's id, else the heading's text. */
   anchor: ChunkAnchor;
   /** Heading path folded in: "A > B > C\nbody". */
   text: string;
   words: number;
+  /** Sections merged into this chunk, by offset (absent when it holds only its own). */
+  parts?: SectionPart[];
 }
 
 export interface ChunkerOptions {
@@ -65,6 +82,20 @@ export const DEFAULT_CHUNKER_OPTIONS: ChunkerOptions = {
   maxChunkChars: 6000,
   maxHeadingChars: 200,
 };
+
+/**
+ * Bump when a change to this file changes what chunkBlocks makes of some blocks (the golden test in
+ * tests/unit/chunkerVersion.test.ts fails until you do). Stored pages are re-cut in the background when
+ * CHUNKER_VERSION changes (background/recut.ts); a change of DEFAULT_CHUNKER_OPTIONS changes it by itself.
+ */
+export const CHUNKER_REVISION = 2; // 2: merged sub-sections carry their own links (parts), every window links to its heading
+
+/** Names the cut: the revision and the options. Stored with each page; sent with each capture. */
+export function chunkerVersion(options: ChunkerOptions = DEFAULT_CHUNKER_OPTIONS): string {
+  return `${CHUNKER_REVISION}.${hash53(JSON.stringify(options)).toString(36)}`;
+}
+
+export const CHUNKER_VERSION = chunkerVersion();
 
 export interface ChunkResult {
   chunks: Chunk[];
@@ -115,10 +146,23 @@ function cutChars(s: string, max: number, atWord = false): string {
   return s.slice(0, end).trimEnd();
 }
 
-/** One body paragraph of a section, and the id a link can jump to for it. */
+/** A merged sub-section: its full heading path and where a link jumps for it. */
+interface PartInfo {
+  headingPath: string[];
+  anchor: ChunkAnchor;
+}
+
+/** One body paragraph of a section, the id a link can jump to for it, and the merged section it belongs to. */
 interface Para {
   text: string;
   id?: string;
+  /** Absent: the section's own text. */
+  part?: PartInfo;
+}
+
+/** The heading's id, else a text fragment of the heading, else nothing (text before any heading). */
+function headingAnchor(id: string | undefined, heading: string): ChunkAnchor {
+  return id ? { id } : heading ? { text: heading } : {};
 }
 
 interface Section {
@@ -131,12 +175,14 @@ interface Section {
 }
 
 /** Groups blocks into sections by heading (in order of first appearance). */
-function sectionize(blocks: readonly Block[], maxHeadingChars: number): Section[] {
+function* sectionize(blocks: readonly Block[], maxHeadingChars: number): Generator<void, Section[]> {
   const preamble: Section = { level: 0, path: [], body: [], words: 0 };
   const sections: Section[] = [preamble];
   const open: Section[] = [];
   let current = preamble;
+  let n = 0;
   for (const b of blocks) {
+    if ((++n & 255) === 0) yield;
     if (b.kind === 'heading') {
       const full = clean(b.text);
       const title = cutChars(full, maxHeadingChars, true);
@@ -191,8 +237,8 @@ function mergeTiny(sections: Section[], minWords: number): Section[] {
       // Its path below the parent: headings in between that have no chunk of their own live on here.
       const heading = s.path.slice(parent.path.length).join(' > ');
       const body = s.body.map((p) => p.text).join(' ');
-      const id = s.headingId ?? s.body[0]?.id;
-      parent.body.push({ text: body ? `${heading}: ${body}` : heading, ...(id ? { id } : {}) });
+      const part: PartInfo = { headingPath: s.path, anchor: headingAnchor(s.headingId, s.path[s.path.length - 1] ?? '') };
+      parent.body.push({ text: body ? `${heading}: ${body}` : heading, ...(s.headingId ? { id: s.headingId } : {}), part });
       parent.words += s.words + measureWords(heading);
       continue;
     }
@@ -211,6 +257,7 @@ interface Unit {
   /** Starts a paragraph (a preferred cut point). */
   para: boolean;
   id?: string;
+  part?: PartInfo;
 }
 
 const SENTENCE_END = /([.!?…]+["'”’)\]]*)(\s+)|([。！？]+["'」』”’)]*)(\s*)|([ \t]*\n\s*)/gu;
@@ -236,10 +283,11 @@ function sentences(text: string): { text: string; sep: string }[] {
 }
 
 /** Splits one piece that is over the unit limits into runs of words, then slices of characters. */
-function splitPiece(text: string, sep: string, maxWords: number, maxChars: number, out: Unit[], first: { para: boolean; id?: string }): void {
+function* splitPiece(text: string, sep: string, maxWords: number, maxChars: number, out: Unit[], first: { para: boolean; id?: string }, part: PartInfo | undefined): Generator<void, void> {
   const push = (t: string, s: string) => {
     const u: Unit = { text: t, words: measureWords(t), sep: s, para: first.para };
     if (first.id) u.id = first.id;
+    if (part) u.part = part;
     out.push(u);
     first.para = false;
     first.id = undefined;
@@ -255,7 +303,9 @@ function splitPiece(text: string, sep: string, maxWords: number, maxChars: numbe
     runChars = 0;
     runSep = ' ';
   };
+  let n = 0;
   for (const token of text.split(/\s+/)) {
+    if ((++n & 1023) === 0) yield;
     if (!token) continue;
     const w = measureWords(token);
     if (w > maxWords || token.length > maxChars) {
@@ -264,6 +314,7 @@ function splitPiece(text: string, sep: string, maxWords: number, maxChars: numbe
       const size = Math.max(1, Math.min(maxChars, maxWords * (UNSPACED.test(token) ? UNSPACED_CHARS_PER_WORD : 8)));
       let s = runSep;
       for (let i = 0; i < token.length; ) {
+        if ((++n & 63) === 0) yield;
         const piece = cutChars(token.slice(i), size);
         const len = piece.length || 1;
         push(token.slice(i, i + len), s);
@@ -282,12 +333,13 @@ function splitPiece(text: string, sep: string, maxWords: number, maxChars: numbe
 }
 
 /** Paragraphs -> units no bigger than the limits (a paragraph that fits stays whole). */
-function toUnits(body: Para[], maxWords: number, maxChars: number): Unit[] {
+function* toUnits(body: Para[], maxWords: number, maxChars: number): Generator<void, Unit[]> {
   const units: Unit[] = [];
   for (const p of body) {
+    yield;
     const words = measureWords(p.text);
     if (words <= maxWords && p.text.length <= maxChars) {
-      units.push({ text: p.text, words, sep: '\n', para: true, ...(p.id ? { id: p.id } : {}) });
+      units.push({ text: p.text, words, sep: '\n', para: true, ...(p.id ? { id: p.id } : {}), ...(p.part ? { part: p.part } : {}) });
       continue;
     }
     const first: { para: boolean; id?: string } = { para: true, ...(p.id ? { id: p.id } : {}) };
@@ -295,10 +347,10 @@ function toUnits(body: Para[], maxWords: number, maxChars: number): Unit[] {
       const sepHere = first.para ? '\n' : s.sep;
       const w = measureWords(s.text);
       if (w <= maxWords && s.text.length <= maxChars) {
-        units.push({ text: s.text, words: w, sep: sepHere, para: first.para, ...(first.id ? { id: first.id } : {}) });
+        units.push({ text: s.text, words: w, sep: sepHere, para: first.para, ...(first.id ? { id: first.id } : {}), ...(p.part ? { part: p.part } : {}) });
         first.para = false;
         first.id = undefined;
-      } else splitPiece(s.text, sepHere, maxWords, maxChars, units, first);
+      } else yield* splitPiece(s.text, sepHere, maxWords, maxChars, units, first, p.part);
     }
   }
   return units;
@@ -331,19 +383,37 @@ function tailOf(u: Unit, words: number, chars: number): Unit {
     w += tw;
   }
   out = out.trimStart();
-  return { text: out, words: measureWords(out), sep: '', para: false };
+  return { text: out, words: measureWords(out), sep: '', para: false, ...(u.part ? { part: u.part } : {}) };
 }
 
 interface Window {
   text: string;
-  /** Where a link should jump for this window. */
+  /** Where a link should jump for this window (text before any heading only). */
   id?: string;
   /** The first words of its new content (for a text fragment when there is no id). */
   lead: string;
+  /** Offsets in `text` where the merged section changes (undefined part: the section's own). */
+  parts: { at: number; part: PartInfo | undefined }[];
+}
+
+/** Pieces joined as a window's text, and where each merged section starts in it. */
+function joinPieces(pieces: readonly { text: string; sep: string; part?: PartInfo | undefined }[]): { text: string; parts: Window['parts'] } {
+  let text = '';
+  const parts: Window['parts'] = [];
+  let current: PartInfo | undefined;
+  pieces.forEach((u, i) => {
+    if (i) text += u.sep;
+    if (u.part !== current) {
+      parts.push({ at: text.length, part: u.part });
+      current = u.part;
+    }
+    text += u.text;
+  });
+  return { text, parts };
 }
 
 /** Packs units into windows of at most maxWords / maxChars, each starting with ~overlap of the previous. */
-function pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: number, overlapChars: number): Window[] {
+function* pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: number, overlapChars: number): Generator<void, Window[]> {
   const out: Window[] = [];
   let win: Unit[] = [];
   let carried = 0; // how many units at the start of `win` repeat the previous window
@@ -353,10 +423,10 @@ function pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: n
   const emit = (k: number) => {
     const taken = win.slice(0, k);
     const fresh = taken.slice(carried);
-    const text = taken.map((u, i) => (i ? u.sep + u.text : u.text)).join('');
+    const { text, parts } = joinPieces(taken);
     const id = fresh[0]?.id ?? lastId;
     for (const u of taken) if (u.id) lastId = u.id;
-    out.push({ text, ...(id ? { id } : {}), lead: fresh[0]?.text ?? '' });
+    out.push({ text, ...(id ? { id } : {}), lead: fresh[0]?.text ?? '', parts });
     // Overlap: whole units from the end worth at most overlapWords, else the tail of the last one.
     const tail: Unit[] = [];
     let tw = 0;
@@ -377,7 +447,9 @@ function pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: n
     words = win.reduce((n, u) => n + u.words, 0);
     chars = win.reduce((n, u) => n + u.text.length + 1, 0);
   };
+  let n = 0;
   for (const u of units) {
+    if ((++n & 127) === 0) yield;
     while (win.length > carried && (words + u.words > maxWords || chars + u.text.length + 1 > maxChars)) {
       // Prefer the last paragraph start in the second half of the window.
       let k = win.length;
@@ -398,13 +470,28 @@ function pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: n
   return out;
 }
 
+/** Blocks -> chunks in one go. */
 export function chunkBlocks(blocks: readonly Block[], options: Partial<ChunkerOptions> = {}): ChunkResult {
+  const steps = chunkSteps(blocks, options);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The same cut as chunkBlocks, in small steps: it pauses (yields) every so often, never after more than
+ * a few hundred blocks, units or tokens, so a caller can spread a huge page over many short tasks
+ * (src/sections.ts cutSections).
+ */
+export function* chunkSteps(blocks: readonly Block[], options: Partial<ChunkerOptions> = {}): Generator<void, ChunkResult> {
   const opts = { ...DEFAULT_CHUNKER_OPTIONS, ...options };
-  const sections = mergeTiny(sectionize(blocks, opts.maxHeadingChars), opts.minWords);
+  const sections = mergeTiny(yield* sectionize(blocks, opts.maxHeadingChars), opts.minWords);
   const chunks: Chunk[] = [];
   const truncated = { chunks: 0, chars: 0 };
   const overlapWords = Math.max(1, Math.round(opts.maxWords * opts.overlap));
   for (const s of sections) {
+    yield;
     if (chunks.length >= opts.maxChunks) {
       truncated.chunks++;
       continue;
@@ -417,11 +504,12 @@ export function chunkBlocks(blocks: readonly Block[], options: Partial<ChunkerOp
     let wins: Window[];
     const total = s.body.reduce((n, p) => n + p.text.length + 1, 0);
     if (measureWords(s.body.map((p) => p.text).join(' ')) <= opts.maxWords && total <= maxChars) {
-      wins = [{ text: s.body.map((p) => p.text).join('\n'), ...(s.body.find((p) => p.id)?.id ? { id: s.body.find((p) => p.id)!.id! } : {}), lead: s.body[0]?.text ?? '' }];
+      const firstId = s.body.find((p) => p.id)?.id;
+      wins = [{ ...joinPieces(s.body.map((p) => ({ ...p, sep: '\n' }))), ...(firstId ? { id: firstId } : {}), lead: s.body[0]?.text ?? '' }];
     } else {
       // Units leave room for the overlap, so every window can start with one.
-      const units = toUnits(s.body, Math.max(1, opts.maxWords - overlapWords), Math.max(1, maxChars - overlapChars - 1));
-      wins = pack(units, opts.maxWords, maxChars, overlapWords, overlapChars);
+      const units = yield* toUnits(s.body, Math.max(1, opts.maxWords - overlapWords), Math.max(1, maxChars - overlapChars - 1));
+      wins = yield* pack(units, opts.maxWords, maxChars, overlapWords, overlapChars);
     }
     for (const [k, w] of wins.entries()) {
       if (chunks.length >= opts.maxChunks) {
@@ -431,9 +519,21 @@ export function chunkBlocks(blocks: readonly Block[], options: Partial<ChunkerOp
       const full = heading ? (w.text ? `${heading}\n${w.text}` : heading) : w.text;
       const text = cutChars(full, opts.maxChunkChars);
       truncated.chars += full.length - text.length;
-      const id = k === 0 ? (s.headingId ?? w.id) : (w.id ?? s.headingId);
-      const anchor: ChunkAnchor = id ? { id } : k > 0 && w.lead ? { text: cutChars(clean(w.lead), 120, true) } : section ? { text: section } : {};
-      chunks.push({ ord: chunks.length, headingPath: s.path, section, anchor, text, words: countWords(text) });
+      // A section links to its heading (every window of it); text before any heading to an id in it,
+      // else, past its first window, to the window's first words.
+      const anchor: ChunkAnchor = section
+        ? headingAnchor(s.headingId, section)
+        : w.id
+          ? { id: w.id }
+          : k > 0 && w.lead
+            ? { text: cutChars(clean(w.lead), 120, true) }
+            : {};
+      const shift = full.length - w.text.length;
+      const own: PartInfo = { headingPath: s.path, anchor };
+      const parts = w.parts
+        .map((x) => ({ at: x.at + shift, headingPath: (x.part ?? own).headingPath, anchor: (x.part ?? own).anchor }))
+        .filter((x) => x.at < text.length && !(x.at === shift && x.headingPath === s.path));
+      chunks.push({ ord: chunks.length, headingPath: s.path, section, anchor, text, words: countWords(text), ...(parts.length ? { parts } : {}) });
     }
   }
   return { chunks, truncated };

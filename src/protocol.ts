@@ -9,7 +9,7 @@
  * - `page/*` only content scripts in a normal tab; the page URL is taken from the sender, never the payload.
  * - everything else only the extension's own pages.
  */
-import type { Block } from './chunker.js';
+import type { Block, Chunk } from './chunker.js';
 import type { ParsedQuery } from './query.js';
 import type { SnippetSegment } from './snippet.js';
 import type { Settings } from './settings.js';
@@ -24,6 +24,13 @@ export interface CapturePayload {
   /** BCP 47 language tag from the page (`<html lang>`), '' when unknown. */
   lang: string;
   blocks: Block[];
+  /**
+   * The page cut into sections by the sender (src/sections.ts cutSections over these blocks), and the
+   * chunker that cut them (CHUNKER_VERSION). Checked against the blocks (src/validate.ts
+   * validateSections); without them, or from another chunker, the background cuts the blocks itself.
+   */
+  sections?: Chunk[];
+  chunker?: string;
   /** Capture diagnostics: how much of the page's visible text the extraction kept (0..1), and how. */
   extraction?: Extraction;
 }
@@ -61,6 +68,8 @@ export interface SearchRequest {
   limit?: number;
   /** Exclude this page (more-like-this). */
   excludeUrl?: string;
+  /** Search the words as typed: no typo correction ("search instead for …"). */
+  exact?: boolean;
 }
 
 export type LaneRanks = { lexical?: number; dense?: number };
@@ -72,6 +81,7 @@ export interface ResultSection {
   /** The page URL with a jump-to-section fragment. */
   href: string;
   snippet: SnippetSegment[];
+  /** The words of the query this section matched (as typed, or as corrected); never common words. */
   whyMatched: string[];
   lanes: LaneRanks;
   /** Fused score, rounded to 3 decimals. */
@@ -96,6 +106,11 @@ export interface SearchResponse {
   tookMs: number;
   /** Which lanes ran for this query. */
   lanesUsed: { lexical: boolean; dense: boolean };
+  /**
+   * Set when words the index does not know were searched as the nearest words it does:
+   * "Showing results for `query`; search instead for `original`" (the same request with `exact`).
+   */
+  corrected?: { query: string; original: string };
 }
 
 export interface Stats {
@@ -111,6 +126,8 @@ export interface Stats {
   modelDownload?: ModelDownload;
   /** Set after storage ran out and pages were forgotten to make room. */
   storageWarning?: string;
+  /** Stored pages being cut into sections again after a chunker change (background/recut.ts). */
+  recut?: { done: number; total: number };
 }
 
 export interface ModelStatusResponse {

@@ -3,19 +3,29 @@
  * filters on candidates → grouped by page → result cards. Storage is behind `SearchSource`, so the
  * extension (background/search.ts, over IndexedDB) and the evaluation (tests/eval, in memory) run this
  * same code.
+ *
+ * The lexical lane: the query's words (src/queryPlan.ts: common words, typos) → BM25F over the postings
+ * of the words that retrieve (src/bm25.ts) → a minimum share of the words matched, for long queries →
+ * proximity over the best candidates' text (src/proximity.ts). A result links to, and its snippet
+ * comes from, the place in its section where the query matched best (the merged sub-section it lies
+ * in, src/chunker.ts parts).
  */
-import { bm25Search, type CorpusStats, type PostingList, type QueryTerm } from './bm25.js';
-import type { ChunkAnchor } from './chunker.js';
+import { addScores, bm25Search, DEFAULT_FIELDS, idf, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
+import type { ChunkAnchor, SectionPart } from './chunker.js';
 import { groupByPage } from './group.js';
 import { classifyQuery, fuseHybrid, type DenseCalibration } from './hybrid.js';
 import { TOKENIZER } from './indexing.js';
+import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
+import { DEFAULT_PROXIMITY, headingMatch, proximityScore, type ProximityParams } from './proximity.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
+import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
-import { makeSnippet, TermMarker } from './snippet.js';
-import { foldText, queryTerms } from './tokenizer.js';
+import { bestSnippet, type SnippetQuery } from './snippet.js';
+import { editDistance, maxEditsFor } from './spelling.js';
+import { foldText, wordTerms } from './tokenizer.js';
 import { sectionHref } from './url.js';
 
 /** A stored page as search sees it. */
@@ -36,6 +46,8 @@ export interface SectionView {
   headingPath: string[];
   section: string;
   anchor: ChunkAnchor;
+  /** Sub-sections merged into it, by offset in `text`. */
+  parts?: SectionPart[];
   text: string;
 }
 
@@ -55,7 +67,47 @@ export interface SearchSource {
   sections(ids: readonly number[]): Promise<SectionView[]>;
   /** The dense lane: null while the model is not loaded or the lane is off (the search runs lexical-only). */
   dense: ((text: string, k: number, allowed: ReadonlySet<number> | null) => Promise<DenseResult | null>) | null;
+  /** Index terms within maxEdits of `term`, nearest first (src/spelling.ts); absent: no typo correction. */
+  similarTerms?: (term: string, maxEdits: number) => Promise<{ term: string; distance: number }[]>;
+  /** Words of the language that are not typos even when the index lacks them ("bread"); absent: none known. */
+  lexicon?: () => Promise<ReadonlySet<string> | null>;
 }
+
+/** Everything the lexical lane's ranking depends on besides BM25's k1 and b (settings). Tuned in tests/eval. */
+export interface LexicalOptions {
+  fields: FieldWeights;
+  common: CommonWordOptions;
+  proximity: ProximityParams;
+  /**
+   * A query with at least `minMatchFrom` retrieving words needs at least `minMatchWords` of them in a
+   * section, or `minMatchShare` of them if that is more (never more than it has).
+   */
+  minMatchShare: number;
+  minMatchWords: number;
+  minMatchFrom: number;
+  /**
+   * A query of two or more words gets no lexical results when even its best sections (of the first
+   * ten) hold less than this share of its words' weight, counting the words the index does not know
+   * at full weight: an off-topic question ("best sourdough bread recipe for beginners") matching the
+   * pages only by its generic words ("best", "recipe").
+   */
+  minCoverage: number;
+  /** Whether unknown words of scripts without spaces count against the coverage. */
+  coverageUnspaced: boolean;
+  typos: boolean;
+}
+
+export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
+  fields: DEFAULT_FIELDS,
+  common: DEFAULT_COMMON,
+  proximity: DEFAULT_PROXIMITY,
+  minMatchShare: 0,
+  minMatchWords: 2,
+  minMatchFrom: 3,
+  minCoverage: 0.3,
+  coverageUnspaced: false,
+  typos: true,
+};
 
 /** Merges the typed query with the filter controls / URL parameters. */
 export function parseRequest(req: SearchRequest, now = Date.now()): ParsedQuery {
@@ -84,6 +136,19 @@ export interface SearchOptions {
   now?: number;
   /** Milliseconds for tookMs (the worker passes performance.now; the pure core has no such clock). */
   clock?: () => number;
+  /** What-if overrides of the lexical lane (the evaluation's tuning runs). */
+  lexical?: Partial<LexicalOptions>;
+}
+
+/** The query's words, what the lexical lane made of them, and what the result cards need. */
+interface Plan {
+  words: QueryWord[];
+  /** Per word: BM25 weight (idf), for proximity and snippet windows. */
+  weights: number[];
+  /** Term -> query word it stands for. */
+  wordOfTerm: Map<string, number>;
+  /** Bits of the words to highlight. */
+  marked: number;
 }
 
 export async function search(src: SearchSource, req: SearchRequest, opts: SearchOptions = {}): Promise<SearchResponse> {
@@ -91,13 +156,17 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const now = opts.now ?? Date.now();
   const started = clock();
   const settings = src.settings;
+  let lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
+  // "Find related pages" asks with a page's most telling words: any of them makes a page related, so
+  // neither the two-word minimum nor the off-topic gate applies.
+  if (req.excludeUrl) lex = { ...lex, minMatchWords: 1, minMatchShare: 0, minCoverage: 0 };
   const limit = req.limit ?? 30;
   const parsed = parseRequest(req, now);
   const allowed = await src.allowedChunks(parsed, req.excludeUrl);
-  const terms = queryTerms(parsed.text, TOKENIZER);
+  const words = queryWords(parsed.text, TOKENIZER);
   const empty = (): SearchResponse => ({ results: [], parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false } });
   if (allowed && allowed.size === 0) return empty();
-  if (!terms.length) {
+  if (!words.length) {
     if (!allowed) return empty();
     // Filters alone (`site:docs.python.org after:7d`): the matching pages, most recently visited first.
     const pages = [...(await src.pages()).values()]
@@ -105,52 +174,238 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
       .sort((a, b) => b.lastVisit - a.lastVisit)
       .slice(0, limit);
     const listed = pages.map((p) => ({ id: p.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }));
-    const results = await present(src, listed, parsed, [], limit);
+    const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), marked: 0 };
+    const results = await present(src, listed, parsed, plan, limit, new Map());
     return { results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false } };
   }
 
   // Filters on text (phrases, excluded words) are checked on candidates, so retrieve deeper.
   const textFilters = parsed.phrases.length + parsed.excludeWords.length + parsed.excludePhrases.length > 0;
   const depth = textFilters ? Math.max(500, limit * 10) : Math.max(limit * 3, 30);
-  const [lexical, dense] = await Promise.all([
-    lexicalLane(src, terms, depth, allowed),
-    settings.denseEnabled && src.dense ? src.dense(parsed.text, depth, allowed).catch(() => null) : Promise.resolve(null),
-  ]);
+  const sections = new Map<number, SectionView>();
+  const queryClass = classifyQuery(parsed.text);
+  const lexicalRun = lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections);
+  // The dense lane starts at once with the text as typed; it is asked again only if a typo was corrected.
+  const denseOn = settings.denseEnabled && !!src.dense;
+  const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed).catch(() => null) : Promise.resolve(null);
+  const lexical = await lexicalRun;
+  const corrected = lexical.plan.words.some((w) => w.correction);
+  const dense = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed).catch(() => null) : await denseFirst;
   const fused = fuseHybrid({
-    lexical,
+    lexical: lexical.hits,
     dense: dense?.hits ?? [],
-    queryClass: classifyQuery(parsed.text),
+    queryClass,
     calibration: dense?.calibration ?? null,
     rrfK: settings.ranking.rrfK,
     userWeights: { lexical: settings.ranking.lexicalWeight, dense: settings.ranking.denseWeight },
   });
-  const results = await present(src, fused, parsed, terms, limit);
-  return { results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: true, dense: dense !== null } };
+  const results = await present(src, fused, parsed, lexical.plan, limit, sections);
+  const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null } };
+  if (corrected) {
+    const query = correctedText(req.q, lexical.plan.words);
+    if (query !== null) response.corrected = { query, original: req.q };
+  }
+  response.tookMs = round1(clock() - started);
+  return response;
 }
 
-async function lexicalLane(src: SearchSource, terms: string[], k: number, allowed: ReadonlySet<number> | null): Promise<LaneHit[]> {
-  const [postings, stats] = await Promise.all([src.postings(terms), src.corpusStats()]);
-  const query: QueryTerm[] = terms.map((term) => ({ term, postings: postings.get(term)! }));
-  return bm25Search(query, stats, { k, allowed, params: { k1: src.settings.ranking.k1, b: src.settings.ranking.b } });
+interface LexicalRun {
+  hits: LaneHit[];
+  plan: Plan;
+}
+
+/** The lexical lane alone, as search() runs it for a query's free text (the benchmarks time this). */
+export async function lexicalSearch(src: SearchSource, text: string, k: number, opts: { lexical?: Partial<LexicalOptions>; allowed?: ReadonlySet<number> | null } = {}): Promise<LaneHit[]> {
+  const lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
+  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, false, new Map())).hits;
+}
+
+/**
+ * The lexical lane: plans the query's words, scores BM25F, keeps hits with enough of the words, and
+ * rescores the best with proximity. Reads sections into `sections` (the result cards reuse them).
+ */
+async function lexicalLane(
+  src: SearchSource,
+  words: QueryWord[],
+  k: number,
+  allowed: ReadonlySet<number> | null,
+  lex: LexicalOptions,
+  exact: boolean,
+  sections: Map<number, SectionView>,
+): Promise<LexicalRun> {
+  const [postings, stats] = await Promise.all([src.postings([...new Set(words.flatMap((w) => w.terms))]), src.corpusStats()]);
+  const df = (t: string) => postings.get(t)?.ids.length ?? 0;
+  markCommon(words, df, stats.N, lex.common);
+  if (lex.typos && !exact && src.similarTerms) await correctTypos(src, words, df, postings);
+
+  const scored = scoredTerms(words);
+  const wordOfTerm = new Map(scored.map((t) => [t.term, t.word]));
+  const weights = words.map((w) => {
+    const terms = w.correction ? [w.correction.term] : w.terms;
+    const best = Math.max(0, ...terms.map((t) => (df(t) ? idf(stats.N, df(t)) : 0)));
+    return best * (w.correction ? TYPO_WEIGHT : 1);
+  });
+  const allCommon = words.every((w) => w.common);
+  let marked = 0;
+  words.forEach((w, i) => {
+    if (allCommon || !w.common) marked |= 1 << Math.min(i, 30);
+  });
+  const plan: Plan = { words, weights, wordOfTerm, marked };
+
+  const query: QueryTerm[] = scored.map((t) => ({ term: t.term, postings: postings.get(t.term) ?? EMPTY_LIST, weight: t.weight }));
+  // Common words score the sections the other words found (Lucene's common-terms idea), never retrieve.
+  const scoredSet = new Set(scored.map((t) => t.term));
+  const scoringOnly: QueryTerm[] = [...new Set(words.filter((w) => w.common).flatMap((w) => w.terms))]
+    .filter((t) => !scoredSet.has(t))
+    .map((term) => ({ term, postings: postings.get(term) ?? EMPTY_LIST }));
+  const retrieving = new Set(scored.map((t) => t.word)).size;
+  const need = retrieving >= lex.minMatchFrom ? Math.min(retrieving, Math.max(lex.minMatchWords, Math.ceil(retrieving * lex.minMatchShare))) : 1;
+  const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
+  const wordsMatched = (h: LexicalHit) => new Set(h.terms.map((t) => wordOfTerm.get(t)).filter((w) => w !== undefined)).size;
+  const retrieve = (q: readonly QueryTerm[]): LexicalHit[] => {
+    let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? k * 2 : k, allowed, params, fields: lex.fields });
+    if (need > 1) out = out.filter((h) => wordsMatched(h) >= need);
+    if (scoringOnly.length && lex.common.score) out = addScores(out, scoringOnly, stats, { params, fields: lex.fields });
+    return out.slice(0, k);
+  };
+  let hits = retrieve(query);
+
+  // The query's distinct content words, each by the terms that stand for it (a repeated word counts once).
+  const content = new Map<string, { terms: string[]; weight: number }>();
+  for (const w of words) {
+    if (w.common) continue;
+    const terms = w.correction ? [w.correction.term] : w.terms;
+    // In a script without spaces an unknown word is as likely the segmenter's cut through a known one
+    // (a remembered span starting mid-word) as a word the pages lack: no evidence either way.
+    if (!lex.coverageUnspaced && unspacedWord(w.text) && terms.every((t) => df(t) === 0)) continue;
+    // idf: its best term's, or the highest possible for a word the index lacks.
+    content.set(terms.join('\u0000'), { terms, weight: Math.max(...terms.map((t) => idf(stats.N, Math.max(0.5, df(t))))) });
+  }
+  if (lex.minCoverage > 0 && content.size >= 2 && hits.length) {
+    const total = [...content.values()].reduce((a, c) => a + c.weight, 0);
+    let best = 0;
+    for (const h of hits.slice(0, 10)) {
+      const matched = new Set(h.terms);
+      let covered = 0;
+      for (const c of content.values()) if (c.terms.some((t) => matched.has(t))) covered += c.weight;
+      best = Math.max(best, covered / total);
+    }
+    if (best < lex.minCoverage) hits = [];
+  }
+
+  const prox = lex.proximity;
+  const useProximity = words.length >= 2;
+  if ((useProximity || prox.heading > 0) && prox.candidates > 0 && hits.length > 1) {
+    const top = hits.slice(0, prox.candidates);
+    const unread = top.map((h) => h.id).filter((id) => !sections.has(id));
+    if (unread.length) for (const v of await src.sections(unread)) sections.set(v.id, v);
+    const pages = await src.pages();
+    const matcher = new QueryMatcher(words.map((w) => (w.correction ? [w.correction.term] : w.terms)), TOKENIZER, true);
+    const pq = { words: words.length, content: words.map((w) => !w.common), weight: weights, k1: src.settings.ranking.k1 };
+    const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
+    const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
+    // Sections of one page share its title and upper headings: each heading is matched once.
+    const headingMatches = new Map<string, number>();
+    const rescored = top.map((h) => {
+      const v = sections.get(h.id);
+      if (!v) return { h, score: h.score, sequence: false };
+      let score = h.score;
+      let sequence = false;
+      // Proximity needs two of the query's words in the section: the others are not read.
+      if (useProximity && wordsMatched(h) >= 2) {
+        const p = proximityScore(matcher.locate(v.text), pq, prox);
+        score += p.score;
+        sequence = sequenceCounts && p.sequence;
+      }
+      // A heading can only be the query if a query word is in one (or in a merged sub-section's, which is body text).
+      if (prox.heading > 0 && (h.fields === undefined || h.fields !== 0 || v.parts)) {
+        // Any heading over the text (its own, those above, a merged sub-section's) or the page's title.
+        let best = 0;
+        for (const heading of [...v.headingPath, ...(v.parts ?? []).flatMap((p) => p.headingPath), pages.get(v.url)?.title ?? '']) {
+          if (!heading) continue;
+          let m = headingMatches.get(heading);
+          if (m === undefined) headingMatches.set(heading, (m = matcher.mayMatch(heading) ? headingMatch(matcher.locate(heading), weights) : 0));
+          if (m > best) best = m;
+        }
+        score += prox.heading * best * weightSum;
+      }
+      return { h, score, sequence };
+    });
+    rescored.sort((a, b) => Number(b.sequence) - Number(a.sequence) || b.score - a.score || a.h.id - b.h.id);
+    hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...hits.slice(top.length)];
+  }
+  return { hits, plan };
+}
+
+const EMPTY_LIST: PostingList = { ids: new Uint32Array(0), tfs: new Uint32Array(0), lens: new Uint32Array(0) };
+
+/** Candidate corrections of one word whose postings are read, at most (the nearest, alphabetically). */
+const MAX_CANDIDATES = 16;
+
+/**
+ * Corrects the words the index does not know (and the language does not either) to their nearest index
+ * term: fewest edits, then the most sections. Their postings join `postings`.
+ */
+async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: string) => number, postings: Map<string, PostingList>): Promise<void> {
+  const unknown = unknownWords(words, df);
+  if (!unknown.length) return;
+  const lexicon = src.lexicon ? await src.lexicon().catch(() => null) : null;
+  for (const i of unknown) {
+    const w = words[i]!;
+    if (lexicon?.has(foldText(w.text).toLowerCase())) continue;
+    // The index holds stems; edits are counted on the word as typed (`loging` is one edit from
+    // `logging`, whose stem is `logg`), comparing a candidate with the typed word's own ending.
+    const term = w.terms[0]!;
+    const raw = wordTerms(foldText(w.text), { ...TOKENIZER, stem: false })[0] ?? term;
+    const max = maxEditsFor(raw);
+    const suffix = raw.startsWith(term) ? raw.slice(term.length) : '';
+    const near = (await src.similarTerms!(term, max))
+      .map((c) => ({ term: c.term, distance: suffix ? Math.min(c.distance, editDistance(raw, c.term + suffix, max)) : c.distance }))
+      .sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+    // The nearest candidates first; among the equally near (at most MAX_CANDIDATES read), the most used.
+    let best: { term: string; distance: number } | undefined;
+    for (let from = 0; from < near.length && !best; ) {
+      const d = near[from]!.distance;
+      let to = from;
+      while (to < near.length && near[to]!.distance === d) to++;
+      const level = near.slice(from, Math.min(to, from + MAX_CANDIDATES));
+      const fresh = level.map((c) => c.term).filter((t) => !postings.has(t));
+      if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
+      for (const c of level) if (df(c.term) > 0 && (!best || df(c.term) > df(best.term))) best = c;
+      from = to;
+    }
+    if (best) {
+      // Shown in the typed word's form: the stem with the ending the person typed (`contaienrs` ->
+      // `container` + `s`), in capitals only if they typed some.
+      const display = best.term + suffix;
+      w.correction = { ...best, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase() };
+    }
+  }
 }
 
 /** Reads the candidates' sections, applies text filters, groups by page and builds the result cards. */
-async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, terms: string[], limit: number): Promise<SearchResult[]> {
+async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, plan: Plan, limit: number, known: Map<number, SectionView>): Promise<SearchResult[]> {
   if (!fused.length) return [];
   const phrases = parsed.phrases.map((p) => foldText(p).toLowerCase());
   const excludePhrases = [...parsed.excludePhrases, ...parsed.excludeWords].map((p) => foldText(p).toLowerCase());
   const textFilters = phrases.length + excludePhrases.length > 0;
   const table = await src.pages();
-  const marker = new TermMarker(new Set(terms), TOKENIZER);
+  const snippetQuery: SnippetQuery = {
+    matcher: new QueryMatcher(plan.words.map((w) => (w.correction ? [w.correction.term] : w.terms)), TOKENIZER),
+    // Common words only break ties between windows.
+    weights: plan.words.map((w, i) => (plan.marked & (1 << Math.min(i, 30)) ? Math.max(plan.weights[i]!, 0.01) : 0.001)),
+    marked: plan.marked,
+  };
   type Hit = FusedHit & { url: string; chunk: SectionView };
   const hits: Hit[] = [];
   // Read in slices: enough to fill `limit` pages with their extra sections, without reading everything.
   const pagesSeen = new Set<string>();
   for (let i = 0; i < fused.length && pagesSeen.size < limit; i += 64) {
     const slice = fused.slice(i, i + 64);
-    const byId = new Map((await src.sections(slice.map((h) => h.id))).map((c) => [c.id, c]));
+    const missing = slice.map((h) => h.id).filter((id) => !known.has(id));
+    const byId = new Map(missing.length ? (await src.sections(missing)).map((c) => [c.id, c]) : []);
     for (const h of slice) {
-      const chunk = byId.get(h.id);
+      const chunk = known.get(h.id) ?? byId.get(h.id);
       if (!chunk || !table.has(chunk.url)) continue;
       if (textFilters) {
         const folded = foldText(`${table.get(chunk.url)!.title}\n${chunk.text}`).toLowerCase();
@@ -162,14 +417,19 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     }
   }
   const section = (h: Hit): ResultSection => {
-    const body = h.chunk.text.includes('\n') && h.chunk.headingPath.length ? h.chunk.text.slice(h.chunk.text.indexOf('\n') + 1) : h.chunk.text;
+    const c = h.chunk;
+    const bodyAt = c.text.includes('\n') && c.headingPath.length ? c.text.indexOf('\n') + 1 : 0;
+    const snip = bestSnippet(c.text.slice(bodyAt), snippetQuery);
+    // The sub-section the passage lies in (a merged heading), else the section's own.
+    const part = snip.focus >= 0 ? partAt(c, bodyAt + snip.focus) : null;
+    const headingPath = part ? part.headingPath : c.headingPath;
     return {
       chunkId: h.id,
-      section: h.chunk.section,
-      headingPath: h.chunk.headingPath,
-      href: sectionHref(h.url, h.chunk.anchor),
-      snippet: makeSnippet(body, marker),
-      whyMatched: h.terms,
+      section: part ? (part.headingPath[part.headingPath.length - 1] ?? '') : c.section,
+      headingPath,
+      href: sectionHref(h.url, part ? part.anchor : c.anchor),
+      snippet: snip.segments,
+      whyMatched: matchedWords(h.terms, plan),
       lanes: { ...h.ranks },
       score: Math.round(h.score * 1000) / 1000,
     };
@@ -187,6 +447,32 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       more: g.more.map(section),
     };
   });
+}
+
+/** The merged sub-section holding offset `at` of the section's text, or null for the section's own. */
+export function partAt(c: { parts?: readonly SectionPart[] | undefined; headingPath: string[] }, at: number): SectionPart | null {
+  let found: SectionPart | null = null;
+  for (const p of c.parts ?? []) {
+    if (p.at > at) break;
+    found = p;
+  }
+  return found && found.headingPath !== c.headingPath && found.headingPath.join('\u0000') !== c.headingPath.join('\u0000') ? found : null;
+}
+
+/** The words the person typed that a hit matched (corrections as corrected), in query order; never common words. */
+function matchedWords(terms: readonly string[], plan: Plan): string[] {
+  const hit = new Set<number>();
+  for (const t of terms) {
+    const w = plan.wordOfTerm.get(t);
+    if (w !== undefined) hit.add(w);
+  }
+  const out: string[] = [];
+  plan.words.forEach((w, i) => {
+    if (!hit.has(i) || !(plan.marked & (1 << Math.min(i, 30)))) return;
+    const text = w.correction ? w.correction.display : w.text;
+    if (!out.includes(text)) out.push(text);
+  });
+  return out;
 }
 
 /** Whole-word containment on folded text (so `-java` does not drop "javascript"). */

@@ -1,6 +1,7 @@
 /**
  * Snippets as plain segments ({text, match}); the UI renders them as text nodes, never as HTML.
  */
+import { QueryMatcher } from './matcher.js';
 import { forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
 
 export interface SnippetSegment {
@@ -20,6 +21,12 @@ export class TermMarker {
     readonly terms: ReadonlySet<string>,
     private readonly tokenizer: TokenizerOptions,
   ) {}
+
+  /** The same question as a one-word query matcher (for bestSnippet). */
+  get matcher(): QueryMatcher {
+    return (this.asMatcher ??= new QueryMatcher([[...this.terms]], this.tokenizer));
+  }
+  private asMatcher: QueryMatcher | undefined;
 
   /** Does this word (folded, as `forEachWordSpan` gives it) carry a query term? */
   private marks(word: string): boolean {
@@ -70,51 +77,150 @@ export function highlight(text: string, marker: TermMarker): SnippetSegment[] {
   return segments(text, marker.spans(text), 0, text.length);
 }
 
+/** What a snippet looks for: which words carry which query words, what each is worth, which to mark. */
+export interface SnippetQuery {
+  matcher: QueryMatcher;
+  /** Weight of query word i (bit i of a mask). */
+  weights: readonly number[];
+  /** Bits of the query words to highlight (common words count for the window, unmarked). */
+  marked: number;
+}
+
+export interface Snippet {
+  segments: SnippetSegment[];
+  /** Offset in the body of the first match inside the snippet (-1: nothing matched): where the passage is. */
+  focus: number;
+}
+
 /**
- * The window of about `maxWords` words with the most marked words, with ellipses where it
- * was cut. Skips the heading path line (shown separately).
+ * The window of about `maxWords` (whitespace-separated) words that holds the most of the query: the
+ * sum of the weights of the distinct query words in it, then the most matching words, then the
+ * earliest; with ellipses where it was cut and whitespace collapsed.
  */
-export function makeSnippet(body: string, marker: TermMarker, maxWords = 36): SnippetSegment[] {
-  const text = body.replace(/\s+/g, ' ').trim();
-  const spans = marker.spans(text);
-  // Words are what lies between the single spaces left; starts[i] is word i's offset.
-  const starts: number[] = text ? [0] : [];
-  for (let i = text.indexOf(' '); i !== -1; i = text.indexOf(' ', i + 1)) starts.push(i + 1);
-  const nWords = starts.length;
-  const wordEnd = (i: number) => (i + 1 < nWords ? starts[i + 1]! - 1 : text.length);
-  if (nWords <= maxWords) return segments(text, spans, 0, text.length);
-  // A word is a hit when a marked span overlaps it.
-  const hits = new Uint8Array(nWords);
-  for (let i = 0, s = 0; i < nWords && s < spans.length; i++) {
-    const start = starts[i]!;
-    while (s < spans.length && spans[s + 1]! <= start) s += 2;
-    if (s < spans.length && spans[s]! < wordEnd(i)) hits[i] = 1;
+export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36): Snippet {
+  const tokens = [...body.matchAll(/\S+/g)];
+  const nWords = tokens.length;
+  const tStart = (i: number) => tokens[i]!.index;
+  const tEnd = (i: number) => tokens[i]!.index + tokens[i]![0].length;
+  const m = q.matcher.scan(body);
+  // Each match lies in one token (tokens split at whitespace, words never span it).
+  const tokMask = new Uint32Array(nWords);
+  const tokOf: number[] = [];
+  for (let k = 0, i = 0; k < m.start.length; k++) {
+    while (i < nWords && tEnd(i) <= m.start[k]!) i++;
+    tokOf.push(i);
+    if (i < nWords) tokMask[i]! |= m.mask[k]!;
   }
-  let best = 0;
-  let bestStart = 0;
-  let cur = 0;
-  for (let i = 0; i < nWords; i++) {
-    cur += hits[i]!;
-    if (i >= maxWords) cur -= hits[i - maxWords]!;
-    if (i >= maxWords - 1 && cur > best) {
-      best = cur;
-      bestStart = i - maxWords + 1;
+  let start = 0;
+  if (nWords > maxWords && m.start.length) {
+    const counts = new Int32Array(32);
+    let weight = 0;
+    let hits = 0;
+    const add = (mask: number, d: number) => {
+      if (!mask) return;
+      hits += d;
+      for (let b = 0; mask; b++, mask >>>= 1) {
+        if (!(mask & 1)) continue;
+        const before = counts[b]!;
+        counts[b] = before + d;
+        if (before === 0 && d > 0) weight += q.weights[b] ?? 1;
+        else if (before + d === 0) weight -= q.weights[b] ?? 1;
+      }
+    };
+    let best = -1;
+    let bestHits = -1;
+    let bestStart = 0;
+    for (let i = 0; i < nWords; i++) {
+      add(tokMask[i]!, 1);
+      if (i >= maxWords) add(tokMask[i - maxWords]!, -1);
+      if (i >= maxWords - 1 && (weight > best + 1e-9 || (Math.abs(weight - best) <= 1e-9 && hits > bestHits))) {
+        best = weight;
+        bestHits = hits;
+        bestStart = i - maxWords + 1;
+      }
+    }
+    // The chosen window ends on a match. Start a little before its first match instead, for context,
+    // but never so early that its last match falls out of the window.
+    if (best > 0) {
+      let first = bestStart;
+      while (!tokMask[first]) first++;
+      let last = bestStart + maxWords - 1;
+      while (!tokMask[last]) last--;
+      start = Math.max(0, last - maxWords + 1, first - 4);
+      start = Math.max(0, Math.min(start, nWords - maxWords));
     }
   }
-  // The first window with the most matches ends on a match. Start a little before its first match
-  // instead, for context, but never so early that its last match falls out of the window.
-  let start = 0;
-  if (best > 0) {
-    let first = bestStart;
-    while (!hits[first]) first++;
-    let last = bestStart + maxWords - 1;
-    while (!hits[last]) last--;
-    start = Math.max(0, last - maxWords + 1, first - 4);
-    start = Math.max(0, Math.min(start, nWords - maxWords));
-  }
   const end = Math.min(nWords, start + maxWords);
-  const segs = segments(text, spans, starts[start]!, wordEnd(end - 1));
+  // The window's text with single spaces, and the marked extents mapped into it.
+  const segs: SnippetSegment[] = [];
+  let text = '';
+  let plainFrom = 0;
+  const focus = focusIn(tokMask, start, end, q, m, tokOf);
+  let k = 0;
+  for (let i = start; i < end; i++) {
+    if (i > start) text += ' ';
+    const base = text.length - tStart(i);
+    while (k < m.start.length && tokOf[k]! < i) k++;
+    for (; k < m.start.length && tokOf[k] === i; k++) {
+      if (!(m.mask[k]! & q.marked)) continue;
+      const s0 = Math.max(base + m.start[k]!, plainFrom);
+      const e0 = base + Math.min(m.end[k]!, tEnd(i));
+      if (e0 <= s0) continue;
+      const prefix = text + body.slice(tStart(i), tEnd(i));
+      if (s0 > plainFrom) segs.push({ text: prefix.slice(plainFrom, s0), match: false });
+      segs.push({ text: prefix.slice(s0, e0), match: true });
+      plainFrom = e0;
+    }
+    text += body.slice(tStart(i), tEnd(i));
+  }
+  if (plainFrom < text.length) segs.push({ text: text.slice(plainFrom), match: false });
   if (start > 0) segs.unshift({ text: '… ', match: false });
   if (end < nWords) segs.push({ text: ' …', match: false });
-  return segs;
+  return { segments: segs, focus };
+}
+
+/** Words in the passage a snippet's focus is chosen from (about a remembered sentence). */
+const FOCUS_WORDS = 12;
+
+/**
+ * Where in tokens [start, end) the query matched best: the run of FOCUS_WORDS tokens with the most
+ * weight of distinct query words (then the most matching tokens, then the earliest); its first match
+ * of a marked word (else of any word), as an offset in the body. -1 when nothing in the range matched.
+ */
+function focusIn(tokMask: Uint32Array, start: number, end: number, q: SnippetQuery, m: { start: number[]; mask: number[] }, tokOf: readonly number[]): number {
+  let best = -1;
+  let bestHits = -1;
+  let bestAt = -1;
+  for (let i = start; i < end; i++) {
+    if (!tokMask[i]) continue;
+    let seen = 0;
+    let weight = 0;
+    let hits = 0;
+    for (let j = i; j < Math.min(end, i + FOCUS_WORDS); j++) {
+      const mask = tokMask[j]!;
+      if (!mask) continue;
+      hits++;
+      for (let b = 0, x = mask & ~seen; x; b++, x >>>= 1) if (x & 1) weight += q.weights[b] ?? 1;
+      seen |= mask;
+    }
+    if (weight > best + 1e-9 || (Math.abs(weight - best) <= 1e-9 && hits > bestHits)) {
+      best = weight;
+      bestHits = hits;
+      bestAt = i;
+    }
+  }
+  if (bestAt < 0) return -1;
+  let any = -1;
+  for (let k = 0; k < m.start.length; k++) {
+    const t = tokOf[k]!;
+    if (t < bestAt || t >= bestAt + FOCUS_WORDS) continue;
+    if (m.mask[k]! & q.marked) return m.start[k]!;
+    if (any < 0) any = m.start[k]!;
+  }
+  return any;
+}
+
+/** `bestSnippet` for a marker: every match weighs the same, so the window with the most matches wins. */
+export function makeSnippet(body: string, marker: TermMarker, maxWords = 36): SnippetSegment[] {
+  return bestSnippet(body, { matcher: marker.matcher, weights: [1], marked: 1 }, maxWords).segments;
 }

@@ -2,7 +2,7 @@
  * Shape checks for every request the background accepts. A page is hostile until proven otherwise:
  * anything malformed is refused with `bad-request`, anything over the caps is cut.
  */
-import type { Block, BlockKind } from './chunker.js';
+import { CHUNKER_VERSION, countWords, DEFAULT_CHUNKER_OPTIONS, type Block, type BlockKind, type Chunk, type ChunkAnchor, type SectionPart } from './chunker.js';
 import { ProtocolError, type CapturePayload, type ForgetScope, type MessageType, type SearchRequest } from './protocol.js';
 import { normalizeSitePattern } from './settings.js';
 
@@ -35,30 +35,46 @@ export interface CaptureValidation {
   truncatedChars: number;
 }
 
-export function validateCapture(v: unknown): CaptureValidation {
-  if (!isObject(v)) fail('capture payload must be an object');
-  const title = str(v.title, 'title', CAPTURE_LIMITS.maxTitleChars)!.replace(/\s+/g, ' ').trim();
-  const lang = (str(v.lang, 'lang', 35, true) ?? '').trim();
-  if (!Array.isArray(v.blocks)) fail('blocks must be an array');
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+/** Lone surrogates become U+FFFD: they cannot be put in a URL (encodeURIComponent throws) or compared reliably. */
+const wellFormed = (s: string): string => (/[\ud800-\udfff]/.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s);
+
+/**
+ * An element id a link may jump to: 1–200 characters, no whitespace (HTML ids have none) and no
+ * control or separator characters. Anything else is dropped (the section is then linked by text).
+ */
+export function plainId(v: unknown): string | undefined {
+  if (typeof v !== 'string' || v.length === 0 || v.length > 200) return undefined;
+  const id = wellFormed(v);
+  return /[\s\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(id) ? undefined : id;
+}
+
+/**
+ * Blocks as the background accepts them: known kinds, levels 1–6, plain ids, well-formed text within
+ * the caps, no empty blocks. The content script runs this same function before it cuts (src/sections.ts),
+ * so both sides cut the same blocks. Throws a bad-request for a malformed block.
+ */
+export function normalizeBlocks(raw: readonly unknown[]): { blocks: Block[]; truncatedChars: number } {
   const blocks: Block[] = [];
   let chars = 0;
   let truncatedChars = 0;
   let i = 0;
-  for (; i < Math.min(v.blocks.length, CAPTURE_LIMITS.maxBlocks); i++) {
-    const raw: unknown = v.blocks[i];
-    if (!isObject(raw) || typeof raw.kind !== 'string' || !BLOCK_KINDS.has(raw.kind)) fail('malformed block');
-    if (typeof raw.text !== 'string') fail('block text must be a string');
-    let text = raw.text.length > CAPTURE_LIMITS.maxBlockChars ? raw.text.slice(0, CAPTURE_LIMITS.maxBlockChars) : raw.text;
-    truncatedChars += raw.text.length - text.length;
+  for (; i < Math.min(raw.length, CAPTURE_LIMITS.maxBlocks); i++) {
+    const b: unknown = raw[i];
+    if (!isObject(b) || typeof b.kind !== 'string' || !BLOCK_KINDS.has(b.kind)) fail('malformed block');
+    if (typeof b.text !== 'string') fail('block text must be a string');
+    let text = b.text.length > CAPTURE_LIMITS.maxBlockChars ? b.text.slice(0, CAPTURE_LIMITS.maxBlockChars) : b.text;
+    truncatedChars += b.text.length - text.length;
     if (chars + text.length > CAPTURE_LIMITS.maxPageChars) {
       const room = Math.max(0, CAPTURE_LIMITS.maxPageChars - chars);
       truncatedChars += text.length - room;
       text = text.slice(0, room);
     }
     chars += text.length;
-    const block: Block = { kind: raw.kind as BlockKind, text };
-    if (raw.kind === 'heading') block.level = typeof raw.level === 'number' && raw.level >= 1 && raw.level <= 6 ? Math.round(raw.level) : 2;
-    if (typeof raw.id === 'string' && raw.id.length > 0 && raw.id.length <= 200) block.id = raw.id;
+    const block: Block = { kind: b.kind as BlockKind, text: wellFormed(text) };
+    if (b.kind === 'heading') block.level = typeof b.level === 'number' && b.level >= 1 && b.level <= 6 ? Math.round(b.level) : 2;
+    const id = plainId(b.id);
+    if (id) block.id = id;
     if (text) blocks.push(block);
     if (chars >= CAPTURE_LIMITS.maxPageChars) {
       i++;
@@ -66,11 +82,29 @@ export function validateCapture(v: unknown): CaptureValidation {
     }
   }
   // Blocks never reached (past the page or block cap) were cut too.
-  for (; i < v.blocks.length; i++) {
-    const raw: unknown = v.blocks[i];
-    if (isObject(raw) && typeof raw.text === 'string') truncatedChars += raw.text.length;
+  for (; i < raw.length; i++) {
+    const b: unknown = raw[i];
+    if (isObject(b) && typeof b.text === 'string') truncatedChars += b.text.length;
   }
+  return { blocks, truncatedChars };
+}
+
+export function validateCapture(v: unknown): CaptureValidation {
+  if (!isObject(v)) fail('capture payload must be an object');
+  const title = str(v.title, 'title', CAPTURE_LIMITS.maxTitleChars)!.replace(/\s+/g, ' ').trim();
+  const lang = (str(v.lang, 'lang', 35, true) ?? '').trim();
+  if (!Array.isArray(v.blocks)) fail('blocks must be an array');
+  const { blocks, truncatedChars } = normalizeBlocks(v.blocks);
   const payload: CapturePayload = { title, lang, blocks };
+  // Sections cut by another chunker (a content script or outbox entry older than this worker) are not
+  // checked, nor used: the background cuts the blocks itself then.
+  if (v.sections !== undefined || v.chunker !== undefined) {
+    if (typeof v.chunker !== 'string' || v.chunker.length > 40) fail('chunker must name the chunker version');
+    if (v.chunker === CHUNKER_VERSION) {
+      payload.sections = validateSections(v.sections, blocks);
+      payload.chunker = v.chunker;
+    }
+  }
   const url = str(v.url, 'url', 4000, true);
   if (url) payload.url = url;
   if (isObject(v.extraction)) {
@@ -82,6 +116,133 @@ export function validateCapture(v: unknown): CaptureValidation {
     payload.extraction = { method, retention, visibleWords, costMs: ms(e.costMs), longestTaskMs: ms(e.longestTaskMs) };
   }
   return { payload, truncatedChars };
+}
+
+/** What a section may be; the chunker never makes more (src/chunker.ts DEFAULT_CHUNKER_OPTIONS). */
+export const SECTION_LIMITS = {
+  maxSections: DEFAULT_CHUNKER_OPTIONS.maxChunks,
+  maxTextChars: DEFAULT_CHUNKER_OPTIONS.maxChunkChars,
+  maxHeadingChars: DEFAULT_CHUNKER_OPTIONS.maxHeadingChars,
+  /** Heading levels are 1–6, so a path is at most 6 deep. */
+  maxPathDepth: 6,
+  maxAnchorTextChars: DEFAULT_CHUNKER_OPTIONS.maxHeadingChars,
+  /**
+   * All sections' text past their heading line, against the blocks' text: the chunker repeats at most
+   * its overlap of each window (15%) and, for sub-sections merged into their parent, their headings.
+   * Measured at most 1.45x on the Python manual (tests/bench/captureCut.ts notes it); far above is not
+   * a cut of these blocks but a page amplified (a thousand copies of one section).
+   */
+  maxBodyRatio: 2,
+  /** Text any page may have on top of that (a small page's overlaps). */
+  bodyAllowance: 64_000,
+  /** And per heading block: a merged sub-section repeats its path below its parent (6 headings at most). */
+  bodyAllowancePerHeading: 6 * (DEFAULT_CHUNKER_OPTIONS.maxHeadingChars + 3),
+} as const;
+
+/** A section's (or a merged part's) link: nothing, a plain id of one of the blocks, or a phrase of the section. */
+function checkAnchor(a: unknown, text: string, ids: ReadonlySet<string>, bad: (why: string) => never): ChunkAnchor {
+  if (!isObject(a)) bad('anchor must be an object');
+  const { id, text: frag, ...rest } = a;
+  if (Object.keys(rest).length || (id !== undefined && frag !== undefined)) bad('anchor has an id or a text, not both, and nothing else');
+  if (id !== undefined) {
+    if (typeof id !== 'string' || plainId(id) !== id || !ids.has(id)) bad('anchor id is not a plain id of one of the blocks');
+    return { id };
+  }
+  if (frag !== undefined) {
+    // Page text (it is percent-encoded into the link): well-formed, short, and found in the section.
+    if (typeof frag !== 'string' || !frag || frag.length > SECTION_LIMITS.maxAnchorTextChars || wellFormed(frag) !== frag) bad('anchor text is not a phrase of at most 200 characters');
+    if (!text.includes(frag) && !foldSpace(text).includes(frag)) bad('anchor text is not in the section');
+    return { text: frag };
+  }
+  return {};
+}
+
+/** Headings are matched as the chunker folds them: whitespace collapsed, then maybe cut at a word. */
+const foldSpace = (s: string) => s.replace(/\s+/g, ' ').trim();
+const PREFIX_KEY = 32;
+
+/**
+ * Sections sent with a capture, checked against the blocks sent with them: never trusted beyond what
+ * the background could have made of those blocks itself (see the threat model in README, "Who cuts the
+ * page"). The checks read each section's heading line and anchor and the lengths of the rest, never
+ * every word (that costs as much as cutting again: tests/bench/cut.ts):
+ * - shape and caps: at most maxChunks sections, `ord` = position, text 1–maxChunkChars characters,
+ *   `words` = its word count;
+ * - heading path: at most 6 headings, each the text of a heading block (or its start, for a heading
+ *   the chunker cut), `section` its last, and the text starts with the path as its own line;
+ * - anchor: nothing, an id one of the blocks has (a plain id), or a text fragment (well-formed, at
+ *   most 200 characters) that the section's text contains;
+ * - parts (sub-sections merged into it): each starting inside the text after the one before, with a
+ *   heading path of the blocks' headings and an anchor by the same rules, at most two per heading;
+ * - volume: the bodies together are at most maxBodyRatio times the blocks' text (plus the headings
+ *   merged sections repeat, plus a little): no amplifying a page into a thousand copies of itself.
+ * Any failure refuses the whole capture with the reason; nothing of it is stored.
+ */
+export function validateSections(v: unknown, blocks: readonly Block[]): Chunk[] {
+  if (!Array.isArray(v)) fail('sections must be an array');
+  if (v.length > SECTION_LIMITS.maxSections) fail(`too many sections (${v.length}, at most ${SECTION_LIMITS.maxSections})`);
+  const headings = new Set<string>();
+  const byStart = new Map<string, string[]>();
+  const ids = new Set<string>();
+  let blockChars = 0;
+  let headingBlocks = 0;
+  for (const b of blocks) {
+    blockChars += b.text.length;
+    if (b.id) ids.add(b.id);
+    if (b.kind !== 'heading') continue;
+    headingBlocks++;
+    const h = foldSpace(b.text);
+    headings.add(h);
+    if (h.length > PREFIX_KEY) {
+      const key = h.slice(0, PREFIX_KEY);
+      const list = byStart.get(key);
+      if (list) list.push(h);
+      else byStart.set(key, [h]);
+    }
+  }
+  const isHeading = (t: string) => headings.has(t) || (t.length > PREFIX_KEY && !!byStart.get(t.slice(0, PREFIX_KEY))?.some((h) => h.startsWith(t)));
+  const out: Chunk[] = [];
+  let bodyChars = 0;
+  for (let i = 0; i < v.length; i++) {
+    const s: unknown = v[i];
+    const bad: (why: string) => never = (why) => fail(`section ${i}: ${why}`);
+    if (!isObject(s)) bad('not an object');
+    if (s.ord !== i) bad('ord must be its position');
+    if (typeof s.text !== 'string' || !s.text) bad('text must be a non-empty string');
+    const text = s.text;
+    if (text.length > SECTION_LIMITS.maxTextChars) bad(`text over ${SECTION_LIMITS.maxTextChars} characters`);
+    if (s.words !== countWords(text)) bad('words does not match its text');
+    if (!Array.isArray(s.headingPath) || s.headingPath.length > SECTION_LIMITS.maxPathDepth) bad(`headingPath must be an array of at most ${SECTION_LIMITS.maxPathDepth} headings`);
+    const path: string[] = [];
+    for (const h of s.headingPath as unknown[]) {
+      if (typeof h !== 'string' || !h || h.length > SECTION_LIMITS.maxHeadingChars) bad('a heading in headingPath is not a string of 1–200 characters');
+      if (!isHeading(h)) bad('headingPath names a heading the blocks do not have');
+      path.push(h);
+    }
+    const section = path[path.length - 1] ?? '';
+    if (s.section !== section) bad('section must be the last heading of its path');
+    const line = path.join(' > ');
+    if (line && text !== line && !text.startsWith(line + '\n')) bad('text does not start with its heading path');
+    bodyChars += text.length - line.length;
+    const anchor = checkAnchor(s.anchor, text, ids, bad);
+    // Sub-sections merged into this one: where each starts in the text, its path and its link.
+    let parts: SectionPart[] | undefined;
+    if (s.parts !== undefined) {
+      if (!Array.isArray(s.parts) || s.parts.length === 0 || s.parts.length > 2 * headingBlocks + 2) bad('parts must be a non-empty array, at most two per heading');
+      parts = [];
+      let last = -1;
+      for (const x of s.parts as unknown[]) {
+        if (!isObject(x) || typeof x.at !== 'number' || !Number.isInteger(x.at) || x.at <= last || x.at >= text.length) bad('a part must start inside the text, after the part before it');
+        if (!Array.isArray(x.headingPath) || x.headingPath.length > SECTION_LIMITS.maxPathDepth || !x.headingPath.every((h) => typeof h === 'string' && h && h.length <= SECTION_LIMITS.maxHeadingChars && isHeading(h))) bad('a part names a heading the blocks do not have');
+        last = x.at;
+        parts.push({ at: x.at, headingPath: [...(x.headingPath as string[])], anchor: checkAnchor(x.anchor, text, ids, bad) });
+      }
+    }
+    out.push({ ord: i, headingPath: path, section, anchor, text, words: s.words as number, ...(parts ? { parts } : {}) });
+  }
+  const allowed = blockChars * SECTION_LIMITS.maxBodyRatio + SECTION_LIMITS.bodyAllowance + headingBlocks * SECTION_LIMITS.bodyAllowancePerHeading;
+  if (bodyChars > allowed) fail(`sections hold more text than their blocks could make (${bodyChars} characters from ${blockChars})`);
+  return out;
 }
 
 export function validateSearch(v: unknown): SearchRequest {
@@ -96,6 +257,10 @@ export function validateSearch(v: unknown): SearchRequest {
   if (after) out.after = after;
   if (before) out.before = before;
   if (excludeUrl) out.excludeUrl = excludeUrl;
+  if (v.exact !== undefined) {
+    if (typeof v.exact !== 'boolean') fail('exact must be a boolean');
+    if (v.exact) out.exact = true;
+  }
   if (v.limit !== undefined) {
     if (typeof v.limit !== 'number' || !Number.isFinite(v.limit)) fail('limit must be a number');
     out.limit = Math.max(1, Math.min(200, Math.round(v.limit)));

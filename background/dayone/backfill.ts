@@ -267,7 +267,7 @@ export class Backfill {
       let payload;
       try {
         // What the reader sent is checked like a content script's capture (shape, sizes, caps).
-        payload = validateCapture({ title: res.title, lang: res.lang, blocks: res.blocks }).payload;
+        payload = validateCapture({ title: res.title, lang: res.lang, blocks: res.blocks, sections: res.sections, chunker: res.chunker }).payload;
       } catch {
         return await this.skip(url, 'too-little-text');
       }

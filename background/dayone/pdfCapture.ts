@@ -84,7 +84,7 @@ export class PdfCapture {
     pdfLog.ms.push(res.ms / Math.max(1, res.pagesRead));
     let payload;
     try {
-      payload = validateCapture({ title: res.title, lang: '', blocks: res.blocks }).payload;
+      payload = validateCapture({ title: res.title, lang: '', blocks: res.blocks, sections: res.sections, chunker: res.chunker }).payload;
     } catch {
       await this.note({ url, title: res.title, at: now, problem: 'broken' });
       return 'broken';

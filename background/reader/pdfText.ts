@@ -7,6 +7,7 @@
 import { getDocument, GlobalWorkerOptions } from 'pdfjs-dist';
 import type { PDFDocumentProxy } from 'pdfjs-dist';
 import { MAX_PDF_BYTES, MAX_PDF_PAGES, pdfBlocks, pdfWords, type PdfLine, type PdfOutlineEntry, type PdfPage } from '../../src/pdfSections.js';
+import { cutSections } from '../../src/sections.js';
 import { fetchWithTimeout, readCapped, TooLarge } from './fetchBody.js';
 import type { ReadPdfResult } from './readerProtocol.js';
 
@@ -119,7 +120,9 @@ export async function pdfFromBytes(bytes: Uint8Array, fallbackTitle: string): Pr
     }
     const words = pdfWords(pages);
     if (!words) return { ok: false, problem: 'no-text' };
-    return { ok: true, title: title.replace(/\s+/g, ' ').trim().slice(0, 500), blocks: pdfBlocks(pages, outline.filter((e) => e.page <= pagesRead)), words, pages: pdf.numPages, pagesRead, bytes: size, ms: performance.now() - t };
+    // Cut here, as a content script cuts its page: the same step (src/sections.ts) every capture runs.
+    const cut = await cutSections(pdfBlocks(pages, outline.filter((e) => e.page <= pagesRead)));
+    return { ok: true, title: title.replace(/\s+/g, ' ').trim().slice(0, 500), blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker, words, pages: pdf.numPages, pagesRead, bytes: size, ms: performance.now() - t };
   } catch (e) {
     return { ok: false, problem: 'broken', detail: e instanceof Error ? e.message.slice(0, 200) : String(e) };
   } finally {

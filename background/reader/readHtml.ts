@@ -1,12 +1,12 @@
 /**
  * The backfill's read of one page: fetched without cookies (`credentials: 'omit'`, no referrer, nothing
  * cached), parsed with DOMParser (an inert document: no script runs, nothing loads), and read by the
- * content script's own extractor (content/extract.ts extractDocument); the background then cuts it with
- * the same chunker as every capture. Runs where a DOM exists: Chrome's offscreen document, Firefox's
+ * content script's own capture step (content/pageCapture.ts captureDocument: the same extractor and the
+ * same chunker as on a page the user reads); the background checks the sections like a content script's. Runs where a DOM exists: Chrome's offscreen document, Firefox's
  * background page.
  */
 import { checkBody, checkHead, FETCH_TIMEOUT_MS, MAX_HTML_BYTES } from '../../src/backfillPolicy.js';
-import { extractDocument } from '../../content/extract.js';
+import { captureDocument } from '../../content/pageCapture.js';
 import { decodeHtml, fetchWithTimeout, readCapped, TooLarge } from './fetchBody.js';
 import type { ReadHtmlResult } from './readerProtocol.js';
 
@@ -34,11 +34,12 @@ export async function readHtml(url: string): Promise<ReadHtmlResult> {
     }
     const doc = new DOMParser().parseFromString(decodeHtml(bytes, contentType), 'text/html');
     const hasPasswordField = doc.querySelector('input[type="password" i]') !== null;
-    const got = await extractDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
+    const got = await captureDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
     if (!got) return { ok: false, reason: 'too-little-text' };
     const body = checkBody({ words: got.words, hasPasswordField });
     if (body) return { ok: false, reason: body };
-    return { ok: true, title: got.title, lang: got.lang, blocks: got.blocks, words: got.words, method: got.method };
+    const { title, lang, blocks, sections, chunker } = got.payload;
+    return { ok: true, title, lang, blocks, sections, chunker, words: got.words, method: got.extraction.method };
   } finally {
     done();
   }

@@ -5,7 +5,7 @@
  * READER_PORT that the document accepts only from the worker; Firefox runs the same code in its
  * background page (host.ts). Each side checks what it receives: a port message is untyped JSON.
  */
-import type { Block } from '../../src/chunker.js';
+import type { Block, Chunk } from '../../src/chunker.js';
 import type { SkipReason } from '../../src/backfillPolicy.js';
 import type { PdfProblem } from '../../src/dayone.js';
 
@@ -13,11 +13,11 @@ export const READER_PORT = 'reread-reader';
 
 
 export type ReadHtmlResult =
-  | { ok: true; title: string; lang: string; blocks: Block[]; words: number; method: 'readability' | 'body' | 'merged' }
+  | { ok: true; title: string; lang: string; blocks: Block[]; sections: Chunk[]; chunker: string; words: number; method: 'readability' | 'body' | 'merged' }
   | { ok: false; reason: SkipReason; status?: number };
 
 export type ReadPdfResult =
-  | { ok: true; title: string; blocks: Block[]; words: number; pages: number; pagesRead: number; bytes: number; ms: number }
+  | { ok: true; title: string; blocks: Block[]; sections: Chunk[]; chunker: string; words: number; pages: number; pagesRead: number; bytes: number; ms: number }
   | { ok: false; problem: PdfProblem; detail?: string };
 
 export type ReaderRequest =

@@ -39,6 +39,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   /** One search at a time: keystrokes made while one runs leave only their latest query, run next. */
   const inFlight = useRef(false);
   const pending = useRef<string | null>(null);
+  /** "Search instead for …": this query is searched as typed, without typo correction, until it changes. */
+  const exactFor = useRef<string | null>(null);
   const run = useCallback(
     (q: string) => {
       const mine = ++ticket.current;
@@ -50,7 +52,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       }
       setStatus({ kind: 'searching' });
       inFlight.current = true;
-      call('search', { q, limit, ...(excludeUrl ? { excludeUrl } : {}) })
+      call('search', { q, limit, ...(excludeUrl ? { excludeUrl } : {}), ...(exactFor.current === q ? { exact: true } : {}) })
         .finally(() => {
           inFlight.current = false;
           const next = pending.current;
@@ -200,6 +202,22 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
             {plural(stats.pages, 'page')} from {plural(stats.sites, 'site')} saved on this computer. Type a few words you remember from one of them.
           </p>
         </div>
+      )}
+      {status.kind === 'done' && status.response.corrected && (
+        <p class="search__meta" role="status" data-testid="corrected">
+          Showing results for <strong>{status.response.corrected.query}</strong>;{' '}
+          <button
+            type="button"
+            class="link"
+            data-testid="search-exact"
+            onClick={() => {
+              exactFor.current = status.response.corrected!.original;
+              run(status.response.corrected!.original);
+            }}
+          >
+            search instead for “{status.response.corrected.original}”
+          </button>
+        </p>
       )}
       {status.kind === 'done' && results.length === 0 && (
         <div class="search__empty" data-testid="no-results">

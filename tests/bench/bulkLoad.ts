@@ -11,7 +11,7 @@ import type { Page } from 'playwright';
 import { chunkBlocks, countWords } from '../../src/chunker.js';
 import { hashHex } from '../../src/hash.js';
 import { siteOf } from '../../src/url.js';
-import { indexedTerms, TOKENIZER } from '../../src/indexing.js';
+import { indexSection, TOKENIZER } from '../../src/indexing.js';
 import { vectorRecords } from '../../background/vectorStore.js';
 import { normalize, quantize } from '../../src/vectors.js';
 import { Rng } from './rng.js';
@@ -38,7 +38,7 @@ export function recordsFor(pages: readonly SynthPage[], firstId = 1): Records {
     for (const c of chunks) {
       const id = next++;
       ids.push(id);
-      const len = indexedTerms(payload.title, c, TOKENIZER).length;
+      const len = indexSection(payload.title, c, TOKENIZER).len;
       outChunks.push({ id, url: p.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, text: c.text, len });
     }
     outPages.push({ url: p.url, site: siteOf(p.url), title: payload.title, lang: payload.lang, firstVisit: p.date, lastVisit: p.date, visitCount: 1, hash, chunkIds: ids, words });

@@ -38,9 +38,9 @@ describe('dense lane', () => {
   it('embeds every chunk exactly once even when the worker is killed again and again', async () => {
     // Queue a large backlog straight through the engine (the capture path after validation).
     const pages = 60;
-    await ext.evalSw(`(async () => {
+    const queue = (from: number) => ext.evalSw(`(async () => {
       const words = 'alpha bravo charlie delta echo foxtrot river mountain forest ocean harbour village engine garden library market station'.split(' ');
-      for (let p = 0; p < ${pages}; p++) {
+      for (let p = ${from}; p < ${from + pages}; p++) {
         const blocks = [];
         for (let s = 0; s < 12; s++) {
           blocks.push({ kind: 'heading', level: 2, text: 'Section ' + s + ' of page ' + p });
@@ -51,10 +51,18 @@ describe('dense lane', () => {
         await engine.capture('http://bulk.test/page' + p, { title: 'Bulk page ' + p, lang: 'en', blocks });
       }
     })()`);
+    await queue(0);
     let kills = 0;
-    for (let i = 0; i < 12; i++) {
+    let batches = 1;
+    for (let i = 0; i < 24 && kills < 6; i++) {
       const s = await engineStats(ext);
-      if (s.pendingEmbeddings === 0) break;
+      if (s.pendingEmbeddings === 0) {
+        // A backlog can drain between two stops (how fast depends on the machine's load): queue another
+        // batch so that at least three stops land in the middle of embedding.
+        if (kills >= 3 || batches >= 4) break;
+        await queue(batches++ * pages);
+        continue;
+      }
       kills += await ext.stopWorker();
       await new Promise((r) => setTimeout(r, 150 + (i % 4) * 60));
     }

@@ -2,7 +2,9 @@
  * Capture quality over the Python manual, measured in Chromium with the built extension loaded.
  *
  *   npm run build && node --import tsx tests/eval/capture-report.ts [--limit N] [--minutes M] [--only a.html,b.html]
- *     [--no-landmarks] [--readability] [--queries | --query-pages] [--out file.json]
+ *     [--no-landmarks] [--readability] [--queries | --query-pages] [--out file.json] [--dist dir]
+ *
+ * --dist loads another unpacked build (a copy of an earlier dist/chrome, for before/after runs).
  *
  * Visits every page of Debian's python3.11-doc (in a fixed shuffled order, so a run cut short by
  * --minutes or --limit is still a fair sample), waits for each capture in the worker's captureLog, reads
@@ -42,6 +44,7 @@ interface Args {
   only: string[];
   /** After the visits, run tests/eval/python-manual-queries.json through the engine's search. */
   queries: boolean;
+  dist?: string;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -55,6 +58,7 @@ function parseArgs(argv: string[]): Args {
     else if (k === '--out') a.out = argv[++i]!;
     else if (k === '--only') a.only = argv[++i]!.split(',');
     else if (k === '--queries') a.queries = true;
+    else if (k === '--dist') a.dist = argv[++i]!;
     else if (k === '--query-pages') {
       // Just the pages the judged queries point at (98 pages): enough for --queries, in a few minutes.
       a.queries = true;
@@ -184,6 +188,9 @@ interface PageResult {
   identifiersFound: number;
   identifiersAnchored: number;
   captureWaitMs: number;
+  /** Time the worker took to file the capture (builds that log it), and who cut the sections. */
+  workerMs?: number;
+  cutBy?: string;
   /** The reference words most often missing from the chunks (for diagnosis). */
   missing: string[];
   /** Identifiers not found as tokens (first few). */
@@ -197,6 +204,8 @@ interface LogEntry {
   outcome: string;
   chunks: number;
   extraction?: { method: string; costMs: number; longestTaskMs: number; retention: number };
+  workerMs?: number;
+  cutBy?: string;
 }
 
 interface Reference {
@@ -226,7 +235,7 @@ async function main() {
   if (args.noLandmarks) {
     for (const p of pages) server.routes.set('/' + p, readFileSync(join(PYTHON_DOCS, p), 'utf8').replace(/ role="main"/g, ''));
   }
-  const ext = await launch();
+  const ext = await launch(args.dist ? { dist: args.dist } : {});
   // Embedding is another lane's work; off, the worker's CPU does not blur the page's capture cost.
   await inWorker(ext, 'engine.updateSettings({ denseEnabled: false })');
   // The eval's own instrument in the test page: long tasks on the main thread, whoever ran them.
@@ -267,7 +276,8 @@ async function main() {
       if (!entry) throw new Error('no capture within 15 s');
       const chunks = await inWorker<{ text: string; anchor: { id?: string }; headingPath: string[] }[]>(
         ext,
-        `(async () => { const db = await engine.db(); const p = await db.get('pages', ${JSON.stringify(key)}); if (!p) return []; return (await Promise.all(p.chunkIds.map((id) => db.get('chunks', id)))).filter(Boolean).map((c) => ({ text: c.text, anchor: c.anchor, headingPath: c.headingPath })); })()`,
+        // Through the worker's reader of section text (since schema v2 the text is not in the chunk records).
+        `globalThis.rereadDebug.pageChunks(${JSON.stringify(key)}).then((cs) => cs.map((c) => ({ text: c.text, anchor: c.anchor, headingPath: c.headingPath })))`,
       );
       const ref = await page.evaluate((): Reference => {
         const main = document.querySelector('div[role=main]') ?? document.querySelector('div.body') ?? document.querySelector('main') ?? document.body;
@@ -296,6 +306,8 @@ async function main() {
       res.chunkWords = chunks.map((c) => c.text.split(/\s+/).filter(Boolean).length);
       res.costMs = entry.extraction?.costMs ?? 0;
       res.longestTaskMs = entry.extraction?.longestTaskMs ?? 0;
+      if (entry.workerMs !== undefined) res.workerMs = entry.workerMs;
+      if (entry.cutBy) res.cutBy = entry.cutBy;
       // Long tasks after load (the page's own start-up work runs before that).
       res.longTasks = ref.longTasks.filter((t) => t.start >= ref.settledAt).map((t) => Math.round(t.duration));
       const tokens = new Set(chunks.flatMap((c) => tokenize(c.text)));
@@ -360,6 +372,7 @@ function report(results: PageResult[], args: Args, tookMs: number, queries: Quer
     costMs: dist(cost),
     longestTaskMs: dist(longest),
     pagesWithCaptureTaskOver50ms: longest.filter((x) => x > 50).length,
+    ...(ok.some((r) => r.workerMs !== undefined) ? { workerMs: dist(ok.flatMap((r) => (r.workerMs === undefined ? [] : [r.workerMs]))), cutBy: Object.fromEntries([...new Set(ok.map((r) => r.cutBy ?? 'unknown'))].map((k) => [k, ok.filter((r) => (r.cutBy ?? 'unknown') === k).length])) } : {}),
     longTasksAfterLoad: { count: longTasks.length, pages: ok.filter((r) => r.longTasks.length).length, max: longTasks.length ? Math.max(...longTasks) : 0 },
     identifiers: { total: ids, found: r2(idsFound / Math.max(1, ids)), ownAnchor: r2(idsAnchored / Math.max(1, ids)) },
     ...(args.readability ? { readability: readabilitySummary(ok) } : {}),
@@ -376,6 +389,7 @@ function report(results: PageResult[], args: Args, tookMs: number, queries: Quer
     ['capture cost ms median / p95 / max', `${summary.costMs.median} / ${summary.costMs.p95} / ${summary.costMs.max}`],
     ['longest capture task ms median / p95 / max', `${summary.longestTaskMs.median} / ${summary.longestTaskMs.p95} / ${summary.longestTaskMs.max}`],
     ['pages with a capture task > 50 ms', String(summary.pagesWithCaptureTaskOver50ms)],
+    ...(summary.workerMs ? ([['worker capture ms median / p95 / max (cut by)', `${summary.workerMs.median} / ${summary.workerMs.p95} / ${summary.workerMs.max} (${Object.entries(summary.cutBy ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')})`]] as [string, string][]) : []),
     ['long tasks after load (any) count / pages / max ms', `${summary.longTasksAfterLoad.count} / ${summary.longTasksAfterLoad.pages} / ${summary.longTasksAfterLoad.max}`],
     ['identifiers found / own anchor', `${summary.identifiers.found} / ${summary.identifiers.ownAnchor} of ${summary.identifiers.total}`],
   ];

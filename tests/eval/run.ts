@@ -24,7 +24,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { FIELD_BOOST, TOKENIZER } from '../../src/indexing.js';
+import { TOKENIZER } from '../../src/indexing.js';
+import { DEFAULT_LEXICAL, type LexicalOptions } from '../../src/search.js';
 import { CORPORA, corpus, HELD_OUT, type CorpusDef } from './lib/corpora.js';
 import { loadModel, MODEL_ID } from './lib/dense.js';
 import { evaluateCorpus, LANE_NAMES, settingsFor, type CorpusResult, type Group, type LaneName, type WhatIf } from './lib/evaluate.js';
@@ -75,15 +76,17 @@ function parseArgs(argv: readonly string[]): Args {
       const n = Number(v);
       if (!k || v === undefined || !Number.isFinite(n)) throw new Error(`--what-if wants key=number pairs, got ${kv}`);
       if ((RANKING_KEYS as readonly string[]).includes(k)) whatIf.ranking![k as (typeof RANKING_KEYS)[number]] = n;
+      else if (k.split('.')[0]! in DEFAULT_LEXICAL) whatIf.lexical = lexicalWhatIf(whatIf.lexical ?? {}, k, n);
       else if (k === 'floor') whatIf.floor = n;
       else if (k === 'modelDenseWeight') whatIf.denseWeight = n;
-      else throw new Error(`unknown what-if ${k} (${[...RANKING_KEYS, 'floor', 'modelDenseWeight'].join(', ')})`);
+      else throw new Error(`unknown what-if ${k} (${[...RANKING_KEYS, 'floor', 'modelDenseWeight', ...Object.keys(DEFAULT_LEXICAL).map((x) => x + '[.field]')].join(', ')})`);
     }
   }
   const modelsDir = val('--models');
-  const isWhatIf = !!whatIf || !!modelsDir;
+  const chunker = process.env.REREAD_EVAL_CHUNKER ? `chunker=${process.env.REREAD_EVAL_CHUNKER}` : '';
+  const isWhatIf = !!whatIf || !!modelsDir || !!chunker;
   const partial = !!val('--corpus') || !!classes || !!val('--lanes');
-  const whatIfText = [wi, modelsDir ? `models=${modelsDir}` : ''].filter(Boolean).join(', ');
+  const whatIfText = [wi, modelsDir ? `models=${modelsDir}` : '', chunker].filter(Boolean).join(', ');
   const compare = val('--compare') ?? (fs.existsSync(BEFORE_FILE) ? BEFORE_FILE : null);
   return {
     corpora,
@@ -97,6 +100,20 @@ function parseArgs(argv: readonly string[]): Args {
     out: path.resolve(val('--out') ?? path.join(RESULTS_DIR, isWhatIf ? 'eval-whatif.json' : partial ? 'eval-partial.json' : 'eval.json')),
     cache: !argv.includes('--no-cache'),
   };
+}
+
+/** Sets `key` (top-level or `group.field`) of the lexical options to n, keeping the other defaults of its group. */
+function lexicalWhatIf(cur: Partial<LexicalOptions>, key: string, n: number): Partial<LexicalOptions> {
+  const [group, field] = key.split('.') as [keyof LexicalOptions, string | undefined];
+  const base = DEFAULT_LEXICAL[group];
+  if (field === undefined) {
+    if (typeof base === 'object') throw new Error(`--what-if ${key} needs a field (${Object.keys(base).join(', ')})`);
+    return { ...cur, [group]: typeof base === 'boolean' ? n !== 0 : n };
+  }
+  if (typeof base !== 'object' || !(field in base)) throw new Error(`unknown what-if ${key}`);
+  const prev = (cur[group] as object | undefined) ?? base;
+  const value = typeof (base as unknown as Record<string, unknown>)[field] === 'boolean' ? n !== 0 : n;
+  return { ...cur, [group]: { ...prev, [field]: value } };
 }
 
 function gitCommit(): string {
@@ -252,7 +269,7 @@ async function main(): Promise<void> {
   const model = args.lanes.some((l) => l === 'dense' || l === 'hybrid') ? await loadModel(args.modelsDir) : null;
   const banner = args.whatIfText ? `WHAT-IF (not the shipped configuration): ${args.whatIfText}` : 'the shipped configuration';
   console.log(`npm run eval: ${banner}; commit ${gitCommit()}; load ${os.loadavg().map((x) => x.toFixed(1)).join(' ')}`);
-  console.log(`  tokenizer ${JSON.stringify(TOKENIZER)}, field boost ${FIELD_BOOST}, BM25 k1 ${settings.ranking.k1} b ${settings.ranking.b}, RRF k ${settings.ranking.rrfK}, lane multipliers ${settings.ranking.lexicalWeight}/${settings.ranking.denseWeight}`);
+  console.log(`  tokenizer ${JSON.stringify(TOKENIZER)}, lexical ${JSON.stringify({ ...DEFAULT_LEXICAL, ...args.whatIf?.lexical })}, BM25 k1 ${settings.ranking.k1} b ${settings.ranking.b}, RRF k ${settings.ranking.rrfK}, lane multipliers ${settings.ranking.lexicalWeight}/${settings.ranking.denseWeight}`);
   if (model) console.log(`  dense: ${MODEL_ID} (${model.hash}), calibration ${JSON.stringify(model.embedder.model.calibration)}${args.whatIf?.floor !== undefined || args.whatIf?.denseWeight !== undefined ? ' (what-if overrides above)' : ''}`);
   console.log(`  held out: ${HELD_OUT} (report only; never tune on it)`);
   const results: CorpusResult[] = [];
@@ -288,7 +305,7 @@ async function main(): Promise<void> {
     date: new Date().toISOString(),
     load: os.loadavg(),
     tokenizer: TOKENIZER,
-    fieldBoost: FIELD_BOOST,
+    lexical: { ...DEFAULT_LEXICAL, ...args.whatIf?.lexical },
     ranking: settings.ranking,
     calibration: model?.embedder.model.calibration ?? null,
     whatIf: args.whatIf ?? null,

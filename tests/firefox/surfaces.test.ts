@@ -56,6 +56,8 @@ describe('capture and search', () => {
   it('finds a visited section by a word only that section contains, on search.html', async () => {
     await visit(ext, [server.url('/cats.html'), server.url('/git-undo.html'), server.url('/hostile.html')]);
     await until(async () => (await engineStats(ext)).pages >= 3, 'three pages stored');
+    // The content script cut the pages into sections; the background only checked them (issue 19).
+    expect(await ext.bg<string[]>(`engine.captureLog.filter((e) => e.url.endsWith('/cats.html')).map((e) => e.cutBy)`)).toContain('page');
     const rows = await searchPage(ext, { q: 'zephyrine' });
     expect(rows.length).toBe(1);
     expect(rows[0]!.href).toBe(server.url('/cats.html') + '#litter');

@@ -5,6 +5,7 @@
  * forgetting, export/import and verifyIndex cover them.
  */
 import { describe, expect, it } from 'vitest';
+import { cutSections } from '../../src/sections.js';
 import { engineOn, freshDb } from './helpers.js';
 import { HistoryImport, type HistorySource } from '../../background/dayone/historyImport.js';
 import { Backfill } from '../../background/dayone/backfill.js';
@@ -203,9 +204,12 @@ describe('backfill', () => {
     await imp.whenIdle();
     const urls = (await titlePages(engine)).map((p) => p.url);
     const answers: Record<string, ReadHtmlResult> = {};
-    urls.forEach((u, i) => {
-      if (i % 3 !== 0) answers[u] = { ok: true, title: `Fetched ${i}`, lang: 'en', method: 'body', words: 30, blocks: [{ kind: 'heading', level: 1, text: `Heading ${i}` }, { kind: 'text', text: `Backfilled body ${i} with the word fernlight and enough other words to be a real page of text that is stored.` }] };
-    });
+    for (const [i, u] of urls.entries()) {
+      if (i % 3 === 0) continue;
+      // What the reader sends: the page's blocks cut by the same step a content script runs.
+      const cut = await cutSections([{ kind: 'heading', level: 1, text: `Heading ${i}` }, { kind: 'text', text: `Backfilled body ${i} with the word fernlight and enough other words to be a real page of text that is stored.` }]);
+      answers[u] = { ok: true, title: `Fetched ${i}`, lang: 'en', method: 'body', words: 30, blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker };
+    }
     const seen: string[] = [];
     const bf = new Backfill(engine, fakeReader(answers, seen), () => NOW);
     await bf.control(undefined, 12);

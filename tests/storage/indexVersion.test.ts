@@ -34,4 +34,14 @@ describe('index version', () => {
     expect(await db.get('meta', INDEX_VERSION_KEY)).toBe(currentIndexVersion());
     expect(await ensureIndexVersion(engine)).toBe(false);
   });
+
+  it('rebuilds a database that has no version record but holds pages (built by the first release)', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    await engine.capture('https://a.example/1', { title: 'One', lang: 'en', blocks: blocks('heron') }, 1_700_000_000_000);
+    await db.delete('meta', INDEX_VERSION_KEY);
+    expect(await ensureIndexVersion(engine)).toBe(true);
+    expect((await verifyIndex(engine, false)).problems).toEqual([]);
+    expect(await ensureIndexVersion(engine)).toBe(false);
+  });
 });

@@ -1,23 +1,37 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bm25Search, DEFAULT_BM25, idf, MAX_QUERY_TERMS, TopK, type Bm25Params, type CorpusStats, type PostingList, type QueryTerm } from '../../src/bm25.js';
+import { addScores, bm25Search, DEFAULT_BM25, DEFAULT_FIELDS, idf, MAX_QUERY_TERMS, TopK, type Bm25Params, type CorpusStats, type FieldWeights, type PostingList, type QueryTerm } from '../../src/bm25.js';
+import { tfCode } from '../../src/indexing.js';
+
+/** A section as BM25F sees it: body words (counted, length-normalised), heading, ancestors and title words (present or not). */
+interface FDoc {
+  body: string[];
+  heading: string[];
+  ancestors: string[];
+  title: string[];
+}
 
 interface Corpus {
-  docs: Map<number, string[]>;
+  docs: Map<number, FDoc>;
   stats: CorpusStats;
   postings: Map<string, PostingList>;
 }
 
-function buildCorpus(docs: Map<number, string[]>): Corpus {
+/** Body-only sections, or sections with fields. */
+const asDoc = (d: string[] | FDoc): FDoc => (Array.isArray(d) ? { body: d, heading: [], ancestors: [], title: [] } : d);
+
+/** Postings as src/indexing.ts indexSection writes them (tf codes), built the obvious way. */
+function buildCorpus(input: Map<number, string[] | FDoc>): Corpus {
+  const docs = new Map([...input].map(([id, d]) => [id, asDoc(d)]));
   const byTerm = new Map<string, { id: number; tf: number; len: number }[]>();
   let totalLength = 0;
-  for (const [id, terms] of docs) {
-    totalLength += terms.length;
-    const tf = new Map<string, number>();
-    for (const t of terms) tf.set(t, (tf.get(t) ?? 0) + 1);
-    for (const [t, f] of tf) {
+  for (const [id, d] of docs) {
+    totalLength += d.body.length;
+    const terms = new Set([...d.body, ...d.heading, ...d.ancestors, ...d.title]);
+    for (const t of terms) {
+      const body = d.body.filter((x) => x === t).length;
       if (!byTerm.has(t)) byTerm.set(t, []);
-      byTerm.get(t)!.push({ id, tf: f, len: terms.length });
+      byTerm.get(t)!.push({ id, tf: tfCode(body, d.heading.includes(t), d.ancestors.includes(t), d.title.includes(t)), len: d.body.length });
     }
   }
   const postings = new Map<string, PostingList>();
@@ -34,23 +48,25 @@ function buildCorpus(docs: Map<number, string[]>): Corpus {
 
 const EMPTY: PostingList = { ids: new Uint32Array(0), tfs: new Uint32Array(0), lens: new Uint32Array(0) };
 
-/** The formula from bm25.ts's doc comment, computed the obvious way over the raw documents. */
-function reference(corpus: Corpus, query: { term: string; weight?: number }[], params: Bm25Params, allowed: ReadonlySet<number> | null) {
+/** The formula from bm25.ts's doc comment, computed the obvious way over the raw sections. */
+function reference(corpus: Corpus, query: { term: string; weight?: number }[], params: Bm25Params, allowed: ReadonlySet<number> | null, fields: FieldWeights = DEFAULT_FIELDS) {
   const { N, totalLength } = corpus.stats;
   const avgLen = totalLength / N || 1;
   const used = query.filter((q) => corpus.postings.has(q.term)).slice(0, MAX_QUERY_TERMS);
+  const has = (d: FDoc, t: string) => d.body.includes(t) || d.heading.includes(t) || d.ancestors.includes(t) || d.title.includes(t);
   const out = new Map<number, { score: number; terms: Set<string> }>();
-  for (const [id, terms] of corpus.docs) {
+  for (const [id, d] of corpus.docs) {
     if (allowed && !allowed.has(id)) continue;
     let score = 0;
     const matched = new Set<string>();
     for (const q of used) {
-      const tf = terms.filter((t) => t === q.term).length;
-      if (!tf) continue;
+      if (!has(d, q.term)) continue;
       let df = 0;
-      for (const d of corpus.docs.values()) if (d.includes(q.term)) df++;
+      for (const e of corpus.docs.values()) if (has(e, q.term)) df++;
       const idfT = Math.log(1 + (N - df + 0.5) / (df + 0.5));
-      score += ((q.weight ?? 1) * idfT * tf * (params.k1 + 1)) / (tf + params.k1 * (1 - params.b + (params.b * terms.length) / avgLen));
+      const body = d.body.filter((t) => t === q.term).length;
+      const tf = body / (1 - params.b + (params.b * d.body.length) / avgLen) + (d.heading.includes(q.term) ? fields.heading : 0) + (d.ancestors.includes(q.term) ? fields.ancestors : 0) + (d.title.includes(q.term) ? fields.title : 0);
+      score += ((q.weight ?? 1) * idfT * tf * (params.k1 + 1)) / (tf + params.k1);
       matched.add(q.term);
     }
     if (matched.size) out.set(id, { score, terms: matched });
@@ -61,13 +77,16 @@ function reference(corpus: Corpus, query: { term: string; weight?: number }[], p
 const VOCAB = ['alpha', 'beta', 'gamma', 'delta', 'eps', 'zeta', 'eta', 'theta', 'iota', 'kappa', 'lambda', 'mu'];
 // Skewed so some terms are in most documents (low idf) and some in few.
 const term = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...VOCAB.slice(0, 4)) }, { weight: 3, arbitrary: fc.constantFrom(...VOCAB) });
-const doc = fc.array(term, { minLength: 0, maxLength: 30 });
+const doc = fc.oneof(
+  fc.array(term, { minLength: 0, maxLength: 30 }),
+  fc.record({ body: fc.array(term, { maxLength: 30 }), heading: fc.uniqueArray(term, { maxLength: 3 }), ancestors: fc.uniqueArray(term, { maxLength: 4 }), title: fc.uniqueArray(term, { maxLength: 3 }) }),
+);
 
 const corpusArb = (sparse: boolean) =>
   fc
     .uniqueArray(sparse ? fc.integer({ min: 0, max: 0xffff_fffe }) : fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 60 })
     .chain((ids) => fc.tuple(fc.constant(ids), fc.array(doc, { minLength: ids.length, maxLength: ids.length })))
-    .map(([ids, docs]) => buildCorpus(new Map(ids.map((id, i) => [id, docs[i]!]))));
+    .map(([ids, docs]) => buildCorpus(new Map<number, string[] | FDoc>(ids.map((id, i) => [id, docs[i]!]))));
 
 const queryArb = fc.uniqueArray(
   fc.record({ term: fc.oneof(fc.constantFrom(...VOCAB), fc.constant('absent')), weight: fc.option(fc.double({ min: 0.1, max: 3, noNaN: true }), { nil: undefined }) }),
@@ -148,7 +167,7 @@ describe('bm25Search equals the formula (property)', { timeout: 30_000 }, () => 
   });
 
   it('takes the sparse path for ids far above the corpus size, and agrees with the dense path', () => {
-    const docs = new Map<number, string[]>([
+    const docs = new Map<number, string[] | FDoc>([
       [5, ['alpha', 'beta']],
       [7, ['alpha']],
       [9, ['beta', 'beta', 'gamma']],
@@ -188,7 +207,7 @@ describe('bm25Search edge cases', () => {
 
   it('uses the first MAX_QUERY_TERMS terms that occur, and reports all 32 of them', () => {
     const terms = Array.from({ length: 40 }, (_, i) => `t${i}`);
-    const docs = new Map<number, string[]>([[1, terms.slice(8)], [2, ['t0']]]);
+    const docs = new Map<number, string[] | FDoc>([[1, terms.slice(8)], [2, ['t0']]]);
     const corpus = buildCorpus(docs);
     // Eight leading terms that are in no document must not use up slots.
     const query = [...Array.from({ length: 8 }, (_, i) => ({ term: `none${i}` })), ...terms.slice(8).map((term) => ({ term }))];
@@ -203,6 +222,50 @@ describe('bm25Search edge cases', () => {
     expect(top!.id).toBe(2);
     expect(second!.id).toBe(1);
     expect(top!.score).toBeLessThan(3 * second!.score);
+  });
+});
+
+describe('bm25Search fields (BM25F)', () => {
+  it('scores field weights as the formula says, for any weights (property)', () => {
+    fc.assert(
+      fc.property(corpusArb(false), queryArb, fc.record({ heading: fc.double({ min: 0.1, max: 5, noNaN: true }), ancestors: fc.double({ min: 0.1, max: 5, noNaN: true }), title: fc.double({ min: 0.1, max: 5, noNaN: true }) }), (corpus, q, fields) => {
+        const got = bm25Search(toQuery(corpus, q), corpus.stats, { k: 100, fields });
+        const ref = reference(corpus, q, DEFAULT_BM25, null, fields);
+        expect(got.length).toBe(ref.size);
+        for (const h of got) expect(Math.abs(h.score - ref.get(h.id)!.score)).toBeLessThan(1e-9);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('ranks a section that names the word in its heading and uses it above one that only names it', () => {
+    const c = buildCorpus(
+      new Map<number, string[] | FDoc>([
+        [1, { body: ['alpha', 'beta', 'gamma', 'alpha'], heading: ['alpha'], ancestors: [], title: [] }],
+        [2, { body: ['beta', 'gamma', 'delta', 'eps'], heading: ['alpha'], ancestors: [], title: [] }],
+        [3, { body: ['beta', 'gamma', 'delta', 'alpha'], heading: [], ancestors: [], title: [] }],
+        [4, { body: ['zeta'], heading: [], ancestors: [], title: [] }],
+      ]),
+    );
+    const ids = bm25Search(toQuery(c, [{ term: 'alpha' }]), c.stats, { k: 3 }).map((h) => h.id);
+    expect(ids[0]).toBe(1);
+  });
+});
+
+describe('addScores (terms that score but do not retrieve)', () => {
+  it('gives each hit the score the union of both queries gives it, and re-sorts (property)', () => {
+    fc.assert(
+      fc.property(corpusArb(false), queryArb, queryArb, (corpus, a, b) => {
+        const extra = b.filter((x) => !a.some((y) => y.term === x.term));
+        const hits = bm25Search(toQuery(corpus, a), corpus.stats, { k: 1000 });
+        const got = addScores(hits, toQuery(corpus, extra), corpus.stats);
+        const union = reference(corpus, [...a, ...extra], DEFAULT_BM25, null);
+        expect(got.map((h) => h.id).sort((x, y) => x - y)).toEqual(hits.map((h) => h.id).sort((x, y) => x - y));
+        for (const h of got) expect(Math.abs(h.score - union.get(h.id)!.score)).toBeLessThan(1e-9);
+        for (let i = 1; i < got.length; i++) expect(got[i - 1]!.score >= got[i]!.score).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

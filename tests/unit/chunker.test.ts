@@ -319,3 +319,76 @@ describe('chunkBlocks: properties', () => {
     );
   });
 });
+
+describe('chunkBlocks: where each merged section lies (parts)', () => {
+  const sectionAt = (c: Chunk, at: number): string[] => {
+    let path = c.headingPath;
+    for (const p of c.parts ?? []) if (p.at <= at) path = p.headingPath;
+    return path;
+  };
+
+  it('records where a merged tiny section starts, with its own heading path and anchor', () => {
+    const { chunks } = chunkBlocks([
+      h(1, 'Parent', 'p'),
+      p(words(30, 'own')),
+      h(2, 'Tiny one', 't1'),
+      p('only five words in here'),
+      h(2, 'Tiny two'),
+      p('and three more'),
+    ]);
+    expect(chunks).toHaveLength(1);
+    const c = chunks[0]!;
+    expect(c.anchor).toEqual({ id: 'p' });
+    expect(c.parts).toEqual([
+      { at: c.text.indexOf('Tiny one:'), headingPath: ['Parent', 'Tiny one'], anchor: { id: 't1' } },
+      { at: c.text.indexOf('Tiny two:'), headingPath: ['Parent', 'Tiny two'], anchor: { text: 'Tiny two' } },
+    ]);
+    expect(sectionAt(c, c.text.indexOf('own3'))).toEqual(['Parent']);
+    expect(sectionAt(c, c.text.indexOf('five'))).toEqual(['Parent', 'Tiny one']);
+    expect(sectionAt(c, c.text.indexOf('three'))).toEqual(['Parent', 'Tiny two']);
+  });
+
+  it('has no parts when nothing was merged, and links every window of a section to its heading', () => {
+    const { chunks } = chunkBlocks([h(1, 'Long', 'long'), p(sentences(80, 10)), p('x', 'a-table-id')]);
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const c of chunks) {
+      expect(c.parts).toBeUndefined();
+      expect(c.anchor).toEqual({ id: 'long' });
+    }
+  });
+
+  it('never takes an id of the body for a heading that has none', () => {
+    const { chunks } = chunkBlocks([h(2, 'No id'), p(words(30), 'table-of-the-section-before')]);
+    expect(chunks[0]!.anchor).toEqual({ text: 'No id' });
+  });
+
+  it('attributes every body word to the section it was written under (property)', () => {
+    fc.assert(
+      fc.property(docBlocks, fc.integer({ min: 20, max: 300 }), fc.integer({ min: 0, max: 30 }), (blocks, maxWords, minWords) => {
+        const { chunks, truncated } = chunkBlocks(blocks, { maxWords, minWords });
+        if (truncated.chunks || truncated.chars) return;
+        const paths = expectedPaths(blocks);
+        const owner = new Map<string, string>();
+        let hi = -1;
+        for (const b of blocks) {
+          if (b.kind === 'heading') hi++;
+          else for (const t of tokens(b.text)) owner.set(t, hi >= 0 ? paths[hi]!.join(' > ') : '');
+        }
+        for (const c of chunks) {
+          const parts = c.parts ?? [];
+          for (let i = 1; i < parts.length; i++) expect(parts[i]!.at).toBeGreaterThan(parts[i - 1]!.at);
+          for (const x of parts) expect(x.at).toBeLessThan(c.text.length);
+          const bodyAt = c.headingPath.length ? c.text.indexOf('\n') + 1 : 0;
+          if (c.headingPath.length && bodyAt === 0) continue;
+          for (const m of c.text.slice(bodyAt).matchAll(/\S+/g)) {
+            const word = m[0].replace(/:$/, '');
+            const want = owner.get(word);
+            if (want === undefined) continue; // a heading word
+            expect(sectionAt(c, bodyAt + m.index).join(' > '), word).toBe(want);
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

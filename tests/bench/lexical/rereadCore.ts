@@ -7,7 +7,9 @@
  */
 import { bm25Search, type CorpusStats, type LexicalHit, type PostingList } from '../../../src/bm25.js';
 import { appendToBlock, BLOCK_SIZE, decodeBlocks, emptyList, encodeBlock, type EncodedBlock, type PostingEntry } from '../../../src/postings.js';
-import type { PlainIndex } from './plain.js';
+import type { IndexedSection } from '../../../src/indexing.js';
+import type { SearchSource, PageView, SectionView } from '../../../src/search.js';
+import { DEFAULT_SETTINGS } from '../../../src/settings.js';
 import { groupPostings } from '../../../background/pageStore.js';
 
 const EMPTY = emptyList(0);
@@ -22,11 +24,11 @@ export class RereadCore {
 
 
   /** One page's chunks, as pageStore.writePage groups and appends them. */
-  addPage(docs: readonly { id: number; terms: readonly string[] }[]): void {
+  addPage(docs: readonly { id: number; doc: IndexedSection }[]): void {
     const byTerm = groupPostings(docs);
     for (const d of docs) {
       this.stats.N += 1;
-      this.stats.totalLength += d.terms.length;
+      this.stats.totalLength += d.doc.len;
     }
     for (const [term, entries] of byTerm) {
       let list = this.blocks.get(term);
@@ -41,28 +43,32 @@ export class RereadCore {
   }
 
   /**
-   * The blocks that writing documents 1..maxId page by page would leave, built in one go: appending
-   * fills a term's last block to BLOCK_SIZE before starting the next, keyed by its first id, so the
-   * blocks are the term's posting list cut every BLOCK_SIZE entries (checked against page-by-page
-   * writes in the benchmark).
+   * The blocks that writing these sections (ids ascending) page by page would leave, built in one go:
+   * appending fills a term's last block to BLOCK_SIZE before starting the next, keyed by its first id,
+   * so the blocks are the term's posting list cut every BLOCK_SIZE entries (checked against
+   * page-by-page writes in the benchmark).
    */
-  bulkFrom(index: PlainIndex, maxId: number): void {
-    for (const [term, { ids, tfs }] of index.entries()) {
-      let n = 0;
-      while (n < ids.length && ids[n]! <= maxId) n++;
-      if (!n) continue;
-      const list: EncodedBlock[] = [];
-      for (let i = 0; i < n; i += BLOCK_SIZE) {
-        const entries: PostingEntry[] = [];
-        for (let j = i; j < Math.min(n, i + BLOCK_SIZE); j++) entries.push({ id: ids[j]!, tf: tfs[j]!, len: index.lens[ids[j]!]! });
-        list.push(encodeBlock(entries));
-      }
-      this.blocks.set(term, list);
-    }
-    for (let d = 1; d <= maxId; d++) {
+  bulkFrom(docs: readonly { id: number; doc: IndexedSection }[]): void {
+    const open = new Map<string, PostingEntry[]>();
+    const flush = (term: string, entries: PostingEntry[]) => {
+      let list = this.blocks.get(term);
+      if (!list) this.blocks.set(term, (list = []));
+      list.push(encodeBlock(entries));
+    };
+    for (const { id, doc } of docs) {
       this.stats.N++;
-      this.stats.totalLength += index.lens[d]!;
+      this.stats.totalLength += doc.len;
+      for (const [term, tf] of doc.tfs) {
+        let entries = open.get(term);
+        if (!entries) open.set(term, (entries = []));
+        entries.push({ id, tf, len: doc.len });
+        if (entries.length === BLOCK_SIZE) {
+          flush(term, entries);
+          open.delete(term);
+        }
+      }
     }
+    for (const [term, entries] of open) flush(term, entries); // each term's last, partial block
     this.cache.clear();
   }
 
@@ -70,7 +76,7 @@ export class RereadCore {
    * Writes one page with two append functions from the same state, timing each; keeps the first's
    * blocks. Returns both times (grouping included in each) and whether their blocks were identical.
    */
-  addPageCompare(docs: readonly { id: number; terms: readonly string[] }[], a: AppendFn, b: AppendFn): { msA: number; msB: number; identical: boolean } {
+  addPageCompare(docs: readonly { id: number; doc: IndexedSection }[], a: AppendFn, b: AppendFn): { msA: number; msB: number; identical: boolean } {
     const t0 = performance.now();
     const byTerm = this.group(docs);
     const tg = performance.now() - t0;
@@ -108,13 +114,13 @@ export class RereadCore {
     }
     for (const d of docs) {
       this.stats.N += 1;
-      this.stats.totalLength += d.terms.length;
+      this.stats.totalLength += d.doc.len;
     }
     return { msA: tg + ra.ms, msB: tg + rb.ms, identical };
   }
 
   /** The product's own grouping (background/pageStore.ts), so the bench cannot drift from it. */
-  private group(docs: readonly { id: number; terms: readonly string[] }[]): Map<string, PostingEntry[]> {
+  private group(docs: readonly { id: number; doc: IndexedSection }[]): Map<string, PostingEntry[]> {
     return groupPostings(docs);
   }
 
@@ -143,6 +149,31 @@ export class RereadCore {
     const list = blocks ? decodeBlocks(blocks) : EMPTY;
     if (useCache) this.cache.set(term, list);
     return list;
+  }
+
+  /** A SearchSource over these blocks (cached postings) and the documents' texts in memory. */
+  source(docs: readonly { id: number; page: number; title: string; chunkText: string; headingPath: string[] }[]): SearchSource {
+    const byId = new Map(docs.map((d) => [d.id, d]));
+    const pages = new Map<string, PageView>();
+    for (const d of docs) {
+      const url = `https://bench.test/${d.page}`;
+      const p = pages.get(url);
+      if (p) (p.chunkIds as number[]).push(d.id);
+      else pages.set(url, { url, site: 'bench.test', title: d.title, lastVisit: 0, visitCount: 1, chunkIds: [d.id] });
+    }
+    return {
+      settings: { ...DEFAULT_SETTINGS, denseEnabled: false },
+      pages: async () => pages,
+      allowedChunks: async () => null,
+      corpusStats: async () => this.stats,
+      postings: async (terms) => new Map(terms.map((t) => [t, this.postings(t)])),
+      sections: async (ids) =>
+        ids.flatMap((id): SectionView[] => {
+          const d = byId.get(id);
+          return d ? [{ id, url: `https://bench.test/${d.page}`, headingPath: d.headingPath, section: d.headingPath[d.headingPath.length - 1] ?? '', anchor: {}, text: d.chunkText }] : [];
+        }),
+      dense: null,
+    };
   }
 
   dropCache(): void {

@@ -1,8 +1,8 @@
 /**
  * Capture as the extension does it, in Node: each page parsed by linkedom and read by the content
- * script's `extractDocument` (content/extract.ts: `walkBlocks` with no visibility check, as for any
- * parsed document; the main landmark, else Readability on small pages, else the cleaned body; the
- * title), cut into sections by the chunker's `chunkBlocks`, and dropped like the worker drops it when
+ * script's capture step `captureDocument` (content/pageCapture.ts: `walkBlocks` with no visibility
+ * check, as for any parsed document; the main landmark, else Readability on small pages, else the
+ * cleaned body; the title; the sections cut by the chunker), and dropped like the worker drops it when
  * `tooLittleText`. The ground truth (groundTruth.ts) is derived from the same parsed page,
  * independently of all that.
  *
@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { extractDocument } from '../../../content/extract.js';
-import { chunkBlocks, type Chunk } from '../../../src/chunker.js';
+import { captureDocument } from '../../../content/pageCapture.js';
+import { chunkBlocks, type Chunk, type ChunkerOptions } from '../../../src/chunker.js';
 import { tooLittleText } from '../../../src/indexing.js';
 import { codeHash } from './codeHash.js';
 import { pageUrl, type CorpusDef } from './corpora.js';
@@ -44,12 +44,20 @@ export interface LoadedCorpus {
 export async function capturePage(html: string, url: string, fallbackLang: string): Promise<Omit<CapturedPage, 'file'>> {
   const doc = parseDocument(html);
   const gt = groundTruthOf(doc, fallbackLang);
-  const got = await extractDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
+  const got = await captureDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
   if (!got) return { url, lang: gt.lang || fallbackLang, gt, stored: null };
-  const { chunks } = chunkBlocks(got.blocks);
-  const stored = tooLittleText(got.title, chunks) ? null : { title: got.title, chunks, method: got.method };
-  return { url, lang: got.lang || gt.lang || fallbackLang, gt, stored };
+  const { title, lang, blocks } = got.payload;
+  // The shipped cut, unless a what-if chunker is asked for (then the same blocks, cut with its options).
+  const chunks = Object.keys(CHUNKER_WHAT_IF).length ? chunkBlocks(blocks, CHUNKER_WHAT_IF).chunks : got.payload.sections;
+  const stored = tooLittleText(title, chunks) ? null : { title, chunks, method: got.extraction.method };
+  return { url, lang: lang || gt.lang || fallbackLang, gt, stored };
 }
+
+/**
+ * WHAT-IF chunker options (JSON in REREAD_EVAL_CHUNKER, e.g. '{"minWords":0}' to merge no section):
+ * part of the cache key; a run with them is not the shipped configuration.
+ */
+export const CHUNKER_WHAT_IF: Partial<ChunkerOptions> = JSON.parse(process.env.REREAD_EVAL_CHUNKER ?? '{}') as Partial<ChunkerOptions>;
 
 type Serialized = Omit<CapturedPage, 'gt'> & { gt: Omit<GtPage, 'idLanding'> & { idLanding: [string, number | null][] } };
 
@@ -58,7 +66,7 @@ export async function loadCorpus(def: CorpusDef, opts: { cache?: boolean; log?: 
   const t0 = Date.now();
   const files = def.files();
   if (!files.length) throw new Error(`corpus ${def.name}: no pages under ${def.root} (apt-get install ${def.packages.join(' ')})`);
-  const h = createHash('sha256').update(codeHash(['tests/eval/lib/capture.ts']));
+  const h = createHash('sha256').update(codeHash(['tests/eval/lib/capture.ts'])).update(JSON.stringify(CHUNKER_WHAT_IF));
   const htmls = files.map((f) => fs.readFileSync(path.join(def.root, f)));
   files.forEach((f, i) => h.update(f).update('\0').update(htmls[i]!));
   const key = h.digest('hex').slice(0, 16);
@@ -77,7 +85,7 @@ export async function loadCorpus(def: CorpusDef, opts: { cache?: boolean; log?: 
   }
   if (useCache) {
     // Old entries of this corpus were made by other code or other pages: drop them.
-    if (fs.existsSync(CACHE_DIR)) for (const old of fs.readdirSync(CACHE_DIR)) if (old.startsWith(`corpus-${def.name}-`)) fs.rmSync(path.join(CACHE_DIR, old));
+    if (fs.existsSync(CACHE_DIR) && !process.env.REREAD_EVAL_CHUNKER) for (const old of fs.readdirSync(CACHE_DIR)) if (old.startsWith(`corpus-${def.name}-`)) fs.rmSync(path.join(CACHE_DIR, old));
     fs.mkdirSync(CACHE_DIR, { recursive: true });
     const ser: Serialized[] = pages.map((p) => ({ ...p, gt: { ...p.gt, idLanding: [...p.gt.idLanding] } }));
     fs.writeFileSync(cacheFile, JSON.stringify(ser));

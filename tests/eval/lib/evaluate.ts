@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseQuery } from '../../../src/query.js';
-import { search } from '../../../src/search.js';
+import { search, type LexicalOptions } from '../../../src/search.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../../src/settings.js';
 import type { DenseCalibration } from '../../../src/hybrid.js';
 import { loadCorpus, type LoadedCorpus } from './capture.js';
@@ -32,6 +32,8 @@ export interface WhatIf {
   /** Replaces the bundled model's calibration fields given. */
   floor?: number;
   denseWeight?: number;
+  /** The lexical lane's options (src/search.ts LexicalOptions), by dotted key: `proximity.ordered`. */
+  lexical?: Partial<LexicalOptions>;
 }
 
 export interface EvalOptions {
@@ -131,7 +133,7 @@ export async function evaluateCorpus(def: CorpusDef, opts: EvalOptions, preloade
       let shown: Shown[];
       if (lane === 'naive') shown = naive!.search(q.q, RESULT_LIMIT).map((h) => ({ file: h.file, href: h.href }));
       else {
-        const res = await search(src!, { q: q.q, limit: RESULT_LIMIT }, { now: NOW });
+        const res = await search(src!, { q: q.q, limit: RESULT_LIMIT }, { now: NOW, ...(opts.whatIf?.lexical ? { lexical: opts.whatIf.lexical } : {}) });
         shown = res.results.map((r) => ({ file: fileOf(r.url), href: r.href }));
       }
       scores.push(judge(q, shown, look));

@@ -11,7 +11,11 @@
  */
 import type { CorpusStats, PostingList } from '../../../src/bm25.js';
 import type { DenseCalibration } from '../../../src/hybrid.js';
-import { indexedTerms, indexedText, TOKENIZER } from '../../../src/indexing.js';
+import { indexedText, indexSection, TOKENIZER } from '../../../src/indexing.js';
+import { lexiconOf, TermDictionary } from '../../../src/spelling.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './paths.js';
 import { modelInfo } from '../../../src/models.js';
 import { appendToBlock, BLOCK_SIZE, decodeBlocks, type EncodedBlock } from '../../../src/postings.js';
 import type { SearchSource, SectionView } from '../../../src/search.js';
@@ -50,7 +54,7 @@ export class MemoryIndex {
       }
       const { title, chunks } = p.stored;
       const ids = chunks.map(() => nextId++);
-      const docs = chunks.map((c, k) => ({ id: ids[k]!, terms: indexedTerms(title, c, TOKENIZER) }));
+      const docs = chunks.map((c, k) => ({ id: ids[k]!, doc: indexSection(title, c, TOKENIZER) }));
       for (const [term, entries] of groupPostings(docs)) {
         const list = this.blocks.get(term) ?? [];
         const last = list[list.length - 1];
@@ -61,10 +65,10 @@ export class MemoryIndex {
       }
       for (const d of docs) {
         this.stats.N++;
-        this.stats.totalLength += d.terms.length;
+        this.stats.totalLength += d.doc.len;
       }
       chunks.forEach((c, k) => {
-        this.sections.set(ids[k]!, { id: ids[k]!, url: p.url, headingPath: c.headingPath, section: c.section, anchor: c.anchor, text: c.text, embedText: indexedText(title, c.text) });
+        this.sections.set(ids[k]!, { id: ids[k]!, url: p.url, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), text: c.text, embedText: indexedText(title, c.text) });
       });
       const at = FIRST_VISIT + i * 60_000;
       this.pageRecords.push({ url: p.url, site: siteOf(p.url), title, lang: p.lang, firstVisit: at, lastVisit: at, visitCount: 1, hash: String(i), chunkIds: ids, words: chunks.reduce((n, c) => n + c.words, 0) });
@@ -83,6 +87,16 @@ export class MemoryIndex {
   get terms(): number {
     return this.blocks.size;
   }
+
+  /** The typo dictionary, as the worker reads it from the posting keys (background/lexicalIndex.ts). */
+  dictionary(): TermDictionary {
+    if (!this.dict) {
+      this.dict = new TermDictionary();
+      for (const t of this.blocks.keys()) this.dict.add(t);
+    }
+    return this.dict;
+  }
+  private dict: TermDictionary | null = null;
 }
 
 /** The dense lane's data: the section vectors and the query vectors (by query text). */
@@ -140,8 +154,10 @@ export function memorySource(idx: MemoryIndex, dense: DenseData | null, opts: So
     sections: async (ids): Promise<SectionView[]> =>
       ids.flatMap((id) => {
         const s = idx.sections.get(id);
-        return s ? [{ id: s.id, url: s.url, headingPath: s.headingPath, section: s.section, anchor: s.anchor, text: s.text }] : [];
+        return s ? [{ id: s.id, url: s.url, headingPath: s.headingPath, section: s.section, anchor: s.anchor, ...(s.parts ? { parts: s.parts } : {}), text: s.text }] : [];
       }),
+    similarTerms: async (term, maxEdits) => idx.dictionary().near(term, maxEdits),
+    lexicon: async () => bundledLexicon(),
     dense: runDense
       ? async (text, k, allowed) => {
           if (!text.trim()) return null;
@@ -155,4 +171,12 @@ export function memorySource(idx: MemoryIndex, dense: DenseData | null, opts: So
         }
       : null,
   };
+}
+
+let lexicon: ReadonlySet<string> | null = null;
+
+/** The bundled model's words, as the worker reads them (background/lexicon.ts). */
+function bundledLexicon(): ReadonlySet<string> | null {
+  lexicon ??= lexiconOf(JSON.parse(fs.readFileSync(path.join(ROOT, 'models/reread/glove-100d/tokenizer.json'), 'utf8')));
+  return lexicon;
 }

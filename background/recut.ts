@@ -1,0 +1,174 @@
+/**
+ * Re-cutting stored pages when the chunker changes. Each page's texts record keeps the blocks its
+ * sections were cut from and the chunker that cut them (db.ts TextRecord.b, .cv). When this release's
+ * CHUNKER_VERSION differs from the one the database was last cut with, a background pass cuts every
+ * stored page again from its blocks (src/sections.ts, the content script's own code) and rewrites the
+ * pages whose sections changed (postings, texts, embedding queue: pageStore.writePage, one transaction
+ * a page). Until it reaches a page, search answers from the page's old sections.
+ *
+ * Resumable: progress is a mark in meta (`recut`: pages up to `after`, in url order, are done), written
+ * after each page; a worker stopped mid-pass resumes at its next start (or at the alarm the worker sets
+ * while a pass is pending). A page captured meanwhile is already cut by the new chunker (its `cv` says
+ * so) and is skipped; a page changed or forgotten between the read and the write is left alone.
+ * Pages stored before blocks were kept keep their cut.
+ */
+import { CHUNKER_VERSION, type Block, type Chunk } from '../src/chunker.js';
+import { cutSections, type Pace } from '../src/sections.js';
+import type { DB, TextRecord } from './db.js';
+import type { Engine } from './engine.js';
+import { storePage } from './capture.js';
+import { unpackBlocks, unpackTexts } from './sectionTexts.js';
+
+/** meta: the chunker every stored page (with blocks) was cut with, once no pass is pending. */
+export const CHUNKER_VERSION_KEY = 'chunkerVersion';
+/** meta: a pass under way. */
+export const RECUT_KEY = 'recut';
+
+export interface RecutMark {
+  version: string;
+  /** Pages (texts records) up to this url are done. */
+  after: string;
+  done: number;
+  total: number;
+  /** Pages whose sections changed and were rewritten. */
+  rewritten: number;
+}
+
+export interface RecutProgress {
+  done: number;
+  total: number;
+  rewritten: number;
+}
+
+export interface RecutOptions {
+  /** The chunker pages are cut with now (tests swap it). */
+  version?: string;
+  cut?: (blocks: readonly Block[], pace: Pace) => Promise<{ blocks: Block[]; sections: Chunk[] }>;
+  /** Texts records read per step. */
+  batch?: number;
+}
+
+/** The worker's own pace: 10 ms of cutting, then anything else waiting (a search, a capture) runs. */
+const WORKER_PACE: Pace = { yieldToPage: () => new Promise((r) => setTimeout(r, 0)), now: () => performance.now(), sliceMs: 10 };
+
+const sameCut = (a: readonly Chunk[], b: readonly { text: string; anchor: Chunk['anchor']; headingPath: string[] }[]) =>
+  a.length === b.length &&
+  a.every((c, i) => {
+    const o = b[i]!;
+    return c.text === o.text && c.anchor.id === o.anchor.id && c.anchor.text === o.anchor.text && c.headingPath.join('\u0000') === o.headingPath.join('\u0000');
+  });
+
+export class Recut {
+  /** Progress of the pass under way (null when none is). */
+  progress: RecutProgress | null = null;
+  private running: Promise<void> | null = null;
+  private readonly version: string;
+  private readonly cut: NonNullable<RecutOptions['cut']>;
+  private readonly batch: number;
+
+  constructor(
+    private readonly engine: Engine,
+    opts: RecutOptions = {},
+  ) {
+    this.version = opts.version ?? CHUNKER_VERSION;
+    this.cut = opts.cut ?? ((blocks, pace) => cutSections(blocks, pace));
+    this.batch = opts.batch ?? 8;
+  }
+
+  /** Whether stored pages wait for a re-cut (a pass is pending or under way). */
+  async pending(): Promise<boolean> {
+    const db = await this.engine.db();
+    const mark = (await db.get('meta', RECUT_KEY)) as RecutMark | undefined;
+    if (mark) return true;
+    const have = await db.get('meta', CHUNKER_VERSION_KEY);
+    return have !== undefined && have !== this.version;
+  }
+
+  /** Starts the pass if one is needed or was left unfinished; resolves when it is done. Idempotent. */
+  run(): Promise<void> {
+    this.running ??= this.pass().finally(() => {
+      this.running = null;
+    });
+    return this.running;
+  }
+
+  private async pass(): Promise<void> {
+    const db = await this.engine.db();
+    let mark = (await db.get('meta', RECUT_KEY)) as RecutMark | undefined;
+    if (!mark || mark.version !== this.version) {
+      const have = await db.get('meta', CHUNKER_VERSION_KEY);
+      // A database that never recorded a chunker holds no blocks (they came with it): nothing to cut.
+      if (have === undefined || have === this.version) {
+        if (have === undefined) await db.put('meta', this.version, CHUNKER_VERSION_KEY);
+        if (mark) await db.delete('meta', RECUT_KEY);
+        return;
+      }
+      mark = { version: this.version, after: '', done: 0, total: await db.count('texts'), rewritten: 0 };
+      await db.put('meta', mark, RECUT_KEY);
+    }
+    this.progress = { done: mark.done, total: mark.total, rewritten: mark.rewritten };
+    for (;;) {
+      const records = await db.getAll('texts', mark.after ? IDBKeyRange.lowerBound(mark.after, true) : null, this.batch);
+      if (!records.length) break;
+      for (const rec of records) {
+        if (rec.b && rec.cv !== this.version) {
+          try {
+            if (await this.recutPage(db, rec)) mark.rewritten++;
+          } catch (e) {
+            // A stopping worker aborts its transactions (DOMException): stop here, resume at the next start.
+            // Anything else is this page's own (a corrupt record, which verifyIndex reports): it keeps its cut.
+            if (e instanceof DOMException || (e as { name?: string } | null)?.name === 'AbortError') throw e;
+            console.warn(`reread: ${rec.url} could not be re-cut; it keeps its sections`, e);
+          }
+        }
+        mark.after = rec.url;
+        mark.done = Math.min(mark.total, mark.done + 1);
+        await db.put('meta', mark, RECUT_KEY);
+        this.progress = { done: mark.done, total: Math.max(mark.total, mark.done), rewritten: mark.rewritten };
+      }
+    }
+    const tx = db.transaction('meta', 'readwrite');
+    await tx.store.put(this.version, CHUNKER_VERSION_KEY);
+    await tx.store.delete(RECUT_KEY);
+    await tx.done;
+    this.progress = null;
+  }
+
+  /** Cuts one page again; true when its sections changed and were rewritten. */
+  private async recutPage(db: DB, rec: TextRecord): Promise<boolean> {
+    const page = await db.get('pages', rec.url);
+    if (!page || page.chunkIds.join() !== rec.ids.join()) return false; // changed meanwhile: its new record says how it was cut
+    let blocks: Block[];
+    try {
+      blocks = await unpackBlocks(rec.b!);
+    } catch (e) {
+      console.warn(`reread: the blocks of ${rec.url} cannot be read; its sections are kept`, e);
+      return false;
+    }
+    const cut = await this.cut(blocks, WORKER_PACE);
+    const chunks = await Promise.all(rec.ids.map((id) => db.get('chunks', id)));
+    const texts = await unpackTexts(rec.z);
+    const old = chunks.map((c, i) => ({ text: texts[i] ?? '', anchor: c?.anchor ?? {}, headingPath: c?.headingPath ?? [] }));
+    if (sameCut(cut.sections, old)) {
+      // The same sections: only the record of who cut them changes.
+      await this.engine.exclusive(async () => {
+        const tx = db.transaction('texts', 'readwrite');
+        const cur = await tx.store.get(rec.url);
+        if (cur && cur.ids.join() === rec.ids.join()) await tx.store.put({ ...cur, cv: this.version });
+        await tx.done;
+      });
+      return false;
+    }
+    const res = await storePage(this.engine, {
+      url: rec.url,
+      title: page.title,
+      lang: page.lang,
+      blocks: cut.blocks,
+      chunks: cut.sections,
+      chunker: this.version,
+      now: page.lastVisit,
+      recut: { expectHash: page.hash },
+    });
+    return res.outcome !== 'skipped';
+  }
+}

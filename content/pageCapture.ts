@@ -1,0 +1,57 @@
+/**
+ * DOM -> blocks -> sections: the one capture step every caller runs — the content script on the live
+ * page, the backfill on a fetched page parsed with DOMParser (offscreen document / background page),
+ * and, from its blocks on, a PDF's text (src/sections.ts cutSections). What it returns is what a
+ * `page/capture` message carries (src/protocol.ts CapturePayload).
+ *
+ * The cleaned body is walked once (in slices) and its main content found (content/extract.ts
+ * mainContent: the `main` landmark, or Readability on small pages without one); then the blocks are cut
+ * into sections by the same chunker the background runs, in slices too.
+ */
+import type { CapturePayload, Extraction } from '../src/protocol.js';
+import { cutSections } from '../src/sections.js';
+import { mainContent, pageTitle, walkBlocks } from './extract.js';
+
+/** A capture done in one go as the page goes away reads at most this much (about a large manual page). */
+export const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
+
+export interface CaptureOptions {
+  /** A live, rendered page (the content script): rendering is checked. A parsed document has no layout. */
+  live: boolean;
+  /** The page is going away: one go, no Readability, and less of a huge page. */
+  urgent?: boolean;
+  /** Called between slices; resolve to go on (the page's own work runs in between). */
+  yieldToPage?: () => Promise<void>;
+  /** Title when the document has none and no heading (the host name). */
+  fallbackTitle: string;
+}
+
+export interface CapturedDocument {
+  payload: Required<Pick<CapturePayload, 'title' | 'lang' | 'blocks' | 'sections' | 'chunker'>>;
+  /** How the main content was found and how much of the visible text it kept (the caller adds its cost). */
+  extraction: Omit<Extraction, 'costMs' | 'longestTaskMs'>;
+  /** Words of the main content. */
+  words: number;
+}
+
+/** The document's main content, as blocks and as sections; null when it has no body. */
+export async function captureDocument(doc: Document, opts: CaptureOptions): Promise<CapturedDocument | null> {
+  const body = doc.body;
+  if (!body) return null;
+  const { urgent = false } = opts;
+  const yieldToPage = urgent ? undefined : opts.yieldToPage;
+  // When the page is going away there is no time to yield: do it in one go, without Readability, and
+  // read less of a huge page so leaving it is not held up.
+  const pace = urgent ? { limits: URGENT_LIMITS } : yieldToPage ? { yieldToPage } : {};
+  const mirror = urgent ? undefined : doc.implementation.createHTMLDocument('');
+  const cleaned = await walkBlocks(body, { checkVisibility: opts.live, ...pace, ...(mirror ? { mirror } : {}) });
+  const { blocks, words, method } = await mainContent(cleaned, { title: doc.title, readability: !urgent, ...(yieldToPage ? { yieldToPage } : {}) });
+  if (yieldToPage) await yieldToPage();
+  const cut = await cutSections(blocks, yieldToPage ? { yieldToPage, now: () => performance.now() } : undefined);
+  const title = pageTitle(doc.title, cut.blocks, opts.fallbackTitle);
+  return {
+    payload: { title, lang: doc.documentElement?.getAttribute('lang') ?? '', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker },
+    extraction: { method, retention: cleaned.words ? Math.min(1, words / cleaned.words) : 1, visibleWords: cleaned.words },
+    words,
+  };
+}

@@ -1,0 +1,109 @@
+/**
+ * Typos: which index terms a word the index does not know may have meant.
+ *
+ * - Only words made of letters, of at least `MIN_TYPO_LENGTH` characters, in scripts written with
+ *   spaces, are looked at: a number, an identifier part or a CJK word is not a misspelling of another.
+ * - Distance is Damerau–Levenshtein in its optimal-string-alignment form (a swap of two neighbours
+ *   costs 1: `argprase` is one edit from `argparse`), at most 1 edit for words under 7 letters and 2
+ *   from 7 on (about Elasticsearch's "AUTO" fuzziness, one letter stricter for short words).
+ * - Candidates share the word's first letter, or its second (a swap or an extra letter at the start):
+ *   the dictionary is bucketed by first letter and length, so a look-up reads a few hundred terms, not
+ *   the vocabulary (SymSpell's delete dictionary would be faster still, at several times the memory).
+ */
+
+export const MIN_TYPO_LENGTH = 4;
+
+/** At most this many edits for a word of this length (0: not corrected). */
+export function maxEditsFor(word: string): number {
+  const n = [...word].length;
+  return n < MIN_TYPO_LENGTH ? 0 : n < 7 ? 1 : 2;
+}
+
+const LETTERS = /^\p{L}+$/u;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\p{Script=Hangul}]/u;
+
+/** A term that could be a misspelling or the correction of one: letters only, in a spaced script. */
+export function spellable(term: string): boolean {
+  return term.length >= MIN_TYPO_LENGTH - 1 && term.length <= 32 && LETTERS.test(term) && !UNSPACED.test(term);
+}
+
+/**
+ * Optimal string alignment distance between a and b, or max + 1 as soon as it must exceed max.
+ * Works on UTF-16 units (the terms it sees are folded: no combining marks; astral letters are rare).
+ */
+export function editDistance(a: string, b: string, max: number): number {
+  const n = a.length;
+  const m = b.length;
+  if (Math.abs(n - m) > max) return max + 1;
+  if (n === 0 || m === 0) return Math.min(Math.max(n, m), max + 1);
+  // Three rows: i-2, i-1, i.
+  let prev2 = new Uint16Array(m + 1);
+  let prev = new Uint16Array(m + 1);
+  let cur = new Uint16Array(m + 1);
+  for (let j = 0; j <= m; j++) prev[j] = j;
+  for (let i = 1; i <= n; i++) {
+    cur[0] = i;
+    let rowMin = i;
+    const ai = a.charCodeAt(i - 1);
+    for (let j = 1; j <= m; j++) {
+      const bj = b.charCodeAt(j - 1);
+      let d = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (ai === bj ? 0 : 1));
+      if (i > 1 && j > 1 && ai === b.charCodeAt(j - 2) && a.charCodeAt(i - 2) === bj) d = Math.min(d, prev2[j - 2]! + 1);
+      cur[j] = d;
+      if (d < rowMin) rowMin = d;
+    }
+    if (rowMin > max) return max + 1;
+    const t = prev2;
+    prev2 = prev;
+    prev = cur;
+    cur = t;
+  }
+  return Math.min(prev[m]!, max + 1);
+}
+
+/**
+ * The spellable terms of an index, bucketed by first character and length. Terms are only added
+ * (a term whose postings were all deleted stays, and is dropped by the caller when its document
+ * frequency is read as 0).
+ */
+export class TermDictionary {
+  private readonly buckets = new Map<string, string[]>();
+  private readonly known = new Set<string>();
+
+  get size(): number {
+    return this.known.size;
+  }
+
+  add(term: string): void {
+    if (!spellable(term) || this.known.has(term)) return;
+    this.known.add(term);
+    const key = term[0]! + term.length;
+    let b = this.buckets.get(key);
+    if (!b) this.buckets.set(key, (b = []));
+    b.push(term);
+  }
+
+  /** Terms within maxEdits of `word` that start with its first or second letter, nearest first (then by term). */
+  near(word: string, maxEdits: number): { term: string; distance: number }[] {
+    if (maxEdits <= 0 || !spellable(word)) return [];
+    const out: { term: string; distance: number }[] = [];
+    const firsts = new Set([word[0]!, word[1] ?? word[0]!]);
+    for (const f of firsts) {
+      for (let len = word.length - maxEdits; len <= word.length + maxEdits; len++) {
+        for (const t of this.buckets.get(f + len) ?? []) {
+          if (t === word) continue;
+          const d = editDistance(word, t, maxEdits);
+          if (d <= maxEdits) out.push({ term: t, distance: d });
+        }
+      }
+    }
+    return out.sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+  }
+}
+
+/** The words of a tokenizer file's vocabulary (transformers.js tokenizer.json) that are made of letters. */
+export function lexiconOf(tokenizerJson: unknown): ReadonlySet<string> | null {
+  const vocab = (tokenizerJson as { model?: { vocab?: unknown } } | null)?.model?.vocab;
+  if (!vocab || typeof vocab !== 'object') return null;
+  return new Set(Object.keys(vocab).filter((w) => LETTERS.test(w)));
+}

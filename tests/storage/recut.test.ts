@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { chunkSteps, CHUNKER_VERSION, type Block } from '../../src/chunker.js';
+import { cutSections, type Pace } from '../../src/sections.js';
+import { normalizeBlocks } from '../../src/validate.js';
+import { CHUNKER_VERSION_KEY, Recut, RECUT_KEY, type RecutMark } from '../../background/recut.js';
+import { unpackBlocks, withTexts } from '../../background/sectionTexts.js';
+import { verifyIndex } from '../../background/verify.js';
+import type { Engine } from '../../background/engine.js';
+import type { DB } from '../../background/db.js';
+import { engineOn, freshDb } from './helpers.js';
+
+const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
+
+/**
+ * A page opening with 240 words before any heading: the default chunker keeps them in one window
+ * (linked to the page itself), a chunker of 80-word windows cuts them in several, each past the first
+ * linked by a text fragment of its first words. Then a section under a heading.
+ */
+const blocksOf = (w: string): Block[] => [
+  { kind: 'text', text: `${words(120, w)}.` },
+  { kind: 'text', text: `${words(120, w + 'x')}.` },
+  { kind: 'heading', level: 2, text: `More about ${w}`, id: 'more' },
+  { kind: 'text', text: `${words(40, w + 'm')}.` },
+];
+
+/** As a content script sends it: the sections cut by the current chunker. */
+async function capture(engine: Engine, url: string, w: string, now = 1_700_000_000_000) {
+  const cut = await cutSections(blocksOf(w));
+  return engine.capture(url, { title: `Page ${w}`, lang: 'en', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker }, now);
+}
+
+/** "The next release": a chunker with 80-word windows, and its version. */
+const NEXT = '2.test';
+const nextCut = async (blocks: readonly Block[], pace: Pace) => {
+  const steps = chunkSteps(normalizeBlocks(blocks).blocks, { maxWords: 80 });
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return { blocks: normalizeBlocks(blocks).blocks, sections: r.value.chunks };
+    await pace.yieldToPage();
+  }
+};
+
+async function chunksOf(db: DB, url: string) {
+  const page = (await db.get('pages', url))!;
+  return withTexts(db, (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined));
+}
+
+describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
+  it('keeps each page\'s blocks and chunker, records the version on a new database, and has nothing to do then', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    await capture(engine, 'https://a.example/1', 'heron');
+    const rec = (await db.get('texts', 'https://a.example/1'))!;
+    expect(rec.cv).toBe(CHUNKER_VERSION);
+    expect(await unpackBlocks(rec.b!)).toEqual(normalizeBlocks(blocksOf('heron')).blocks);
+    expect(await engine.recut.pending()).toBe(false);
+    await engine.recut.run();
+    expect(await db.get('meta', CHUNKER_VERSION_KEY)).toBe(CHUNKER_VERSION);
+    expect(await db.get('meta', RECUT_KEY)).toBeUndefined();
+  });
+
+  it('cuts every stored page again, and search follows the new cut; visits are left as they were', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const urls = ['https://a.example/1', 'https://a.example/2', 'https://b.example/3'];
+    for (const [i, u] of urls.entries()) await capture(engine, u, ['heron', 'egret', 'stork'][i]!, 1_700_000_000_000 + i);
+    await engine.recut.run();
+    const before = await Promise.all(urls.map((u) => db.get('pages', u)));
+    // The words of the second paragraph lie in the page's first and only window: the link is the page's.
+    expect((await engine.search({ q: 'egretx100' })).results[0]!.href).toBe('https://a.example/2');
+
+    const recut = new Recut(engine, { version: NEXT, cut: nextCut, batch: 2 });
+    expect(await recut.pending()).toBe(true);
+    await recut.run();
+    expect(await db.get('meta', CHUNKER_VERSION_KEY)).toBe(NEXT);
+    expect(await db.get('meta', RECUT_KEY)).toBeUndefined();
+    for (const [i, u] of urls.entries()) {
+      const chunks = await chunksOf(db, u);
+      const want = (await nextCut(blocksOf(['heron', 'egret', 'stork'][i]!), { yieldToPage: async () => undefined, now: () => 0 })).sections;
+      expect(chunks.map((c) => c.text)).toEqual(want.map((c) => c.text));
+      expect(chunks.map((c) => c.anchor)).toEqual(want.map((c) => c.anchor));
+      expect((await db.get('texts', u))!.cv).toBe(NEXT);
+      const page = (await db.get('pages', u))!;
+      expect([page.visitCount, page.lastVisit, page.firstVisit]).toEqual([before[i]!.visitCount, before[i]!.lastVisit, before[i]!.firstVisit]);
+    }
+    // The new cut: the second paragraph is in windows of its own, linked by their first words.
+    const href = (await engine.search({ q: 'egretx100' })).results[0]!.href;
+    expect(href).toMatch(/^https:\/\/a\.example\/2#:~:text=egretx\d+/);
+    expect((await verifyIndex(engine, false)).problems).toEqual([]);
+    expect(await recut.pending()).toBe(false);
+  });
+
+  it('resumes where a stopped pass left off, skips pages captured meanwhile, and leaves forgotten pages forgotten', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+    for (const n of names) await capture(engine, `https://s.example/${n}`, `w${n}`);
+    await engine.recut.run();
+    // A pass killed after two pages: its mark says so.
+    let cuts = 0;
+    let stop = false;
+    const killed = new Recut(engine, {
+      version: NEXT,
+      batch: 1,
+      cut: async (b, pace) => {
+        if (stop) throw new DOMException('the transaction was aborted: the worker stopped', 'AbortError');
+        if (++cuts === 2) stop = true;
+        return nextCut(b, pace);
+      },
+    });
+    await expect(killed.run()).rejects.toThrow('worker stopped');
+    const mark = (await db.get('meta', RECUT_KEY)) as RecutMark;
+    expect(mark).toMatchObject({ version: NEXT, after: 'https://s.example/b', done: 2, total: 6, rewritten: 2 });
+    // Meanwhile: one page forgotten, one captured again (by a content script of the new release, which
+    // is simulated here by writing its cut with the new version).
+    await engine.deleteUrls(['https://s.example/d']);
+    const fresh = await nextCut(blocksOf('we'), { yieldToPage: async () => undefined, now: () => 0 });
+    const { storePage } = await import('../../background/capture.js');
+    await storePage(engine, { url: 'https://s.example/e', title: 'Page we', lang: 'en', blocks: fresh.blocks, chunks: fresh.sections, chunker: NEXT, now: 1_800_000_000_000 });
+    const eIds = (await db.get('pages', 'https://s.example/e'))!.chunkIds;
+
+    let resumedCuts = 0;
+    const resumed = new Recut(engine, { version: NEXT, batch: 1, cut: async (b, pace) => (resumedCuts++, nextCut(b, pace)) });
+    expect(await resumed.pending()).toBe(true);
+    await resumed.run();
+    // Only c and f were left to cut: a and b were done, d is gone, e was captured with the new chunker.
+    expect(resumedCuts).toBe(2);
+    expect(await db.get('pages', 'https://s.example/d')).toBeUndefined();
+    expect((await db.get('pages', 'https://s.example/e'))!.chunkIds).toEqual(eIds);
+    for (const n of ['a', 'b', 'c', 'f']) expect((await db.get('texts', `https://s.example/${n}`))!.cv).toBe(NEXT);
+    expect((await verifyIndex(engine, false)).problems).toEqual([]);
+  });
+
+  it('only records the new version on pages the new chunker cuts the same', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    await capture(engine, 'https://a.example/1', 'heron');
+    await engine.recut.run();
+    const ids = (await db.get('pages', 'https://a.example/1'))!.chunkIds;
+    const same = new Recut(engine, { version: NEXT, cut: (b, pace) => cutSections(b, pace) });
+    await same.run();
+    expect((await db.get('pages', 'https://a.example/1'))!.chunkIds).toEqual(ids);
+    expect((await db.get('texts', 'https://a.example/1'))!.cv).toBe(NEXT);
+    expect(same.progress).toBeNull();
+  });
+
+  it('goes past a page whose stored section text is unreadable (it keeps its cut), instead of stopping there for good', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    await capture(engine, 'https://a.example/1', 'heron');
+    await capture(engine, 'https://a.example/2', 'egret');
+    await engine.recut.run();
+    const rec = (await db.get('texts', 'https://a.example/1'))!;
+    await db.put('texts', { ...rec, z: new Uint8Array([1, 2, 3]) });
+    const recut = new Recut(engine, { version: NEXT, cut: nextCut });
+    await recut.run();
+    expect((await db.get('texts', 'https://a.example/1'))!.cv).toBe(CHUNKER_VERSION);
+    expect((await db.get('texts', 'https://a.example/2'))!.cv).toBe(NEXT);
+    expect(await db.get('meta', CHUNKER_VERSION_KEY)).toBe(NEXT);
+    expect(await db.get('meta', RECUT_KEY)).toBeUndefined();
+  });
+});

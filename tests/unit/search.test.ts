@@ -1,0 +1,133 @@
+/**
+ * The search pipeline (src/search.ts) over an in-memory source: proximity for remembered sentences,
+ * common words in questions, typos, and what a result says it matched.
+ */
+import { describe, expect, it, vi } from 'vitest';
+import { chunkBlocks, type Block } from '../../src/chunker.js';
+import { MemorySource } from '../../src/memorySource.js';
+import { search } from '../../src/search.js';
+
+const h = (level: number, text: string, id?: string): Block => ({ kind: 'heading', level, text, ...(id ? { id } : {}) });
+const p = (text: string): Block => ({ kind: 'text', text });
+
+function source(pages: { url: string; title: string; blocks: Block[] }[]): MemorySource {
+  const src = new MemorySource();
+  for (const pg of pages) src.addPage({ url: pg.url, title: pg.title, chunks: chunkBlocks(pg.blocks).chunks });
+  return src;
+}
+
+const filler = (seed: string, n: number) => Array.from({ length: n }, (_, i) => `${seed}${i % 7}`).join(' ');
+
+describe('proximity: a remembered sentence typed without quotes', () => {
+  // Every page holds every word of the sentence; only one holds them in order, side by side, and it
+  // is the longest (BM25 alone ranks it last).
+  const sentence = 'the reactor cools the turbine blades slowly';
+  const pages = [
+    { url: 'https://x.test/scattered-1', title: 'Turbines', blocks: [h(1, 'Turbines'), p('Blades of the turbine spin. The reactor heats water. Cools slowly, blades turbine reactor cools.')] },
+    { url: 'https://x.test/scattered-2', title: 'Reactors', blocks: [h(1, 'Reactors'), p('Slowly the reactor cools; turbine blades and the reactor, blades cools turbine.')] },
+    { url: 'https://x.test/exact', title: 'Plant notes', blocks: [h(1, 'Plant notes'), p(`${filler('alpha', 80)} At night the reactor cools the turbine blades slowly, as designed. ${filler('omega', 80)}`)] },
+  ];
+
+  it('ranks the section holding the exact sequence first', async () => {
+    const res = await search(source(pages), { q: sentence });
+    expect(res.results[0]!.url).toBe('https://x.test/exact');
+  });
+
+  it('without proximity the scattered pages win (the test would catch proximity switched off)', async () => {
+    const res = await search(source(pages), { q: sentence }, { lexical: { proximity: { ordered: 0, unordered: 0, window: 8, sequenceMinWords: 0, heading: 0, candidates: 0 } } });
+    expect(res.results[0]!.url).not.toBe('https://x.test/exact');
+  });
+
+  it('centres the snippet on the sequence', async () => {
+    const res = await search(source(pages), { q: sentence });
+    const text = res.results[0]!.snippet.map((s) => s.text).join('');
+    expect(text).toContain('reactor cools the turbine blades slowly');
+  });
+});
+
+describe('questions and common words', () => {
+  const pages = [
+    { url: 'https://docs.test/venv', title: 'Virtual environments', blocks: [h(1, 'Creating virtual environments'), p('A virtual environment keeps the packages of a project apart from the system. Create one with the venv module and activate it in your shell.')] },
+    { url: 'https://docs.test/files', title: 'Reading files', blocks: [h(1, 'Reading and writing files'), p('Open a file with open() and read it line by line; close it when you are done, or use a with statement so it is closed for you.')] },
+    { url: 'https://docs.test/loops', title: 'Loops', blocks: [h(1, 'Loops'), p('A for loop walks over a sequence; a while loop runs as long as its condition holds. Break leaves a loop early and continue skips to the next turn.')] },
+  ];
+  const src = () => source(pages);
+
+  it('answers a question by its content words, and lists only those as matched', async () => {
+    const res = await search(src(), { q: 'How do I create a virtual environment for my project?' });
+    expect(res.results[0]!.url).toBe('https://docs.test/venv');
+    expect(res.results[0]!.whyMatched).toEqual(['create', 'virtual', 'environment', 'project']);
+    for (const r of res.results) for (const s of r.snippet) if (s.match) expect(['a', 'do', 'i', 'my', 'for', 'how']).not.toContain(s.text.toLowerCase());
+  });
+
+  it('does not return every page for a long question that matches one of its words', async () => {
+    const res = await search(src(), { q: 'how do I read a file line by line and close it' });
+    expect(res.results.map((r) => r.url)).toEqual(['https://docs.test/files']);
+  });
+
+  it('shows the words as typed, not their stems', async () => {
+    const res = await search(src(), { q: 'Reading Files' });
+    expect(res.results[0]!.whyMatched).toEqual(['Reading', 'Files']);
+  });
+
+  it('still searches a query made only of common words', async () => {
+    const res = await search(src(), { q: 'as long as' });
+    expect(res.results[0]?.url).toBe('https://docs.test/loops');
+  });
+
+  it('returns nothing for an off-topic question', async () => {
+    // "best" and "recipe" are everyday words on these pages, as generic words are on real ones.
+    const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`The best recipe for note number ${i} is to keep it short, said the ${i}th reader.`)] }));
+    const s = source([
+      ...pages,
+      ...everyday,
+      { url: 'https://docs.test/recipes', title: 'Recipes', blocks: [h(1, 'Recipes and best practices'), p('What is the best way to write a recipe for a loop? The best recipes keep each step small.')] },
+    ]);
+    s.words = new Set(['banana', 'bread', 'recipe', 'walnuts', 'bake', 'sourdough', 'hiking', 'boots', 'winter', 'capital', 'australia']);
+    for (const q of ['banana bread recipe with walnuts', 'how do I bake sourdough bread', 'best hiking boots for winter', 'what is the capital of australia', 'best sourdough recipe for beginners']) {
+      expect((await search(s, { q })).results, q).toEqual([]);
+    }
+    // The same generic words in an on-topic question still find their page.
+    expect((await search(s, { q: 'what is the best recipe for writing a loop' })).results[0]?.url).toBe('https://docs.test/recipes');
+  });
+});
+
+describe('typos', () => {
+  const pages = [
+    { url: 'https://docs.test/argparse', title: 'argparse — Parser for command-line options', blocks: [h(1, 'argparse — Parser for command-line options'), p('The argparse module makes it easy to write user-friendly command-line interfaces. It parses the options and arguments a program was given.')] },
+    { url: 'https://docs.test/logging', title: 'logging — Logging facility', blocks: [h(1, 'logging — Logging facility'), p('The logging module defines functions and classes which implement a flexible event logging system for applications and libraries.')] },
+  ];
+
+  it('finds the page of a misspelled word, and says what it searched instead', async () => {
+    const res = await search(source(pages), { q: 'argprase' });
+    expect(res.results[0]?.url).toBe('https://docs.test/argparse');
+    expect(res.corrected).toEqual({ query: 'argparse', original: 'argprase' });
+    expect(res.results[0]!.whyMatched).toEqual(['argparse']);
+  });
+
+  it('searches the word as typed when asked (search instead for …)', async () => {
+    const res = await search(source(pages), { q: 'argprase', exact: true });
+    expect(res.results).toEqual([]);
+    expect(res.corrected).toBeUndefined();
+  });
+
+  it('corrects inside a longer query and keeps the operators', async () => {
+    const res = await search(source(pages), { q: 'flexible loging site:docs.test' });
+    expect(res.results[0]?.url).toBe('https://docs.test/logging');
+    expect(res.corrected?.query).toBe('flexible logging site:docs.test');
+  });
+
+  it('costs nothing when every word is known', async () => {
+    const src = source(pages);
+    const spy = vi.spyOn(src, 'similarTerms');
+    await search(src, { q: 'argparse options' });
+    expect(spy).not.toHaveBeenCalled();
+  });
+
+  it('does not "correct" a real word the pages do not use', async () => {
+    const src = source(pages);
+    src.words = new Set(['logic']);
+    const res = await search(src, { q: 'logic' });
+    expect(res.corrected).toBeUndefined();
+  });
+});

@@ -1,0 +1,148 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { chunkBlocks, chunkSteps, CHUNKER_VERSION, type Block, type Chunk } from '../../src/chunker.js';
+import { ProtocolError } from '../../src/protocol.js';
+import { cutSections } from '../../src/sections.js';
+import { normalizeBlocks, plainId, SECTION_LIMITS, validateCapture } from '../../src/validate.js';
+import { hostileText } from './arbitraries.js';
+
+const words = (n: number, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
+const h = (level: number, text: string, id?: string): Block => ({ kind: 'heading', level, text, ...(id ? { id } : {}) });
+const p = (text: string, id?: string): Block => ({ kind: 'text', text, ...(id ? { id } : {}) });
+
+const PAGE: Block[] = [
+  h(1, 'Guide', 'guide'),
+  p(words(40, 'intro')),
+  h(2, 'Install', 'install'),
+  p(words(400, 'inst')),
+  h(2, 'Usage'),
+  p(words(60, 'use')),
+  { kind: 'code', text: 'x = 1\n  y = 2', id: 'example' },
+];
+
+/** A capture as a content script sends it (the sections cut from the blocks), JSON round-tripped like a message. */
+async function sent(blocks: Block[]) {
+  const cut = await cutSections(blocks);
+  return JSON.parse(JSON.stringify({ title: 'T', lang: 'en', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker })) as { blocks: Block[]; sections: Chunk[]; chunker: string } & Record<string, unknown>;
+}
+
+function refused(v: unknown, reason: RegExp): void {
+  try {
+    validateCapture(v);
+  } catch (e) {
+    expect(e).toBeInstanceOf(ProtocolError);
+    expect((e as ProtocolError).code).toBe('bad-request');
+    expect((e as Error).message).toMatch(reason);
+    return;
+  }
+  throw new Error(`expected a refusal matching ${reason}`);
+}
+
+describe('cutSections', () => {
+  it('cuts exactly as chunkBlocks does, over the blocks the background accepts, and names the chunker', async () => {
+    const cut = await cutSections(PAGE);
+    expect(cut.sections).toEqual(chunkBlocks(normalizeBlocks(PAGE).blocks).chunks);
+    expect(cut.chunker).toBe(CHUNKER_VERSION);
+    expect(cut.sections.length).toBeGreaterThan(3);
+  });
+
+  it('yields between steps: 2 MB of paragraphs are cut in many short steps, the same cut as in one go', async () => {
+    const huge: Block[] = Array.from({ length: 12 }, (_, i) => p(words(20_000, `p${i}w`)));
+    let yields = 0;
+    let t = 0;
+    const cut = await cutSections(huge, { now: () => t++, sliceMs: 0, yieldToPage: async () => void yields++ });
+    expect(cut.sections).toEqual(chunkBlocks(normalizeBlocks(huge).blocks).chunks);
+    // The chunker pauses at least every 1024 tokens (and every 128 units, 256 blocks, each section).
+    const tokens = 12 * 20_000;
+    expect(yields).toBeGreaterThan(tokens / 1024);
+    let pauses = 0;
+    const steps = chunkSteps(normalizeBlocks(huge).blocks);
+    while (!steps.next().done) pauses++;
+    expect(pauses).toBe(yields);
+  });
+
+  it('plain ids only: odd ids are dropped on both sides, lone surrogates made well-formed', () => {
+    expect(plainId('os.path.join')).toBe('os.path.join');
+    for (const bad of ['', 'a b', 'a\nb', 'x\u0000', 'x'.repeat(201), 5, null, 'a\u2028b']) expect(plainId(bad)).toBeUndefined();
+    expect(plainId('\ud800x')).toBe('\ufffdx');
+    const { blocks } = normalizeBlocks([h(2, 'A\udc00', 'id with space'), p('text \ud800')]);
+    expect(blocks).toEqual([h(2, 'A\ufffd'), p('text \ufffd')]);
+  });
+});
+
+describe('validateCapture with sections', () => {
+  it('accepts what the chunker made, unchanged', async () => {
+    const v = await sent(PAGE);
+    const { payload } = validateCapture(v);
+    expect(payload.sections).toEqual(v.sections);
+    expect(payload.chunker).toBe(CHUNKER_VERSION);
+  });
+
+  it('accepts the chunker output of any blocks, hostile text and ids included (property)', async () => {
+    const block = fc.oneof(
+      fc.record({ kind: fc.constant('heading' as const), level: fc.integer({ min: 1, max: 6 }), text: hostileText(300, 1), id: fc.option(hostileText(20, 1), { nil: undefined }) }),
+      fc.record({ kind: fc.constantFrom('text' as const, 'code' as const, 'list' as const, 'quote' as const, 'table' as const), text: hostileText(2000, 1), id: fc.option(hostileText(20, 1), { nil: undefined }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(block, { maxLength: 40 }), async (raw) => {
+        const blocks = raw.map(({ id, ...b }) => (id === undefined ? b : { ...b, id })) as Block[];
+        const v = await sent(blocks);
+        const { payload } = validateCapture(v);
+        expect(payload.sections).toEqual(v.sections);
+        const bodies = v.sections.reduce((n, s) => n + s.text.length - s.headingPath.join(' > ').length, 0);
+        const chars = v.blocks.reduce((n, b) => n + b.text.length, 0);
+        // Without the constant allowance: the ratio alone holds for any blocks.
+        expect(bodies).toBeLessThanOrEqual(chars * SECTION_LIMITS.maxBodyRatio + blocks.filter((b) => b.kind === 'heading').length * SECTION_LIMITS.bodyAllowancePerHeading);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('ignores sections cut by another chunker (the background cuts the blocks itself)', async () => {
+    const v = await sent(PAGE);
+    const { payload } = validateCapture({ ...v, chunker: '0.old' });
+    expect(payload.sections).toBeUndefined();
+    expect(payload.blocks).toEqual(v.blocks);
+  });
+
+  it('refuses sections the background could not have cut from these blocks, saying why', async () => {
+    const v = await sent(PAGE);
+    const s0 = v.sections[0]!;
+    const last = v.sections.length - 1;
+    const withSection = (i: number, patch: Partial<Chunk> | Record<string, unknown>) => ({ ...v, sections: v.sections.map((s, k) => (k === i ? { ...s, ...patch } : s)) });
+    refused({ ...v, chunker: 7 }, /chunker/);
+    refused({ ...v, sections: 'x' }, /sections must be an array/);
+    refused({ ...v, sections: [null] }, /section 0: not an object/);
+    // too many
+    refused({ ...v, sections: Array.from({ length: SECTION_LIMITS.maxSections + 1 }, (_, i) => ({ ...s0, ord: i })) }, /too many sections/);
+    // oversize
+    const big = s0.text + ' x'.repeat(SECTION_LIMITS.maxTextChars);
+    refused(withSection(0, { text: big, words: big.split(' ').length }), /over 6000 characters/);
+    // counts and order
+    refused(withSection(0, { words: s0.words + 1 }), /words does not match/);
+    refused(withSection(1, { ord: 0 }), /section 1: ord/);
+    // heading paths inconsistent with the blocks or the text
+    refused(withSection(0, { headingPath: ['Not a heading here'], section: 'Not a heading here', text: 'Not a heading here\nintro0', words: 5 }), /headings the blocks do not have|names a heading/);
+    refused(withSection(0, { headingPath: ['Guide', 'Guide', 'Guide', 'Guide', 'Guide', 'Guide', 'Guide'] }), /at most 6/);
+    refused(withSection(0, { section: 'Install' }), /last heading/);
+    refused(withSection(0, { text: 'Install\n' + s0.text.split('\n')[1], words: 41 }), /start with its heading path/);
+    // anchors: plain ids of the blocks, or text the section holds
+    refused(withSection(0, { anchor: { id: 'elsewhere' } }), /anchor id/);
+    refused(withSection(0, { anchor: { id: 'a b' } }), /anchor id/);
+    refused(withSection(0, { anchor: { id: 'guide', text: 'Guide' } }), /not both/);
+    refused(withSection(0, { anchor: { href: 'javascript:alert(1)' } }), /nothing else/);
+    refused(withSection(last, { anchor: { text: 'words this page never had' } }), /not in the section/);
+    refused(withSection(last, { anchor: { text: 'use1\ud800' } }), /a phrase of at most/);
+    refused(withSection(last, { anchor: { text: 'x'.repeat(201) } }), /a phrase of at most/);
+    refused(withSection(last, { anchor: 'x' }), /anchor must be an object/);
+  });
+
+  it('refuses a page amplified into many copies of itself', async () => {
+    const blocks = [h(1, 'Small', 'small'), p(words(30))];
+    const v = await sent(blocks);
+    const one = v.sections[0]!;
+    const body = ('Small\n' + words(30) + ' ').repeat(150).trim().slice(0, 5990);
+    const copies = Array.from({ length: 40 }, (_, i) => ({ ...one, ord: i, text: 'Small\n' + body, words: ('Small\n' + body).split(/\s+/).length }));
+    refused({ ...v, sections: copies }, /more text than their blocks/);
+  });
+});
