@@ -13,8 +13,10 @@ import { verifyIndex } from './verify.js';
  * Bump when the tokenizer's code or indexSection change what a text is indexed as.
  * 2: fields (BM25F): tf codes with heading/context bits and body lengths, instead of title and
  *    heading words repeated three times.
+ * 3: four fields: tf codes with heading, headings-above and title bits (body << 3); revision 2's codes
+ *    (body << 2, heading and context bits) would be read as other fields.
  */
-export const INDEX_REVISION = 2;
+export const INDEX_REVISION = 3;
 export const INDEX_VERSION_KEY = 'indexVersion';
 
 export function currentIndexVersion(): string {

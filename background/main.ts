@@ -2,6 +2,9 @@
  * The service worker (Chrome) / background script (Firefox). Every listener is registered synchronously
  * at the top level so an event that wakes the worker finds its listener.
  */
+import { lexicalSearch } from '../src/search.js';
+import { parseQuery } from '../src/query.js';
+import { searchSource } from './search.js';
 import { bundledLexicon } from './lexicon.js';
 import browser from 'webextension-polyfill';
 import type { MessageType } from '../src/protocol.js';
@@ -245,6 +248,8 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     if (!page) return [];
     return (await pageSections(db, [page])).get(url) ?? [];
   }, registerHello, hellosFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog, chunkerVersion: CHUNKER_VERSION,
+  /** The lexical lane alone, as search() runs it (the benchmark times it apart from the dense lane). */
+  lexicalSearch: async (q: string, k: number) => lexicalSearch(searchSource(engine, await engine.settings()), parseQuery(q).text, k),
   /** What a capture costs the worker before it is written: checking the page's sections, or cutting (tests/bench/captureCut.ts). */
   cut: { chunkBlocks, validateCapture },
   /** The blocks and chunker version stored for a page (background/recut.ts cuts them again). */

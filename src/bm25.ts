@@ -3,13 +3,14 @@
  * the postings of the query's terms (from memory or IndexedDB) and the corpus statistics.
  *
  *   idf(t)      = ln(1 + (N - df + 0.5) / (df + 0.5))
- *   tf~(t, d)   = body tf / (1 - b + b * len / avgLen) + heading * [t in heading] + context * [t in context]
+ *   tf~(t, d)   = body tf / (1 - b + b * len / avgLen)
+ *                 + heading * [t in heading] + ancestors * [t in a heading above] + title * [t in the page title]
  *   score(d, q) = sum over t in q of  w_t * idf(t) * tf~ * (k1 + 1) / (tf~ + k1)
  *
  * The field weights are added before saturation, so a word in the heading and the body is not counted
  * twice over (what repeating the heading's words in the text did).
  */
-import { CONTEXT_BIT, HEADING_BIT } from './indexing.js';
+import { ANCESTORS_BIT, FIELD_BITS, HEADING_BIT, TITLE_BIT } from './indexing.js';
 
 export interface Bm25Params {
   /** Term-frequency saturation. Lucene's default. */
@@ -24,10 +25,18 @@ export const DEFAULT_BM25: Readonly<Bm25Params> = { k1: 1.5, b: 0.75 };
 /** Weights of the short fields, in body occurrences (length-normalised) they are worth. */
 export interface FieldWeights {
   heading: number;
-  context: number;
+  ancestors: number;
+  title: number;
 }
 
-export const DEFAULT_FIELDS: Readonly<FieldWeights> = { heading: 2, context: 1 };
+export const DEFAULT_FIELDS: Readonly<FieldWeights> = { heading: 4, ancestors: 1, title: 1 };
+
+/** What each combination of field bits adds to the normalised body count. */
+function fieldBonus(fw: FieldWeights): Float64Array {
+  const bonus = new Float64Array(1 << FIELD_BITS);
+  for (let f = 0; f < bonus.length; f++) bonus[f] = (f & HEADING_BIT ? fw.heading : 0) + (f & ANCESTORS_BIT ? fw.ancestors : 0) + (f & TITLE_BIT ? fw.title : 0);
+  return bonus;
+}
 
 export interface CorpusStats {
   /** Number of indexed chunks. */
@@ -57,6 +66,8 @@ export interface LexicalHit {
   score: number;
   /** The distinct query terms that contributed to the score. */
   terms: string[];
+  /** The short fields (src/indexing.ts bits: heading, ancestors, title) any of those terms is in. */
+  fields?: number;
 }
 
 export interface Bm25SearchOptions {
@@ -119,26 +130,30 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
   const k1p1 = k1 + 1;
   const norm0 = 1 - b;
   const normL = b / avgLen;
-  // What the field bits of a tf code add to the normalised body count.
-  const bonus = new Float64Array(4);
-  for (let f = 0; f < 4; f++) bonus[f] = (f & HEADING_BIT ? fw.heading : 0) + (f & CONTEXT_BIT ? fw.context : 0);
+  const bonus = fieldBonus(fw);
   const heap = new TopK(options.k);
 
-  if (maxId < 4 * total + 65536 && weights.every((w) => w > 0) && fw.heading > 0 && fw.context > 0) {
+  if (maxId < 4 * total + 65536 && weights.every((w) => w > 0) && fw.heading > 0 && fw.ancestors > 0 && fw.title > 0) {
     scratch.ensure(maxId, total);
     const { scores, touched } = scratch;
     let nTouched = 0;
     for (let t = 0; t < terms.length; t++) {
       const { ids, tfs, lens } = terms[t]!.postings;
-      const w = weights[t]!;
+      const wk = weights[t]! * k1p1;
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
         if (allowed !== null && !allowed.has(id)) continue;
         const code = tfs[i]!;
-        const tf = (code >>> 2) / (norm0 + normL * lens[i]!) + bonus[code & 3]!;
         const prev = scores[id]!;
         if (prev === 0) touched[nTouched++] = id;
-        scores[id] = prev + (w * tf * k1p1) / (tf + k1);
+        if ((code & 7) === 0) {
+          // Body only (most postings): tf~ = body / norm, and w tf~ (k1 + 1) / (tf~ + k1) in one division.
+          const body = code >>> FIELD_BITS;
+          scores[id] = prev + (wk * body) / (body + k1 * (norm0 + normL * lens[i]!));
+        } else {
+          const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
+          scores[id] = prev + (wk * tf) / (tf + k1);
+        }
       }
     }
     for (let i = 0; i < nTouched; i++) {
@@ -155,27 +170,70 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
         const id = ids[i]!;
         if (allowed !== null && !allowed.has(id)) continue;
         const code = tfs[i]!;
-        const tf = (code >>> 2) / (norm0 + normL * lens[i]!) + bonus[code & 3]!;
-        scores.set(id, (scores.get(id) ?? 0) + (w * tf * k1p1) / (tf + k1));
+        let add: number;
+        if ((code & 7) === 0) {
+          const body = code >>> FIELD_BITS;
+          add = (w * k1p1 * body) / (body + k1 * (norm0 + normL * lens[i]!));
+        } else {
+          const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
+          add = (w * k1p1 * tf) / (tf + k1);
+        }
+        scores.set(id, (scores.get(id) ?? 0) + add);
       }
     }
     for (const [id, s] of scores) heap.push(id, s);
   }
-  return heap.sorted().map((e) => ({ id: e.id, score: e.score, terms: terms.filter((q) => hasId(q.postings.ids, e.id)).map((q) => q.term) }));
+  return heap.sorted().map((e) => {
+    const matched: string[] = [];
+    let fields = 0;
+    for (const q of terms) {
+      const i = indexOf(q.postings.ids, e.id);
+      if (i < 0) continue;
+      matched.push(q.term);
+      fields |= q.postings.tfs[i]! & 7;
+    }
+    return { id: e.id, score: e.score, terms: matched, fields };
+  });
 }
 
-/** Binary search in ascending ids. */
-function hasId(ids: Uint32Array, id: number): boolean {
+/**
+ * Adds to `hits` the BM25F contributions of terms that score but do not retrieve (a question's common
+ * words): each hit is looked up in each term's ids by binary search, so a long posting list costs
+ * log(df) per hit, not df. The hits' scores are raised in place and the array re-sorted (score desc,
+ * then id); their `terms` are left as they were.
+ */
+export function addScores(hits: LexicalHit[], query: readonly QueryTerm[], stats: CorpusStats, options: { params?: Bm25Params; fields?: FieldWeights } = {}): LexicalHit[] {
+  const terms = query.filter((q) => q.postings.ids.length > 0);
+  if (!terms.length || !hits.length || stats.N <= 0) return hits;
+  const { k1, b } = options.params ?? DEFAULT_BM25;
+  const bonus = fieldBonus(options.fields ?? DEFAULT_FIELDS);
+  const avgLen = stats.totalLength / stats.N || 1;
+  const w = terms.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length) * (k1 + 1));
+  for (const h of hits) {
+    for (let t = 0; t < terms.length; t++) {
+      const { ids, tfs, lens } = terms[t]!.postings;
+      const i = indexOf(ids, h.id);
+      if (i < 0) continue;
+      const code = tfs[i]!;
+      const tf = (code >>> FIELD_BITS) / (1 - b + (b * lens[i]!) / avgLen) + bonus[code & 7]!;
+      h.score += (w[t]! * tf) / (tf + k1);
+    }
+  }
+  return hits.sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+/** Position of id in ascending ids, or -1. */
+function indexOf(ids: Uint32Array, id: number): number {
   let lo = 0;
   let hi = ids.length - 1;
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
     const v = ids[mid]!;
-    if (v === id) return true;
+    if (v === id) return mid;
     if (v < id) lo = mid + 1;
     else hi = mid - 1;
   }
-  return false;
+  return -1;
 }
 
 /**

@@ -3,14 +3,15 @@
  * for a section, and with which tokenizer options. The write path (background/pageStore.ts), deletes,
  * verification, the dense lane, the evaluation and the benchmarks all call these, so they cannot drift.
  *
- * Fields (BM25F, Robertson, Zaragoza & Taylor 2004): a section is indexed as three fields,
+ * Fields (BM25F, Robertson, Zaragoza & Taylor 2004): a section is indexed as four fields,
  * - body: the section's text (merged sub-sections included), the only field counted and length-normalised;
  * - heading: the section's own heading;
- * - context: the page title and the headings above the section's own.
- * A posting's term frequency packs the body count with one bit per short field: `body << 2 | heading << 1
- * | context` (see `tfCode`), so a posting costs no more bytes than a plain count below 32 occurrences.
- * The short fields are presence bits because a heading or title rarely repeats a word; their weights
- * (src/bm25.ts) are added to the normalised body count before saturation.
+ * - ancestors: the headings above it;
+ * - title: the page's title.
+ * A posting's term frequency packs the body count with one bit per short field: `body << 3 | heading << 2
+ * | ancestors << 1 | title` (see `tfCode`), so a posting costs no more bytes than a plain count below 16
+ * occurrences. The short fields are presence bits because a heading or title rarely repeats a word;
+ * their weights (src/bm25.ts) are added to the normalised body count before saturation.
  */
 import { countWords } from './chunker.js';
 import { tokenize, type TokenizerOptions } from './tokenizer.js';
@@ -33,17 +34,20 @@ export function indexedText(title: string, chunkText: string): string {
 }
 
 /** Field bits of a term frequency code. */
-export const HEADING_BIT = 2;
-export const CONTEXT_BIT = 1;
+export const HEADING_BIT = 4;
+export const ANCESTORS_BIT = 2;
+export const TITLE_BIT = 1;
+/** Bits below the body count. */
+export const FIELD_BITS = 3;
 
-/** Packs a section's counts of one term: body occurrences, and whether it is in the heading / context. */
-export function tfCode(body: number, heading: boolean, context: boolean): number {
-  return body * 4 + (heading ? HEADING_BIT : 0) + (context ? CONTEXT_BIT : 0);
+/** Packs a section's counts of one term: body occurrences, and whether it is in the heading, the headings above, the title. */
+export function tfCode(body: number, heading: boolean, ancestors: boolean, title: boolean): number {
+  return body * 8 + (heading ? HEADING_BIT : 0) + (ancestors ? ANCESTORS_BIT : 0) + (title ? TITLE_BIT : 0);
 }
 
 /** Body occurrences in a tf code. */
 export function bodyTf(code: number): number {
-  return Math.floor(code / 4);
+  return Math.floor(code / 8);
 }
 
 /** What BM25 indexes for one section. */
@@ -55,12 +59,12 @@ export interface IndexedSection {
 }
 
 /** A section's text split into its fields: the first line is the heading path when it has one. */
-export function sectionFields(title: string, chunk: { text: string; headingPath: readonly string[] }): { body: string; heading: string; context: string } {
+export function sectionFields(title: string, chunk: { text: string; headingPath: readonly string[] }): { body: string; heading: string; ancestors: string; title: string } {
   const path = chunk.headingPath;
   const nl = chunk.text.indexOf('\n');
   const hasHeadingLine = path.length > 0 && (nl >= 0 ? chunk.text.slice(0, nl) : chunk.text) === path.join(' > ');
   const body = hasHeadingLine ? (nl >= 0 ? chunk.text.slice(nl + 1) : '') : chunk.text;
-  return { body, heading: path[path.length - 1] ?? '', context: [title, ...path.slice(0, -1)].join('\n') };
+  return { body, heading: path[path.length - 1] ?? '', ancestors: path.slice(0, -1).join('\n'), title };
 }
 
 /** The postings of one section. Writes, deletes and verification must all use this. */
@@ -68,10 +72,9 @@ export function indexSection(title: string, chunk: { text: string; headingPath: 
   const f = sectionFields(title, chunk);
   const body = tokenize(f.body, tok);
   const counts = new Map<string, number>();
-  for (const t of body) counts.set(t, (counts.get(t) ?? 0) + 4);
-  const heading = new Set(tokenize(f.heading, tok));
-  const context = new Set(tokenize(f.context, tok));
-  for (const t of heading) counts.set(t, (counts.get(t) ?? 0) + HEADING_BIT);
-  for (const t of context) counts.set(t, (counts.get(t) ?? 0) + CONTEXT_BIT);
+  for (const t of body) counts.set(t, (counts.get(t) ?? 0) + (1 << FIELD_BITS));
+  for (const [text, bit] of [[f.heading, HEADING_BIT], [f.ancestors, ANCESTORS_BIT], [f.title, TITLE_BIT]] as const) {
+    for (const t of new Set(tokenize(text, tok))) counts.set(t, (counts.get(t) ?? 0) + bit);
+  }
   return { len: body.length, tfs: counts };
 }

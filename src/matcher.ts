@@ -3,6 +3,11 @@
  * matches a query word when one of its index terms (the tokenizer with the index's options, so `cats`
  * carries `cat` when stemming is on) is among that query word's terms. One matcher serves a whole
  * query: each distinct text word is tokenized once.
+ *
+ * Two scans: `scan` walks every word of the text (snippets, headings); `locate` (proximity over a
+ * lane's candidates, where time counts) finds ASCII text's candidate words by substring search for
+ * each query term's stem and checks only those: the same matches without tokenizing every word, with
+ * positions exact where matches are near each other. Text with other characters takes `scan`.
  */
 import { forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
 
@@ -11,21 +16,53 @@ export const MAX_MATCH_WORDS = 31;
 
 export class QueryMatcher {
   private readonly byTerm = new Map<string, number>();
+  /** Parts of strict compounds: a word needs all of a compound's parts. */
+  private readonly byPart = new Map<string, number>();
   private readonly memo = new Map<string, number>();
 
-  /** `groups[i]`: the terms that match query word i. */
+  /** Substrings every word carrying a term contains (the term less its last letter: stems only drop endings). */
+  private readonly probes: string[];
+  /** Strict: compound query words (the whole term first, then its parts) and their parts. */
+  private readonly compounds: { bit: number; whole: string; parts: readonly string[] }[] = [];
+
+  /**
+   * `groups[i]`: the terms of query word i (as queryWords gives them: the word whole first, then, for a
+   * compound, its parts). A text word carries query word i when it carries one of them, or, if
+   * `strict`, when it carries a compound's whole term or all of its parts (`git-read-tree` is not
+   * `git-ls-tree` to proximity, though they share `git` and `tree`).
+   */
   constructor(
     groups: readonly (readonly string[])[],
     private readonly tokenizer: TokenizerOptions,
+    strict = false,
   ) {
     groups.forEach((terms, i) => {
       const bit = 1 << Math.min(i, MAX_MATCH_WORDS - 1);
-      for (const t of terms) this.byTerm.set(t, (this.byTerm.get(t) ?? 0) | bit);
+      if (strict && terms.length > 1) {
+        this.compounds.push({ bit, whole: terms[0]!, parts: terms.slice(1) });
+        this.byTerm.set(terms[0]!, (this.byTerm.get(terms[0]!) ?? 0) | bit);
+        for (const t of terms.slice(1)) this.byPart.set(t, (this.byPart.get(t) ?? 0) | bit);
+      } else for (const t of terms) this.byTerm.set(t, (this.byTerm.get(t) ?? 0) | bit);
     });
+    const probes = new Set<string>();
+    for (const t of [...this.byTerm.keys(), ...this.byPart.keys()]) probes.add(t.length > 3 ? t.slice(0, -1) : t);
+    // A probe that holds another finds nothing the other does not.
+    this.probes = [...probes].filter((p) => ![...probes].some((q) => q !== p && p.includes(q)));
+    this.anyProbe = this.probes.length ? new RegExp(this.probes.map((p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'iu') : null;
+  }
+
+  private readonly anyProbe: RegExp | null;
+
+  /**
+   * False when no word of `text` can carry a query word (none holds a term's stem); true is a maybe.
+   * One regular-expression test, no allocation: the cheap first question for many short texts.
+   */
+  mayMatch(text: string): boolean {
+    return this.anyProbe !== null && (NON_ASCII.test(text) || this.anyProbe.test(text));
   }
 
   get empty(): boolean {
-    return this.byTerm.size === 0;
+    return this.byTerm.size === 0 && this.byPart.size === 0;
   }
 
   /** Bits of the query words this word (folded, as forEachWordSpan gives it) carries; 0 for none. */
@@ -33,7 +70,13 @@ export class QueryMatcher {
     let m = this.memo.get(word);
     if (m === undefined) {
       m = 0;
-      for (const t of wordTerms(word, this.tokenizer)) m |= this.byTerm.get(t) ?? 0;
+      const terms = wordTerms(word, this.tokenizer);
+      let parts = 0;
+      for (const t of terms) {
+        m |= this.byTerm.get(t) ?? 0;
+        parts |= this.byPart.get(t) ?? 0;
+      }
+      if (parts) for (const c of this.compounds) if (!(m & c.bit) && parts & c.bit && c.parts.every((p) => terms.includes(p))) m |= c.bit;
       if (this.memo.size < 50_000) this.memo.set(word, m);
     }
     return m;
@@ -63,7 +106,97 @@ export class QueryMatcher {
     }
     return { words: n, pos, start, end, mask };
   }
+
+  /**
+   * `scan`'s matches, found faster on ASCII text: each probe is searched for in the lower-cased text
+   * and the tokenizer's word around each hit (letters, digits and `_`, joined by `.`, `-` or `::`)
+   * checked. Positions are exact between matches up to FAR_CHARS apart (all proximity looks at) and
+   * estimated beyond; `words` is an estimate.
+   */
+  locate(text: string): TextMatches {
+    if (this.empty || NON_ASCII.test(text)) return this.scan(text);
+    const lower = text.toLowerCase();
+    const found = new Map<number, { end: number; mask: number }>();
+    for (const probe of this.probes) {
+      for (let at = lower.indexOf(probe); at >= 0; at = lower.indexOf(probe, at + 1)) {
+        if (!isWordCode(lower.charCodeAt(at))) continue;
+        const [s, e] = wordAround(text, at);
+        if (!found.has(s)) {
+          const m = this.mask(text.slice(s, e));
+          if (m) found.set(s, { end: e, mask: m });
+        }
+        at = Math.max(at, e - 1);
+      }
+    }
+    const starts = [...found.keys()].sort((a, b) => a - b);
+    const pos: number[] = [];
+    const start: number[] = [];
+    const end: number[] = [];
+    const mask: number[] = [];
+    // Word positions, exact where they matter (matches a few words apart: the words between are
+    // counted), estimated from the characters between matches farther apart.
+    let n = 0;
+    let prevEnd = 0;
+    for (const s0 of starts) {
+      const f = found.get(s0)!;
+      const gap = s0 - prevEnd;
+      n += pos.length ? 1 + (gap > FAR_CHARS ? Math.round(gap / CHARS_PER_WORD) : wordsIn(text, prevEnd, s0)) : wordsIn(text, 0, Math.min(s0, FAR_CHARS)) + (s0 > FAR_CHARS ? Math.round((s0 - FAR_CHARS) / CHARS_PER_WORD) : 0);
+      pos.push(n);
+      start.push(s0);
+      end.push(f.end);
+      mask.push(f.mask);
+      prevEnd = f.end;
+    }
+    const words = pos.length ? n + 1 + Math.round((text.length - prevEnd) / CHARS_PER_WORD) : Math.round(text.length / CHARS_PER_WORD);
+    return { words, pos, start, end, mask };
+  }
 }
+
+/** Gaps longer than this (characters) between matches are counted in estimated words. */
+const FAR_CHARS = 80;
+const CHARS_PER_WORD = 6;
+
+/** Words that start in text[from, to). */
+function wordsIn(text: string, from: number, to: number): number {
+  let n = 0;
+  for (let i = from; i < to; ) {
+    if (!isWordCode(text.charCodeAt(i))) {
+      i++;
+      continue;
+    }
+    n++;
+    i = wordEnd(text, i);
+  }
+  return n;
+}
+
+/** The end of the word starting at i (ASCII word characters, joined by `.`, `-` or `::` before more of them). */
+function wordEnd(text: string, i: number): number {
+  const len = text.length;
+  for (;;) {
+    while (i < len && isWordCode(text.charCodeAt(i))) i++;
+    const c = text.charCodeAt(i);
+    if ((c === 46 || c === 45) && i + 1 < len && isWordCode(text.charCodeAt(i + 1))) i += 1;
+    else if (c === 58 && text.charCodeAt(i + 1) === 58 && i + 2 < len && isWordCode(text.charCodeAt(i + 2))) i += 2;
+    else return i;
+  }
+}
+
+/** The word holding offset `at` (a word character), as [start, end). */
+function wordAround(text: string, at: number): [number, number] {
+  let s = at;
+  for (;;) {
+    while (s > 0 && isWordCode(text.charCodeAt(s - 1))) s--;
+    const c = text.charCodeAt(s - 1);
+    if ((c === 46 || c === 45) && s >= 2 && isWordCode(text.charCodeAt(s - 2))) s -= 1;
+    else if (c === 58 && text.charCodeAt(s - 2) === 58 && s >= 3 && isWordCode(text.charCodeAt(s - 3))) s -= 2;
+    else break;
+  }
+  return [s, wordEnd(text, s)];
+}
+
+const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const NON_ASCII = /[^\x00-\x7f]/;
 
 export interface TextMatches {
   words: number;

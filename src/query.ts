@@ -2,6 +2,7 @@
  * The one query parser, shared by the popup, the results page and the omnibox.
  *
  *   free words  "exact phrase"  -word  -"phrase"  site:example.com  -site:example.com
+ *   (`--option` is a word: an option's name, not an exclusion)
  *   after:2024-01-31  before:2024-02-01  after:today|yesterday|7d|2w|3m|1y|last-week|"last week"
  *
  * `-after:X` means `before:X` and `-before:X` means `after:X`. Unknown operators (`foo:bar`) and
@@ -108,7 +109,8 @@ export function parseQuery(input: string, now: number = Date.now()): ParsedQuery
       }
       continue;
     }
-    if (neg && literal.length > 0 && !op) {
+    // `--only-matching` is a command-line option's name, not "exclude -only-matching".
+    if (neg && literal.length > 0 && !op && !literal.startsWith('-')) {
       q.excludeWords.push(literal);
       continue;
     }

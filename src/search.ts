@@ -10,16 +10,16 @@
  * comes from, the place in its section where the query matched best (the merged sub-section it lies
  * in, src/chunker.ts parts).
  */
-import { bm25Search, DEFAULT_FIELDS, idf, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
+import { addScores, bm25Search, DEFAULT_FIELDS, idf, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
 import type { ChunkAnchor, SectionPart } from './chunker.js';
 import { groupByPage } from './group.js';
 import { classifyQuery, fuseHybrid, type DenseCalibration } from './hybrid.js';
-import { indexedText, TOKENIZER } from './indexing.js';
+import { TOKENIZER } from './indexing.js';
 import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
-import { DEFAULT_PROXIMITY, proximityScore, type ProximityParams } from './proximity.js';
+import { DEFAULT_PROXIMITY, headingMatch, proximityScore, type ProximityParams } from './proximity.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
-import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, type CommonWordOptions, type QueryWord } from './queryPlan.js';
+import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
@@ -78,9 +78,22 @@ export interface LexicalOptions {
   fields: FieldWeights;
   common: CommonWordOptions;
   proximity: ProximityParams;
-  /** A query with at least `minMatchFrom` retrieving words needs `minMatchShare` of them in a section. */
+  /**
+   * A query with at least `minMatchFrom` retrieving words needs at least `minMatchWords` of them in a
+   * section, or `minMatchShare` of them if that is more (never more than it has).
+   */
   minMatchShare: number;
+  minMatchWords: number;
   minMatchFrom: number;
+  /**
+   * A query of two or more words gets no lexical results when even its best sections (of the first
+   * ten) hold less than this share of its words' weight, counting the words the index does not know
+   * at full weight: an off-topic question ("best sourdough bread recipe for beginners") matching the
+   * pages only by its generic words ("best", "recipe").
+   */
+  minCoverage: number;
+  /** Whether unknown words of scripts without spaces count against the coverage. */
+  coverageUnspaced: boolean;
   typos: boolean;
 }
 
@@ -88,8 +101,11 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   fields: DEFAULT_FIELDS,
   common: DEFAULT_COMMON,
   proximity: DEFAULT_PROXIMITY,
-  minMatchShare: 0.5,
+  minMatchShare: 0,
+  minMatchWords: 2,
   minMatchFrom: 3,
+  minCoverage: 0.3,
+  coverageUnspaced: false,
   typos: true,
 };
 
@@ -141,9 +157,9 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const started = clock();
   const settings = src.settings;
   let lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
-  // "Find related pages" asks with a page's most telling words: any one of them makes a page related, so
-  // the minimum share of a long query's words does not apply.
-  if (req.excludeUrl) lex = { ...lex, minMatchShare: 0 };
+  // "Find related pages" asks with a page's most telling words: any of them makes a page related, so
+  // neither the two-word minimum nor the off-topic gate applies.
+  if (req.excludeUrl) lex = { ...lex, minMatchWords: 1, minMatchShare: 0, minCoverage: 0 };
   const limit = req.limit ?? 30;
   const parsed = parseRequest(req, now);
   const allowed = await src.allowedChunks(parsed, req.excludeUrl);
@@ -167,6 +183,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const textFilters = parsed.phrases.length + parsed.excludeWords.length + parsed.excludePhrases.length > 0;
   const depth = textFilters ? Math.max(500, limit * 10) : Math.max(limit * 3, 30);
   const sections = new Map<number, SectionView>();
+  const queryClass = classifyQuery(parsed.text);
   const lexicalRun = lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections);
   // The dense lane starts at once with the text as typed; it is asked again only if a typo was corrected.
   const denseOn = settings.denseEnabled && !!src.dense;
@@ -177,7 +194,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const fused = fuseHybrid({
     lexical: lexical.hits,
     dense: dense?.hits ?? [],
-    queryClass: classifyQuery(parsed.text),
+    queryClass,
     calibration: dense?.calibration ?? null,
     rrfK: settings.ranking.rrfK,
     userWeights: { lexical: settings.ranking.lexicalWeight, dense: settings.ranking.denseWeight },
@@ -195,6 +212,12 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
 interface LexicalRun {
   hits: LaneHit[];
   plan: Plan;
+}
+
+/** The lexical lane alone, as search() runs it for a query's free text (the benchmarks time this). */
+export async function lexicalSearch(src: SearchSource, text: string, k: number, opts: { lexical?: Partial<LexicalOptions>; allowed?: ReadonlySet<number> | null } = {}): Promise<LaneHit[]> {
+  const lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
+  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, false, new Map())).hits;
 }
 
 /**
@@ -230,26 +253,83 @@ async function lexicalLane(
   const plan: Plan = { words, weights, wordOfTerm, marked };
 
   const query: QueryTerm[] = scored.map((t) => ({ term: t.term, postings: postings.get(t.term) ?? EMPTY_LIST, weight: t.weight }));
+  // Common words score the sections the other words found (Lucene's common-terms idea), never retrieve.
+  const scoredSet = new Set(scored.map((t) => t.term));
+  const scoringOnly: QueryTerm[] = [...new Set(words.filter((w) => w.common).flatMap((w) => w.terms))]
+    .filter((t) => !scoredSet.has(t))
+    .map((term) => ({ term, postings: postings.get(term) ?? EMPTY_LIST }));
   const retrieving = new Set(scored.map((t) => t.word)).size;
-  const need = retrieving >= lex.minMatchFrom ? Math.ceil(retrieving * lex.minMatchShare) : 1;
-  let hits: LexicalHit[] = bm25Search(query, stats, { k: need > 1 ? k * 2 : k, allowed, params: { k1: src.settings.ranking.k1, b: src.settings.ranking.b }, fields: lex.fields });
-  if (need > 1) hits = hits.filter((h) => new Set(h.terms.map((t) => wordOfTerm.get(t))).size >= need).slice(0, k);
+  const need = retrieving >= lex.minMatchFrom ? Math.min(retrieving, Math.max(lex.minMatchWords, Math.ceil(retrieving * lex.minMatchShare))) : 1;
+  const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
+  const wordsMatched = (h: LexicalHit) => new Set(h.terms.map((t) => wordOfTerm.get(t)).filter((w) => w !== undefined)).size;
+  const retrieve = (q: readonly QueryTerm[]): LexicalHit[] => {
+    let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? k * 2 : k, allowed, params, fields: lex.fields });
+    if (need > 1) out = out.filter((h) => wordsMatched(h) >= need);
+    if (scoringOnly.length && lex.common.score) out = addScores(out, scoringOnly, stats, { params, fields: lex.fields });
+    return out.slice(0, k);
+  };
+  let hits = retrieve(query);
+
+  // The query's distinct content words, each by the terms that stand for it (a repeated word counts once).
+  const content = new Map<string, { terms: string[]; weight: number }>();
+  for (const w of words) {
+    if (w.common) continue;
+    const terms = w.correction ? [w.correction.term] : w.terms;
+    // In a script without spaces an unknown word is as likely the segmenter's cut through a known one
+    // (a remembered span starting mid-word) as a word the pages lack: no evidence either way.
+    if (!lex.coverageUnspaced && unspacedWord(w.text) && terms.every((t) => df(t) === 0)) continue;
+    // idf: its best term's, or the highest possible for a word the index lacks.
+    content.set(terms.join('\u0000'), { terms, weight: Math.max(...terms.map((t) => idf(stats.N, Math.max(0.5, df(t))))) });
+  }
+  if (lex.minCoverage > 0 && content.size >= 2 && hits.length) {
+    const total = [...content.values()].reduce((a, c) => a + c.weight, 0);
+    let best = 0;
+    for (const h of hits.slice(0, 10)) {
+      const matched = new Set(h.terms);
+      let covered = 0;
+      for (const c of content.values()) if (c.terms.some((t) => matched.has(t))) covered += c.weight;
+      best = Math.max(best, covered / total);
+    }
+    if (best < lex.minCoverage) hits = [];
+  }
 
   const prox = lex.proximity;
-  if (words.length >= 2 && prox.candidates > 0 && hits.length > 1) {
+  const useProximity = words.length >= 2;
+  if ((useProximity || prox.heading > 0) && prox.candidates > 0 && hits.length > 1) {
     const top = hits.slice(0, prox.candidates);
-    const [views, pages] = await Promise.all([src.sections(top.map((h) => h.id)), src.pages()]);
-    for (const v of views) sections.set(v.id, v);
-    const titles = new Map<string, string>();
-    for (const v of views) titles.set(v.url, pages.get(v.url)?.title ?? '');
-    const matcher = new QueryMatcher(words.map((w) => (w.correction ? [w.correction.term] : w.terms)), TOKENIZER);
+    const unread = top.map((h) => h.id).filter((id) => !sections.has(id));
+    if (unread.length) for (const v of await src.sections(unread)) sections.set(v.id, v);
+    const pages = await src.pages();
+    const matcher = new QueryMatcher(words.map((w) => (w.correction ? [w.correction.term] : w.terms)), TOKENIZER, true);
     const pq = { words: words.length, content: words.map((w) => !w.common), weight: weights, k1: src.settings.ranking.k1 };
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
+    const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
+    // Sections of one page share its title and upper headings: each heading is matched once.
+    const headingMatches = new Map<string, number>();
     const rescored = top.map((h) => {
       const v = sections.get(h.id);
       if (!v) return { h, score: h.score, sequence: false };
-      const p = proximityScore(matcher.scan(indexedText(titles.get(v.url) ?? '', v.text)), pq, prox);
-      return { h, score: h.score + p.score, sequence: sequenceCounts && p.sequence };
+      let score = h.score;
+      let sequence = false;
+      // Proximity needs two of the query's words in the section: the others are not read.
+      if (useProximity && wordsMatched(h) >= 2) {
+        const p = proximityScore(matcher.locate(v.text), pq, prox);
+        score += p.score;
+        sequence = sequenceCounts && p.sequence;
+      }
+      // A heading can only be the query if a query word is in one (or in a merged sub-section's, which is body text).
+      if (prox.heading > 0 && (h.fields === undefined || h.fields !== 0 || v.parts)) {
+        // Any heading over the text (its own, those above, a merged sub-section's) or the page's title.
+        let best = 0;
+        for (const heading of [...v.headingPath, ...(v.parts ?? []).flatMap((p) => p.headingPath), pages.get(v.url)?.title ?? '']) {
+          if (!heading) continue;
+          let m = headingMatches.get(heading);
+          if (m === undefined) headingMatches.set(heading, (m = matcher.mayMatch(heading) ? headingMatch(matcher.locate(heading), weights) : 0));
+          if (m > best) best = m;
+        }
+        score += prox.heading * best * weightSum;
+      }
+      return { h, score, sequence };
     });
     rescored.sort((a, b) => Number(b.sequence) - Number(a.sequence) || b.score - a.score || a.h.id - b.h.id);
     hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...hits.slice(top.length)];
@@ -258,6 +338,9 @@ async function lexicalLane(
 }
 
 const EMPTY_LIST: PostingList = { ids: new Uint32Array(0), tfs: new Uint32Array(0), lens: new Uint32Array(0) };
+
+/** Candidate corrections of one word whose postings are read, at most (the nearest, alphabetically). */
+const MAX_CANDIDATES = 16;
 
 /**
  * Corrects the words the index does not know (and the language does not either) to their nearest index
@@ -276,19 +359,24 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
     const raw = wordTerms(foldText(w.text), { ...TOKENIZER, stem: false })[0] ?? term;
     const max = maxEditsFor(raw);
     const suffix = raw.startsWith(term) ? raw.slice(term.length) : '';
-    const near = (await src.similarTerms!(term, max)).map((c) => ({ term: c.term, distance: suffix ? Math.min(c.distance, editDistance(raw, c.term + suffix, max)) : c.distance }));
-    // Shown as the typed word's form: the stem with the ending the person typed (`contaienrs` ->
-    // `container` + `s`), in capitals only if they typed some.
-    if (!near.length) continue;
-    const fresh = near.map((c) => c.term).filter((t) => !postings.has(t));
-    if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
+    const near = (await src.similarTerms!(term, max))
+      .map((c) => ({ term: c.term, distance: suffix ? Math.min(c.distance, editDistance(raw, c.term + suffix, max)) : c.distance }))
+      .sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+    // The nearest candidates first; among the equally near (at most MAX_CANDIDATES read), the most used.
     let best: { term: string; distance: number } | undefined;
-    for (const c of near) {
-      const f = df(c.term);
-      if (!f || c.distance > max) continue;
-      if (!best || c.distance < best.distance || (c.distance === best.distance && f > df(best.term))) best = c;
+    for (let from = 0; from < near.length && !best; ) {
+      const d = near[from]!.distance;
+      let to = from;
+      while (to < near.length && near[to]!.distance === d) to++;
+      const level = near.slice(from, Math.min(to, from + MAX_CANDIDATES));
+      const fresh = level.map((c) => c.term).filter((t) => !postings.has(t));
+      if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
+      for (const c of level) if (df(c.term) > 0 && (!best || df(c.term) > df(best.term))) best = c;
+      from = to;
     }
     if (best) {
+      // Shown in the typed word's form: the stem with the ending the person typed (`contaienrs` ->
+      // `container` + `s`), in capitals only if they typed some.
       const display = best.term + suffix;
       w.correction = { ...best, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase() };
     }

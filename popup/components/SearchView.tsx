@@ -203,6 +203,22 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           </p>
         </div>
       )}
+      {status.kind === 'done' && status.response.corrected && (
+        <p class="search__meta" role="status" data-testid="corrected">
+          Showing results for <strong>{status.response.corrected.query}</strong>;{' '}
+          <button
+            type="button"
+            class="link"
+            data-testid="search-exact"
+            onClick={() => {
+              exactFor.current = status.response.corrected!.original;
+              run(status.response.corrected!.original);
+            }}
+          >
+            search instead for “{status.response.corrected.original}”
+          </button>
+        </p>
+      )}
       {status.kind === 'done' && results.length === 0 && (
         <div class="search__empty" data-testid="no-results">
           <p>
@@ -223,22 +239,6 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
             <li>Only pages you visited since Reread was installed can be found.</li>
           </ul>
         </div>
-      )}
-      {status.kind === 'done' && status.response.corrected && (
-        <p class="search__meta" role="status" data-testid="corrected">
-          Showing results for <strong>{status.response.corrected.query}</strong>;{' '}
-          <button
-            type="button"
-            class="link"
-            data-testid="search-exact"
-            onClick={() => {
-              exactFor.current = status.response.corrected!.original;
-              run(status.response.corrected!.original);
-            }}
-          >
-            search instead for “{status.response.corrected.original}”
-          </button>
-        </p>
       )}
       {options.length > 0 && (
         <div id="results" class="results" role="listbox" aria-label="Results" data-testid="results">

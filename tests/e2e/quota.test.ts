@@ -47,9 +47,14 @@ interface QuotaLog { softEvictions: number; hardEvictions: number; reserveReleas
 
 const storedUrls = () => ext.evalSw<string[]>('engine.pages.all().then((t) => [...t.keys()].sort())');
 const quotaLog = () => ext.evalSw<QuotaLog>('engine.quotaLog');
-// Exact words: what the index holds. (Typed normally, a forgotten page's word is one letter from another
-// page's word, and spelling correction rightly offers that page instead.)
+/**
+ * The pages a word finds, as typed (`exact`: the results page's "search instead for"). The unique words
+ * are one edit apart, so without `exact` a forgotten page's word is corrected to a neighbour's, as a
+ * typo would be (issue #13): `corrected` finds what a plain search shows.
+ */
 const found = (word: string) => ext.evalSw<string[]>(`engine.search({ q: ${JSON.stringify(word)}, exact: true }).then((r) => r.results.map((x) => x.url))`);
+const corrected = (word: string) =>
+  ext.evalSw<{ urls: string[]; corrected: string | null }>(`engine.search({ q: ${JSON.stringify(word)} }).then((r) => ({ urls: r.results.map((x) => x.url), corrected: r.corrected ? r.corrected.query : null }))`);
 const verify = () => ext.evalSw<{ ok: boolean; problems: string[] }>('globalThis.rereadDebug.verifyIndex(engine)');
 async function cdpUsage(): Promise<{ usage: number; quota: number; indexeddb: number }> {
   const r = (await cdp.send('Storage.getUsageAndQuota' as never, { origin } as never)) as { usage: number; quota: number; usageBreakdown: { storageType: string; usage: number }[] };
@@ -125,6 +130,10 @@ describe('storage full', () => {
     for (const u of lastVisit.keys()) {
       const i = Number(/\/q\/(\d+)\.html/.exec(u)![1]);
       expect(await found(uniqueWord(i))).toEqual(stored.has(u) ? [u] : []);
+      // A plain search never shows a forgotten page either: its word is corrected to another page's.
+      const plain = await corrected(uniqueWord(i));
+      if (stored.has(u)) expect(plain).toEqual({ urls: [u], corrected: null });
+      else expect(plain.urls.includes(u) || (plain.urls.length > 0 && plain.corrected === null)).toBe(false);
     }
     return stored;
   }

@@ -83,9 +83,10 @@ function parseArgs(argv: readonly string[]): Args {
     }
   }
   const modelsDir = val('--models');
-  const isWhatIf = !!whatIf || !!modelsDir;
+  const chunker = process.env.REREAD_EVAL_CHUNKER ? `chunker=${process.env.REREAD_EVAL_CHUNKER}` : '';
+  const isWhatIf = !!whatIf || !!modelsDir || !!chunker;
   const partial = !!val('--corpus') || !!classes || !!val('--lanes');
-  const whatIfText = [wi, modelsDir ? `models=${modelsDir}` : ''].filter(Boolean).join(', ');
+  const whatIfText = [wi, modelsDir ? `models=${modelsDir}` : '', chunker].filter(Boolean).join(', ');
   const compare = val('--compare') ?? (fs.existsSync(BEFORE_FILE) ? BEFORE_FILE : null);
   return {
     corpora,

@@ -15,7 +15,7 @@ describe('LexicalReader', () => {
     expect(a.outcome).toBe('new');
     const first = await engine.lexical.postings(['river', 'absent']);
     expect([...first.get('river')!.ids]).toEqual([1]);
-    expect([...first.get('river')!.tfs]).toEqual([tfCode(2, false, false)]); // twice in the body, not in a heading or the title
+    expect([...first.get('river')!.tfs]).toEqual([tfCode(2, false, false, false)]); // twice in the body, not in a heading or the title
     const page = (await db.get('pages', 'https://a.example/'))!;
     expect([...first.get('river')!.lens]).toEqual(page.lens);
     expect(first.get('absent')!.ids.length).toBe(0);

@@ -1,13 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { bm25Search, DEFAULT_BM25, DEFAULT_FIELDS, idf, MAX_QUERY_TERMS, TopK, type Bm25Params, type CorpusStats, type FieldWeights, type PostingList, type QueryTerm } from '../../src/bm25.js';
+import { addScores, bm25Search, DEFAULT_BM25, DEFAULT_FIELDS, idf, MAX_QUERY_TERMS, TopK, type Bm25Params, type CorpusStats, type FieldWeights, type PostingList, type QueryTerm } from '../../src/bm25.js';
 import { tfCode } from '../../src/indexing.js';
 
-/** A section as BM25F sees it: body words (counted, length-normalised), heading and context words (present or not). */
+/** A section as BM25F sees it: body words (counted, length-normalised), heading, ancestors and title words (present or not). */
 interface FDoc {
   body: string[];
   heading: string[];
-  context: string[];
+  ancestors: string[];
+  title: string[];
 }
 
 interface Corpus {
@@ -17,7 +18,7 @@ interface Corpus {
 }
 
 /** Body-only sections, or sections with fields. */
-const asDoc = (d: string[] | FDoc): FDoc => (Array.isArray(d) ? { body: d, heading: [], context: [] } : d);
+const asDoc = (d: string[] | FDoc): FDoc => (Array.isArray(d) ? { body: d, heading: [], ancestors: [], title: [] } : d);
 
 /** Postings as src/indexing.ts indexSection writes them (tf codes), built the obvious way. */
 function buildCorpus(input: Map<number, string[] | FDoc>): Corpus {
@@ -26,11 +27,11 @@ function buildCorpus(input: Map<number, string[] | FDoc>): Corpus {
   let totalLength = 0;
   for (const [id, d] of docs) {
     totalLength += d.body.length;
-    const terms = new Set([...d.body, ...d.heading, ...d.context]);
+    const terms = new Set([...d.body, ...d.heading, ...d.ancestors, ...d.title]);
     for (const t of terms) {
       const body = d.body.filter((x) => x === t).length;
       if (!byTerm.has(t)) byTerm.set(t, []);
-      byTerm.get(t)!.push({ id, tf: tfCode(body, d.heading.includes(t), d.context.includes(t)), len: d.body.length });
+      byTerm.get(t)!.push({ id, tf: tfCode(body, d.heading.includes(t), d.ancestors.includes(t), d.title.includes(t)), len: d.body.length });
     }
   }
   const postings = new Map<string, PostingList>();
@@ -52,7 +53,7 @@ function reference(corpus: Corpus, query: { term: string; weight?: number }[], p
   const { N, totalLength } = corpus.stats;
   const avgLen = totalLength / N || 1;
   const used = query.filter((q) => corpus.postings.has(q.term)).slice(0, MAX_QUERY_TERMS);
-  const has = (d: FDoc, t: string) => d.body.includes(t) || d.heading.includes(t) || d.context.includes(t);
+  const has = (d: FDoc, t: string) => d.body.includes(t) || d.heading.includes(t) || d.ancestors.includes(t) || d.title.includes(t);
   const out = new Map<number, { score: number; terms: Set<string> }>();
   for (const [id, d] of corpus.docs) {
     if (allowed && !allowed.has(id)) continue;
@@ -64,7 +65,7 @@ function reference(corpus: Corpus, query: { term: string; weight?: number }[], p
       for (const e of corpus.docs.values()) if (has(e, q.term)) df++;
       const idfT = Math.log(1 + (N - df + 0.5) / (df + 0.5));
       const body = d.body.filter((t) => t === q.term).length;
-      const tf = body / (1 - params.b + (params.b * d.body.length) / avgLen) + (d.heading.includes(q.term) ? fields.heading : 0) + (d.context.includes(q.term) ? fields.context : 0);
+      const tf = body / (1 - params.b + (params.b * d.body.length) / avgLen) + (d.heading.includes(q.term) ? fields.heading : 0) + (d.ancestors.includes(q.term) ? fields.ancestors : 0) + (d.title.includes(q.term) ? fields.title : 0);
       score += ((q.weight ?? 1) * idfT * tf * (params.k1 + 1)) / (tf + params.k1);
       matched.add(q.term);
     }
@@ -78,7 +79,7 @@ const VOCAB = ['alpha', 'beta', 'gamma', 'delta', 'eps', 'zeta', 'eta', 'theta',
 const term = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...VOCAB.slice(0, 4)) }, { weight: 3, arbitrary: fc.constantFrom(...VOCAB) });
 const doc = fc.oneof(
   fc.array(term, { minLength: 0, maxLength: 30 }),
-  fc.record({ body: fc.array(term, { maxLength: 30 }), heading: fc.uniqueArray(term, { maxLength: 3 }), context: fc.uniqueArray(term, { maxLength: 4 }) }),
+  fc.record({ body: fc.array(term, { maxLength: 30 }), heading: fc.uniqueArray(term, { maxLength: 3 }), ancestors: fc.uniqueArray(term, { maxLength: 4 }), title: fc.uniqueArray(term, { maxLength: 3 }) }),
 );
 
 const corpusArb = (sparse: boolean) =>
@@ -227,7 +228,7 @@ describe('bm25Search edge cases', () => {
 describe('bm25Search fields (BM25F)', () => {
   it('scores field weights as the formula says, for any weights (property)', () => {
     fc.assert(
-      fc.property(corpusArb(false), queryArb, fc.record({ heading: fc.double({ min: 0.1, max: 5, noNaN: true }), context: fc.double({ min: 0.1, max: 5, noNaN: true }) }), (corpus, q, fields) => {
+      fc.property(corpusArb(false), queryArb, fc.record({ heading: fc.double({ min: 0.1, max: 5, noNaN: true }), ancestors: fc.double({ min: 0.1, max: 5, noNaN: true }), title: fc.double({ min: 0.1, max: 5, noNaN: true }) }), (corpus, q, fields) => {
         const got = bm25Search(toQuery(corpus, q), corpus.stats, { k: 100, fields });
         const ref = reference(corpus, q, DEFAULT_BM25, null, fields);
         expect(got.length).toBe(ref.size);
@@ -240,14 +241,31 @@ describe('bm25Search fields (BM25F)', () => {
   it('ranks a section that names the word in its heading and uses it above one that only names it', () => {
     const c = buildCorpus(
       new Map<number, string[] | FDoc>([
-        [1, { body: ['alpha', 'beta', 'gamma', 'alpha'], heading: ['alpha'], context: [] }],
-        [2, { body: ['beta', 'gamma', 'delta', 'eps'], heading: ['alpha'], context: ['alpha'] }],
-        [3, { body: ['beta', 'gamma', 'delta', 'alpha'], heading: [], context: [] }],
-        [4, { body: ['zeta'], heading: [], context: [] }],
+        [1, { body: ['alpha', 'beta', 'gamma', 'alpha'], heading: ['alpha'], ancestors: [], title: [] }],
+        [2, { body: ['beta', 'gamma', 'delta', 'eps'], heading: ['alpha'], ancestors: [], title: [] }],
+        [3, { body: ['beta', 'gamma', 'delta', 'alpha'], heading: [], ancestors: [], title: [] }],
+        [4, { body: ['zeta'], heading: [], ancestors: [], title: [] }],
       ]),
     );
     const ids = bm25Search(toQuery(c, [{ term: 'alpha' }]), c.stats, { k: 3 }).map((h) => h.id);
     expect(ids[0]).toBe(1);
+  });
+});
+
+describe('addScores (terms that score but do not retrieve)', () => {
+  it('gives each hit the score the union of both queries gives it, and re-sorts (property)', () => {
+    fc.assert(
+      fc.property(corpusArb(false), queryArb, queryArb, (corpus, a, b) => {
+        const extra = b.filter((x) => !a.some((y) => y.term === x.term));
+        const hits = bm25Search(toQuery(corpus, a), corpus.stats, { k: 1000 });
+        const got = addScores(hits, toQuery(corpus, extra), corpus.stats);
+        const union = reference(corpus, [...a, ...extra], DEFAULT_BM25, null);
+        expect(got.map((h) => h.id).sort((x, y) => x - y)).toEqual(hits.map((h) => h.id).sort((x, y) => x - y));
+        for (const h of got) expect(Math.abs(h.score - union.get(h.id)!.score)).toBeLessThan(1e-9);
+        for (let i = 1; i < got.length; i++) expect(got[i - 1]!.score >= got[i]!.score).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

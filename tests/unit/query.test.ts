@@ -31,6 +31,12 @@ describe('parseQuery: words and phrases', () => {
     expect(q.excludePhrases).toEqual(['stack overflow']);
   });
 
+  it('--option is a word (an option name), not an exclusion', () => {
+    const q = parseQuery('git grep --only-matching -v', NOW);
+    expect(q.text).toBe('git grep --only-matching');
+    expect(q.excludeWords).toEqual(['v']);
+  });
+
   it('unknown operators are words', () => {
     const q = parseQuery('foo:bar http://example.com/x lang:rust', NOW);
     expect(q.text).toBe('foo:bar http://example.com/x lang:rust');

@@ -34,7 +34,7 @@ describe('proximity: a remembered sentence typed without quotes', () => {
   });
 
   it('without proximity the scattered pages win (the test would catch proximity switched off)', async () => {
-    const res = await search(source(pages), { q: sentence }, { lexical: { proximity: { ordered: 0, unordered: 0, window: 8, sequenceMinWords: 0, candidates: 0 } } });
+    const res = await search(source(pages), { q: sentence }, { lexical: { proximity: { ordered: 0, unordered: 0, window: 8, sequenceMinWords: 0, heading: 0, candidates: 0 } } });
     expect(res.results[0]!.url).not.toBe('https://x.test/exact');
   });
 
@@ -76,11 +76,19 @@ describe('questions and common words', () => {
   });
 
   it('returns nothing for an off-topic question', async () => {
-    const s = src();
-    s.words = new Set(['banana', 'bread', 'recipe', 'walnuts', 'bake', 'sourdough', 'hiking', 'boots', 'winter']);
-    for (const q of ['banana bread recipe with walnuts', 'how do I bake sourdough bread', 'best hiking boots for winter']) {
+    // "best" and "recipe" are everyday words on these pages, as generic words are on real ones.
+    const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`The best recipe for note number ${i} is to keep it short, said the ${i}th reader.`)] }));
+    const s = source([
+      ...pages,
+      ...everyday,
+      { url: 'https://docs.test/recipes', title: 'Recipes', blocks: [h(1, 'Recipes and best practices'), p('What is the best way to write a recipe for a loop? The best recipes keep each step small.')] },
+    ]);
+    s.words = new Set(['banana', 'bread', 'recipe', 'walnuts', 'bake', 'sourdough', 'hiking', 'boots', 'winter', 'capital', 'australia']);
+    for (const q of ['banana bread recipe with walnuts', 'how do I bake sourdough bread', 'best hiking boots for winter', 'what is the capital of australia', 'best sourdough recipe for beginners']) {
       expect((await search(s, { q })).results, q).toEqual([]);
     }
+    // The same generic words in an on-topic question still find their page.
+    expect((await search(s, { q: 'what is the best recipe for writing a loop' })).results[0]?.url).toBe('https://docs.test/recipes');
   });
 });
 

@@ -5,7 +5,7 @@
  *
  * Also the brute-force reference: every document's tokens scanned for every query, no index at all.
  */
-import { DEFAULT_BM25, idf } from '../../../src/bm25.js';
+import { DEFAULT_BM25, idf, type CorpusStats, type PostingList } from '../../../src/bm25.js';
 
 export interface Tokenized {
   /** Term dictionary: term -> term id. */
@@ -167,6 +167,24 @@ export class PlainIndex {
   /** Every term's postings (ids ascending). */
   entries(): IterableIterator<[string, { ids: Uint32Array; tfs: Uint16Array }]> {
     return this.postings.entries();
+  }
+
+  /** A term's postings as src/bm25.ts takes them (plain term frequencies), built once per term. */
+  postingList(term: string): PostingList {
+    let l = this.lists.get(term);
+    if (!l) {
+      const p = this.postings.get(term);
+      l = p ? { ids: p.ids, tfs: Uint32Array.from(p.tfs), lens: Uint32Array.from(p.ids, (d) => this.lens[d]!) } : { ids: new Uint32Array(0), tfs: new Uint32Array(0), lens: new Uint32Array(0) };
+      this.lists.set(term, l);
+    }
+    return l;
+  }
+  private readonly lists = new Map<string, PostingList>();
+
+  get stats(): CorpusStats {
+    let total = 0;
+    for (let d = 1; d <= this.N; d++) total += this.lens[d]!;
+    return { N: this.N, totalLength: total };
   }
 
   df(term: string): number {

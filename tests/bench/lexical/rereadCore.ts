@@ -8,6 +8,8 @@
 import { bm25Search, type CorpusStats, type LexicalHit, type PostingList } from '../../../src/bm25.js';
 import { appendToBlock, BLOCK_SIZE, decodeBlocks, emptyList, encodeBlock, type EncodedBlock, type PostingEntry } from '../../../src/postings.js';
 import type { IndexedSection } from '../../../src/indexing.js';
+import type { SearchSource, PageView, SectionView } from '../../../src/search.js';
+import { DEFAULT_SETTINGS } from '../../../src/settings.js';
 import { groupPostings } from '../../../background/pageStore.js';
 
 /** Sections as pageStore groups them: id, tf codes and length. */
@@ -156,6 +158,31 @@ export class RereadCore {
     const list = blocks ? decodeBlocks(blocks, this.lenOf) : EMPTY;
     if (useCache) this.cache.set(term, list);
     return list;
+  }
+
+  /** A SearchSource over these blocks (cached postings) and the documents' texts in memory. */
+  source(docs: readonly { id: number; page: number; title: string; chunkText: string; headingPath: string[] }[]): SearchSource {
+    const byId = new Map(docs.map((d) => [d.id, d]));
+    const pages = new Map<string, PageView>();
+    for (const d of docs) {
+      const url = `https://bench.test/${d.page}`;
+      const p = pages.get(url);
+      if (p) (p.chunkIds as number[]).push(d.id);
+      else pages.set(url, { url, site: 'bench.test', title: d.title, lastVisit: 0, visitCount: 1, chunkIds: [d.id] });
+    }
+    return {
+      settings: { ...DEFAULT_SETTINGS, denseEnabled: false },
+      pages: async () => pages,
+      allowedChunks: async () => null,
+      corpusStats: async () => this.stats,
+      postings: async (terms) => new Map(terms.map((t) => [t, this.postings(t)])),
+      sections: async (ids) =>
+        ids.flatMap((id): SectionView[] => {
+          const d = byId.get(id);
+          return d ? [{ id, url: `https://bench.test/${d.page}`, headingPath: d.headingPath, section: d.headingPath[d.headingPath.length - 1] ?? '', anchor: {}, text: d.chunkText }] : [];
+        }),
+      dense: null,
+    };
   }
 
   dropCache(): void {

@@ -14,7 +14,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { captureDocument } from '../../../content/pageCapture.js';
-import type { Chunk } from '../../../src/chunker.js';
+import { chunkBlocks, type Chunk, type ChunkerOptions } from '../../../src/chunker.js';
 import { tooLittleText } from '../../../src/indexing.js';
 import { codeHash } from './codeHash.js';
 import { pageUrl, type CorpusDef } from './corpora.js';
@@ -46,10 +46,18 @@ export async function capturePage(html: string, url: string, fallbackLang: strin
   const gt = groundTruthOf(doc, fallbackLang);
   const got = await captureDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
   if (!got) return { url, lang: gt.lang || fallbackLang, gt, stored: null };
-  const { title, lang, sections: chunks } = got.payload;
+  const { title, lang, blocks } = got.payload;
+  // The shipped cut, unless a what-if chunker is asked for (then the same blocks, cut with its options).
+  const chunks = Object.keys(CHUNKER_WHAT_IF).length ? chunkBlocks(blocks, CHUNKER_WHAT_IF).chunks : got.payload.sections;
   const stored = tooLittleText(title, chunks) ? null : { title, chunks, method: got.extraction.method };
   return { url, lang: lang || gt.lang || fallbackLang, gt, stored };
 }
+
+/**
+ * WHAT-IF chunker options (JSON in REREAD_EVAL_CHUNKER, e.g. '{"minWords":0}' to merge no section):
+ * part of the cache key; a run with them is not the shipped configuration.
+ */
+export const CHUNKER_WHAT_IF: Partial<ChunkerOptions> = JSON.parse(process.env.REREAD_EVAL_CHUNKER ?? '{}') as Partial<ChunkerOptions>;
 
 type Serialized = Omit<CapturedPage, 'gt'> & { gt: Omit<GtPage, 'idLanding'> & { idLanding: [string, number | null][] } };
 
@@ -58,7 +66,7 @@ export async function loadCorpus(def: CorpusDef, opts: { cache?: boolean; log?: 
   const t0 = Date.now();
   const files = def.files();
   if (!files.length) throw new Error(`corpus ${def.name}: no pages under ${def.root} (apt-get install ${def.packages.join(' ')})`);
-  const h = createHash('sha256').update(codeHash(['tests/eval/lib/capture.ts']));
+  const h = createHash('sha256').update(codeHash(['tests/eval/lib/capture.ts'])).update(JSON.stringify(CHUNKER_WHAT_IF));
   const htmls = files.map((f) => fs.readFileSync(path.join(def.root, f)));
   files.forEach((f, i) => h.update(f).update('\0').update(htmls[i]!));
   const key = h.digest('hex').slice(0, 16);
@@ -77,7 +85,7 @@ export async function loadCorpus(def: CorpusDef, opts: { cache?: boolean; log?: 
   }
   if (useCache) {
     // Old entries of this corpus were made by other code or other pages: drop them.
-    if (fs.existsSync(CACHE_DIR)) for (const old of fs.readdirSync(CACHE_DIR)) if (old.startsWith(`corpus-${def.name}-`)) fs.rmSync(path.join(CACHE_DIR, old));
+    if (fs.existsSync(CACHE_DIR) && !process.env.REREAD_EVAL_CHUNKER) for (const old of fs.readdirSync(CACHE_DIR)) if (old.startsWith(`corpus-${def.name}-`)) fs.rmSync(path.join(CACHE_DIR, old));
     fs.mkdirSync(CACHE_DIR, { recursive: true });
     const ser: Serialized[] = pages.map((p) => ({ ...p, gt: { ...p.gt, idLanding: [...p.gt.idLanding] } }));
     fs.writeFileSync(cacheFile, JSON.stringify(ser));
