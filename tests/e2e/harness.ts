@@ -183,10 +183,19 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
           sessionId,
           message: JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: code, awaitPromise: true, returnByValue: true } }),
         });
+        // A worker stopped while it evaluates never answers: fail at once (callers retry) rather than at the timeout.
+        const stopped = new Promise<never>((_, reject) => {
+          cdp.on('Target.detachedFromTarget', (ev: { sessionId?: string }) => {
+            if (ev.sessionId === sessionId) reject(new Error('the service worker stopped and did not answer'));
+          });
+        });
+        stopped.catch(() => undefined); // a stop after the answer is nobody's error
+        let timer: ReturnType<typeof setTimeout> | undefined;
         const { result } = await Promise.race([
           reply,
-          new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the service worker did not answer in time')), Number(process.env.HARNESS_EVAL_TIMEOUT ?? 15_000))),
-        ]);
+          stopped,
+          new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error('the service worker did not answer in time')), Number(process.env.HARNESS_EVAL_TIMEOUT ?? 15_000)))),
+        ]).finally(() => clearTimeout(timer));
         if (!result) throw new Error('no answer from the service worker');
         if (result.exceptionDetails) throw new Error(result.exceptionDetails.exception?.description ?? result.exceptionDetails.text);
         return result.result.value as T;

@@ -198,7 +198,7 @@ describe('reliability', () => {
     let duringMaintenance = 0;
     const killer = (async () => {
       for (let round = 0; running; round++) {
-        await new Promise((r) => setTimeout(r, 800 + random() * 1500));
+        await new Promise((r) => setTimeout(r, 300 + random() * 700));
         if (!(await workerRunning(ext.ctx, ext.extId))) continue;
         let busy = false;
         if (round % 2 === 1) {
