@@ -45,7 +45,7 @@ async function settled(page: Page, testId: string): Promise<void> {
 }
 
 /** The states kept in docs/screens (the rest stay in the artifacts). */
-const DOCS = /^(popup-(first-run|many-results|no-results|never-save-question|undo-bar)|search-(first-run|results|no-results)|options|options-forget-dialog|options-undo-bar)-(light|dark)$/;
+const DOCS = /^(popup-(first-run|many-results|no-results|never-save-question|undo-bar)|search-(first-run|results|corrected|no-results)|options|options-forget-dialog|options-undo-bar)-(light|dark)$/;
 
 /** Every checked state is also photographed (tests/e2e/artifacts; docs/ with UPDATE_DOCS=1) to be looked at. */
 async function shoot(page: Page, label: string): Promise<void> {
@@ -99,6 +99,10 @@ describe('axe-core finds nothing on any page state', () => {
         await typeQuery(page, 'read json from a file');
         await settled(page, 'result');
         await check(page, `${path} results, ${scheme}`);
+        // A misspelt word: "Showing results for …; search instead for …" above the results.
+        await typeQuery(page, 'read jsan from a file');
+        await settled(page, 'corrected');
+        await check(page, `${path} corrected, ${scheme}`);
         if (path === 'popup.html') {
           // At the popup's default size, at least 4 pages show whole, and the footer is not cut off.
           await typeQuery(page, 'python');
