@@ -18,6 +18,7 @@ import { indexSection } from '../src/indexing.js';
 import { encodeSegment, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
 import type { PageKind } from '../src/pageKind.js';
+import type { TitleEntry } from '../src/historyEntries.js';
 import { addVisit } from '../src/forget.js';
 import { EMPTY_STATS, type DB, type PageRecord, type RereadDB, type StatsRecord, type StoreName } from './db.js';
 import type { DeadRange, DeltaList, PendingSegment } from './delta.js';
@@ -334,16 +335,8 @@ export function storedDeflate(bytes: Uint8Array): Uint8Array {
   return out;
 }
 
-/** A title-only entry (src/historyEntries.ts): one section of URL words, the title folded in as for every section. */
-export interface TitlePageInput {
-  url: string;
-  site: string;
-  title: string;
-  text: string;
-  lastVisit: number;
-  visitCount: number;
-  hash: string;
-}
+/** A title-only entry (src/historyEntries.ts) with its content hash: one section of URL words, the title folded in as for every section. */
+export type TitlePageInput = TitleEntry & { hash: string };
 
 /**
  * Stores many title-only entries in one transaction and one segment (the history import: 50,000 entries
