@@ -72,7 +72,8 @@ beforeAll(async () => {
       else if (i === 41) res.writeHead(200, { 'content-type': 'application/json' }).end('{"not":"html"}');
       else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': 'seen=1; Path=/' }).end(pageHtml(host, i));
       done();
-    }, 15);
+      // Slow enough, too, that the backfill is still running after five worker stops on a quiet machine.
+    }, 50);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   port = (server.address() as { port: number }).port;
@@ -151,7 +152,7 @@ describe('backfill: read these pages now', () => {
     await options.getByTestId('dayone-backfill-start').click();
     let stops = 0;
     for (let i = 0; i < 40 && stops < 6; i++) {
-      await new Promise((r) => setTimeout(r, 900));
+      await new Promise((r) => setTimeout(r, 600));
       const st = await ext.evalSw<{ state: string }>('rereadDebug.dayOne.backfill.status()');
       if (st.state !== 'running') break;
       stops += (await ext.stopWorker()) > 0 ? 1 : 0;
