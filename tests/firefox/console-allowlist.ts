@@ -57,6 +57,13 @@ export const ALLOWED_CONSOLE_MESSAGES: AllowedMessage[] = [
       'the page is gone and reports it; there is no page left to handle it.',
   },
   {
+    match: (e) => e.kind === 'script' && /^Promise resolved after context unloaded\s*$/.test(e.message) && /\/assets\/[\w-]+\.js:/.test(e.source),
+    why:
+      'The resolved twin of the entry above: an extension page (popup, options, its day-one card polling the ' +
+      'import/backfill status) closed while the background was answering one of its requests; Firefox settles the ' +
+      'promise after the page is gone and reports it. Nothing is left to handle the answer, and nothing is lost.',
+  },
+  {
     match: (e) => e.kind === 'script' && e.level === 'warn' && /^Script terminated by timeout at:/.test(e.message) && /\/content\.js:/.test(e.source),
     why:
       'Firefox stops the scripts a page is running when a navigation from outside the page (address bar, ' +
