@@ -34,6 +34,9 @@ const SEND_ATTEMPTS = 10;
  */
 const TRANSIENT = new Set(['internal', 'unavailable']);
 
+/** The background answered and said no: the capture was delivered and judged, not lost. */
+class Refused extends Error {}
+
 async function send<K extends MessageType>(type: K, payload: Request<K>): Promise<Response<K>> {
   for (let attempt = 1; ; attempt++) {
     let reply: Reply<K> | undefined;
@@ -52,7 +55,7 @@ async function send<K extends MessageType>(type: K, payload: Request<K>): Promis
       await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** (attempt - 1))));
       continue;
     }
-    if (!reply.ok) throw new Error(`${reply.error.code}: ${reply.error.message}`);
+    if (!reply.ok) throw new Refused(`${reply.error.code}: ${reply.error.message}`);
     return reply.data;
   }
 }
@@ -214,8 +217,13 @@ async function capture(urgent = false): Promise<void> {
         await send('page/capture', message);
       } catch (e) {
         // Not delivered: the page is not counted as captured, so leaving it hands the capture over.
-        captured = false;
-        lastHash = null;
+        // A refusal (storage full, too large, excluded meanwhile) was delivered: handing it over
+        // would only have the background refuse it again, or at the storage limit forget other
+        // pages for a page it already turned down.
+        if (!(e instanceof Refused)) {
+          captured = false;
+          lastHash = null;
+        }
         throw e;
       }
       settled();
