@@ -1,50 +1,79 @@
-import { TOKENIZER } from '../../src/indexing.js';
+import { tfCode, TOKENIZER } from '../../src/indexing.js';
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/query.js';
-import { LexicalReader } from '../../background/lexicalIndex.js';
 import { writePage } from '../../background/pageStore.js';
 import { PageTable } from '../../background/pageTable.js';
-import { freshDb, pageInput } from './helpers.js';
+import { engineOn, freshDb, pageInput, readAll, settle } from './helpers.js';
 
 describe('LexicalReader', () => {
-  it('serves postings and stats from its cache until invalidated', async () => {
-    const db = await freshDb();
-    const reader = new LexicalReader(() => Promise.resolve(db));
-    const a = await writePage(db, pageInput('https://a.example/', 'A', ['river stone', 'river']), TOKENIZER);
-    const first = await reader.postings(['river', 'absent']);
-    expect([...first.get('river')!.ids]).toEqual(a.addedChunkIds);
-    expect(first.get('absent')!.ids.length).toBe(0);
-    expect(await reader.corpusStats()).toEqual({ N: 2, totalLength: (await db.getAll('chunks')).reduce((n, c) => n + c.len, 0) });
+  const ids = async (engine: ReturnType<typeof engineOn>, term: string) => [...(await engine.lexical.postings([term])).get(term)!.ids];
 
-    const b = await writePage(db, pageInput('https://b.example/', 'B', ['river delta']), TOKENIZER);
-    // Not told yet: still the cached list (this is what invalidate() is for).
-    expect([...(await reader.postings(['river'])).get('river')!.ids]).toEqual(a.addedChunkIds);
-    reader.invalidate(b.touchedTerms);
-    expect([...(await reader.postings(['river'])).get('river')!.ids]).toEqual([...a.addedChunkIds, ...b.addedChunkIds]);
-    expect((await reader.corpusStats()).N).toBe(3);
+  it('reads the main index and the pending segments as one, with lengths from the norms', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const a = await engine.capture('https://a.example/', { title: 'A', lang: 'en', blocks: [{ kind: 'text', text: 'river stone river and enough other words to make a page worth storing' }] });
+    expect(a.outcome).toBe('new');
+    const first = await engine.lexical.postings(['river', 'absent']);
+    expect([...first.get('river')!.ids]).toEqual([1]);
+    expect([...first.get('river')!.tfs]).toEqual([tfCode(2, false, false, false)]); // twice in the body, not in a heading or the title
+    const page = (await db.get('pages', 'https://a.example/'))!;
+    expect([...first.get('river')!.lens]).toEqual(page.lens);
+    expect(first.get('absent')!.ids.length).toBe(0);
+    expect(await engine.lexical.corpusStats()).toEqual({ N: 1, totalLength: page.lens![0] });
+    // Merged into the main index: the same list, now from the blocks.
+    await settle(engine);
+    expect((await readAll(db)).segments).toEqual([]);
+    expect(await ids(engine, 'river')).toEqual([1]);
+    expect([...(await engineOn(db).lexical.postings(['river'])).get('river')!.lens]).toEqual(page.lens);
   });
 
-  it('does not cache a read that straddles a write', async () => {
+  it('captures and deletes need no invalidation: new postings come from the delta, forgotten ids are filtered', async () => {
     const db = await freshDb();
-    const reader = new LexicalReader(() => Promise.resolve(db));
-    await writePage(db, pageInput('https://a.example/', 'A', ['stone']), TOKENIZER);
-    const reading = reader.postings(['stone']);
-    const stats = reader.corpusStats();
-    reader.invalidate(['stone']); // a write committed while the read was in flight
-    await Promise.all([reading, stats]);
-    const c = await writePage(db, pageInput('https://c.example/', 'C', ['stone']), TOKENIZER);
-    expect((await reader.postings(['stone'])).get('stone')!.ids).toContain(c.addedChunkIds[0]);
-    expect((await reader.corpusStats()).N).toBe(2);
+    const engine = engineOn(db);
+    const text = (w: string) => [{ kind: 'text' as const, text: `${w} river and enough other words to make a page worth storing here` }];
+    await engine.capture('https://a.example/', { title: 'A', lang: 'en', blocks: text('alpha') });
+    await settle(engine);
+    expect(await ids(engine, 'river')).toEqual([1]); // cached now
+    await engine.capture('https://b.example/', { title: 'B', lang: 'en', blocks: text('beta') });
+    expect(await ids(engine, 'river')).toEqual([1, 2]);
+    expect((await engine.lexical.corpusStats()).N).toBe(2);
+    await engine.deleteUrls(['https://a.example/']);
+    expect(await ids(engine, 'river')).toEqual([2]);
+    expect(await ids(engine, 'alpha')).toEqual([]);
+    expect((await engine.lexical.corpusStats()).N).toBe(1);
+    // Through a merge and a sweep, and from a cold engine: the same.
+    await settle(engine);
+    expect(await ids(engine, 'river')).toEqual([2]);
+    expect(await ids(engineOn(db), 'river')).toEqual([2]);
+    expect(await ids(engineOn(db), 'alpha')).toEqual([]);
+  });
+
+  it('a read that straddles the end of a merge neither misses postings nor caches a stale list', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    await engine.capture('https://a.example/', { title: 'A', lang: 'en', blocks: [{ kind: 'text', text: 'stone and enough other words to make a page worth storing here' }] });
+    const reading = engine.lexical.postings(['stone']);
+    const merging = settle(engine); // the merge's last step may land while the read is in flight
+    expect([...(await reading).get('stone')!.ids]).toEqual([1]);
+    await merging;
+    expect(await ids(engine, 'stone')).toEqual([1]);
+    await engine.capture('https://c.example/', { title: 'C', lang: 'en', blocks: [{ kind: 'text', text: 'stone again with enough other words to make a page worth storing' }] });
+    const reading2 = engine.lexical.postings(['stone']);
+    await settle(engine);
+    expect([...(await reading2).get('stone')!.ids]).toEqual([1, 2]);
+    expect(await ids(engine, 'stone')).toEqual([1, 2]);
   });
 
   it("invalidate('all') drops everything", async () => {
     const db = await freshDb();
-    const reader = new LexicalReader(() => Promise.resolve(db));
+    const engine = engineOn(db);
     await writePage(db, pageInput('https://a.example/', 'A', ['stone']), TOKENIZER);
-    await reader.postings(['stone']);
+    await settle(engine);
+    expect(await ids(engine, 'stone')).toEqual([1]);
     await db.clear('postings');
-    reader.invalidate('all');
-    expect((await reader.postings(['stone'])).get('stone')!.ids.length).toBe(0);
+    expect(await ids(engine, 'stone')).toEqual([1]); // cached
+    engine.lexical.invalidate('all');
+    expect(await ids(engine, 'stone')).toEqual([]);
   });
 });
 
@@ -83,6 +112,13 @@ describe('PageTable', () => {
     table.reset();
     expect((await table.all()).size).toBe(4);
     expect((await table.get('https://docs.python.org/a'))?.title).toBe('A');
+    // Norms and owners by chunk id, kept in step too.
+    const owner = await table.owners();
+    expect(owner(p1.addedChunkIds[1]!)?.url).toBe('https://docs.python.org/a');
+    expect((await table.norms()).get(p2.addedChunkIds[0]!)).toBe(p2.page.lens![0]);
+    table.remove('https://docs.python.org/a');
+    expect(owner(p1.addedChunkIds[1]!)).toBeUndefined();
+    expect((await table.norms()).get(p1.addedChunkIds[1]!)).toBe(0);
   });
 
   it('recovers from a failed load', async () => {
