@@ -84,6 +84,39 @@ export class DeadSet {
     return false;
   }
 
+  /** Whether every id in [first, end) is dead. */
+  covers(first: number, end: number): boolean {
+    if (end <= first) return true;
+    const r = this.rangeOf(first);
+    return r >= 0 && this.ends[r]! >= end;
+  }
+
+  /** Whether some id in [first, end) is dead. */
+  intersects(first: number, end: number): boolean {
+    // The first range ending after `first`: dead ids in [first, end) exist if it starts before `end`.
+    let lo = 0;
+    let hi = this.firsts.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.ends[mid]! <= first) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.firsts.length && this.firsts[lo]! < end;
+  }
+
+  /** The index of the range holding `id`, or -1. */
+  private rangeOf(id: number): number {
+    let lo = 0;
+    let hi = this.firsts.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.firsts[mid]! > id) hi = mid - 1;
+      else if (this.ends[mid]! <= id) lo = mid + 1;
+      else return mid;
+    }
+    return -1;
+  }
+
   /** The list without dead ids (the list itself when none is dead). One pass: both are sorted. */
   filter(list: PostingList): PostingList {
     if (!this.firsts.length || !list.ids.length) return list;
@@ -206,6 +239,14 @@ export class Delta {
   dropSegments(upToSeq: number): void {
     this.whenLoaded(() => {
       this.segments = this.segments.filter((s) => s.seq > upToSeq);
+    });
+  }
+
+  /** After segments all of whose ids are dead were deleted (indexMaintenance purgeDeadLocked). */
+  removeSegments(seqs: ReadonlySet<number>): void {
+    if (!seqs.size) return;
+    this.whenLoaded(() => {
+      this.segments = this.segments.filter((s) => !seqs.has(s.seq));
     });
   }
 

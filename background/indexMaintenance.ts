@@ -79,6 +79,14 @@ interface Plan {
   terms: string[];
 }
 
+/** What purgeDeadLocked deleted: segments, posting blocks, dictionary entries, vector blocks. */
+export interface PurgeResult {
+  segments: number;
+  blocks: number;
+  terms: number;
+  vectors: number;
+}
+
 export interface MaintenanceStatus {
   pendingSegments: number;
   pendingPostings: number;
@@ -365,6 +373,121 @@ export class IndexMaintenance {
       this.tails.delete(id);
       this.tailBytes -= b ? b.data.byteLength + 48 : 16;
     }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Purge (storage full)
+
+  /**
+   * Frees at once what forgotten ids hold alone, with deletes only: pending segments all of whose ids
+   * are dead, posting blocks and vector blocks all of whose ids are dead, and dictionary entries left
+   * without blocks. Chromium commits a transaction without puts even past the quota, where the sweep's
+   * rewrites (puts) are refused, and the deletes are what LevelDB's compaction turns into room. Blocks
+   * that also hold live ids stay for the sweep, and the tombstones stay until it ran. Called by the
+   * storage budget right after an eviction committed its tombstones, with the write lock held. Each
+   * step is one transaction of deletes of records no reader needs (their ids are dead): a stop at any
+   * point leaves a state the sweep finishes, and verifyIndex clean.
+   */
+  async purgeDeadLocked(): Promise<PurgeResult> {
+    const out: PurgeResult = { segments: 0, blocks: 0, terms: 0, vectors: 0 };
+    const delta = this.engine.delta;
+    await delta.ready();
+    const dead = delta.dead;
+    if (!dead.size) return out;
+    const db = await this.engine.db();
+    // Segments: a capture's segment holds its page alone, so an evicted page not merged yet goes whole.
+    const gone = new Set(delta.pending().filter((s) => dead.covers(s.first, s.end)).map((s) => s.seq));
+    if (gone.size) {
+      const tx = db.transaction('segments', 'readwrite');
+      await Promise.all([...gone].map((seq) => tx.store.delete(seq)));
+      await tx.done;
+      delta.removeSegments(gone);
+      this.plan = null; // a merge under way plans again from what is pending (its cursor is a term: resumes the same)
+      out.segments = gone.size;
+    }
+    // Posting blocks, a slice of keys a step: a block can be all dead only if a dead id lies between its
+    // key and the term's next key; those are read and deleted when nothing live is left in them.
+    const STEP = 4000;
+    const emptied = new Set<number>();
+    const kept = new Set<number>();
+    let after: [number, number] | null = null;
+    for (;;) {
+      const tx = db.transaction(['postings'], 'readwrite');
+      const store = tx.objectStore('postings');
+      const keys = (await store.getAllKeys(after ? IDBKeyRange.lowerBound(after, true) : undefined, STEP)) as [number, number][];
+      const candidates = keys.filter(([t, f], i) => {
+        const next = keys[i + 1];
+        return dead.intersects(f, next && next[0] === t ? next[1] : Infinity);
+      });
+      const values = await Promise.all(candidates.map((k) => store.get(k)));
+      const deletes: Promise<unknown>[] = [];
+      const dropped = new Set<string>();
+      candidates.forEach((k, i) => {
+        let block: EncodedBlock | null;
+        try {
+          block = values[i] === undefined ? null : blockFromValue(k[1], values[i]);
+        } catch {
+          block = null; // malformed: left for verifyIndex / repair
+        }
+        if (block && removeFromBlock(block, (id) => dead.has(id)) === null) {
+          deletes.push(store.delete(k));
+          dropped.add(`${k[0]}:${k[1]}`);
+        }
+      });
+      for (const [t, f] of keys) {
+        if (dropped.has(`${t}:${f}`)) emptied.add(t);
+        else kept.add(t);
+      }
+      await Promise.all(deletes);
+      await tx.done;
+      out.blocks += deletes.length;
+      this.forgetTails([...dropped].map((k) => Number(k.split(':')[0])));
+      this.keepAlive?.();
+      if (keys.length < STEP) break;
+      after = keys[keys.length - 1]!;
+    }
+    // Dictionary entries of terms none of whose blocks is left (a pending segment with the term gets a
+    // new id when it merges, as a new term does).
+    const empty = new Set([...emptied].filter((t) => !kept.has(t)));
+    if (empty.size) {
+      const tx = db.transaction(['terms', 'postings'], 'readwrite');
+      const gone: string[] = [];
+      let cursor = await tx.objectStore('terms').openCursor();
+      while (cursor) {
+        const id = cursor.value;
+        if (empty.has(id) && (await tx.objectStore('postings').count(IDBKeyRange.bound([id, 0], [id, Infinity]))) === 0) {
+          gone.push(cursor.key);
+          await cursor.delete();
+        }
+        cursor = await cursor.continue();
+      }
+      await tx.done;
+      this.engine.termIds.forget(gone);
+      out.terms = gone.length;
+    }
+    // Vector blocks (a model's exact blocks hold VECTOR_BLOCK ids: a page's sections fill several).
+    after = null;
+    for (;;) {
+      const tx = db.transaction(['vectors'], 'readwrite');
+      const store = tx.objectStore('vectors');
+      const keys = (await store.getAllKeys(after ? IDBKeyRange.lowerBound(after as never, true) : undefined, STEP)) as unknown as [string, number][];
+      const candidates = keys.filter(([m, f], i) => {
+        const next = keys[i + 1];
+        return dead.intersects(f, next && next[0] === m ? next[1] : Infinity);
+      });
+      const values = await Promise.all(candidates.map((k) => store.get(k as never)));
+      const deletes: Promise<unknown>[] = [];
+      candidates.forEach((k, i) => {
+        const ids = values[i]?.ids;
+        if (ids && ids.length && ids.every((id) => dead.has(id))) deletes.push(store.delete(k as never));
+      });
+      await Promise.all(deletes);
+      await tx.done;
+      out.vectors += deletes.length;
+      if (keys.length < STEP) break;
+      after = keys[keys.length - 1]! as never;
+    }
+    return out;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -19,7 +19,9 @@ import { launch, limitedStorageDist, serve, until, type Extension, type FixtureS
 import { rmSync } from 'node:fs';
 
 const QUOTA = 6 * 1024 * 1024;
-const PAGES = 60;
+// Schema v3 stores a page in fewer bytes than v2: 60 pages no longer always reached the quota (v3 met it
+// after 18-65 pages in the runs so far, as LevelDB's log and compactions fall).
+const PAGES = 150;
 /** Pages only the last test visits: the first two visit a varying number of pages, up to PAGES + 20. */
 const FRESH = 1000;
 const log = (...a: unknown[]) => process.env.QUOTA_LOG && console.log(...a);
@@ -165,7 +167,7 @@ describe('storage full', () => {
     await optionsTab.reload();
     await expect.poll(() => optionsTab.getByTestId('storage-warning').textContent(), { timeout: 10_000 }).toMatch(/forgot the \d+ least recently visited pages/);
     expect(Number(await optionsTab.getByTestId('stat-pages').textContent())).toBe(stored.size);
-  });
+  }, 300_000);
 
   // Issue #8: usage falls only when LevelDB compacts, so after a recovery the reserve often cannot be
   // put back at once; it is kept in parts released one at a time, the page is written before pages
