@@ -184,6 +184,8 @@ export class Forget {
     const db = await this.engine.db();
     const res = await deletePages(db, urls);
     this.engine.applyDelete(res);
+    // A page not merged yet goes with its segment now (the sweep would leave it until the merge).
+    if (res.pages.length) await this.engine.maintenance.purgeSegmentsLocked();
     return res.pages.length;
   }
 

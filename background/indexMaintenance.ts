@@ -45,6 +45,12 @@ export const SWEEP_AFTER_MS = 6 * 3_600_000;
  * (for the write lock, or for the postings store).
  */
 const STEP_TARGET_MS = 25;
+/**
+ * Wall time one purge (purgeDeadLocked) may scan for: at a million sections the postings store holds
+ * millions of blocks, and the purge runs with the write lock held inside a capture. The next purge goes
+ * on from where this one stopped; the sweep does the rest once there is room.
+ */
+const PURGE_BUDGET_MS = 3_000;
 /** Bytes of last blocks kept in memory between merges. */
 const TAIL_CACHE_MAX_BYTES = 16_000_000;
 
@@ -117,6 +123,8 @@ export class IndexMaintenance {
   private tailBytes = 0;
   private stats = { merges: 0, sweeps: 0, mergeMs: 0, mergedPostings: 0 };
   private lastError: string | undefined;
+  /** Where the last purge stopped in the postings and vectors stores (null: from the start). */
+  private purgeFrom: { postings: [number, number] | null; vectors: [string, number] | null } = { postings: null, vectors: null };
   /** Tests and benchmarks turn the automatic job off to step it by hand. */
   auto = true;
 
@@ -161,6 +169,7 @@ export class IndexMaintenance {
   /** Forget in-memory state that mirrors the main index (after a repair or forgetting everything). */
   reset(): void {
     this.plan = null;
+    this.purgeFrom = { postings: null, vectors: null };
     this.tails.clear();
     this.tailBytes = 0;
   }
@@ -379,6 +388,25 @@ export class IndexMaintenance {
   // Purge (storage full)
 
   /**
+   * Deletes pending segments all of whose ids are dead (a capture's segment holds its page alone, so a
+   * page forgotten before it was merged leaves no posting, and no word of it, behind). Deletes only;
+   * called with the write lock held after every forget (forget.ts) and eviction. The number deleted.
+   */
+  async purgeSegmentsLocked(): Promise<number> {
+    const delta = this.engine.delta;
+    await delta.ready();
+    const dead = delta.dead;
+    const gone = new Set(delta.pending().filter((s) => dead.covers(s.first, s.end)).map((s) => s.seq));
+    if (!gone.size) return 0;
+    const tx = (await this.engine.db()).transaction('segments', 'readwrite');
+    await Promise.all([...gone].map((seq) => tx.store.delete(seq)));
+    await tx.done;
+    delta.removeSegments(gone);
+    this.plan = null; // a merge under way plans again from what is pending (its cursor is a term: it resumes the same)
+    return gone.size;
+  }
+
+  /**
    * Frees at once what forgotten ids hold alone, with deletes only: pending segments all of whose ids
    * are dead, posting blocks and vector blocks all of whose ids are dead, and dictionary entries left
    * without blocks. Chromium commits a transaction without puts even past the quota, where the sweep's
@@ -395,22 +423,15 @@ export class IndexMaintenance {
     const dead = delta.dead;
     if (!dead.size) return out;
     const db = await this.engine.db();
-    // Segments: a capture's segment holds its page alone, so an evicted page not merged yet goes whole.
-    const gone = new Set(delta.pending().filter((s) => dead.covers(s.first, s.end)).map((s) => s.seq));
-    if (gone.size) {
-      const tx = db.transaction('segments', 'readwrite');
-      await Promise.all([...gone].map((seq) => tx.store.delete(seq)));
-      await tx.done;
-      delta.removeSegments(gone);
-      this.plan = null; // a merge under way plans again from what is pending (its cursor is a term: resumes the same)
-      out.segments = gone.size;
-    }
+    out.segments = await this.purgeSegmentsLocked();
     // Posting blocks, a slice of keys a step: a block can be all dead only if a dead id lies between its
     // key and the term's next key; those are read and deleted when nothing live is left in them.
     const STEP = 4000;
+    const started = performance.now();
+    const inBudget = () => performance.now() - started < PURGE_BUDGET_MS;
     const emptied = new Set<number>();
     const kept = new Set<number>();
-    let after: [number, number] | null = null;
+    let after = this.purgeFrom.postings;
     for (;;) {
       const tx = db.transaction(['postings'], 'readwrite');
       const store = tx.objectStore('postings');
@@ -443,9 +464,10 @@ export class IndexMaintenance {
       out.blocks += deletes.length;
       this.forgetTails([...dropped].map((k) => Number(k.split(':')[0])));
       this.keepAlive?.();
-      if (keys.length < STEP) break;
-      after = keys[keys.length - 1]!;
+      after = keys.length < STEP ? null : keys[keys.length - 1]!;
+      if (!after || !inBudget()) break;
     }
+    this.purgeFrom.postings = after;
     // Dictionary entries of terms none of whose blocks is left (a pending segment with the term gets a
     // new id when it merges, as a new term does).
     const empty = new Set([...emptied].filter((t) => !kept.has(t)));
@@ -466,11 +488,11 @@ export class IndexMaintenance {
       out.terms = gone.length;
     }
     // Vector blocks (a model's exact blocks hold VECTOR_BLOCK ids: a page's sections fill several).
-    after = null;
+    let afterVector = this.purgeFrom.vectors;
     for (;;) {
       const tx = db.transaction(['vectors'], 'readwrite');
       const store = tx.objectStore('vectors');
-      const keys = (await store.getAllKeys(after ? IDBKeyRange.lowerBound(after as never, true) : undefined, STEP)) as unknown as [string, number][];
+      const keys = (await store.getAllKeys(afterVector ? IDBKeyRange.lowerBound(afterVector, true) : undefined, STEP)) as unknown as [string, number][];
       const candidates = keys.filter(([m, f], i) => {
         const next = keys[i + 1];
         return dead.intersects(f, next && next[0] === m ? next[1] : Infinity);
@@ -484,9 +506,10 @@ export class IndexMaintenance {
       await Promise.all(deletes);
       await tx.done;
       out.vectors += deletes.length;
-      if (keys.length < STEP) break;
-      after = keys[keys.length - 1]! as never;
+      afterVector = keys.length < STEP ? null : keys[keys.length - 1]!;
+      if (!afterVector || !inBudget()) break;
     }
+    this.purgeFrom.vectors = afterVector;
     return out;
   }
 
