@@ -40,8 +40,8 @@ export type StorageEstimate = () => Promise<{ usage?: number; quota?: number } |
  *   own connection changes nothing while the engine's connection to the origin's LevelDB stays open.
  * - In tests/e2e/quota.test.ts (6 MB quota) the reserve was spent to the last part and every capture
  *   after it refused, usage stuck at 111% (no commit, so no flush and no compaction). With the flush
- *   first, five runs in a row stored all 20 pages of the repeated-overflow test without releasing a
- *   single reserve part (peak usage 116-128% of the quota).
+ *   first, six runs in a row stored all 20 pages of the repeated-overflow test (0 refused; 2-13
+ *   flushes, one reserve part released in one run; peak usage 107-128% of the quota).
  *
  * So at the limit only two things bring usage down at once: releasing a reserve part (a blob) and a
  * log flush. Everything else (forgetting pages included) frees room only at a later compaction, which

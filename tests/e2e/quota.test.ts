@@ -25,7 +25,7 @@ const PAGES = 60;
 const FRESH = 1000;
 /**
  * The first two tests visit pages until Chromium refuses writes: when that happens varies with its
- * cached room and LevelDB's flushes (first refusal after 13 to 37 pages in the runs measured, 2-3 s a
+ * cached room and LevelDB's flushes (first refusal after 13 to 37 pages in seven runs, 2-3 s a
  * page on a loaded machine), so they get more than the e2e default of 120 s.
  */
 const FILL_TIMEOUT = 300_000;
