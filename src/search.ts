@@ -79,8 +79,9 @@ export interface LexicalOptions {
   common: CommonWordOptions;
   proximity: ProximityParams;
   /**
-   * A query with at least `minMatchFrom` retrieving words needs at least `minMatchWords` of them in a
-   * section, or `minMatchShare` of them if that is more (never more than it has).
+   * A query with at least `minMatchFrom` retrieving words the index knows needs at least
+   * `minMatchWords` of them in a section, or `minMatchShare` of them if that is more (never more than it
+   * has).
    */
   minMatchShare: number;
   minMatchWords: number;
@@ -258,7 +259,10 @@ async function lexicalLane(
   const scoringOnly: QueryTerm[] = [...new Set(words.filter((w) => w.common).flatMap((w) => w.terms))]
     .filter((t) => !scoredSet.has(t))
     .map((term) => ({ term, postings: postings.get(term) ?? EMPTY_LIST }));
-  const retrieving = new Set(scored.map((t) => t.word)).size;
+  // Only words the index knows count: a word no section holds cannot be one of the two a section must
+  // hold ("purge file from history" with `purge` unknown needs `file` or `history`, not both; whether
+  // such a query is off-topic is the coverage gate's question, below).
+  const retrieving = new Set(scored.filter((t) => df(t.term) > 0).map((t) => t.word)).size;
   const need = retrieving >= lex.minMatchFrom ? Math.min(retrieving, Math.max(lex.minMatchWords, Math.ceil(retrieving * lex.minMatchShare))) : 1;
   const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
   const wordsMatched = (h: LexicalHit) => new Set(h.terms.map((t) => wordOfTerm.get(t)).filter((w) => w !== undefined)).size;

@@ -90,6 +90,23 @@ describe('questions and common words', () => {
     // The same generic words in an on-topic question still find their page.
     expect((await search(s, { q: 'what is the best recipe for writing a loop' })).results[0]?.url).toBe('https://docs.test/recipes');
   });
+
+  it('does not ask a section for two words when one of three is a word no page holds', async () => {
+    // `obliterate` is on no page: the question can still be answered by `reflog` or `expiry`, which no
+    // one section holds together (counting the unknown word, the two-word minimum left nothing).
+    const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`Note number ${i} is kept short, said the ${i}th reader of the notes.`)] }));
+    const s = source([
+      ...everyday,
+      { url: 'https://docs.test/reflog', title: 'The reflog', blocks: [h(1, 'The reflog'), p('The reflog records where the tips of branches were, so that a lost commit can be found again.')] },
+      { url: 'https://docs.test/gc', title: 'Garbage collection', blocks: [h(1, 'Garbage collection'), p('Old entries are dropped when their expiry date has passed, and unreachable objects go with them.')] },
+    ]);
+    s.words = new Set(['obliterate']);
+    const res = await search(s, { q: 'obliterate reflog expiry' });
+    expect(res.results.map((r) => r.url).sort()).toEqual(['https://docs.test/gc', 'https://docs.test/reflog']);
+    // Two known words of three still need each other.
+    const both = await search(s, { q: 'reflog expiry tips' });
+    expect(both.results.map((r) => r.url)).toEqual(['https://docs.test/reflog']);
+  });
 });
 
 describe('typos', () => {
