@@ -309,7 +309,7 @@ async function lexicalLane(
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
     const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
     // Sections of one page share its title and upper headings: each heading is matched once.
-    const headingMatches = new Map<string, number>();
+    const headingMatches = new Map<string, { match: number; sequence: boolean }>();
     const rescored = top.map((h) => {
       const v = sections.get(h.id);
       if (!v) return { h, score: h.score, sequence: false };
@@ -328,8 +328,16 @@ async function lexicalLane(
         for (const heading of [...v.headingPath, ...(v.parts ?? []).flatMap((p) => p.headingPath), pages.get(v.url)?.title ?? '']) {
           if (!heading) continue;
           let m = headingMatches.get(heading);
-          if (m === undefined) headingMatches.set(heading, (m = matcher.mayMatch(heading) ? headingMatch(matcher.locate(heading), weights) : 0));
-          if (m > best) best = m;
+          if (m === undefined) {
+            const at = matcher.mayMatch(heading) ? matcher.locate(heading) : null;
+            m = { match: at ? headingMatch(at, weights) : 0, sequence: !!at && sequenceCounts && proximityScore(at, pq, prox).sequence };
+            headingMatches.set(heading, m);
+          }
+          if (m.match > best) best = m.match;
+          // The exact sequence in the section's heading, a heading above it or the page's title counts as
+          // in the section: a chapter's title ("Zum Debian-Projekt beitragen") must not rank below every
+          // sentence elsewhere that uses the same words in the same order.
+          if (m.sequence) sequence = true;
         }
         score += prox.heading * best * weightSum;
       }

@@ -38,6 +38,22 @@ describe('proximity: a remembered sentence typed without quotes', () => {
     expect(res.results[0]!.url).not.toBe('https://x.test/exact');
   });
 
+  it("counts the sequence in a page's title or a heading as in the section (a chapter title over sentences that quote it)", async () => {
+    // The query is the title of the 'contributing' page, whose sections do not repeat it; two other
+    // pages use the same words in the same order in a sentence.
+    const quoted = [
+      { url: 'https://x.test/faq', title: 'Questions', blocks: [h(1, 'Questions'), p('Read the guide before contributing to the project, and ask on the list when stuck.')] },
+      { url: 'https://x.test/news', title: 'News', blocks: [h(1, 'News'), p('Thanks to everyone contributing to the project this year: releases came faster.')] },
+      {
+        url: 'https://x.test/contributing',
+        title: 'Contributing to the project',
+        blocks: [h(2, 'Money'), p('Donations pay for servers, mirrors and travel to meetings of contributors.'), h(2, 'Code'), p('Send patches for review; contributing code starts with a small fix.')],
+      },
+    ];
+    const res = await search(source(quoted), { q: 'contributing to the project' });
+    expect(res.results[0]!.url).toBe('https://x.test/contributing');
+  });
+
   it('centres the snippet on the sequence', async () => {
     const res = await search(source(pages), { q: sentence });
     const text = res.results[0]!.snippet.map((s) => s.text).join('');
