@@ -5,6 +5,7 @@
 import browser from 'webextension-polyfill';
 import { normalizeUrl } from '../src/url.js';
 import type { Engine } from './engine.js';
+import { flushIndexedDb } from './storageBudget.js';
 
 const RETENTION_ALARM = 'reread-retention';
 /** Wakes a stopped worker when a forget's undo window closes, to purge its pages. */
@@ -50,6 +51,8 @@ function listenToHistory(engine: Engine): void {
 export function registerMaintenance(engine: Engine): void {
   // Captures keep headroom below the storage limit (Engine.keepHeadroomLocked).
   engine.storageEstimate = estimate;
+  // At the storage limit, a forced log flush brings usage down (storageBudget.ts, measured in Chromium).
+  engine.budget.flush = flushIndexedDb;
   browser.alarms?.onAlarm.addListener((alarm) => {
     if (alarm.name === RETENTION_ALARM) void purgeForgotten(engine).then(() => runRetention(engine));
     if (alarm.name === PURGE_ALARM) void purgeForgotten(engine);

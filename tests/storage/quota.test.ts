@@ -1,8 +1,9 @@
 /**
  * Storage-limit handling in the engine, against fake-indexeddb with the browser's estimate given as a
- * function (fake-indexeddb has no quota: the refused-write path is proved in tests/e2e/quota.test.ts).
+ * function. fake-indexeddb has no quota: `quotaModel` gives it Chromium's rules as measured
+ * (background/storageBudget.ts), and tests/e2e/quota.test.ts proves the path in the real browser.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CEILING_KEY, EVICT_FRACTION, HEADROOM_FRACTION, RESERVE_KEY, RESERVE_PARTS, reserveBytes, reservePartKey } from '../../background/storageBudget.js';
 import { verifyIndex } from '../../background/verify.js';
 import { engineOn, freshDb } from './helpers.js';
@@ -71,5 +72,145 @@ describe('storage limit', () => {
     expect(forgotten).toBe(5);
     expect([...(await engine.pages.all()).keys()].sort()).toEqual([5, 6, 7, 8, 9].map((i) => `https://example.com/p${i}`));
     expect((await verifyIndex(engine)).ok).toBe(true);
+  });
+});
+
+/**
+ * Chromium's quota as measured (background/storageBudget.ts): while usage is over the quota every put
+ * is refused (QuotaExceededError) and deletes go through; deleting a reserve part (a blob file) frees
+ * its bytes at once; forgetting pages frees nothing until a compaction; a forced log flush frees
+ * `flushGain`. The engine sees the usage only, as Chromium's estimate() does with a quota set by CDP.
+ */
+function quotaModel() {
+  const proto = (globalThis as unknown as { IDBObjectStore: { prototype: { put: (this: IDBObjectStore, v: unknown, k?: IDBValidKey) => IDBRequest; delete: (this: IDBObjectStore, k: IDBValidKey | IDBKeyRange) => IDBRequest } } }).IDBObjectStore.prototype;
+  const { put, delete: del } = proto;
+  const parts = new Map<string, number>();
+  const m = {
+    usage: 1_000_000,
+    quota: Infinity,
+    flushGain: 0,
+    flushes: 0,
+    restore: () => Object.assign(proto, { put, delete: del }),
+    flush: async () => {
+      m.flushes++;
+      m.usage = Math.max(0, m.usage - m.flushGain);
+    },
+    estimate: async () => ({ usage: m.usage }),
+  };
+  proto.put = function (value, key) {
+    const part = this.name === 'meta' && typeof key === 'string' && key.startsWith(`${RESERVE_KEY}:`);
+    const bytes = part ? (value as Uint8Array).byteLength : 0;
+    if (m.usage + bytes > m.quota) {
+      // As in Chromium, the request fails and its transaction aborts whole with a QuotaExceededError
+      // (fake-indexeddb's request machinery: an operation that throws fails its request).
+      const tx = this.transaction as unknown as { _execRequestAsync(o: { operation: () => never; source: unknown }): IDBRequest };
+      return tx._execRequestAsync({ operation: () => { throw new DOMException('The quota has been exceeded.', 'QuotaExceededError'); }, source: this });
+    }
+    if (part) {
+      m.usage += bytes - (parts.get(key) ?? 0);
+      parts.set(key, bytes);
+    }
+    return put.call(this, value, key);
+  };
+  proto.delete = function (key) {
+    if (this.name === 'meta' && typeof key === 'string' && parts.has(key)) {
+      m.usage -= parts.get(key)!;
+      parts.delete(key);
+    }
+    return del.call(this, key);
+  };
+  return m;
+}
+
+describe('storage limit: a write refused by the browser', () => {
+  let model: ReturnType<typeof quotaModel> | null = null;
+  afterEach(() => {
+    model?.restore();
+    model = null;
+  });
+
+  /** Ten pages, the reserve placed (4 parts of 125,000 bytes at 1 MB used), and Chromium's rules on. */
+  async function atTheLimit() {
+    const m = (model = quotaModel());
+    const { db, engine, now } = await filled(10);
+    engine.storageEstimate = m.estimate;
+    engine.budget.flush = m.flush;
+    // A limit known from an earlier refusal, far above: the reserve is placed, nothing is forgotten.
+    await db.put('meta', { usage: 100_000_000, at: Date.now() }, CEILING_KEY);
+    await engine.capture('https://example.com/p10', { title: 'page 10', lang: 'en', blocks: blocks('uniqwordkx') }, now + 1000);
+    expect(engine.quotaLog.reservePlaced).toBe(RESERVE_PARTS);
+    expect(m.usage).toBe(1_000_000 + reserveBytes(1_000_000));
+    return { m, db, engine, now: now + 1000 };
+  }
+
+  it('forces a log flush first, and keeps the reserve when that makes room', async () => {
+    const { m, engine, now } = await atTheLimit();
+    m.quota = m.usage - 1;
+    m.flushGain = 100_000;
+    await engine.capture('https://example.com/new', { title: 'new', lang: 'en', blocks: blocks('newword') }, now + 1000);
+    const q = engine.quotaLog;
+    expect(q.quotaErrors).toBe(1);
+    expect(q.flushes).toBe(1);
+    expect(q.reserveReleased).toBe(0);
+    // Stored, then the least recently visited share forgotten (room allowed the deletes after the flush).
+    const urls = [...(await engine.pages.all()).keys()];
+    expect(urls).toContain('https://example.com/new');
+    expect(urls).not.toContain('https://example.com/p0');
+    expect(q.hardEvictions).toBe(Math.ceil(11 * EVICT_FRACTION));
+    expect(engine.storageWarning).toMatch(/forgot the 2 least recently visited/);
+    expect(await verifyIndex(engine)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('releases reserve parts one at a time when the flush is not enough', async () => {
+    const { m, engine, now } = await atTheLimit();
+    const part = Math.ceil(reserveBytes(1_000_000) / RESERVE_PARTS);
+    // Over by a part and a half: two parts go, two stay for the next refusal.
+    m.quota = m.usage - Math.floor(part * 1.5);
+    await engine.capture('https://example.com/new', { title: 'new', lang: 'en', blocks: blocks('newword') }, now + 1000);
+    expect(engine.quotaLog.flushes).toBeGreaterThanOrEqual(1);
+    expect(engine.quotaLog.reserveReleased).toBe(2);
+    expect([...(await engine.pages.all()).keys()]).toContain('https://example.com/new');
+    expect(await verifyIndex(engine)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('an eviction refused at the limit is tried again after a flush', async () => {
+    const { m, db, now } = await atTheLimit();
+    // The soft cap calls for an eviction (a limit learned at this usage, read by a new worker), and
+    // the usage is over the quota: its posting rewrites are refused.
+    await db.put('meta', { usage: m.usage, at: Date.now() }, CEILING_KEY);
+    const engine = engineOn(db);
+    engine.storageEstimate = m.estimate;
+    engine.budget.flush = m.flush;
+    m.quota = m.usage - 1;
+    m.flushGain = 100_000;
+    await engine.capture('https://example.com/new', { title: 'new', lang: 'en', blocks: blocks('newword') }, now + 1000);
+    const q = engine.quotaLog;
+    expect(q.failedDeletes).toBe(1);
+    expect(q.flushes).toBe(1);
+    expect(q.softEvictions).toBe(Math.ceil(11 * EVICT_FRACTION));
+    expect(q.quotaErrors).toBe(0);
+    expect(q.reserveReleased).toBe(0);
+    expect(await verifyIndex(engine)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('with nothing left to free refuses the page and loses nothing; once room is back, stores again', async () => {
+    const { m, engine, now } = await atTheLimit();
+    const before = [...(await engine.pages.all()).keys()].sort();
+    // Far over: a flush that frees nothing, the whole reserve, and refused evictions are not enough.
+    m.quota = 100_000;
+    const refused = await engine.capture('https://example.com/new', { title: 'new', lang: 'en', blocks: blocks('newword') }, now + 1000).then(
+      () => null,
+      (e: { code?: string; message?: string }) => e,
+    );
+    expect(refused).toMatchObject({ code: 'quota', message: expect.stringMatching(/Storage is full/) });
+    expect(engine.quotaLog.capturesRefused).toBe(1);
+    expect(engine.quotaLog.reserveReleased).toBe(RESERVE_PARTS);
+    expect([...(await engine.pages.all()).keys()].sort()).toEqual(before);
+    expect(await verifyIndex(engine)).toMatchObject({ ok: true, problems: [] });
+    // A compaction brought usage down: the next capture is stored.
+    m.usage = 50_000;
+    await engine.capture('https://example.com/new', { title: 'new', lang: 'en', blocks: blocks('newword') }, now + 2000);
+    expect([...(await engine.pages.all()).keys()]).toContain('https://example.com/new');
+    expect(await verifyIndex(engine)).toMatchObject({ ok: true, problems: [] });
   });
 });
