@@ -122,8 +122,34 @@ export class Engine {
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {
-    await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
-    return searchStored(this, req);
+    this.searching++;
+    try {
+      await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
+      return await searchStored(this, req);
+    } finally {
+      this.searching--;
+      this.lastSearchEnd = performance.now();
+    }
+  }
+
+  /** Searches in flight, and when the last one ended (see searchesQuiet). */
+  private searching = 0;
+  private lastSearchEnd = -Infinity;
+
+  /**
+   * Resolves once no search runs and none ended in the last `quietMs` (the user is not typing), or
+   * after `maxWaitMs` at most. Jobs that write page after page in the background (the backfill, the
+   * history import) wait for it before each write: a search's reads of sections it has not seen wait
+   * for any write transaction in progress, so while the user types, those jobs hold back.
+   */
+  async searchesQuiet(quietMs = 200, maxWaitMs = 2000): Promise<void> {
+    const end = performance.now() + maxWaitMs;
+    for (;;) {
+      const now = performance.now();
+      const wait = this.searching ? 25 : this.lastSearchEnd + quietMs - now;
+      if (wait <= 0 || now >= end) return;
+      await new Promise((r) => setTimeout(r, Math.min(wait, end - now)));
+    }
   }
 
   deleteUrls(urls: readonly string[]): Promise<number> {

@@ -173,3 +173,37 @@ describe('PageTable', () => {
     expect((await table.all()).size).toBe(1);
   });
 });
+
+describe('Engine.searchesQuiet (background writers give way to searches)', () => {
+  it('resolves at once with no search, waits while one runs and for the quiet time after it, and never past its maximum', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    let t = performance.now();
+    await engine.searchesQuiet(200, 2000);
+    expect(performance.now() - t).toBeLessThan(50);
+    await engine.capture('https://a.example/one', { title: 'River one', lang: 'en', blocks: [{ kind: 'text', text: 'The marsh river carries stone and silt past the delta, a page of ordinary prose long enough to be kept.' }] });
+    // A search in flight: a writer waits for it to end, then for the quiet time.
+    let ended = 0;
+    const search = engine.search({ q: 'river stone' }).then(() => (ended = performance.now()));
+    t = performance.now();
+    await engine.searchesQuiet(150, 5000);
+    await search;
+    expect(ended).toBeGreaterThan(0);
+    expect(performance.now() - ended).toBeGreaterThanOrEqual(140);
+    // Searches all the time: the writer still goes on after its maximum wait.
+    let typing = true;
+    const keys = (async () => {
+      while (typing) {
+        await engine.search({ q: 'river' });
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
+    t = performance.now();
+    await engine.searchesQuiet(150, 400);
+    const waited = performance.now() - t;
+    typing = false;
+    await keys;
+    expect(waited).toBeGreaterThanOrEqual(390);
+    expect(waited).toBeLessThan(1500);
+  });
+});
