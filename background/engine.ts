@@ -138,11 +138,12 @@ export class Engine {
 
   /**
    * Resolves once no search runs and none ended in the last `quietMs` (the user is not typing), or
-   * after `maxWaitMs` at most. Jobs that write page after page in the background (the backfill, the
-   * history import) wait for it before each write: a search's reads of sections it has not seen wait
-   * for any write transaction in progress, so while the user types, those jobs hold back.
+   * after `maxWaitMs` at most (searching without pause never stops the job). The backfill waits for it
+   * before each page's write: a search's reads of sections it has not seen wait for any write
+   * transaction in progress, so while the user types, the backfill holds back. (The history import's
+   * batch writes touch no section a search reads but the new ones: not held.)
    */
-  async searchesQuiet(quietMs = 200, maxWaitMs = 2000): Promise<void> {
+  async searchesQuiet(quietMs = 150, maxWaitMs = 750): Promise<void> {
     const end = performance.now() + maxWaitMs;
     for (;;) {
       const now = performance.now();

@@ -164,8 +164,6 @@ export class HistoryImport {
 
   private async write(entries: TitleEntry[]): Promise<number> {
     const engine = this.engine;
-    // The user's searches first (see Engine.searchesQuiet).
-    await engine.searchesQuiet();
     return engine.exclusive(async () => {
       const t = performance.now();
       const db = await engine.db();
