@@ -265,8 +265,8 @@ export async function runDayOne(report: Report, opts: DayOneOptions): Promise<Da
       table(
         ['while', 'n', 'median', 'p95', 'max'],
         [
-          row('history import runs (index growing to 50k)', history.searchDuring),
-          row('after the import (50k title entries)', history.searchAfter),
+          row(`history import runs (index growing to ${num(history.entries)})`, history.searchDuring),
+          row(`after the import (${num(history.entries)} title entries)`, history.searchAfter),
           row('backfill idle, repeated queries', backfill.searchIdle.repeated),
           row('**backfill runs**, repeated queries', backfill.searchDuring.repeated),
           row('backfill idle, new queries', backfill.searchIdle.fresh),
