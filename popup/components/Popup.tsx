@@ -78,7 +78,7 @@ export function Popup() {
         <h1 class="visually-hidden">Reread</h1>
         {/* The first-run card gives its room to results while the user searches. */}
         {!searching && <DayOneCard where="popup" />}
-        <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} onQueryChange={onQueryChange} />
+        <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} onQueryChange={onQueryChange} shownForget={flow.step === 'undo' ? flow.pending.id : undefined} />
       </main>
       <p class="visually-hidden" role="status" data-testid="popup-live">
         {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(site ?? '', flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : ''}

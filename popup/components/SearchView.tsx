@@ -4,13 +4,14 @@
  * Esc clears. The typed query is the one source of truth: the filter controls rewrite its operators.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { SearchResponse, SearchResult, SiteCount, Stats } from '../../src/protocol.js';
+import type { PendingForget, SearchResponse, SearchResult, SiteCount, Stats } from '../../src/protocol.js';
 import { parseQuery } from '../../src/query.js';
 import browser from 'webextension-polyfill';
 import { call } from '../api.js';
 import { downloadText } from './ModelSettings.js';
 import { flattenOptions, moreShown, optionId, ResultCard } from './ResultCard.js';
 import { FirstRun } from './FirstRun.js';
+import { UndoBar } from './UndoBar.js';
 import { formatMs, plural } from '../format.js';
 import { FilterBar, setOperator } from './FilterBar.js';
 
@@ -22,16 +23,21 @@ export interface SearchViewProps {
   onQueryChange?: (q: string) => void;
   /** Changed by the parent after something changed what is stored (a forget, an undo): counts are read again. */
   storedVersion?: number;
+  /** A forget whose undo bar the parent shows itself (the popup's "Never save this site"). */
+  shownForget?: string;
 }
 
 type Status = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; response: SearchResponse } | { kind: 'error'; message: string };
 
-export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, storedVersion = 0 }: SearchViewProps) {
+export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, storedVersion = 0, shownForget }: SearchViewProps) {
   const [query, setQuery] = useState(initialQuery);
   const [status, setStatus] = useState<Status>(initialQuery.trim() ? { kind: 'searching' } : { kind: 'idle' });
   const [selected, setSelected] = useState(0);
   const [stats, setStats] = useState<Stats | null>(null);
   const [sites, setSites] = useState<SiteCount[]>([]);
+  /** Forgets that can still be undone (made here, in Options or in another window): offered here too. */
+  const [forgets, setForgets] = useState<PendingForget[]>([]);
+  const [reloads, setReloads] = useState(0);
   const ticket = useRef(0);
   const input = useRef<HTMLInputElement>(null);
   const limit = mode === 'popup' ? 8 : 30;
@@ -80,7 +86,10 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   useEffect(() => {
     call('stats', {}).then(setStats).catch(() => undefined);
     call('sites', {}).then(setSites).catch(() => undefined);
-  }, [storedVersion]);
+    call('forget/pending', {})
+      .then((p) => setForgets(p.filter((f) => f.undoUntil > Date.now())))
+      .catch(() => undefined);
+  }, [storedVersion, reloads]);
 
   const onInput = (q: string) => {
     setQuery(q);
@@ -195,7 +204,24 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           </button>
         </div>
       )}
-      {status.kind === 'idle' && stats && stats.pages === 0 && <FirstRun />}
+      {status.kind === 'idle' && forgets.some((f) => f.id !== shownForget) && (
+        <div class="search__forgets">
+          {forgets
+            .filter((f) => f.id !== shownForget)
+            .map((f) => (
+              <UndoBar
+                key={f.id}
+                pending={f}
+                onDone={(undone) => {
+                  setForgets((all) => all.filter((x) => x.id !== f.id));
+                  if (undone) setReloads((n) => n + 1);
+                }}
+              />
+            ))}
+        </div>
+      )}
+      {/* Nothing stored because everything was just forgotten is not a first run: the undo bar says what happened. */}
+      {status.kind === 'idle' && stats && stats.pages === 0 && !forgets.length && <FirstRun />}
       {status.kind === 'idle' && stats && stats.pages > 0 && (
         <div class="search__idle" data-testid="idle">
           <p>

@@ -45,7 +45,7 @@ async function settled(page: Page, testId: string): Promise<void> {
 }
 
 /** The states kept in docs/screens (the rest stay in the artifacts). */
-const DOCS = /^(popup-(first-run|many-results|no-results|never-save-question|undo-bar)|search-(first-run|results|corrected|no-results)|options|options-forget-dialog|options-undo-bar)-(light|dark)$/;
+const DOCS = /^(popup-(first-run|many-results|no-results|never-save-question|undo-bar|forgotten)|search-(first-run|results|corrected|no-results)|options|options-forget-dialog|options-undo-bar)-(light|dark)$/;
 
 /** Every checked state is also photographed (tests/e2e/artifacts; docs/ with UPDATE_DOCS=1) to be looked at. */
 async function shoot(page: Page, label: string): Promise<void> {
@@ -174,6 +174,14 @@ describe('axe-core finds nothing on any page state', () => {
     for (const scheme of SCHEMES) {
       await popup.emulateMedia({ colorScheme: scheme });
       await check(popup, `popup.html undo bar, ${scheme}`);
+    }
+    // Another popup opened inside the undo window: what was forgotten and its undo, not the first-run card.
+    for (const scheme of SCHEMES) {
+      const later = await open('popup.html', scheme, 560);
+      await later.getByTestId('undo-bar').waitFor();
+      expect(await later.getByTestId('first-run').count()).toBe(0);
+      await check(later, `popup.html forgotten, ${scheme}`);
+      await later.close();
     }
     const options = await open('options.html', 'light');
     await options.getByTestId('pending-forgets').waitFor();

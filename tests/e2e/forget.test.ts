@@ -120,9 +120,18 @@ describe('forgetting in the options page', () => {
     await page.getByTestId('confirm-ok').click();
     await expect.poll(() => statPages(page)).toBe(0);
     expect(await found('litter')).toEqual([]);
+    // The popup, opened meanwhile, is not a first run: it says what was forgotten and offers the undo too.
+    const popup = await ext.ctx.newPage();
+    await popup.goto(ext.extensionUrl('popup.html'));
+    await expect.poll(() => popup.getByTestId('undo-bar').textContent()).toMatch(new RegExp(`^Forgot all ${n} pages\\.`));
+    expect(await popup.getByTestId('first-run').count()).toBe(0);
     await page.getByTestId('undo').click();
     await expect.poll(() => statPages(page)).toBe(n);
     expect((await found('litter')).length).toBe(1);
+    await popup.reload();
+    await expect.poll(() => popup.getByTestId('idle').textContent()).toMatch(new RegExp(`^${n} pages from`));
+    expect(await popup.getByTestId('undo-bar').count()).toBe(0);
+    await popup.close();
     await page.close();
   });
 
