@@ -96,7 +96,7 @@ export async function storePage(engine: Engine, input: StoreInput): Promise<Capt
     const extra = { ...(source.kind ? { kind: source.kind } : {}), ...(source.notAVisit ? { notAVisit: true } : {}), ...(source.pdf ? { pdf: source.pdf } : {}) };
     const page = { url, site: siteOf(url), title, lang: input.lang, hash, words, chunks, blocks: input.blocks, chunker: input.chunker, now: input.now, ...extra };
     const result = await engine.budget.writeLocked(url, () => writePage(db, { ...page, embedModel: engine.dense?.queueModel() ?? null, ...(input.recut ? { recut: true } : {}) }, TOKENIZER));
-    engine.lexical.invalidate(result.touchedTerms);
+    engine.lexical.apply(result.delta);
     engine.pages.put(result.page);
     if (result.removedChunkIds.length) engine.dense?.onChunksRemoved(result.removedChunkIds);
     if (result.addedChunkIds.length) engine.dense?.onChunksAdded();

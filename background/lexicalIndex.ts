@@ -5,10 +5,10 @@
  * a word the index does not know, then kept up to date by the writes' invalidations.
  */
 import type { CorpusStats, PostingList } from '../src/bm25.js';
-import { decodeBlocks } from '../src/postings.js';
+import { decodeBlocks, patchPostingList } from '../src/postings.js';
 import { TermDictionary } from '../src/spelling.js';
 import type { DB } from './db.js';
-import { readStats } from './pageStore.js';
+import { readStats, type PostingDelta } from './pageStore.js';
 
 /** Entries kept in the cache before the least recently used terms are dropped (~12 bytes each). */
 const CACHE_MAX_ENTRIES = 4_000_000;
@@ -48,6 +48,30 @@ export class LexicalReader {
         this.cached -= hit.ids.length;
         this.cache.delete(t);
       }
+    }
+  }
+
+  /**
+   * Called after a page write commits, with exactly what it changed: cached posting lists and the
+   * statistics follow the write instead of being dropped. Dropping them made every search after a
+   * write read its terms from IndexedDB again (the most common terms, tens of thousands of postings,
+   * after every page a backfill stored), each read waiting for the write transactions queued before it.
+   */
+  apply(delta: PostingDelta): void {
+    this.generation++;
+    if (delta.stats) this.stats = { N: delta.stats.N, totalLength: delta.stats.totalLength };
+    const terms = new Set([...delta.removed.keys(), ...delta.added.keys()]);
+    for (const t of terms) {
+      if (this.dictionary) this.dictionary.add(t);
+      else if (this.dictionaryLoad) this.dictionaryPending.push(t);
+      const hit = this.cache.get(t);
+      if (!hit) continue;
+      this.cached -= hit.ids.length;
+      const next = patchPostingList(hit, delta.removed.get(t), delta.added.get(t));
+      if (next) {
+        this.cache.set(t, next);
+        this.cached += next.ids.length;
+      } else this.cache.delete(t);
     }
   }
 

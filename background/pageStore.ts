@@ -46,6 +46,19 @@ export interface WriteResult {
   touchedTerms: Set<string>;
   removedChunkIds: number[];
   addedChunkIds: number[];
+  /** What changed in the postings, exactly: the lexical cache follows it instead of reading the terms again. */
+  delta: PostingDelta;
+}
+
+/**
+ * A committed write's change to the postings: per term, the chunk ids taken out and the entries
+ * appended (ids above every id the term had), and the corpus statistics after it.
+ */
+export interface PostingDelta {
+  removed: Map<string, number[]>;
+  added: Map<string, PostingEntry[]>;
+  /** Null: unchanged (a revisit). */
+  stats: { N: number; totalLength: number } | null;
 }
 
 type WriteTx = IDBPTransaction<RereadDB, ('pages' | 'chunks' | 'texts' | 'postings' | 'meta' | 'embedQueue' | 'vectors')[], 'readwrite'>;
@@ -195,13 +208,18 @@ function samePage(a: PageRecord | undefined, b: PageRecord | undefined): boolean
   return a === b || (!!a && !!b && a.hash === b.hash && a.title === b.title && a.chunkIds.join() === b.chunkIds.join());
 }
 
-async function removeChunks(tx: WriteTx, old: OldPage, stats: StatsRecord, touched: Set<string>, tails: TailCache): Promise<void> {
+async function removeChunks(tx: WriteTx, old: OldPage, stats: StatsRecord, touched: Set<string>, tails: TailCache, removed: Map<string, number[]>): Promise<void> {
   await tx.objectStore('texts').delete(old.page.url);
   if (!old.chunks.length) return;
   const byTerm = groupPostings(old.docs);
   for (const t of byTerm.keys()) tails.tails.delete(t); // their blocks change here; re-read on append
   await Promise.all([...byTerm].map(([term, entries]) => removeTermPostings(tx, term, entries.map((e) => e.id))));
-  for (const t of byTerm.keys()) touched.add(t);
+  for (const [t, entries] of byTerm) {
+    touched.add(t);
+    const ids = removed.get(t);
+    if (ids) ids.push(...entries.map((e) => e.id));
+    else removed.set(t, entries.map((e) => e.id));
+  }
   for (const d of old.docs) {
     stats.N -= 1;
     stats.totalLength -= d.doc.len;
@@ -288,11 +306,12 @@ async function writePageIn(
       if (texts && !texts.b && texts.ids.join() === cur.chunkIds.join()) await tx.objectStore('texts').put({ ...texts, b, cv: '' });
     }
     await tx.done;
-    return { outcome: 'revisit', page, touchedTerms: touched, removedChunkIds: [], addedChunkIds: [] };
+    return { outcome: 'revisit', page, touchedTerms: touched, removedChunkIds: [], addedChunkIds: [], delta: { removed: new Map(), added: new Map(), stats: null } };
   }
   const stats = await readStats(tx);
   const tails = tailCacheFor(db, stats);
-  if (old) await removeChunks(tx, old, stats, touched, tails);
+  const removed = new Map<string, number[]>();
+  if (old) await removeChunks(tx, old, stats, touched, tails, removed);
 
   const ids: number[] = [];
   const records: ChunkRecord[] = input.chunks.map((c, i) => {
@@ -333,7 +352,8 @@ async function writePageIn(
   await tx.objectStore('pages').put(page);
   await tx.objectStore('meta').put({ ...stats, tail: tails.token }, 'stats');
   await tx.done;
-  return { outcome: cur ? 'changed' : 'new', page, touchedTerms: touched, removedChunkIds: old?.chunks.map((c) => c.id) ?? [], addedChunkIds: ids };
+  const delta = { removed, added: byTerm, stats: { N: stats.N, totalLength: stats.totalLength } };
+  return { outcome: cur ? 'changed' : 'new', page, touchedTerms: touched, removedChunkIds: old?.chunks.map((c) => c.id) ?? [], addedChunkIds: ids, delta };
 }
 
 /** The page record carries the input's kind (and PDF facts); a page read in a tab carries none. */
@@ -375,7 +395,7 @@ export type TitlePageInput = TitleEntry & { hash: string };
  * tab or an entry imported before is never touched, so running a batch twice stores nothing twice.
  * Returns what was written, for the caller's caches.
  */
-export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[], tok: TokenizerOptions, embedModel: string | null): Promise<{ pages: PageRecord[]; touchedTerms: Set<string>; addedChunkIds: number[] }> {
+export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[], tok: TokenizerOptions, embedModel: string | null): Promise<{ pages: PageRecord[]; touchedTerms: Set<string>; addedChunkIds: number[]; delta: PostingDelta }> {
   const t0 = performance.now();
   const unique = [...new Map(inputs.map((i) => [i.url, i])).values()];
   const present = await (async () => {
@@ -386,7 +406,7 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
   })();
   const fresh = unique.filter((i) => !present.has(i.url));
   const touched = new Set<string>();
-  if (!fresh.length) return { pages: [], touchedTerms: touched, addedChunkIds: [] };
+  if (!fresh.length) return { pages: [], touchedTerms: touched, addedChunkIds: [], delta: { removed: new Map(), added: new Map(), stats: null } };
   // Before the transaction: tokenizing and compressing cannot be awaited inside it.
   const chunks = fresh.map((i): Chunk => ({ ord: 0, headingPath: [], section: '', anchor: {}, text: i.text, words: i.text.split(/\s+/).filter(Boolean).length }));
   const docs = fresh.map((i, k) => indexSection(i.title, chunks[k]!, tok));
@@ -432,7 +452,7 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
     titleWriteLog.batches++;
     titleWriteLog.entries += pages.length;
     titleWriteLog.newTerms += newTerms;
-    return { pages, touchedTerms: touched, addedChunkIds: records.map((r) => r.id) };
+    return { pages, touchedTerms: touched, addedChunkIds: records.map((r) => r.id), delta: { removed: new Map(), added: byTerm, stats: { N: stats.N, totalLength: stats.totalLength } } };
   });
 }
 
@@ -473,7 +493,7 @@ async function deletePagesIn(db: DB, tx: WriteTx, urls: readonly string[], old: 
   const removed: number[] = [];
   for (const page of pages) {
     const o = old.get(page.url)!;
-    await removeChunks(tx, o, stats, touched, tails);
+    await removeChunks(tx, o, stats, touched, tails, new Map());
     removed.push(...o.chunks.map((c) => c.id));
     await tx.objectStore('pages').delete(page.url);
   }

@@ -1,13 +1,13 @@
 /**
  * Search over IndexedDB: the pure pipeline (src/search.ts) fed by the worker's readers — the resident
  * page table for filters, the posting cache for the lexical lane, section records with their
- * compressed text, and the dense lane.
+ * compressed text (both kept in memory once read), and the dense lane.
  */
 import type { SearchRequest, SearchResponse } from '../src/protocol.js';
 import { search, type SearchSource, type SectionView } from '../src/search.js';
 import type { ChunkRecord } from './db.js';
 import type { Engine } from './engine.js';
-import { withTexts } from './sectionTexts.js';
+import { chunkRecords, withTexts } from './sectionTexts.js';
 
 export function searchSource(engine: Engine, settings: SearchSource['settings']): SearchSource {
   const dense = engine.dense;
@@ -19,8 +19,7 @@ export function searchSource(engine: Engine, settings: SearchSource['settings'])
     postings: (terms) => engine.lexical.postings(terms),
     sections: async (ids): Promise<SectionView[]> => {
       const db = await engine.db();
-      const tx = db.transaction('chunks');
-      const read = await Promise.all(ids.map((id) => tx.store.get(id)));
+      const read = await chunkRecords(db, ids);
       return withTexts(db, read.filter((c): c is ChunkRecord => !!c));
     },
     dense: dense ? (text, k, allowed) => dense.search(text, k, allowed) : null,

@@ -76,11 +76,52 @@ function remember(db: DB, id: number, text: string): void {
   }
 }
 
-export function forgetAllTexts(db: DB): void {
-  caches.delete(db);
+/**
+ * Section records by chunk id, per database, beside their texts: what a search reads of its results.
+ * Kept in memory so a search reads nothing from IndexedDB for sections it has seen before, and so does
+ * not wait for the write transactions in progress (a backfill or an import writes a page after page).
+ * A record never changes under its id (ids are never reused); writes and deletes forget their chunks.
+ */
+const RECORDS_MAX = 20_000;
+const recordCaches = new WeakMap<DB, Map<number, ChunkRecord>>();
+const forgetGeneration = new WeakMap<DB, number>();
+
+/** The records of these chunks, in order (undefined: no such chunk), from memory where it can. */
+export async function chunkRecords(db: DB, ids: readonly number[]): Promise<(ChunkRecord | undefined)[]> {
+  let cache = recordCaches.get(db);
+  if (!cache) recordCaches.set(db, (cache = new Map()));
+  const missing = [...new Set(ids.filter((id) => !cache.has(id)))];
+  const read = new Map<number, ChunkRecord>();
+  if (missing.length) {
+    const gen = forgetGeneration.get(db) ?? 0;
+    const tx = db.transaction('chunks');
+    const got = await Promise.all(missing.map((id) => tx.store.get(id)));
+    // Kept only if no chunk was forgotten meanwhile: the read may predate that delete.
+    const keep = recordCaches.get(db) === cache && (forgetGeneration.get(db) ?? 0) === gen;
+    got.forEach((c, i) => {
+      if (!c) return;
+      read.set(missing[i]!, c);
+      if (keep) cache.set(c.id, c);
+    });
+    for (const [k] of cache) {
+      if (cache.size <= RECORDS_MAX) break;
+      cache.delete(k);
+    }
+  }
+  return ids.map((id) => cache.get(id) ?? read.get(id));
 }
 
-export function forgetTexts(db: DB, ids: Iterable<number>): void {
+export function forgetAllTexts(db: DB): void {
+  caches.delete(db);
+  recordCaches.delete(db);
+  forgetGeneration.set(db, (forgetGeneration.get(db) ?? 0) + 1);
+}
+
+export function forgetTexts(db: DB, idList: Iterable<number>): void {
+  const ids = [...idList];
+  const records = recordCaches.get(db);
+  if (ids.length) forgetGeneration.set(db, (forgetGeneration.get(db) ?? 0) + 1);
+  for (const id of ids) records?.delete(id);
   const c = caches.get(db);
   if (!c) return;
   for (const id of ids) {

@@ -174,3 +174,43 @@ export function removeFromBlock(block: EncodedBlock, ids: ReadonlySet<number>): 
   // <= every id in the block for lookups by "greatest first <= id" to find it.
   return encodeBlock(kept, block.first);
 }
+
+/**
+ * One term's posting list after a committed write: `removed` ids taken out, `added` entries (ascending
+ * ids, each above every id the list keeps) appended. Returns a new list (a search in progress may hold
+ * the old one), or null when `added` does not fit after what the list keeps (the caller reads the term
+ * again instead). This is what lets an in-memory copy of a posting list follow the writes instead of
+ * being dropped and read again from storage after every page stored.
+ */
+export function patchPostingList(list: PostingList, removed: readonly number[] | undefined, added: readonly PostingEntry[] | undefined): PostingList | null {
+  const drop = removed?.length ? new Set(removed) : null;
+  const add = added ?? [];
+  let kept = list.ids.length;
+  let lastKept = -1;
+  if (drop) {
+    kept = 0;
+    for (let i = 0; i < list.ids.length; i++) {
+      if (drop.has(list.ids[i]!)) continue;
+      kept++;
+      lastKept = list.ids[i]!;
+    }
+  } else if (kept) lastKept = list.ids[kept - 1]!;
+  for (let j = 0; j < add.length; j++) if (add[j]!.id <= (j ? add[j - 1]!.id : lastKept)) return null;
+  if (!add.length && kept === list.ids.length) return list;
+  const out = emptyList(kept + add.length);
+  let o = 0;
+  for (let i = 0; i < list.ids.length; i++) {
+    if (drop?.has(list.ids[i]!)) continue;
+    out.ids[o] = list.ids[i]!;
+    out.tfs[o] = list.tfs[i]!;
+    out.lens[o] = list.lens[i]!;
+    o++;
+  }
+  for (const e of add) {
+    out.ids[o] = e.id;
+    out.tfs[o] = e.tf;
+    out.lens[o] = e.len;
+    o++;
+  }
+  return out;
+}

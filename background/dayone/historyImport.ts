@@ -174,7 +174,7 @@ export class HistoryImport {
         TOKENIZER,
         engine.dense?.queueModel() ?? null,
       );
-      engine.lexical.invalidate(res.touchedTerms);
+      engine.lexical.apply(res.delta);
       for (const p of res.pages) engine.pages.put(p);
       if (res.addedChunkIds.length) engine.dense?.onChunksAdded();
       this.batchMs.push(performance.now() - t);

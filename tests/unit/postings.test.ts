@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendToBlock, BLOCK_SIZE, decodeBlock, decodeBlocks, encodeBlock, lastId, removeFromBlock, type EncodedBlock, type PostingEntry } from '../../src/postings.js';
+import { appendToBlock, BLOCK_SIZE, decodeBlock, decodeBlocks, encodeBlock, lastId, patchPostingList, removeFromBlock, type EncodedBlock, type PostingEntry } from '../../src/postings.js';
 
 /** Sorted, distinct ids with tf/len over the full uint32 range (varints up to 5 bytes). */
 const entriesArb = (min = 0, maxLength = 1200) =>
@@ -195,5 +195,52 @@ describe('removeFromBlock', { timeout: 30_000 }, () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('patchPostingList (the cached copy of a term after a write)', { timeout: 30_000 }, () => {
+  const asEntries = (l: ReturnType<typeof decodeBlocks>): PostingEntry[] => Array.from(l.ids, (id, i) => ({ id, tf: l.tfs[i]!, len: l.lens[i]! }));
+
+  it('equals what storage holds after the same removals and appends (property)', () => {
+    fc.assert(
+      fc.property(entriesArb(1, 1500), fc.array(fc.boolean(), { minLength: 1500, maxLength: 1500 }), fc.integer({ min: 0, max: 700 }), (entries, removeMask, addCount) => {
+        // Storage: blocks written by appends, removals block by block (pageStore's write path), appends to the last block.
+        let blocks = appendToBlock(undefined, entries);
+        const removed = entries.filter((_, i) => removeMask[i]).map((e) => e.id);
+        const drop = new Set(removed);
+        blocks = blocks.map((b) => removeFromBlock(b, drop)).filter((b): b is EncodedBlock => b !== null);
+        const top = entries[entries.length - 1]!.id;
+        fc.pre(top + 1 + addCount * 3 <= 0xffff_ffff);
+        const added = Array.from({ length: addCount }, (_, i) => ({ id: top + 1 + i * 3, tf: 1 + (i % 4), len: 10 + i }));
+        if (added.length) {
+          const last = blocks.pop();
+          if (last && last.n >= BLOCK_SIZE) blocks.push(last, ...appendToBlock(undefined, added));
+          else blocks.push(...appendToBlock(last, added));
+        }
+        const patched = patchPostingList(decodeBlocks(appendToBlock(undefined, entries)), removed, added);
+        expect(patched).not.toBeNull();
+        expect(asEntries(patched!)).toEqual(asEntries(decodeBlocks(blocks)));
+        expect(asEntries(patched!)).toEqual([...entries.filter((e) => !drop.has(e.id)), ...added]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('returns a new list and leaves the one a search may hold as it was', () => {
+    const list = decodeBlocks([encodeBlock([{ id: 1, tf: 1, len: 5 }, { id: 4, tf: 2, len: 6 }])]);
+    const next = patchPostingList(list, [1], [{ id: 9, tf: 3, len: 7 }])!;
+    expect(Array.from(next.ids)).toEqual([4, 9]);
+    expect(Array.from(list.ids)).toEqual([1, 4]);
+  });
+
+  it('refuses appends that do not come after what the list keeps (the term is read again instead)', () => {
+    const list = decodeBlocks([encodeBlock([{ id: 10, tf: 1, len: 5 }, { id: 20, tf: 1, len: 5 }])]);
+    expect(patchPostingList(list, undefined, [{ id: 15, tf: 1, len: 1 }])).toBeNull();
+    expect(patchPostingList(list, undefined, [{ id: 20, tf: 1, len: 1 }])).toBeNull();
+    expect(patchPostingList(list, undefined, [{ id: 30, tf: 1, len: 1 }, { id: 25, tf: 1, len: 1 }])).toBeNull();
+    // Removing the top entry makes room below it.
+    expect(Array.from(patchPostingList(list, [20], [{ id: 15, tf: 1, len: 1 }])!.ids)).toEqual([10, 15]);
+    // Nothing to do: the same list.
+    expect(patchPostingList(list, [99], [])).toBe(list);
   });
 });
