@@ -81,7 +81,7 @@ export class Engine {
   applyWrite(batch: BatchResult): void {
     if (batch.segment) this.delta.addSegment(batch.segment);
     this.delta.addDead(batch.dead);
-    this.lexical.statsChanged();
+    this.lexical.statsChanged(batch.stats);
     for (const r of batch.pages) {
       this.pages.put(r.page);
       if (r.removedChunkIds.length) this.dense?.onChunksRemoved(r.removedChunkIds);
@@ -93,7 +93,7 @@ export class Engine {
   /** The same after a delete committed. */
   applyDelete(res: DeleteResult): void {
     this.delta.addDead(res.dead);
-    this.lexical.statsChanged();
+    this.lexical.statsChanged(res.stats);
     for (const p of res.pages) this.pages.remove(p.url);
     if (res.removedChunkIds.length) this.dense?.onChunksRemoved(res.removedChunkIds);
     this.maintenance.noteWrite();
@@ -166,8 +166,35 @@ export class Engine {
   }
 
   async search(req: SearchRequest): Promise<SearchResponse> {
-    await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
-    return searchStored(this, req);
+    this.searching++;
+    try {
+      await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
+      return await searchStored(this, req);
+    } finally {
+      this.searching--;
+      this.lastSearchEnd = performance.now();
+    }
+  }
+
+  /** Searches in flight, and when the last one ended (see searchesQuiet). */
+  private searching = 0;
+  private lastSearchEnd = -Infinity;
+
+  /**
+   * Resolves once no search runs and none ended in the last `quietMs` (the user is not typing), or
+   * after `maxWaitMs` at most (searching without pause never stops the job). The backfill waits for it
+   * before each page's write: a search's reads of sections it has not seen wait for any write
+   * transaction in progress, so while the user types, the backfill holds back. (The history import's
+   * batch writes touch no section a search reads but the new ones: not held.)
+   */
+  async searchesQuiet(quietMs = 150, maxWaitMs = 750): Promise<void> {
+    const end = performance.now() + maxWaitMs;
+    for (;;) {
+      const now = performance.now();
+      const wait = this.searching ? 25 : this.lastSearchEnd + quietMs - now;
+      if (wait <= 0 || now >= end) return;
+      await new Promise((r) => setTimeout(r, Math.min(wait, end - now)));
+    }
   }
 
   deleteUrls(urls: readonly string[]): Promise<number> {

@@ -350,11 +350,12 @@ export class IndexMaintenance {
   }
 
   private async finishMerge(db: DB, plan: Plan): Promise<boolean> {
+    const norms = await this.engine.pages.norms(); // before: nothing may be awaited between the commit and the drop
     const tx = db.transaction(['segments', 'meta'], 'readwrite');
     await Promise.all([tx.objectStore('segments').delete(IDBKeyRange.upperBound(plan.upTo)), tx.objectStore('meta').delete(MERGE_KEY)]);
     await tx.done;
-    // The batch's postings are read from the main index from now on: cached lists of its terms lack them.
-    this.engine.lexical.invalidate(plan.terms);
+    // The batch's postings are read from the main index from now on: cached lists of its terms take them in.
+    this.engine.lexical.merged(plan.terms, plan.segments, norms.lookup);
     this.engine.delta.dropSegments(plan.upTo);
     this.plan = null;
     this.stats.merges++;

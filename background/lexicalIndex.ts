@@ -5,8 +5,11 @@
  * the worker's life and refills lazily from IndexedDB after a restart.
  *
  * A capture or a delete does not touch the main index, so it leaves the cache valid (new postings come
- * from the delta, forgotten ids are filtered out); only a merge's end (its terms), a repair and
- * forgetting everything invalidate it.
+ * from the delta, forgotten ids are filtered out). A merge's end patches the cached lists of its terms
+ * with exactly the postings it moved from its segments into the main index (`merged`): dropping them
+ * made the first search after every merge read its most common terms from IndexedDB again, each read
+ * waiting for the write transactions queued before it (a backfill stores page after page). Only a
+ * repair and forgetting everything drop the cache.
  *
  * Also the index's spellable terms for typo correction (src/spelling.ts): read from the term dictionary
  * (and a migrating database's old posting keys) the first time a query has a word the index does not
@@ -94,8 +97,10 @@ export class LexicalReader {
   private readonly cache = new Map<string, Cached>();
   private cached = 0;
   private stats: CorpusStats | null = null;
-  /** Bumped by every invalidation; a read that straddles one does not fill the cache. */
+  /** Bumped by every invalidation and merge; a read that straddles one does not fill the cache. */
   private generation = 0;
+  /** The same for the statistics (every write and delete, every invalidation). */
+  private statsGeneration = 0;
   private dictionary: TermDictionary | null = null;
   private dictionaryLoad: Promise<TermDictionary> | null = null;
   /** Terms merged while the dictionary loads (its key scan may have passed them). */
@@ -114,6 +119,7 @@ export class LexicalReader {
   /** The main index changed for these terms (a merge's end), or entirely (repair, forget everything). */
   invalidate(terms: Iterable<string> | 'all'): void {
     this.generation++;
+    this.statsGeneration++;
     this.stats = null;
     if (terms === 'all') {
       this.cache.clear();
@@ -136,19 +142,45 @@ export class LexicalReader {
     }
   }
 
-  /** N or the total length changed (every capture and delete). */
-  statsChanged(): void {
-    this.stats = null;
+  /**
+   * A merge committed: `segments`' postings of `terms` are in the main index now (and are about to leave
+   * the delta). Cached lists of those terms take them in, live ones only, lengths from the norms — what
+   * a fresh read of the main index would give — so the cache stays warm. Synchronous: called between
+   * the commit and the delta's drop, with no search able to run in between.
+   */
+  merged(terms: readonly string[], segments: readonly PendingSegment[], lenOf: LengthOf): void {
+    this.generation++; // a read in flight may have read the blocks before the commit: it fills nothing
+    const dead = this.delta.dead;
+    for (const t of terms) {
+      if (this.dictionary) this.dictionary.add(t);
+      else if (this.dictionaryLoad) this.dictionaryPending.push(t);
+      const hit = this.cache.get(t);
+      if (!hit) continue;
+      const d = deltaList(t, segments, lenOf);
+      if (!d) continue;
+      const list = unionLists(hit.list, dead.filter(d));
+      this.cached += list.ids.length - hit.list.ids.length;
+      hit.list = list;
+    }
+  }
+
+  /**
+   * N or the total length changed (every capture and delete): `stats` as the write committed them, or
+   * null to read them again.
+   */
+  statsChanged(stats: CorpusStats | null = null): void {
+    this.statsGeneration++;
+    this.stats = stats ? { N: stats.N, totalLength: stats.totalLength } : null;
   }
 
   async corpusStats(): Promise<CorpusStats> {
     if (this.stats) return this.stats;
-    const gen = this.generation;
+    const gen = this.statsGeneration;
     const db = await this.db();
     const tx = db.transaction('meta');
     const s = await readStats(tx);
     const stats = { N: s.N, totalLength: s.totalLength };
-    if (gen === this.generation) this.stats = stats;
+    if (gen === this.statsGeneration) this.stats = stats;
     return stats;
   }
 

@@ -49,6 +49,12 @@ export interface PageInput {
   pdf?: PageRecord['pdf'];
 }
 
+/** N and the total section length, as the stats record holds them. */
+export interface CorpusTotals {
+  N: number;
+  totalLength: number;
+}
+
 export interface WriteResult {
   outcome: CaptureOutcome;
   page: PageRecord;
@@ -58,6 +64,12 @@ export interface WriteResult {
 
 export interface BatchResult {
   pages: WriteResult[];
+  /**
+   * The corpus statistics as the write committed them (null: the write stored nothing). The lexical
+   * reader takes them as they are: reading them again would wait for every write transaction queued
+   * before the read (a backfill stores page after page).
+   */
+  stats: CorpusTotals | null;
   /** The segment the batch stored (null when nothing new was indexed): the delta adds it. */
   segment: PendingSegment | null;
   /** Tombstones stored for rewritten pages' old ids. */
@@ -298,7 +310,7 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
       puts.push(tx.objectStore('meta').put(stats, 'stats'));
       await Promise.all(puts);
       await tx.done;
-      return { pages, segment, dead };
+      return { pages, segment, dead, stats: { N: stats.N, totalLength: stats.totalLength } };
     }, puts);
     for (const p of result.pages) if (p.outcome !== 'revisit') forgetPage(db, p.page.url);
     return result;
@@ -354,7 +366,7 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
     return new Set(keys.filter((k): k is string => k !== undefined));
   })();
   const fresh = unique.filter((i) => !present.has(i.url));
-  const empty: BatchResult = { pages: [], segment: null, dead: [] };
+  const empty: BatchResult = { pages: [], segment: null, dead: [], stats: null };
   if (!fresh.length) return empty;
   // Before the transaction: tokenizing and compressing cannot be awaited inside it.
   const chunks = fresh.map((i): Chunk => ({ ord: 0, headingPath: [], section: '', anchor: {}, text: i.text, words: i.text.split(/\s+/).filter(Boolean).length }));
@@ -405,7 +417,7 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
       puts.push(tx.objectStore('meta').put(stats, 'stats'));
       await Promise.all(puts);
       await tx.done;
-      return { pages, segment, dead: [] };
+      return { pages, segment, dead: [], stats: { N: stats.N, totalLength: stats.totalLength } };
     },
     puts,
   );
@@ -427,6 +439,8 @@ export async function markFetchSkipped(db: DB, url: string, reason: string, at: 
 
 export interface DeleteResult {
   pages: PageRecord[];
+  /** As in BatchResult. */
+  stats: CorpusTotals | null;
   removedChunkIds: number[];
   dead: DeadRange[];
 }
@@ -448,7 +462,7 @@ export async function deletePages(db: DB, urlList: readonly string[]): Promise<D
     }
     if (pages.length) await tx.objectStore('meta').put(stats, 'stats');
     await tx.done;
-    return { pages, removedChunkIds: removed, dead };
+    return { pages, removedChunkIds: removed, dead, stats: pages.length ? { N: stats.N, totalLength: stats.totalLength } : null };
   }, puts);
   for (const p of result.pages) forgetPage(db, p.url);
   return result;

@@ -147,6 +147,9 @@ async function mergeAligned(tx: VectorTx, m: string, dim: number, size: number, 
 export async function storeVectors(db: DB, model: string, dim: number, entries: readonly Entry[], doneIds: readonly number[]): Promise<Entry[]> {
   // Checked before any write: a wrong-sized vector would throw half-way.
   for (const e of entries) if (e.codes.length !== dim) throw new Error(`vector ${e.id} has ${e.codes.length} dims, model ${model} has ${dim}`);
+  // Not 'sections' (nor a migrating database's 'chunks'): a deleted section's queue entry goes with it
+  // (pageStore), which is what is checked here, and a read-write transaction over the section stores
+  // would hold every search's reads of its results until it commits.
   const tx = db.transaction(['vectors', 'embedQueue'], 'readwrite');
   const queue = tx.objectStore('embedQueue');
   // Only chunks still queued for this model (not deleted, not already stored by another run).

@@ -23,7 +23,7 @@ export interface Early {
 /** Attempts for the hello: the worker may be starting (or be stopped while it answers). */
 const HELLO_ATTEMPTS = 10;
 
-async function hello(api: EarlyApi, nonce: string): Promise<boolean> {
+export async function hello(api: EarlyApi, nonce: string): Promise<boolean> {
   for (let attempt = 1; attempt <= HELLO_ATTEMPTS; attempt++) {
     try {
       const reply = (await api.runtime.sendMessage({ type: 'page/hello', payload: { nonce } })) as { ok?: boolean; error?: { code?: string } } | undefined;

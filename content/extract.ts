@@ -577,6 +577,9 @@ export function mainLandmark(walk: WalkResult): { blocks: Block[]; words: number
 }
 
 /** Prose rather than navigation: a few words at least, ending like a sentence, mostly not links. */
+/** Blocks that are neither prose nor links the forward span may cross to reach more prose. */
+const SPAN_BRIDGE = 4;
+
 function isProse(b: Block, linkShare: number): boolean {
   if (b.kind === 'code' || b.kind === 'table' || b.kind === 'quote') return true;
   return linkShare < 0.3 && countWords(b.text) >= 8 && /[.!?:;)。！？」]$/u.test(b.text);
@@ -604,8 +607,22 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
   if (first < 0 || matched < article.length * 0.3) return null;
   const prose = (i: number) => isProse(body[i]!, walk.linkShare[i] ?? 0);
   const heading = (i: number) => body[i]!.kind === 'heading';
+  // Forward, the span also crosses a short run of blocks that are not prose but not links either (a
+  // heading, definition-list terms such as "gitk --all -- Makefile", a line ending in a colon, list
+  // items) when prose follows the run: reference pages put whole sections in that shape, and
+  // Readability drops them (measured: gitk's Examples, Files and History). Link lists stop it.
+  // What the run leads to may lack a full stop (a definition's "Show the changes … to the file gitk"),
+  // but it is a sentence's worth of words that are not links.
+  const plain = (i: number) => (walk.linkShare[i] ?? 0) < 0.3;
+  const proseWithin = (from: number): boolean => {
+    for (let i = from; i < Math.min(body.length, from + SPAN_BRIDGE + 1); i++) {
+      if (!plain(i)) return false;
+      if (prose(i) || (body[i]!.kind !== 'heading' && countWords(body[i]!.text) >= 8)) return true;
+    }
+    return false;
+  };
   for (;;) {
-    if (last + 1 < body.length && (prose(last + 1) || (heading(last + 1) && last + 2 < body.length && prose(last + 2)))) last++;
+    if (last + 1 < body.length && (prose(last + 1) || proseWithin(last + 1))) last++;
     else if (first > 0 && (prose(first - 1) || heading(first - 1))) first--;
     else break;
   }

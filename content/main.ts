@@ -12,7 +12,7 @@ import { hash53 } from '../src/hash.js';
 import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.js';
 import type { CapturePayload, Reply, MessageType, Request, Response } from '../src/protocol.js';
 import { OUTBOX_PREFIX, type OutboxEntry } from '../src/outbox.js';
-import { EARLY_KEY, startEarly, type Early, type EarlyApi } from './earlyStart.js';
+import { EARLY_KEY, hello, startEarly, type Early, type EarlyApi } from './earlyStart.js';
 import { captureDocument } from './pageCapture.js';
 
 const SETTLE_MS = 600;
@@ -329,7 +329,14 @@ function start(): void {
 function resume(): void {
   if (captured || running || allowed === true) return;
   allowedAsked = send('page/check', {}).then(
-    (r) => (allowed = r.allowed),
+    async (r) => {
+      // Loaded while capture was paused: the early script sent no hello then. A capture handed to the
+      // outbox (a hidden tab hurries, see `capture`) is filed only for a page whose hello is recorded:
+      // without this, a tab hidden while paused was never captured after resuming (seen in Firefox).
+      const e = early();
+      if (r.allowed && !e.confirmed) e.confirmed = await hello(browser as unknown as EarlyApi, e.nonce);
+      return (allowed = r.allowed);
+    },
     () => (allowed = false),
   );
   void capture();

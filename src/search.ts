@@ -79,8 +79,9 @@ export interface LexicalOptions {
   common: CommonWordOptions;
   proximity: ProximityParams;
   /**
-   * A query with at least `minMatchFrom` retrieving words needs at least `minMatchWords` of them in a
-   * section, or `minMatchShare` of them if that is more (never more than it has).
+   * A query with at least `minMatchFrom` retrieving words the index knows needs at least
+   * `minMatchWords` of them in a section, or `minMatchShare` of them if that is more (never more than it
+   * has).
    */
   minMatchShare: number;
   minMatchWords: number;
@@ -258,7 +259,10 @@ async function lexicalLane(
   const scoringOnly: QueryTerm[] = [...new Set(words.filter((w) => w.common).flatMap((w) => w.terms))]
     .filter((t) => !scoredSet.has(t))
     .map((term) => ({ term, postings: postings.get(term) ?? EMPTY_LIST }));
-  const retrieving = new Set(scored.map((t) => t.word)).size;
+  // Only words the index knows count: a word no section holds cannot be one of the two a section must
+  // hold ("purge file from history" with `purge` unknown needs `file` or `history`, not both; whether
+  // such a query is off-topic is the coverage gate's question, below).
+  const retrieving = new Set(scored.filter((t) => df(t.term) > 0).map((t) => t.word)).size;
   const need = retrieving >= lex.minMatchFrom ? Math.min(retrieving, Math.max(lex.minMatchWords, Math.ceil(retrieving * lex.minMatchShare))) : 1;
   const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
   const wordsMatched = (h: LexicalHit) => new Set(h.terms.map((t) => wordOfTerm.get(t)).filter((w) => w !== undefined)).size;
@@ -305,7 +309,7 @@ async function lexicalLane(
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
     const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
     // Sections of one page share its title and upper headings: each heading is matched once.
-    const headingMatches = new Map<string, number>();
+    const headingMatches = new Map<string, { match: number; sequence: boolean }>();
     const rescored = top.map((h) => {
       const v = sections.get(h.id);
       if (!v) return { h, score: h.score, sequence: false };
@@ -324,8 +328,16 @@ async function lexicalLane(
         for (const heading of [...v.headingPath, ...(v.parts ?? []).flatMap((p) => p.headingPath), pages.get(v.url)?.title ?? '']) {
           if (!heading) continue;
           let m = headingMatches.get(heading);
-          if (m === undefined) headingMatches.set(heading, (m = matcher.mayMatch(heading) ? headingMatch(matcher.locate(heading), weights) : 0));
-          if (m > best) best = m;
+          if (m === undefined) {
+            const at = matcher.mayMatch(heading) ? matcher.locate(heading) : null;
+            m = { match: at ? headingMatch(at, weights) : 0, sequence: !!at && sequenceCounts && proximityScore(at, pq, prox).sequence };
+            headingMatches.set(heading, m);
+          }
+          if (m.match > best) best = m.match;
+          // The exact sequence in the section's heading, a heading above it or the page's title counts as
+          // in the section: a chapter's title ("Zum Debian-Projekt beitragen") must not rank below every
+          // sentence elsewhere that uses the same words in the same order.
+          if (m.sequence) sequence = true;
         }
         score += prox.heading * best * weightSum;
       }

@@ -271,6 +271,8 @@ export class Backfill {
       } catch {
         return await this.skip(url, 'too-little-text');
       }
+      // The user's searches first: this write would hold their reads of new sections until it commits.
+      await this.engine.searchesQuiet();
       const out = await this.engine.capture(url, payload, this.clock(), { kind: 'fetched', notAVisit: true, onlyOverTitle: true });
       if (out.outcome === 'skipped') {
         if (out.reason === 'too little text') await this.skip(url, 'too-little-text');

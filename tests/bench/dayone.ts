@@ -29,7 +29,7 @@ export interface DayOneOptions {
 export interface DayOneResult {
   chromium: string;
   history: { entries: number; seconds: number; perSecond: number; batchLockMs: Dist; searchDuring: Dist; searchAfter: Dist };
-  backfill: { pages: number; stored: number; seconds: number; perSecond: number; searchDuring: Dist; searchIdle: Dist };
+  backfill: { pages: number; stored: number; seconds: number; perSecond: number; searchDuring: SearchSide; searchIdle: SearchSide; pageWrites: Dist; otherWrites: Dist };
   pdf: { pages: number; fileBytes: number; msPerPage: number; storedBytesPerPage: number; sections: number }[];
 }
 
@@ -94,22 +94,115 @@ export async function historyPart(ext: Extension, entries: number): Promise<DayO
   return { entries: st.imported, seconds, perSecond: st.imported / seconds, batchLockMs: dist(batch), searchDuring: dist(during), searchAfter: dist(after) };
 }
 
+/**
+ * Where a search's time goes while something writes: the worker's IndexedDB transactions (read-write
+ * ones with their durations; a read of a store a read-write transaction holds waits for its end) and
+ * the search's phases (lexical postings, corpus statistics, dense lane; the rest is reading the result
+ * sections and scoring). Installed in the worker by the benchmark, not shipped.
+ */
+const INSTRUMENT = `(() => {
+  if (globalThis.__bench) return true;
+  const b = (globalThis.__bench = { writes: [], phases: [] });
+  const orig = IDBDatabase.prototype.transaction;
+  IDBDatabase.prototype.transaction = function (stores, mode, opts) {
+    const tx = orig.call(this, stores, mode, opts);
+    if (mode === 'readwrite') {
+      const rec = { stores: [].concat(stores).length, t0: performance.now(), ms: -1 };
+      const end = () => { if (rec.ms < 0) rec.ms = performance.now() - rec.t0; };
+      tx.addEventListener('complete', end);
+      tx.addEventListener('abort', end);
+      b.writes.push(rec);
+      if (b.writes.length > 200000) b.writes.splice(0, 100000);
+    }
+    return tx;
+  };
+  const lex = engine.lexical;
+  let cur = null;
+  const wrap = (obj, name, key) => {
+    const f = obj[name].bind(obj);
+    obj[name] = async (...a) => { const t = performance.now(); try { return await f(...a); } finally { if (cur) cur[key] += performance.now() - t; } };
+  };
+  wrap(lex, 'postings', 'postings');
+  wrap(lex, 'corpusStats', 'stats');
+  if (engine.dense) wrap(engine.dense, 'search', 'dense');
+  b.timed = async (req) => {
+    const rec = (cur = { postings: 0, stats: 0, dense: 0, total: 0 });
+    const t = performance.now();
+    const out = await engine.search(req);
+    rec.total = performance.now() - t;
+    cur = null;
+    b.phases.push(rec);
+    return out;
+  };
+  return true;
+})()`;
+
+/**
+ * Search latencies like SAMPLER, each with its phases: while `busy` holds, or `n` of them when `busy` is
+ * null. Every other query is one never asked before (`… topic<freshFrom + i>`: a query vector to
+ * compute and a term whose postings are not cached, as when the user types); the others repeat QUERIES.
+ */
+const PHASE_SAMPLER = (queries: string[], everyMs: number, busy: string | null, n: number, freshFrom: number) => `(async () => {
+  const from = __bench.phases.length;
+  const fresh = [];
+  for (let i = 0; ; i++) {
+    if (${busy === null ? `i >= ${n}` : `!(${busy})`}) break;
+    const base = ${JSON.stringify(queries)}[(i >> 1) % ${queries.length}];
+    fresh.push(i % 2 === 1);
+    await __bench.timed({ q: i % 2 ? base + ' topic' + (${freshFrom} + (i >> 1)) : base });
+    await new Promise((r) => setTimeout(r, ${everyMs}));
+  }
+  return __bench.phases.slice(from).map((p, i) => ({ ...p, fresh: fresh[i] }));
+})()`;
+
+interface Phase {
+  postings: number;
+  stats: number;
+  dense: number;
+  total: number;
+  fresh: boolean;
+}
+
+export interface SearchSide {
+  repeated: Dist;
+  fresh: Dist;
+  /** Medians of the phases (ms), over all samples. */
+  phases: { postings: number; stats: number; dense: number; rest: number };
+  /** Medians of the phases over the slowest 10% of samples: what the slow ones waited for. */
+  slowPhases: { postings: number; stats: number; dense: number; rest: number };
+}
+
+function side(ps: Phase[]): SearchSide {
+  const med = (xs: number[]) => dist(xs).median;
+  const rest = (p: Phase) => Math.max(0, p.total - Math.max(p.postings, p.stats, p.dense));
+  const slow = [...ps].sort((a, b) => b.total - a.total).slice(0, Math.max(1, Math.ceil(ps.length / 10)));
+  const of = (xs: Phase[]) => ({ postings: med(xs.map((p) => p.postings)), stats: med(xs.map((p) => p.stats)), dense: med(xs.map((p) => p.dense)), rest: med(xs.map(rest)) });
+  return { repeated: dist(ps.filter((p) => !p.fresh).map((p) => p.total)), fresh: dist(ps.filter((p) => p.fresh).map((p) => p.total)), phases: of(ps), slowPhases: of(slow) };
+}
+
 async function backfillPart(ext: Extension, port: number, pages: number): Promise<DayOneResult['backfill']> {
   const urls = Array.from({ length: pages }, (_, i) => `http://${HOSTS[i % HOSTS.length]}:${port}/p${i}`);
   await ext.evalSw(`Promise.all(${JSON.stringify(urls)}.map((url) => chrome.history.addUrl({ url }))).then(() => true)`);
   await ext.evalSw(`rereadDebug.dayOne.importHistory(0).then(() => rereadDebug.dayOne.history.whenIdle()).then(() => true)`);
-  const idle = await ext.evalSw<number[]>(IDLE_SAMPLES(QUERIES, 60));
+  await ext.evalSw(INSTRUMENT);
+  // Idle first (the embedding queue drained: nothing else runs), then the same sampler while the backfill runs.
+  await ext.evalSw(`engine.dense ? new Promise((r) => { const t = setInterval(async () => { if (!(await engine.dense.pending())) { clearInterval(t); r(true); } }, 200); }) : true`);
+  const idle = side(await ext.evalSw<Phase[]>(PHASE_SAMPLER(QUERIES, 50, null, 120, 100)));
   // The 50,000 entries of the import part are title-only too, on addresses that do not resolve: the
   // daily cap stops the run after the local pages, which are the most recent visits and so read first.
   await ext.evalSw(`rereadDebug.dayOne.controlBackfill(undefined, ${pages}).then(() => true)`);
+  const writesFrom = await ext.evalSw<number>('__bench.writes.length');
   const t0 = Date.now();
   await ext.evalSw(`rereadDebug.dayOne.controlBackfill('start').then(() => true)`);
-  const during = await ext.evalSw<number[]>(SAMPLER(QUERIES, 50, `(await rereadDebug.dayOne.backfill.status()).state === 'running'`));
+  const during = side(await ext.evalSw<Phase[]>(PHASE_SAMPLER(QUERIES, 50, `(await rereadDebug.dayOne.backfill.status()).state === 'running'`, 0, 200)));
   await ext.evalSw(`rereadDebug.dayOne.backfill.whenIdle().then(() => true)`);
   const seconds = (Date.now() - t0) / 1000;
   const st = await ext.evalSw<{ done: number; stored: number; state: string }>('rereadDebug.dayOne.backfill.status()');
   if (st.state !== 'capped') throw new Error(`backfill ended ${st.state}, expected capped after ${pages} pages`);
-  return { pages: st.done, stored: st.stored, seconds, perSecond: st.done / seconds, searchDuring: dist(during), searchIdle: dist(idle) };
+  const writes = await ext.evalSw<{ stores: number; ms: number }[]>(`__bench.writes.slice(${writesFrom})`);
+  const pageWrites = dist(writes.filter((w) => w.stores >= 5 && w.ms >= 0).map((w) => w.ms));
+  const otherWrites = dist(writes.filter((w) => w.stores < 5 && w.ms >= 0).map((w) => w.ms));
+  return { pages: st.done, stored: st.stored, seconds, perSecond: st.done / seconds, searchDuring: during, searchIdle: idle, pageWrites, otherWrites };
 }
 
 // Schema 3: segments merged first (what the background does soon after a write), then sections,
@@ -169,20 +262,32 @@ export async function runDayOne(report: Report, opts: DayOneOptions): Promise<Da
     const backfill = await backfillPart(ext, port, opts.backfillPages);
     report.text(`Backfill: ${num(backfill.pages)} pages (${num(backfill.stored)} stored) in ${backfill.seconds.toFixed(1)} s = **${backfill.perSecond.toFixed(1)} pages/s** (five hosts, one request per host, three in all, 15 ms answers).`);
     report.text('\nSearch latency in the worker (wall ms of engine.search, lexical + dense lanes):\n');
+    const row = (label: string, d: Dist) => [label, d.n, ms(d.median), ms(d.p95), ms(d.max)];
     report.text(
       table(
         ['while', 'n', 'median', 'p95', 'max'],
         [
-          ['history import runs (index growing to 50k)', history.searchDuring.n, ms(history.searchDuring.median), ms(history.searchDuring.p95), ms(history.searchDuring.max)],
-          ['after the import (50k title entries)', history.searchAfter.n, ms(history.searchAfter.median), ms(history.searchAfter.p95), ms(history.searchAfter.max)],
-          ['backfill runs', backfill.searchDuring.n, ms(backfill.searchDuring.median), ms(backfill.searchDuring.p95), ms(backfill.searchDuring.max)],
-          ['backfill idle (same index)', backfill.searchIdle.n, ms(backfill.searchIdle.median), ms(backfill.searchIdle.p95), ms(backfill.searchIdle.max)],
+          row(`history import runs (index growing to ${num(history.entries)})`, history.searchDuring),
+          row(`after the import (${num(history.entries)} title entries)`, history.searchAfter),
+          row('backfill idle, repeated queries', backfill.searchIdle.repeated),
+          row('**backfill runs**, repeated queries', backfill.searchDuring.repeated),
+          row('backfill idle, new queries', backfill.searchIdle.fresh),
+          row('**backfill runs**, new queries', backfill.searchDuring.fresh),
         ],
       ),
     );
+    const ph = (label: string, p: SearchSide['phases']) => [label, ms(p.postings), ms(p.stats), ms(p.dense), ms(p.rest)];
+    report.text('\nWhere the time goes (medians, ms; the lanes run side by side: rest = total - the slower of postings/statistics/dense, i.e. scoring, section reads and the result cards):\n');
+    report.text(
+      table(
+        ['samples', 'postings', 'statistics', 'dense lane', 'rest'],
+        [ph('idle, all', backfill.searchIdle.phases), ph('idle, slowest 10%', backfill.searchIdle.slowPhases), ph('backfill, all', backfill.searchDuring.phases), ph('backfill, slowest 10%', backfill.searchDuring.slowPhases)],
+      ),
+    );
+    report.text(`\nWrite transactions during the backfill: page writes median ${ms(backfill.pageWrites.median)} / p95 ${ms(backfill.pageWrites.p95)} / max ${ms(backfill.pageWrites.max)} ms (${backfill.pageWrites.n}); small writes (progress, skips, vectors) median ${ms(backfill.otherWrites.median)} / p95 ${ms(backfill.otherWrites.p95)} ms (${backfill.otherWrites.n}).`);
     const pdf = await pdfPart(ext, `http://127.0.0.1:${port}`, files, opts.pdfPages);
-    report.text('\nPDFs (pdf.js in the offscreen document; 40 lines a page; bytes stored: section texts, records, postings and vectors of the bundled model):\n');
-    report.text(table(['pages', 'file', 'sections', 'extraction ms/page', 'stored bytes/page'], pdf.map((p) => [p.pages, `${num(p.fileBytes / 1024, 1)} KB`, p.sections, ms(p.msPerPage), num(p.storedBytesPerPage)])));
+    if (pdf.length) report.text('\nPDFs (pdf.js in the offscreen document; 40 lines a page; bytes stored: section texts, records, postings and vectors of the bundled model):\n');
+    if (pdf.length) report.text(table(['pages', 'file', 'sections', 'extraction ms/page', 'stored bytes/page'], pdf.map((p) => [p.pages, `${num(p.fileBytes / 1024, 1)} KB`, p.sections, ms(p.msPerPage), num(p.storedBytesPerPage)])));
     return { chromium, history, backfill, pdf };
   } finally {
     await ext.close();

@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       }
     } else if (part === 'dayone') {
       const { runDayOne } = await import('./dayone.js');
-      const res = await runDayOne(report, { entries: Number(flags.get('history-entries') ?? (quick ? 5_000 : 50_000)), backfillPages: Number(flags.get('backfill-pages') ?? (quick ? 100 : 300)), pdfPages: quick ? [10, 50] : [10, 50, 200] });
+      const res = await runDayOne(report, { entries: Number(flags.get('history-entries') ?? (quick ? 5_000 : 50_000)), backfillPages: Number(flags.get('backfill-pages') ?? (quick ? 100 : 300)), pdfPages: flags.has('pdf-pages') ? String(flags.get('pdf-pages')).split(',').map(Number).filter((n) => n > 0) : quick ? [10, 50] : [10, 50, 200] });
       writeJson('dayone', { machine: m, results: res });
     } else {
       const { runBrowser } = await import('./browser.js');

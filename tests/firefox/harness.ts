@@ -42,8 +42,11 @@ export interface FirefoxLaunchOptions {
   /** Extra Firefox preferences (written to the profile before start). */
   prefs?: Record<string, unknown>;
   dist?: string;
-  /** Runs after the browser started and before the add-on is installed (e.g. a chrome-scope observer). */
-  beforeInstall?: (chrome: <T>(expr: string) => Promise<T>) => Promise<void>;
+  /**
+   * Runs after the browser started and before the add-on is installed (e.g. a chrome-scope observer, or
+   * tabs opened before the install). Leave the first tab alone: it becomes the control tab.
+   */
+  beforeInstall?: (chrome: <T>(expr: string) => Promise<T>, browser: Browser) => Promise<void>;
 }
 
 export interface FirefoxExtension {
@@ -129,7 +132,7 @@ export async function launchFirefox(opts: FirefoxLaunchOptions = {}): Promise<Fi
         return true;
       })()`);
     }
-    await opts.beforeInstall?.(chrome);
+    await opts.beforeInstall?.(chrome, browser);
     await browser.installExtension(dist);
   } catch (e) {
     await browser.close();

@@ -4,6 +4,7 @@ import { parseQuery } from '../../src/query.js';
 import { writePage } from '../../background/pageStore.js';
 import { PageTable } from '../../background/pageTable.js';
 import { engineOn, freshDb, pageInput, readAll, settle } from './helpers.js';
+import { HistoryImport, type HistorySource } from '../../background/dayone/historyImport.js';
 
 describe('LexicalReader', () => {
   const ids = async (engine: ReturnType<typeof engineOn>, term: string) => [...(await engine.lexical.postings([term])).get(term)!.ids];
@@ -62,6 +63,57 @@ describe('LexicalReader', () => {
     await settle(engine);
     expect([...(await reading2).get('stone')!.ids]).toEqual([1, 2]);
     expect(await ids(engine, 'stone')).toEqual([1, 2]);
+  });
+
+  it('stays warm through every write and every merge (capture, re-capture over a title-only entry, revisit, change, title import, forget): the warm cache equals a cold read', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const NOW = Date.UTC(2026, 10, 30, 12);
+    const items = Array.from({ length: 120 }, (_, i) => ({ url: `https://site${i % 4}.example/river/page-${i}`, title: `River stone ${i}`, lastVisitTime: NOW - i * 60_000, visitCount: 1 }));
+    const source: HistorySource = { search: async (q) => items.filter((i) => i.lastVisitTime >= q.startTime && i.lastVisitTime < q.endTime).slice(0, q.maxResults) };
+    const terms = ['river', 'stone', 'page', 'site0', 'delta', 'marsh', 'gravel', 'absent'];
+    const body = (w: string) => [{ kind: 'text' as const, text: `The ${w} river carries stone and silt past the delta, a page of ordinary prose long enough to be kept in the index.` }];
+    await engine.capture('https://a.example/one', { title: 'River one', lang: 'en', blocks: body('marsh') }, NOW);
+    await settle(engine);
+    // Warm the cache (and the statistics) from the main index, then write in every way a page can be written.
+    await engine.lexical.postings(terms);
+    await engine.lexical.corpusStats();
+    const imp = new HistoryImport(engine, () => source, () => NOW);
+    await imp.start(0);
+    await imp.whenIdle();
+    await engine.capture(items[3]!.url, { title: 'River stone 3, read at last', lang: 'en', blocks: body('gravel') }, NOW, { kind: 'fetched', notAVisit: true, onlyOverTitle: true });
+    await engine.capture(items[7]!.url, { title: 'River stone 7', lang: 'en', blocks: body('delta') }, NOW);
+    await engine.capture('https://a.example/one', { title: 'River one', lang: 'en', blocks: body('marsh') }, NOW + 1000); // revisit
+    await engine.capture('https://a.example/one', { title: 'River one, changed', lang: 'en', blocks: body('estuary') }, NOW + 2000);
+    await engine.deleteUrls([items[11]!.url]);
+    expect((await readAll(db)).segments.length).toBeGreaterThan(1);
+    // Served from memory: no posting or statistics read reaches the database after the writes, before
+    // and after the merges move every segment's postings into the main index.
+    const reads = { postings: 0, meta: 0 };
+    const real = db.transaction.bind(db);
+    (db as unknown as { transaction: typeof db.transaction }).transaction = ((...a: Parameters<typeof db.transaction>) => {
+      const stores = typeof a[0] === 'string' ? [a[0]] : Array.from(a[0]);
+      if (stores.includes('postings') && a[1] !== 'readwrite') reads.postings++;
+      if (stores.length === 1 && stores[0] === 'meta' && a[1] !== 'readwrite') reads.meta++;
+      return real(...a);
+    }) as typeof db.transaction;
+    const same = async (when: string) => {
+      reads.postings = reads.meta = 0; // the maintenance's own reads (settle) are not a search's
+      const warm = await engine.lexical.postings(terms);
+      const warmStats = await engine.lexical.corpusStats();
+      expect({ when, ...reads }).toEqual({ when, postings: 0, meta: 0 });
+      const cold = engineOn(db);
+      const fresh = await cold.lexical.postings(terms);
+      for (const t of terms) expect({ when, t, ids: [...warm.get(t)!.ids], tfs: [...warm.get(t)!.tfs], lens: [...warm.get(t)!.lens] }).toEqual({ when, t, ids: [...fresh.get(t)!.ids], tfs: [...fresh.get(t)!.tfs], lens: [...fresh.get(t)!.lens] });
+      expect(warmStats).toEqual(await cold.lexical.corpusStats());
+      return warm;
+    };
+    await same('pending');
+    await settle(engine);
+    const warm = await same('merged');
+    expect(warm.get('river')!.ids.length).toBeGreaterThan(115);
+    expect(warm.get('gravel')!.ids.length).toBe(1);
+    expect((await readAll(db)).segments).toEqual([]);
   });
 
   it("invalidate('all') drops everything", async () => {

@@ -38,6 +38,22 @@ describe('proximity: a remembered sentence typed without quotes', () => {
     expect(res.results[0]!.url).not.toBe('https://x.test/exact');
   });
 
+  it("counts the sequence in a page's title or a heading as in the section (a chapter title over sentences that quote it)", async () => {
+    // The query is the title of the 'contributing' page, whose sections do not repeat it; two other
+    // pages use the same words in the same order in a sentence.
+    const quoted = [
+      { url: 'https://x.test/faq', title: 'Questions', blocks: [h(1, 'Questions'), p('Read the guide before contributing to the project, and ask on the list when stuck.')] },
+      { url: 'https://x.test/news', title: 'News', blocks: [h(1, 'News'), p('Thanks to everyone contributing to the project this year: releases came faster.')] },
+      {
+        url: 'https://x.test/contributing',
+        title: 'Contributing to the project',
+        blocks: [h(2, 'Money'), p('Donations pay for servers, mirrors and travel to meetings of contributors.'), h(2, 'Code'), p('Send patches for review; contributing code starts with a small fix.')],
+      },
+    ];
+    const res = await search(source(quoted), { q: 'contributing to the project' });
+    expect(res.results[0]!.url).toBe('https://x.test/contributing');
+  });
+
   it('centres the snippet on the sequence', async () => {
     const res = await search(source(pages), { q: sentence });
     const text = res.results[0]!.snippet.map((s) => s.text).join('');
@@ -89,6 +105,23 @@ describe('questions and common words', () => {
     }
     // The same generic words in an on-topic question still find their page.
     expect((await search(s, { q: 'what is the best recipe for writing a loop' })).results[0]?.url).toBe('https://docs.test/recipes');
+  });
+
+  it('does not ask a section for two words when one of three is a word no page holds', async () => {
+    // `obliterate` is on no page: the question can still be answered by `reflog` or `expiry`, which no
+    // one section holds together (counting the unknown word, the two-word minimum left nothing).
+    const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`Note number ${i} is kept short, said the ${i}th reader of the notes.`)] }));
+    const s = source([
+      ...everyday,
+      { url: 'https://docs.test/reflog', title: 'The reflog', blocks: [h(1, 'The reflog'), p('The reflog records where the tips of branches were, so that a lost commit can be found again.')] },
+      { url: 'https://docs.test/gc', title: 'Garbage collection', blocks: [h(1, 'Garbage collection'), p('Old entries are dropped when their expiry date has passed, and unreachable objects go with them.')] },
+    ]);
+    s.words = new Set(['obliterate']);
+    const res = await search(s, { q: 'obliterate reflog expiry' });
+    expect(res.results.map((r) => r.url).sort()).toEqual(['https://docs.test/gc', 'https://docs.test/reflog']);
+    // Two known words of three still need each other.
+    const both = await search(s, { q: 'reflog expiry tips' });
+    expect(both.results.map((r) => r.url)).toEqual(['https://docs.test/reflog']);
   });
 });
 
