@@ -72,7 +72,7 @@ export function LocalPdfs() {
         <>
           <p>File access is on. Save the PDFs you open from your computer too? They are read on this computer like any other PDF, and kept under the site “Local files”.</p>
           <div class="dayone__row">
-            <button type="button" class="primary" data-testid="local-pdfs-grant" onClick={() => void grant()}>
+            <button type="button" data-testid="local-pdfs-grant" onClick={() => void grant()}>
               Save local PDFs
             </button>
           </div>

@@ -11,12 +11,13 @@
  * attempted and Options says how to turn it on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright';
-import { launch, searchPage, until, type Extension } from './harness.js';
+import { ARTIFACTS, ROOT, launch, searchPage, until, type Extension } from './harness.js';
+import { describeViolations, failing, runAxe } from './axe.js';
 import { makePdf, pageLines } from '../fixtures/makePdf.js';
 
 let dir: string;
@@ -123,6 +124,20 @@ describe('local PDFs with file access allowed', () => {
     expect(await option.textContent()).toMatch(/^Local files \(\d+\)$/);
     const filtered = await searchPage(ext, { q: 'site:local-files dunes' }, page);
     expect(filtered.map((r) => r.href)).toEqual([`${fileUrl('notes-untitled.pdf')}#page=1`]);
+    // The tooltip shows the folder, not an account name (here /tmp: nothing to hide), and no fragment.
+    expect(await page.getByTestId('result-link').first().getAttribute('title')).toBe(join(dir, 'notes-untitled.pdf'));
+    // What the user sees, light and dark (docs/screens with UPDATE_DOCS=1).
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.setViewportSize({ width: 1000, height: 520 });
+      await searchPage(ext, { q: 'site:local-files page' }, page);
+      const report = await runAxe(page);
+      expect(failing(report), describeViolations(failing(report))).toEqual([]);
+      mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+      const file = join(ARTIFACTS, 'screens', `search-local-files-${scheme}.png`);
+      await page.screenshot({ path: file });
+      if (process.env.UPDATE_DOCS) copyFileSync(file, join(ROOT, 'docs/screens', `search-local-files-${scheme}.png`));
+    }
     await page.close();
   });
 
@@ -195,6 +210,24 @@ describe('local PDFs without file access', () => {
     expect(state).toBe('off');
     expect(await page.getByTestId('local-pdfs').textContent()).toContain('Allow access to file URLs');
     expect(await page.getByTestId('local-pdfs-grant').count()).toBe(0);
+    // What the user sees, light and dark: axe-clean, and photographed (docs/screens with UPDATE_DOCS=1).
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.getByTestId('local-pdfs').scrollIntoViewIfNeeded();
+      const report = await runAxe(page);
+      expect(failing(report), describeViolations(failing(report))).toEqual([]);
+      mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+      const file = join(ARTIFACTS, 'screens', `options-local-pdfs-off-${scheme}.png`);
+      await page.getByTestId('pdf-notes').screenshot({ path: file });
+      if (process.env.UPDATE_DOCS) copyFileSync(file, join(ROOT, 'docs/screens', `options-local-pdfs-off-${scheme}.png`));
+    }
+    // The button opens the browser's page with the switch (Reread's details in chrome://extensions).
+    const opened = ext.ctx.waitForEvent('page', { timeout: 10_000 });
+    await page.getByTestId('local-pdfs-settings').click();
+    const settings = await opened;
+    await settings.waitForLoadState().catch(() => undefined);
+    expect(settings.url()).toBe(`chrome://extensions/?id=${ext.extId}`);
+    await settings.close();
     // Even asked directly, Chromium refuses it while the switch is off.
     const asked = await page.evaluate(() => chrome.permissions.request({ origins: ['file:///*'] }).then(String, (e: Error) => `refused: ${e.message}`));
     expect(asked).toMatch(/^refused: .*file access/);
