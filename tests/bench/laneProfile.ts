@@ -1,6 +1,6 @@
 /**
- * `node --expose-gc --import tsx tests/bench/laneProfile.ts [size] [queries] [--against DIR]`: the
- * lexical lane as search() runs it (k 90) on the benchmark's synthetic corpus, with and without
+ * `node --expose-gc --import tsx tests/bench/laneProfile.ts [size|python] [queries] [--against DIR]`: the
+ * lexical lane as search() runs it (k 90) on the benchmark's synthetic corpus (or the Python manual), with and without
  * proximity, by query shape; same corpus, seed and queries as `npm run bench -- lexical` at that size.
  * With `--against DIR` (another commit's tree, e.g. `git archive main src | tar -x -C DIR`), that
  * commit's lane runs too, interleaved query by query with this one: before/after in one run.
@@ -10,7 +10,7 @@ import { indexSection, TOKENIZER } from '../../src/indexing.js';
 import { queryTerms, tokenize } from '../../src/tokenizer.js';
 import { lexicalSearch } from '../../src/search.js';
 import { DEFAULT_PROXIMITY } from '../../src/proximity.js';
-import { makeVocabulary, pagesToDocs, sampleQueries, synthPages } from './corpus.js';
+import { makeVocabulary, pagesToDocs, pythonDocs, sampleQueries, synthPages } from './corpus.js';
 import { intern, PlainIndex } from './lexical/plain.js';
 import { RereadCore } from './lexical/rereadCore.js';
 import { indexedText } from '../../src/indexing.js';
@@ -19,11 +19,12 @@ import { dist, gc, ms, now } from './report.js';
 const argv = process.argv.slice(2);
 const against = argv.includes('--against') ? argv[argv.indexOf('--against') + 1]! : null;
 const positional = argv.filter((a, i) => !a.startsWith('--') && argv[i - 1] !== '--against');
-const size = Number(positional[0] ?? 100_000);
+const python = positional[0] === 'python';
+const size = python ? 0 : Number(positional[0] ?? 100_000);
 const nQ = Number(positional[1] ?? 400);
 type Lane = typeof lexicalSearch;
 const base: Lane | null = against ? ((await import(`${against}/src/search.ts`)) as { lexicalSearch: Lane }).lexicalSearch : null;
-const docs = pagesToDocs(synthPages(makeVocabulary(1), 1000 + size, size));
+const docs = python ? (await pythonDocs()).docs : pagesToDocs(synthPages(makeVocabulary(1), 1000 + size, size));
 const core = new RereadCore();
 core.bulkFrom(docs.map((d) => ({ id: d.id, doc: indexSection(d.title, { text: d.chunkText, headingPath: d.headingPath }, TOKENIZER) })));
 const floor = new PlainIndex();
