@@ -85,7 +85,8 @@ const validators: Validators = {
   open: (p) => {
     const o = validateObject(p, 'open');
     const url = requiredString(o.url, 'url');
-    if (!/^https?:\/\//i.test(url)) throw new ProtocolError('bad-request', 'only web pages can be opened');
+    // Web pages, and local files (a local PDF's result; the browser opens one only while file access is allowed).
+    if (!/^(?:https?|file):\/\//i.test(url)) throw new ProtocolError('bad-request', 'only web pages and local files can be opened');
     return { url, newTab: o.newTab === true };
   },
   'search/handover': (p) => ({ token: requiredString(validateObject(p, 'search/handover').token, 'token', 100) }),

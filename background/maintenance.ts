@@ -3,7 +3,7 @@
  * settings change), and following the browser's history deletions when the user opted in.
  */
 import browser from 'webextension-polyfill';
-import { normalizeUrl } from '../src/url.js';
+import { normalizeStoredUrl } from '../src/url.js';
 import type { Engine } from './engine.js';
 import { flushIndexedDb } from './storageBudget.js';
 
@@ -34,7 +34,7 @@ function onVisitRemoved(engine: Engine) {
     void (async () => {
       if (!(await engine.settings()).followHistoryDeletes) return;
       if (removed.allHistory) await engine.deleteAll();
-      else await engine.deleteUrls([...new Set((removed.urls ?? []).map((u) => normalizeUrl(u)).filter((u): u is string => !!u))]);
+      else await engine.deleteUrls([...new Set((removed.urls ?? []).map((u) => normalizeStoredUrl(u)).filter((u): u is string => !!u))]);
     })();
   };
 }

@@ -64,7 +64,8 @@ export function registerOmnibox(engine: Engine): void {
   });
   browser.omnibox.onInputEntered.addListener((text, disposition) => {
     const d = disposition as Disposition;
-    const isOurSuggestion = /^https?:\/\//i.test(text.trim()) && !/\s/.test(text.trim());
+    // Our suggestions are result links: web pages, or local PDFs (file://) when file access is allowed.
+    const isOurSuggestion = /^(?:https?|file):\/\//i.test(text.trim()) && !/\s/.test(text.trim());
     void openUrl(isOurSuggestion ? text.trim() : searchPageUrl({ q: text }), d);
   });
 }

@@ -1,15 +1,15 @@
 /** Opening results: switch to a tab that already shows the page, else open it where the user asked. */
 import browser from 'webextension-polyfill';
-import { normalizeUrl } from '../src/url.js';
+import { normalizeStoredUrl } from '../src/url.js';
 
 export type Disposition = 'currentTab' | 'newForegroundTab' | 'newBackgroundTab';
 
 export async function openUrl(href: string, disposition: Disposition): Promise<number | null> {
-  const target = normalizeUrl(href);
+  const target = normalizeStoredUrl(href);
   if (target) {
     // Tab URLs are visible to us on pages our content script runs on (its host access).
     const tabs = await browser.tabs.query({}).catch(() => []);
-    const open = tabs.find((t) => t.url && !t.incognito && normalizeUrl(t.url) === target);
+    const open = tabs.find((t) => t.url && !t.incognito && normalizeStoredUrl(t.url) === target);
     if (open?.id !== undefined) {
       // Same page: update only when the fragment differs, so the page jumps without a reload.
       if (open.url !== href) await browser.tabs.update(open.id, { url: href, active: true });

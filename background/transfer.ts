@@ -11,7 +11,7 @@ import type { Chunk, ChunkAnchor, SectionPart } from '../src/chunker.js';
 import { MAX_VISITS } from '../src/forget.js';
 import { countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
-import { normalizeUrl, siteOf } from '../src/url.js';
+import { isFileUrl, normalizeStoredUrl, siteOf } from '../src/url.js';
 import type { ChunkRecord, PageRecord } from './db.js';
 import type { Engine } from './engine.js';
 import { TOKENIZER } from '../src/indexing.js';
@@ -177,8 +177,9 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       skipped++;
       continue;
     }
-    const url = typeof rec.url === 'string' ? normalizeUrl(rec.url) : null;
-    if (!url) {
+    // Web pages, and local files for PDFs only (a local PDF's record is checked below, with its kind).
+    const url = typeof rec.url === 'string' ? normalizeStoredUrl(rec.url) : null;
+    if (!url || (rec.kind === 'page' && isFileUrl(url) && rec.pageKind !== 'pdf')) {
       skipped++;
       continue;
     }

@@ -13,6 +13,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview, SiteCount, Stats, VerifyReport } from '../src/protocol.js';
 import type { Settings } from '../src/settings.js';
 import { normalizeSitePattern } from '../src/settings.js';
+import { siteLabel } from '../src/url.js';
 import { dayRange } from '../src/forget.js';
 import browser from 'webextension-polyfill';
 import { call } from './api.js';
@@ -38,7 +39,7 @@ export function forgetQuestion(scope: ForgetScope, p: ForgetPreview): string {
   const when = p.firstVisit !== undefined && p.lastVisit !== undefined ? `, visited ${formatDaySpan(p.firstVisit, p.lastVisit)}` : '';
   switch (scope.kind) {
     case 'site':
-      return `Forget ${n} from ${scope.site}${when}?`;
+      return `Forget ${n} from ${siteLabel(scope.site)}${when}?`;
     case 'range':
       return `Forget ${n} visited between the start of ${formatDay(scope.from)} and the end of ${formatDay(scope.to - 1)}${p.sites > 1 ? `, from ${plural(p.sites, 'site')}` : ''}?`;
     case 'all':
@@ -212,14 +213,14 @@ function Options() {
           onSubmit={(e) => {
             e.preventDefault();
             const site = normalizeSitePattern(newSite);
-            if (!site) return setMessage('That is not a site name (example: news.example.com).');
+            if (!site) return setMessage('That is not a site name (example: news.example.com; “Local files” for PDFs opened from your computer).');
             setNewSite('');
             // Future captures stop at once; what is already stored is only forgotten if the user says so.
             void act('Excluding', async () => {
               await save({ excludedSites: settings.excludedSites.includes(site) ? settings.excludedSites : [...settings.excludedSites, site] });
               const preview = await call('forget/preview', { scope: { kind: 'site', site } });
-              if (preview.pages) setAsk({ kind: 'forget', scope: { kind: 'site', site }, preview, extra: `${site} will not be saved from now on. Its pages already saved can stay searchable, or be forgotten too.` });
-              return `${site} will not be saved from now on.`;
+              if (preview.pages) setAsk({ kind: 'forget', scope: { kind: 'site', site }, preview, extra: `${siteLabel(site)} will not be saved from now on. Its pages already saved can stay searchable, or be forgotten too.` });
+              return `${siteLabel(site)} will not be saved from now on.`;
             });
           }}
         >
@@ -234,8 +235,8 @@ function Options() {
         <ul class="excluded" data-testid="excluded-list">
           {settings.excludedSites.map((s) => (
             <li key={s}>
-              {s}{' '}
-              <button type="button" class="link" aria-label={`Remove ${s} from this list`} onClick={() => void save({ excludedSites: settings.excludedSites.filter((x) => x !== s) })}>
+              {siteLabel(s)}{' '}
+              <button type="button" class="link" aria-label={`Remove ${siteLabel(s)} from this list`} onClick={() => void save({ excludedSites: settings.excludedSites.filter((x) => x !== s) })}>
                 remove
               </button>
             </li>
@@ -319,7 +320,7 @@ function Options() {
               {!sites?.length && <option value="">No sites saved</option>}
               {(sites ?? []).map((s) => (
                 <option key={s.site} value={s.site}>
-                  {s.site} ({plural(s.pages, 'page')})
+                  {siteLabel(s.site)} ({plural(s.pages, 'page')})
                 </option>
               ))}
             </select>
@@ -489,7 +490,7 @@ function Options() {
 
       {ask?.kind === 'forget' && (
         <ConfirmDialog
-          title={ask.scope.kind === 'all' ? 'Forget everything?' : ask.scope.kind === 'site' ? `Forget ${ask.scope.site}?` : 'Forget these days?'}
+          title={ask.scope.kind === 'all' ? 'Forget everything?' : ask.scope.kind === 'site' ? `Forget ${siteLabel(ask.scope.site)}?` : 'Forget these days?'}
           confirmLabel={ask.preview ? (ask.preview.pages ? `Forget ${plural(ask.preview.pages, 'page')}` : 'Nothing to forget') : 'Counting…'}
           busy={!ask.preview || ask.preview.pages === 0}
           onCancel={() => {

@@ -1,6 +1,7 @@
 /** User settings: defaults, and validation of anything read from storage or sent by a page. */
 import { DEFAULT_BM25 } from './bm25.js';
 import { DEFAULT_RRF_K } from './rrf.js';
+import { LOCAL_FILES_SITE } from './url.js';
 
 export interface Settings {
   paused: boolean;
@@ -90,6 +91,8 @@ function bool(v: unknown, fallback: boolean): boolean {
 }
 
 export function normalizeSitePattern(s: string): string | null {
+  // Local files are one site (src/url.ts): a file address or the name people see both mean it.
+  if (/^\s*file:/i.test(s) || /^\s*local[ -]files\s*$/i.test(s)) return LOCAL_FILES_SITE;
   const v = s.trim().toLowerCase().replace(/^[a-z]+:\/\//, '').replace(/[/?#].*$/, '').replace(/:\d+$/, '').replace(/^www\./, '').replace(/^\*\./, '');
   return /^[a-z0-9.-]+$/.test(v) && v.length <= 253 && !v.startsWith('.') ? v : null;
 }

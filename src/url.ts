@@ -34,13 +34,89 @@ function paramName(pair: string): string {
   }
 }
 
-/** The site of a URL: its host without a leading `www.` (and without the port for default ports). */
+/**
+ * Local files (`file://`, today only PDFs opened from the user's disk, in Chromium with file access
+ * allowed) have no host: they are all one site, this one. It passes as a site name everywhere a site
+ * goes (filters, `site:local-files`, exclusions, forgetting); users see it as "Local files" (siteLabel).
+ */
+export const LOCAL_FILES_SITE = 'local-files';
+
+/**
+ * A local file's URL as stored: `file:` only, no fragment, no query, no user info. Null for anything
+ * else. Kept apart from normalizeUrl, which stays web-only: every other path (content scripts, history,
+ * the backfill) must keep refusing files.
+ */
+export function normalizeFileUrl(input: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(input);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'file:' || url.pathname.length < 2) return null;
+  url.hash = '';
+  url.search = '';
+  return url.toString();
+}
+
+/** A web page's or a local file's URL as stored (normalizeUrl, else normalizeFileUrl). */
+export function normalizeStoredUrl(input: string): string | null {
+  return normalizeUrl(input) ?? normalizeFileUrl(input);
+}
+
+export function isFileUrl(url: string): boolean {
+  return /^file:/i.test(url);
+}
+
+/** The site of a URL: its host without a leading `www.` (and without the port for default ports); LOCAL_FILES_SITE for a file. */
 export function siteOf(url: string): string {
   try {
-    return new URL(url).hostname.replace(/^www\./, '').toLowerCase();
+    const u = new URL(url);
+    if (u.protocol === 'file:') return LOCAL_FILES_SITE;
+    return u.hostname.replace(/^www\./, '').toLowerCase();
   } catch {
     return '';
   }
+}
+
+/** A site as people read it: "Local files" for files, else the host name. */
+export function siteLabel(site: string): string {
+  return site === LOCAL_FILES_SITE ? 'Local files' : site;
+}
+
+/** A file's name from its URL (the last path segment, decoded). */
+export function fileNameOf(url: string): string {
+  try {
+    const last = new URL(url).pathname.split('/').filter(Boolean).pop() ?? '';
+    try {
+      return decodeURIComponent(last);
+    } catch {
+      return last;
+    }
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * Where a result lives, for its tooltip: the URL for a web page; for a local file its path with the
+ * home folder written `~` (`/home/NAME`, `/Users/NAME`, `C:/Users/NAME`): the folder helps tell two
+ * files apart, the account name is not shown on screen (a screen share or a screenshot of results).
+ */
+export function displayLocation(url: string): string {
+  if (!isFileUrl(url)) return url;
+  let path: string;
+  try {
+    const u = new URL(url);
+    path = decodeURIComponent(u.pathname);
+    if (u.host) path = `//${u.host}${path}`;
+  } catch {
+    return fileNameOf(url);
+  }
+  return path
+    .replace(/^\/(home|Users)\/[^/]+(?=\/|$)/, '~')
+    .replace(/^\/root(?=\/|$)/, '~')
+    .replace(/^\/([A-Za-z]:)\/(?:Users|Documents and Settings)\/[^/]+(?=\/|$)/i, '~');
 }
 
 /** True when `site` is `pattern` or a subdomain of it (`docs.python.org` matches `python.org`). */

@@ -7,13 +7,20 @@
  * credentials (the browser has just fetched the same URL as the user; README says so); a PDF found
  * later (a tab open before install) is fetched without them. Nothing is retried in the background:
  * what could not be read leaves a note in Options (encrypted, no text layer, broken, too large).
+ *
+ * Local files (`file://`, Chromium): the same way, only while the user has allowed file access and
+ * granted `file:///*` (fileAccess.ts); otherwise nothing is attempted, not even a note. They are filed
+ * under the one site "Local files" (src/url.ts LOCAL_FILES_SITE), excluded and forgotten like any site.
+ * A file is read without credentials (there are none) and also when it was already open in a tab when
+ * the permission was granted.
  */
 import browser from 'webextension-polyfill';
 import type { PdfNote, PdfProblem } from '../../src/dayone.js';
-import { normalizeUrl } from '../../src/url.js';
+import { fileNameOf, isFileUrl, normalizeFileUrl, normalizeUrl } from '../../src/url.js';
 import { validateCapture } from '../../src/validate.js';
 import type { Engine } from '../engine.js';
 import type { PageReader } from '../reader/readerProtocol.js';
+import { FILE_ORIGINS, localFilesReadable } from './fileAccess.js';
 
 export const PDF_NOTES_KEY = 'pdfNotes';
 const MAX_NOTES = 50;
@@ -54,9 +61,13 @@ export class PdfCapture {
    */
   async handle(tabId: number, rawUrl: string, incognito: boolean, fresh: boolean, quietIfNotPdf = false): Promise<string> {
     if (incognito) return 'incognito';
-    // Web addresses only: local files (file://) are not read yet.
-    const url = normalizeUrl(rawUrl);
+    // Web addresses, and local files while the user allows Reread to read them.
+    const local = isFileUrl(rawUrl);
+    const url = local ? normalizeFileUrl(rawUrl) : normalizeUrl(rawUrl);
     if (!url) return 'not a web page';
+    if (local && !(await localFilesReadable())) return 'no file access';
+    // A note names a file by its name, not its folder (which holds the user's account name).
+    const urlTitle = local ? fileNameOf(url) : url;
     // Exclusions and pause, before anything is fetched.
     const check = await this.engine.captureAllowed(url);
     if (!check.allowed) return check.reason ?? 'not allowed';
@@ -65,19 +76,19 @@ export class PdfCapture {
     if (now - (this.recent.get(key) ?? 0) < SAME_LOAD_MS) return 'already read';
     this.recent.set(key, now);
     for (const [k, t] of this.recent) if (now - t > SAME_LOAD_MS) this.recent.delete(k);
-    const credentials = fresh ? 'include' : 'omit';
-    if (fresh) pdfLog.withCredentials++;
+    const credentials = fresh && !local ? 'include' : 'omit';
+    if (credentials === 'include') pdfLog.withCredentials++;
     let res: Awaited<ReturnType<PageReader['readPdf']>>;
     try {
       res = await this.reader.readPdf(rawUrl.split('#')[0]!, credentials);
     } catch (e) {
-      await this.note({ url, title: url, at: now, problem: 'unreachable', detail: e instanceof Error ? e.message.slice(0, 200) : String(e) });
+      await this.note({ url, title: urlTitle, at: now, problem: 'unreachable', detail: e instanceof Error ? e.message.slice(0, 200) : String(e) });
       return 'unreachable';
     }
     if (!res.ok) {
       // Only the URL said PDF (a `.pdf` link that answers with an error page): nothing worth a note.
       if (quietIfNotPdf && (res.problem === 'not-pdf' || res.problem === 'unreachable')) return res.problem;
-      await this.note({ url, title: url, at: now, problem: res.problem, ...(res.detail ? { detail: res.detail } : {}) });
+      await this.note({ url, title: urlTitle, at: now, problem: res.problem, ...(res.detail ? { detail: res.detail } : {}) });
       return res.problem;
     }
     pdfLog.read++;
@@ -113,6 +124,28 @@ export class PdfCapture {
       if (!/\.pdf$/i.test(path)) return;
       void this.handle(tabId, tab.url, tab.incognito, true, true).catch((e: unknown) => console.warn('reread: pdf', e));
     });
+    // Local files granted just now: the PDFs already open from disk are read (their URLs were hidden before).
+    browser.permissions.onAdded.addListener((added) => {
+      if (added.origins?.some((o) => FILE_ORIGINS.includes(o))) void this.readOpenLocalPdfs().catch((e: unknown) => console.warn('reread: pdf', e));
+    });
+  }
+
+  /** PDFs open from disk in normal tabs, read once each (nothing when file access is off). */
+  async readOpenLocalPdfs(): Promise<string[]> {
+    if (!(await localFilesReadable())) return [];
+    const tabs = await browser.tabs.query({ url: FILE_ORIGINS }).catch(() => []);
+    const out: string[] = [];
+    for (const tab of tabs) {
+      if (tab.id === undefined || !tab.url || tab.incognito || tab.status !== 'complete') continue;
+      let path: string;
+      try {
+        path = new URL(tab.url).pathname;
+      } catch {
+        continue;
+      }
+      if (/\.pdf$/i.test(path)) out.push(await this.handle(tab.id, tab.url, tab.incognito, false, true));
+    }
+    return out;
   }
 }
 

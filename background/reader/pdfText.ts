@@ -143,15 +143,18 @@ export function pdfFallbackTitle(url: string): string {
 
 /**
  * Fetches the PDF the tab showed and reads it. `include`: right after the tab loaded it (the browser
- * has just fetched it as the user; README says so); `omit` otherwise.
+ * has just fetched it as the user; README says so); `omit` otherwise. A `file:` URL is read by the same
+ * fetch: Chromium lets an extension page fetch files while the user allows file access and `file:///*`
+ * is granted (background/dayone/fileAccess.ts); a file answers status 0 or 200, never an HTTP error.
  */
 export async function readPdf(url: string, credentials: 'include' | 'omit'): Promise<ReadPdfResult> {
-  if (!/^https?:\/\//i.test(url)) return { ok: false, problem: 'unreachable', detail: 'only web addresses are read' };
+  const local = /^file:\/\//i.test(url);
+  if (!local && !/^https?:\/\//i.test(url)) return { ok: false, problem: 'unreachable', detail: 'only web addresses and local files are read' };
   let bytes: Uint8Array;
   try {
-    const { res, done } = await fetchWithTimeout(url, { credentials, cache: 'no-store', redirect: 'follow', referrerPolicy: 'no-referrer' }, FETCH_TIMEOUT_MS);
+    const { res, done } = await fetchWithTimeout(url, local ? { cache: 'no-store' } : { credentials, cache: 'no-store', redirect: 'follow', referrerPolicy: 'no-referrer' }, FETCH_TIMEOUT_MS);
     try {
-      if (!res.ok) {
+      if (!res.ok && !(local && res.status === 0)) {
         await res.body?.cancel().catch(() => undefined);
         return { ok: false, problem: 'unreachable', detail: `HTTP ${res.status}` };
       }

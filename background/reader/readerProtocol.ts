@@ -38,12 +38,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 const READABLE = /^https?:\/\//i;
+/** A PDF may also be a local file (pdfCapture.ts reads one only while the user allows file access). */
+const READABLE_PDF = /^(?:https?:\/\/|file:\/\/)/i;
 
 export function parseReaderRequest(v: unknown): ReaderRequest | null {
   if (!isObject(v) || typeof v.id !== 'number' || !Number.isSafeInteger(v.id)) return null;
   if (v.op === 'hello') return { id: v.id, op: 'hello' };
-  if (typeof v.url !== 'string' || v.url.length > 8000 || !READABLE.test(v.url)) return null;
-  if (v.op === 'html') return { id: v.id, op: 'html', url: v.url };
+  if (typeof v.url !== 'string' || v.url.length > 8000 || !READABLE_PDF.test(v.url)) return null;
+  if (v.op === 'html') return READABLE.test(v.url) ? { id: v.id, op: 'html', url: v.url } : null;
   if (v.op === 'pdf' && (v.credentials === 'include' || v.credentials === 'omit')) return { id: v.id, op: 'pdf', url: v.url, credentials: v.credentials };
   return null;
 }

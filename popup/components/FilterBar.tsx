@@ -4,6 +4,7 @@
  */
 import type { SiteCount } from '../../src/protocol.js';
 import { isoDate, parseQuery } from '../../src/query.js';
+import { siteLabel } from '../../src/url.js';
 
 /** Replaces every `op:value` in the query by `op:value` (or removes them when value is null). */
 export function setOperator(q: string, op: string, value: string | null): string {
@@ -34,7 +35,7 @@ export function FilterBar({ query, sites, onChange, compact = false }: { query: 
           <option value="">All sites</option>
           {siteOptions.slice(0, 200).map((s) => (
             <option value={s.site} key={s.site}>
-              {s.site}
+              {siteLabel(s.site)}
               {s.pages ? ` (${s.pages})` : ''}
             </option>
           ))}

@@ -2,6 +2,7 @@
 import { PDF_PROBLEM_LABELS } from '../../src/dayone.js';
 import { call } from '../api.js';
 import { useDayOne } from './DayOneCard.js';
+import { LocalPdfs } from './LocalPdfs.js';
 import './dayone.css';
 
 export function PdfNotes() {
@@ -31,6 +32,7 @@ export function PdfNotes() {
           </button>
         </>
       )}
+      <LocalPdfs />
     </section>
   );
 }

@@ -6,7 +6,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import browser from 'webextension-polyfill';
 import type { ForgetPreview, PendingForget } from '../../src/protocol.js';
-import { siteOf } from '../../src/url.js';
+import { siteLabel, siteOf } from '../../src/url.js';
 import { call } from '../api.js';
 import { formatDaySpan, plural } from '../format.js';
 import { SearchView } from './SearchView.js';
@@ -27,6 +27,8 @@ function question(site: string, p: ForgetPreview): string {
 export function Popup() {
   const [site, setSite] = useState<string | null>(null);
   const [excluded, setExcluded] = useState(false);
+  /** The site as shown ("Local files" for a PDF opened from disk). */
+  const label = site ? siteLabel(site) : '';
   const [flow, setFlow] = useState<Exclusion>({ step: 'none' });
   const [storedVersion, setStoredVersion] = useState(0);
   const [searching, setSearching] = useState(false);
@@ -41,7 +43,7 @@ export function Popup() {
     // activeTab: the popup may read the URL of the tab it was opened on.
     browser.tabs
       .query({ active: true, currentWindow: true })
-      .then(([tab]) => setSite(tab?.url && /^https?:/.test(tab.url) ? siteOf(tab.url) : null))
+      .then(([tab]) => setSite(tab?.url && /^(https?|file):/.test(tab.url) ? siteOf(tab.url) : null))
       .catch(() => setSite(null));
   }, []);
   useEffect(() => {
@@ -58,9 +60,9 @@ export function Popup() {
       if (!s.excludedSites.includes(site)) await call('settings/set', { excludedSites: [...s.excludedSites, site] });
       setExcluded(true);
       const preview = await call('forget/preview', { scope: { kind: 'site', site } });
-      setFlow(preview.pages ? { step: 'asking', preview } : { step: 'done', message: `${site} will not be saved from now on. Nothing from it was stored.` });
+      setFlow(preview.pages ? { step: 'asking', preview } : { step: 'done', message: `${label} will not be saved from now on. Nothing from it was stored.` });
     } catch (e) {
-      setFlow({ step: 'done', message: `Could not exclude ${site}: ${(e as Error).message}` });
+      setFlow({ step: 'done', message: `Could not exclude ${label}: ${(e as Error).message}` });
     }
   };
   const forgetStored = async () => {
@@ -81,18 +83,18 @@ export function Popup() {
         <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} onQueryChange={onQueryChange} shownForget={flow.step === 'undo' ? flow.pending.id : undefined} />
       </main>
       <p class="visually-hidden" role="status" data-testid="popup-live">
-        {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(site ?? '', flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : ''}
+        {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(label, flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : ''}
       </p>
       {flow.step !== 'none' && site && (
-        <section class="popup__notice" aria-label={`Saving ${site}`} data-testid="exclude-flow">
+        <section class="popup__notice" aria-label={`Saving ${label}`} data-testid="exclude-flow">
           {flow.step === 'asking' && (
             <>
-              <p data-testid="exclude-question">{question(site, flow.preview)}</p>
+              <p data-testid="exclude-question">{question(label, flow.preview)}</p>
               <div class="row">
                 <button type="button" class="danger-fill" data-testid="exclude-forget" onClick={() => void forgetStored()}>
                   Forget {plural(flow.preview.pages, 'page')}
                 </button>
-                 <button type="button" ref={firstButton} data-testid="exclude-keep" onClick={() => setFlow({ step: 'done', message: `${site} will not be saved from now on; what is stored from it stays searchable.` })}>
+                 <button type="button" ref={firstButton} data-testid="exclude-keep" onClick={() => setFlow({ step: 'done', message: `${label} will not be saved from now on; what is stored from it stays searchable.` })}>
                   Keep them
                 </button>
               </div>
@@ -108,10 +110,10 @@ export function Popup() {
         </a>
         {site && !excluded && (
           <button type="button" class="link" data-testid="exclude-site" onClick={() => void exclude()}>
-            Never save {site}
+            Never save {label}
           </button>
         )}
-        {site && excluded && <span data-testid="site-excluded">{site} is never saved</span>}
+        {site && excluded && <span data-testid="site-excluded">{label} is never saved</span>}
         <a href="options.html" target="_blank">
           Options
         </a>

@@ -20,6 +20,7 @@ import type { ResultSection, SearchResult } from '../../src/protocol.js';
 import type { SnippetSegment } from '../../src/snippet.js';
 import { faviconUrl, relativeTime } from '../format.js';
 import { KindNote } from './KindNote.js';
+import { displayLocation, siteLabel } from '../../src/url.js';
 
 export function Snippet({ segments }: { segments: readonly SnippetSegment[] }) {
   // Page-derived text is only ever rendered as text nodes (Preact escapes it), never as HTML.
@@ -96,7 +97,8 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
     onOpen(href, false);
   };
   const path = sectionPath(r, r.title);
-  const title = r.title || r.url;
+  // A local file's path is not shown with the account name in it (src/url.ts displayLocation).
+  const title = r.title || displayLocation(r.url);
   return (
     <div class="result" role="group" aria-labelledby={`${base}-title`} data-testid="result">
       <a
@@ -106,7 +108,7 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
         aria-selected={selected === firstOption}
         tabIndex={-1}
         href={r.href}
-        title={r.url}
+        title={displayLocation(r.url)}
         data-testid="result-link"
         onClick={(e) => click(e, r.href)}
         onMouseMove={() => selected !== firstOption && onHover(firstOption)}
@@ -129,7 +131,7 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
             </span>
           )}
           <span class="result__site" data-testid="result-site">
-            {r.site}
+            {siteLabel(r.site)}
           </span>
           <span class="result__date" title={new Date(r.lastVisit).toLocaleString()}>
             {relativeTime(r.lastVisit)}

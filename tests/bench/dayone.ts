@@ -104,15 +104,27 @@ const INSTRUMENT = `(() => {
   if (globalThis.__bench) return true;
   const b = (globalThis.__bench = { writes: [], phases: [] });
   const orig = IDBDatabase.prototype.transaction;
+  let openWrites = 0;
   IDBDatabase.prototype.transaction = function (stores, mode, opts) {
     const tx = orig.call(this, stores, mode, opts);
     if (mode === 'readwrite') {
       const rec = { stores: [].concat(stores).length, t0: performance.now(), ms: -1 };
-      const end = () => { if (rec.ms < 0) rec.ms = performance.now() - rec.t0; };
+      openWrites++;
+      const end = () => { if (rec.ms < 0) { rec.ms = performance.now() - rec.t0; openWrites--; } };
       tx.addEventListener('complete', end);
       tx.addEventListener('abort', end);
       b.writes.push(rec);
       if (b.writes.length > 200000) b.writes.splice(0, 100000);
+    } else if (cur) {
+      // A read made by the search being timed: how long it took from its start to its end (a read on a
+      // store that a write transaction started earlier holds waits for that write), and whether a write
+      // was open when it started.
+      const owner = cur;
+      const t0 = performance.now();
+      const behind = openWrites > 0;
+      const end = () => { const ms = performance.now() - t0; owner.reads = Math.max(owner.reads, ms); if (behind) owner.readsBehindWrite = Math.max(owner.readsBehindWrite, ms); };
+      tx.addEventListener('complete', end);
+      tx.addEventListener('abort', end);
     }
     return tx;
   };
@@ -125,8 +137,10 @@ const INSTRUMENT = `(() => {
   wrap(lex, 'postings', 'postings');
   wrap(lex, 'corpusStats', 'stats');
   if (engine.dense) wrap(engine.dense, 'search', 'dense');
+  // The query's vector (computed in the offscreen document, which also embeds the backfilled pages).
+  if (engine.dense) wrap(engine.dense, 'queryVector', 'embed');
   b.timed = async (req) => {
-    const rec = (cur = { postings: 0, stats: 0, dense: 0, total: 0 });
+    const rec = (cur = { postings: 0, stats: 0, dense: 0, embed: 0, reads: 0, readsBehindWrite: 0, total: 0 });
     const t = performance.now();
     const out = await engine.search(req);
     rec.total = performance.now() - t;
@@ -159,6 +173,12 @@ interface Phase {
   postings: number;
   stats: number;
   dense: number;
+  /** Of `dense`: computing the query's vector. */
+  embed: number;
+  /** The longest IndexedDB read transaction the search opened, start to end (ms). */
+  reads: number;
+  /** The same, counting only reads that started while a write transaction was open (0 if none did). */
+  readsBehindWrite: number;
   total: number;
   fresh: boolean;
 }
@@ -167,16 +187,35 @@ export interface SearchSide {
   repeated: Dist;
   fresh: Dist;
   /** Medians of the phases (ms), over all samples. */
-  phases: { postings: number; stats: number; dense: number; rest: number };
+  phases: PhaseMedians;
   /** Medians of the phases over the slowest 10% of samples: what the slow ones waited for. */
-  slowPhases: { postings: number; stats: number; dense: number; rest: number };
+  slowPhases: PhaseMedians;
+}
+
+interface PhaseMedians {
+  postings: number;
+  stats: number;
+  dense: number;
+  embed: number;
+  rest: number;
+  reads: number;
+  /** Share of the samples with a read that started while a write was open. */
+  behindWrite: number;
 }
 
 function side(ps: Phase[]): SearchSide {
   const med = (xs: number[]) => dist(xs).median;
   const rest = (p: Phase) => Math.max(0, p.total - Math.max(p.postings, p.stats, p.dense));
   const slow = [...ps].sort((a, b) => b.total - a.total).slice(0, Math.max(1, Math.ceil(ps.length / 10)));
-  const of = (xs: Phase[]) => ({ postings: med(xs.map((p) => p.postings)), stats: med(xs.map((p) => p.stats)), dense: med(xs.map((p) => p.dense)), rest: med(xs.map(rest)) });
+  const of = (xs: Phase[]): PhaseMedians => ({
+    postings: med(xs.map((p) => p.postings)),
+    stats: med(xs.map((p) => p.stats)),
+    dense: med(xs.map((p) => p.dense)),
+    embed: med(xs.map((p) => p.embed ?? 0)),
+    rest: med(xs.map(rest)),
+    reads: med(xs.map((p) => p.reads ?? 0)),
+    behindWrite: xs.length ? xs.filter((p) => (p.readsBehindWrite ?? 0) > 0).length / xs.length : 0,
+  });
   return { repeated: dist(ps.filter((p) => !p.fresh).map((p) => p.total)), fresh: dist(ps.filter((p) => p.fresh).map((p) => p.total)), phases: of(ps), slowPhases: of(slow) };
 }
 
@@ -274,11 +313,15 @@ export async function runDayOne(report: Report, opts: DayOneOptions): Promise<Da
         ],
       ),
     );
-    const ph = (label: string, p: SearchSide['phases']) => [label, ms(p.postings), ms(p.stats), ms(p.dense), ms(p.rest)];
-    report.text('\nWhere the time goes (medians, ms; the lanes run side by side: rest = total - the slower of postings/statistics/dense, i.e. scoring, section reads and the result cards):\n');
+    const ph = (label: string, p: SearchSide['phases']) => [label, ms(p.postings), ms(p.stats), ms(p.dense), ms(p.embed), ms(p.rest), ms(p.reads), `${Math.round(p.behindWrite * 100)}%`];
+    report.text(
+      '\nWhere the time goes (medians, ms; the lanes run side by side: rest = total - the slower of postings/statistics/dense, i.e. scoring, section reads and the result cards; ' +
+        'query vector = the part of the dense lane spent computing the query vector in the offscreen document; longest read = the longest IndexedDB read transaction of the search, start to end; ' +
+        'behind a write = searches with a read that started while a write transaction was open):\n',
+    );
     report.text(
       table(
-        ['samples', 'postings', 'statistics', 'dense lane', 'rest'],
+        ['samples', 'postings', 'statistics', 'dense lane', 'query vector', 'rest', 'longest read', 'behind a write'],
         [ph('idle, all', backfill.searchIdle.phases), ph('idle, slowest 10%', backfill.searchIdle.slowPhases), ph('backfill, all', backfill.searchDuring.phases), ph('backfill, slowest 10%', backfill.searchDuring.slowPhases)],
       ),
     );

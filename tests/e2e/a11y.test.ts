@@ -60,6 +60,17 @@ async function shoot(page: Page, label: string): Promise<void> {
   }
 }
 
+/** One part of a page, for docs/screens (with UPDATE_DOCS=1) and the artifacts. */
+async function shootSection(page: Page, testId: string, name: string): Promise<void> {
+  mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+  const file = join(ARTIFACTS, 'screens', `${name}.png`);
+  await page.getByTestId(testId).screenshot({ path: file });
+  if (process.env.UPDATE_DOCS) {
+    mkdirSync(join(ROOT, 'docs/screens'), { recursive: true });
+    copyFileSync(file, join(ROOT, 'docs/screens', `${name}.png`));
+  }
+}
+
 async function check(page: Page, label: string): Promise<void> {
   await shoot(page, label);
   const report = await runAxe(page);
@@ -193,6 +204,28 @@ describe('axe-core finds nothing on any page state', () => {
     await options.close();
     await popup.close();
     await tab.close();
+  });
+
+  it('options: PDFs on your computer, before and after "Save local PDFs" (file access on)', async () => {
+    // The harness loads the extension from the command line: Chromium turns file access on for it. The
+    // state with the switch off is checked in tests/e2e/dayone-localpdf.test.ts (a profile with it off).
+    for (const scheme of SCHEMES) {
+      const options = await open('options.html', scheme);
+      const box = options.getByTestId('local-pdfs');
+      await box.waitFor();
+      if ((await box.getAttribute('data-state')) === 'on') await options.getByTestId('local-pdfs-revoke').click();
+      await expect.poll(() => box.getAttribute('data-state')).toBe('ask');
+      await box.scrollIntoViewIfNeeded();
+      await check(options, `options local pdfs ask, ${scheme}`);
+      await shootSection(options, 'pdf-notes', `options-local-pdfs-ask-${scheme}`);
+      await options.getByTestId('local-pdfs-grant').click();
+      await expect.poll(() => box.getAttribute('data-state')).toBe('on');
+      await check(options, `options local pdfs on, ${scheme}`);
+      await shootSection(options, 'pdf-notes', `options-local-pdfs-on-${scheme}`);
+      await options.getByTestId('local-pdfs-revoke').click();
+      await expect.poll(() => box.getAttribute('data-state')).toBe('ask');
+      await options.close();
+    }
   });
 
   afterAll(() => {

@@ -16,9 +16,15 @@
  *   from the tab's `.pdf` address: found by a phrase from page 3, its link ending in `#page=3`. A PDF
  *   at an address without `.pdf` is not recognised in Firefox (no content script in the viewer, and
  *   knowing the response type would need the `webRequest` permission): not tested here, see the README.
+ * - A PDF opened from disk (`file://`) is not read: Firefox lets no extension read local files. Nothing
+ *   is attempted, nothing errors, and Options says so.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Page } from 'puppeteer-core';
 import { launchFirefox, searchPage, until, type FirefoxExtension } from './harness.js';
 import { makePdf, pageLines } from '../fixtures/makePdf.js';
@@ -182,5 +188,28 @@ describe('day one in Firefox', () => {
     expect(fetches.at(-1)!.cookie).toBe('session=reader');
     await tab.close();
     expect(await ext.consoleProblems()).toEqual([]);
+  });
+
+  it('a PDF opened from disk is not read (Firefox lets no extension read files), without an error; Options says so', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reread-ff-local-'));
+    try {
+      writeFileSync(join(dir, 'local.pdf'), PDF);
+      const url = pathToFileURL(join(dir, 'local.pdf')).href;
+      const tab = await ext.browser.newPage();
+      await tab.goto(url).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 3000));
+      expect(await pageOf(url)).toBeNull();
+      expect(await ext.bg<unknown[]>('debug.dayOne.status().then((s) => s.pdfNotes.filter((n) => n.url.startsWith("file:")))')).toEqual([]);
+      // Even handed the address directly, the reader is not asked.
+      expect(await ext.bg<string>(`debug.dayOne.pdf.handle(1, ${JSON.stringify(url)}, false, true)`)).toBe('no file access');
+      await tab.close();
+      const options = await optionsPage();
+      await options.waitForSelector('[data-testid="local-pdfs"]');
+      expect(await options.$eval('[data-testid="local-pdfs"]', (e) => [e.getAttribute('data-state'), e.textContent ?? ''])).toEqual(['unsupported', expect.stringContaining('Firefox does not let extensions read local files')]);
+      await options.close();
+      expect(await ext.consoleProblems()).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -147,6 +147,39 @@ describe('export / import', { timeout: 30_000 }, () => {
   });
 });
 
+describe('local PDFs (file://) in an export', () => {
+  it('carries a local PDF with its kind and site; a file:// page that is not a PDF is refused; the site is forgotten like any', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const file = 'file:///home/ann/Papers/estuary.pdf';
+    const pdfBlocks: Block[] = [
+      { kind: 'heading', text: 'Along the estuary', level: 1, id: 'page=3' },
+      { kind: 'text', text: `quillwort estuary ${para(3)}` },
+    ];
+    await engine.capture('https://a.example/1', { title: 'Web page', lang: 'en', blocks: blocks(1) }, 1_700_000_000_000);
+    const res = await engine.capture(file, { title: 'estuary.pdf', lang: '', blocks: pdfBlocks }, 1_700_000_001_000, { kind: 'pdf', pdf: { pages: 4, read: 4 } });
+    expect(res.outcome).not.toBe('skipped');
+    expect((await db.get('pages', file))?.site).toBe('local-files');
+    const { jsonl, pages } = await exportJsonl(engine, false);
+    expect(pages).toBe(2);
+    const forged = [JSON.stringify({ kind: 'page', url: 'file:///etc/passwd', title: 'not a pdf' }), JSON.stringify({ kind: 'chunk', url: 'file:///etc/passwd', text: 'root:x:0:0', headingPath: [] })];
+    const lines = jsonl.trim().split('\n');
+    const db2 = await freshDb();
+    const other = engineOn(db2);
+    const got = await importJsonl(other, [...lines, ...forged].join('\n'));
+    expect(got.pages).toBe(2);
+    expect(await db2.get('pages', 'file:///etc/passwd')).toBeUndefined();
+    const copy = await db2.get('pages', file);
+    expect(copy).toMatchObject({ kind: 'pdf', site: 'local-files', pdf: { pages: 4, read: 4 } });
+    const found = await other.search({ q: 'site:local-files quillwort' });
+    expect(found.results.map((r) => [r.url, r.href])).toEqual([[file, `${file}#page=3`]]);
+    expect((await verifyIndex(other)).problems).toEqual([]);
+    expect(await other.deleteSite('local-files')).toBe(1);
+    expect((await other.search({ q: 'quillwort' })).results).toEqual([]);
+    expect(await db2.get('pages', 'https://a.example/1')).toBeDefined();
+  });
+});
+
 describe('export with vectors', () => {
   const MODEL = 'reread/glove-100d';
   /** A dense lane that queues chunks for the bundled model; embedding is done by the test below. */

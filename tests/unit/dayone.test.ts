@@ -132,12 +132,15 @@ describe('PDF sections', () => {
 
 describe('reader protocol (what the offscreen document accepts from the worker)', async () => {
   const { parseReaderRequest, parseReaderReply } = await import('../../background/reader/readerProtocol.js');
-  it('accepts web addresses only, with a known operation and credentials', () => {
+  it('accepts web addresses (and local files for PDFs only), with a known operation and credentials', () => {
     expect(parseReaderRequest({ id: 1, op: 'html', url: 'https://a.example/p' })).toEqual({ id: 1, op: 'html', url: 'https://a.example/p' });
     expect(parseReaderRequest({ id: 2, op: 'pdf', url: 'http://a.example/x.pdf', credentials: 'include' })).toMatchObject({ op: 'pdf', credentials: 'include' });
+    expect(parseReaderRequest({ id: 4, op: 'pdf', url: 'file:///home/ann/x.pdf', credentials: 'omit' })).toMatchObject({ op: 'pdf', url: 'file:///home/ann/x.pdf' });
     for (const bad of [
       { id: 1, op: 'html', url: 'file:///etc/passwd' },
       { id: 1, op: 'html', url: 'chrome://settings' },
+      { id: 1, op: 'pdf', url: 'chrome://settings', credentials: 'omit' },
+      { id: 1, op: 'pdf', url: 'filesystem:chrome-extension://x/a.pdf', credentials: 'omit' },
       { id: 1, op: 'pdf', url: 'https://a.example/x.pdf', credentials: 'same-origin' },
       { id: 1.5, op: 'html', url: 'https://a.example/' },
       { id: 1, op: 'eval', url: 'https://a.example/' },

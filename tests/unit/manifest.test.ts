@@ -123,6 +123,7 @@ describe('manifest: permissions', () => {
     const section = readme.slice(readme.indexOf('### Permissions'));
     const justified = new Set([...section.matchAll(/^\| `([A-Za-z]+)`[^|]*\| *\S/gm)].map((m) => m[1]));
     for (const p of [...(source.permissions ?? []), ...(source.optional_permissions ?? [])]) expect(justified.has(p), `${p} in the README's permissions table`).toBe(true);
+    for (const o of source.optional_host_permissions ?? []) expect(section, `${o} in the README's permissions table`).toMatch(new RegExp('^\\| `' + o.replace(/[*/.]/g, '\\$&') + '`[^|]*\\| *\\S', 'm'));
   });
 
   it('asks for history only as an optional permission (when "forget what I delete from history" is turned on)', () => {
@@ -141,12 +142,14 @@ describe('manifest: permissions', () => {
     }
   });
 
-  it("asks for host access no wider than the content scripts' (http and https pages), nothing optional", () => {
+  it("asks for host access no wider than the content scripts' (http and https pages); local files only as an optional permission, in Chromium", () => {
     for (const [name, m] of all()) {
       // Chromium lets `scripting` inject (and shows tab URLs) only with host permissions: content script
       // matches alone do not count. The same two patterns: no new warning, no new reach.
       expect([...(m.host_permissions ?? [])].sort(), name).toEqual(['http://*/*', 'https://*/*']);
-      expect(m.optional_host_permissions, name).toBeUndefined();
+      // Local PDFs (background/dayone/fileAccess.ts): asked for in Options, and only grantable while the
+      // user's "Allow access to file URLs" switch is on. Firefox cannot read files: it does not ask.
+      expect(m.optional_host_permissions, name).toEqual(name === 'firefox' ? undefined : ['file:///*']);
       // An MV3 manifest has no place for hosts among permissions; a pattern there would be a mistake.
       for (const p of [...(m.permissions ?? []), ...(m.optional_permissions ?? [])]) expect(p, name).not.toMatch(/[:/*]/);
     }
@@ -156,6 +159,7 @@ describe('manifest: permissions', () => {
     for (const [name, m] of all()) {
       for (const [path, s] of strings(m)) {
         if (/^\$\.content_scripts\[\d+\]\.matches\[\d+\]$/.test(path) || /^\$\.host_permissions\[\d+\]$/.test(path)) continue;
+        if (path === '$.optional_host_permissions[0]' && s === 'file:///*') continue;
         expect(s, `${name} ${path}`).not.toContain('<all_urls>');
         expect(s, `${name} ${path}`).not.toMatch(/^(\*|https?|wss?|file|ftp):\/\//);
       }
@@ -256,7 +260,8 @@ describe('manifest: the two builds', () => {
     expect([...(firefox.permissions ?? [])].sort()).toEqual(Object.keys(ALLOWED_PERMISSIONS).filter((p) => !CHROME_ONLY.includes(p)).sort());
     // Everything else is the source's.
     const { background: _b, browser_specific_settings: _s, permissions: _p, version: _v, ...rest } = firefox;
-    const { background: _sb, permissions: _sp, version: _sv, key: _k, ...sourceRest } = source;
+    // …but for local files, which Firefox never lets an extension read.
+    const { background: _sb, permissions: _sp, version: _sv, key: _k, optional_host_permissions: _oh, ...sourceRest } = source;
     expect(rest).toEqual(sourceRest);
   });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { normalizeUrl, sectionHref, siteMatches, siteOf } from '../../src/url.js';
+import { displayLocation, fileNameOf, LOCAL_FILES_SITE, normalizeFileUrl, normalizeStoredUrl, normalizeUrl, sectionHref, siteLabel, siteMatches, siteOf } from '../../src/url.js';
+import { normalizeSitePattern } from '../../src/settings.js';
 
 describe('normalizeUrl', { timeout: 30_000 }, () => {
   it('drops the fragment and credentials', () => {
@@ -89,5 +90,54 @@ describe('sectionHref', () => {
     expect(sectionHref(url, undefined)).toBe(url);
     expect(sectionHref(url, {})).toBe(url);
     expect(sectionHref(url, { text: '   ' })).toBe(url);
+  });
+});
+
+describe('local files (file:// PDFs)', () => {
+  it('normalizeUrl stays web-only; normalizeFileUrl keeps a file without fragment or query', () => {
+    expect(normalizeUrl('file:///home/ann/a.pdf')).toBeNull();
+    expect(normalizeFileUrl('file:///home/ann/My%20notes.pdf#page=3')).toBe('file:///home/ann/My%20notes.pdf');
+    expect(normalizeFileUrl('file:///C:/Users/ann/a.pdf?x=1')).toBe('file:///C:/Users/ann/a.pdf');
+    expect(normalizeFileUrl('file://server/share/a.pdf')).toBe('file://server/share/a.pdf');
+    for (const bad of ['https://a.example/a.pdf', 'file:///', 'chrome://settings', 'not a url', '']) expect(normalizeFileUrl(bad), bad).toBeNull();
+    expect(normalizeStoredUrl('https://a.example/x#y')).toBe('https://a.example/x');
+    expect(normalizeStoredUrl('file:///tmp/a.pdf#page=2')).toBe('file:///tmp/a.pdf');
+    expect(normalizeStoredUrl('javascript:alert(1)')).toBeNull();
+  });
+
+  it('every file is on the one site "Local files", which exclusions and site: match like any site', () => {
+    expect(siteOf('file:///home/ann/a.pdf')).toBe(LOCAL_FILES_SITE);
+    expect(siteOf('file://server/share/a.pdf')).toBe(LOCAL_FILES_SITE);
+    expect(siteLabel(LOCAL_FILES_SITE)).toBe('Local files');
+    expect(siteLabel('example.com')).toBe('example.com');
+    expect(siteMatches(siteOf('file:///x.pdf'), LOCAL_FILES_SITE)).toBe(true);
+    expect(siteMatches(siteOf('file:///x.pdf'), 'files')).toBe(false);
+    // What a user types to exclude it, or a file address pasted in, means that site.
+    for (const typed of ['Local files', 'local-files', ' local files ', 'file:///home/ann/a.pdf']) expect(normalizeSitePattern(typed), typed).toBe(LOCAL_FILES_SITE);
+    expect(normalizeSitePattern(LOCAL_FILES_SITE)).toBe(LOCAL_FILES_SITE);
+  });
+
+  it('shows a file by its name, and its folder with the home folder as ~ (no account name on screen)', () => {
+    expect(fileNameOf('file:///home/ann/Papers/My%20notes.pdf')).toBe('My notes.pdf');
+    expect(displayLocation('file:///home/ann/Papers/My%20notes.pdf')).toBe('~/Papers/My notes.pdf');
+    expect(displayLocation('file:///Users/ann/a.pdf')).toBe('~/a.pdf');
+    expect(displayLocation('file:///root/a.pdf')).toBe('~/a.pdf');
+    expect(displayLocation('file:///C:/Users/ann/Desktop/a.pdf')).toBe('~/Desktop/a.pdf');
+    expect(displayLocation('file:///tmp/a.pdf')).toBe('/tmp/a.pdf');
+    expect(displayLocation('file:///home/annex')).toBe('~');
+    expect(displayLocation('https://a.example/home/ann/x')).toBe('https://a.example/home/ann/x');
+  });
+
+  it('never shows the account name of a home folder (property)', () => {
+    const name = fc.stringMatching(/^[a-z][a-z0-9._-]{2,12}$/);
+    const rest = fc.array(fc.stringMatching(/^[A-Za-z0-9 ._-]{1,10}$/), { maxLength: 4 });
+    fc.assert(
+      fc.property(name, rest, fc.constantFrom('/home/', '/Users/', '/C:/Users/'), (user, parts, root) => {
+        const url = 'file://' + encodeURI(root + user + (parts.length ? '/' + parts.join('/') : ''));
+        const shown = displayLocation(url);
+        expect(shown.startsWith('~')).toBe(true);
+        expect(shown.slice(1).split('/').includes(user) && !parts.includes(user)).toBe(false);
+      }),
+    );
   });
 });
