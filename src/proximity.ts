@@ -119,6 +119,29 @@ export function proximityScore(m: TextMatches, q: ProximityQuery, params: Proxim
 }
 
 /**
+ * Whether `m` (a scan for the query's content words only) leaves room for the exact sequence: some
+ * position p holds each content word i at p + i. The common words' places are not checked: a text
+ * that passes needs a scan for every word to tell (`proximityScore`'s `sequence`), one that fails
+ * cannot hold the sequence. Probing common words ("in", "the") in every candidate's text is most of a
+ * scan's cost, and only the sequence needs them.
+ */
+export function maySequence(m: TextMatches, q: ProximityQuery): boolean {
+  if (q.words > MAX_MATCH_WORDS) return false;
+  const pos = positions(m, q.words);
+  const content: number[] = [];
+  for (let i = 0; i < q.words; i++) if (q.content[i]) content.push(i);
+  if (!content.length) return true;
+  if (content.some((i) => !pos[i]!.length)) return false;
+  const sets = content.map((i) => new Set(pos[i]));
+  const first = content[0]!;
+  outer: for (const p of pos[first]!) {
+    for (let k = 1; k < content.length; k++) if (!sets[k]!.has(p - first + content[k]!)) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/**
  * How exactly a heading is the query: the share of the query's weight (its words' idf) the heading
  * holds times the share of the heading's words that are the query's (1 when they are the same words,
  * in any order; "Runtime penalty" is 1 for the query "runtime penalty", "Avoiding runtime penalty" 2/3;

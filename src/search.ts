@@ -17,7 +17,7 @@ import { classifyQuery, fuseHybrid, type DenseCalibration } from './hybrid.js';
 import { TOKENIZER } from './indexing.js';
 import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
-import { DEFAULT_PROXIMITY, headingMatch, proximityScore, type ProximityParams } from './proximity.js';
+import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
 import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
@@ -304,7 +304,13 @@ async function lexicalLane(
     const unread = top.map((h) => h.id).filter((id) => !sections.has(id));
     if (unread.length) for (const v of await src.sections(unread)) sections.set(v.id, v);
     const pages = await src.pages();
-    const matcher = new QueryMatcher(words.map((w) => (w.correction ? [w.correction.term] : w.terms)), TOKENIZER, true);
+    const groups = words.map((w) => (w.correction ? [w.correction.term] : w.terms));
+    const matcher = new QueryMatcher(groups, TOKENIZER, true);
+    // Section texts are scanned for the content words only (the pairs are theirs); the common words,
+    // whose probes hit nearly every word of a text, are looked for only in a text that may hold the
+    // exact sequence (maySequence). Headings are short: the whole query's matcher.
+    const someCommon = words.some((w) => w.common) && !allCommon;
+    const bodyMatcher = someCommon ? new QueryMatcher(groups.map((g, i) => (words[i]!.common ? [] : g)), TOKENIZER, true) : matcher;
     const pq = { words: words.length, content: words.map((w) => !w.common), weight: weights, k1: src.settings.ranking.k1 };
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
     const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
@@ -317,9 +323,10 @@ async function lexicalLane(
       let sequence = false;
       // Proximity needs two of the query's words in the section: the others are not read.
       if (useProximity && wordsMatched(h) >= 2) {
-        const p = proximityScore(matcher.locate(v.text), pq, prox);
+        const at = bodyMatcher.locate(v.text);
+        const p = proximityScore(at, pq, prox);
         score += p.score;
-        sequence = sequenceCounts && p.sequence;
+        if (sequenceCounts) sequence = bodyMatcher === matcher ? p.sequence : maySequence(at, pq) && proximityScore(matcher.locate(v.text), pq, prox).sequence;
       }
       // A heading can only be the query if a query word is in one (or in a merged sub-section's, which is body text).
       if (prox.heading > 0 && (h.fields === undefined || h.fields !== 0 || v.parts)) {

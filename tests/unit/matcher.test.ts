@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TOKENIZER } from '../../src/indexing.js';
 import { QueryMatcher } from '../../src/matcher.js';
+import { maySequence, proximityScore } from '../../src/proximity.js';
 import { queryWords } from '../../src/queryPlan.js';
 
 const pieces = ['cat', 'cats', 'Catalog', 'os.path.join', 'getElementById', 'ERR_5041', 'queries', 'query', 'parse', 'parsing', 'a::b', 'x-y', ' ', '  ', '. ', ', ', '.', '-', '::', ':', '\n', '(', ')', 'q', 'I', 'the', 'élan'];
@@ -20,5 +21,51 @@ describe('QueryMatcher.locate', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('QueryMatcher.mayMatch', () => {
+  it('is true whenever scan finds a query word (property), and false for text holding none', () => {
+    fc.assert(
+      fc.property(text, query, (t, q) => {
+        const m = new QueryMatcher(queryWords(q, TOKENIZER).map((w) => w.terms), TOKENIZER);
+        if (m.scan(t).pos.length) expect(m.mayMatch(t)).toBe(true);
+      }),
+      { numRuns: 3000 },
+    );
+    const m = new QueryMatcher(queryWords('Catalog parsing', TOKENIZER).map((w) => w.terms), TOKENIZER);
+    expect(m.mayMatch('THE CATALOGUE')).toBe(true);
+    expect(m.mayMatch('Nothing to see here')).toBe(false);
+    expect(new QueryMatcher([], TOKENIZER).mayMatch('anything')).toBe(false);
+  });
+});
+
+describe('maySequence: the exact sequence from a scan of the content words only', () => {
+  const pq = (n: number, content: boolean[]) => ({ words: n, content, weight: Array.from({ length: n }, () => 1), k1: 1.5 });
+  it('never rules out a text that holds the sequence, and scores the pairs as the full scan does (property)', () => {
+    fc.assert(
+      fc.property(text, query, fc.array(fc.boolean(), { minLength: 4, maxLength: 4 }), (t, q, commonFlags) => {
+        const groups = queryWords(q, TOKENIZER).map((w) => w.terms);
+        const content = groups.map((_, i) => !commonFlags[i]);
+        const full = new QueryMatcher(groups, TOKENIZER, true);
+        const body = new QueryMatcher(groups.map((g, i) => (content[i] ? g : [])), TOKENIZER, true);
+        const params = { ordered: 0.5, unordered: 0, window: 8, sequenceMinWords: 3, heading: 1, candidates: 30 };
+        const whole = proximityScore(full.locate(t), pq(groups.length, content), params);
+        const part = body.locate(t);
+        if (whole.sequence) expect(maySequence(part, pq(groups.length, content))).toBe(true);
+        // The pairs are the content words': the same score from either scan.
+        expect(proximityScore(part, pq(groups.length, content), params).score).toBeCloseTo(whole.score, 9);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('rules out a text whose content words are not side by side', () => {
+    const groups = queryWords('reactor cools the turbine', TOKENIZER).map((w) => w.terms);
+    const content = [true, true, false, true];
+    const body = new QueryMatcher(groups.map((g, i) => (content[i] ? g : [])), TOKENIZER, true);
+    expect(maySequence(body.locate('the reactor cools the turbine'), pq(4, content))).toBe(true);
+    expect(maySequence(body.locate('the reactor cools a big turbine'), pq(4, content))).toBe(false);
+    expect(maySequence(body.locate('turbine, reactor cools'), pq(4, content))).toBe(false);
   });
 });
