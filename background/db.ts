@@ -64,7 +64,11 @@ export interface PageRecord {
   lens?: number[];
 }
 
-/** A page's sections (schema 3): `z` is the deflate-raw of a SectionsBlob (sections.ts). */
+/**
+ * A page's sections (schema 3): `z` is the deflate-raw of a SectionsBlob (sections.ts). When `b` is
+ * present, the texts in `z` may be references into it: the two are written together and `b` is never
+ * replaced without `z` (a record gains `b` only while its texts are written out).
+ */
 export interface SectionsRecord {
   url: string;
   z: Uint8Array;

@@ -20,7 +20,7 @@ import type { Engine } from './engine.js';
 import type { IndexMaintenance } from './indexMaintenance.js';
 import { legacyActive, legacySections, markMigrated, removeLegacyPage } from './legacy.js';
 import { allOrNothing } from './pageStore.js';
-import { packSections } from './sections.js';
+import { packSections, unpackBlocks } from './sections.js';
 
 export const PAGES_PER_STEP = 16;
 export const BLOCKS_PER_STEP = 400;
@@ -38,6 +38,8 @@ export interface StepSizes {
   pagesPerStep?: number;
   blocksPerStep?: number;
 }
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => a.byteLength === b.byteLength && a.every((x, i) => x === b[i]);
 
 /** One step; false when the migration is finished. */
 export async function migrateStep(engine: Engine, maintenance: IndexMaintenance, sizes: StepSizes = {}): Promise<boolean> {
@@ -57,7 +59,12 @@ async function migratePages(engine: Engine, db: DB, state: MigrationRecord, perS
       const byId = new Map(sections.map((s) => [s.id, s]));
       // A section whose records were lost keeps its place, empty (verifyIndex reports it).
       const all = p.chunkIds.map((id) => byId.get(id) ?? { headingPath: [], section: '', anchor: {}, text: '' });
-      return { page: p, z: await packSections(all) };
+      // Texts as references into the blocks kept beside them (when the record kept blocks): the format
+      // pages are written in. The literal form too, for a record whose blocks changed before the write.
+      const kept = (await (async () => db.get('texts', p.url))().catch(() => undefined))?.b;
+      const blocks = kept ? await unpackBlocks(kept).catch(() => null) : null;
+      const z = await packSections(all);
+      return { page: p, z, ...(kept && blocks ? { b: kept, zb: await packSections(all, blocks) } : {}) };
     }),
   );
   const tx = db.transaction(['pages', 'sections', 'chunks', 'texts', 'meta'], 'readwrite');
@@ -72,7 +79,8 @@ async function migratePages(engine: Engine, db: DB, state: MigrationRecord, perS
       await tx.objectStore('pages').put(page);
       // The blocks kept to re-cut the page (schema 2 written by a build that kept them) come along.
       const old = await tx.objectStore('texts').get(cur.url);
-      await tx.objectStore('sections').put({ url: cur.url, z: t.z, ...(old?.b ? { b: old.b, cv: old.cv ?? '' } : {}) } satisfies SectionsRecord);
+      const z = old?.b && t.b && t.zb && sameBytes(old.b, t.b) ? t.zb : t.z;
+      await tx.objectStore('sections').put({ url: cur.url, z, ...(old?.b ? { b: old.b, cv: old.cv ?? '' } : {}) } satisfies SectionsRecord);
       await removeLegacyPage(tx as never, cur);
       out.push(page);
     }

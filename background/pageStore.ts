@@ -230,7 +230,7 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
         if (lacksBlocks[i]) revisitBlocks.set(input.url, await packBlocks(input.blocks!));
         if (!rewrites(before[i], input)) return;
         const docs = input.chunks.map((c) => sectionPostings(input.title, c, tok));
-        const [z, b] = await Promise.all([packSections(input.chunks), input.blocks && input.chunks.length ? packBlocks(input.blocks) : null]);
+        const [z, b] = await Promise.all([packSections(input.chunks, input.chunks.length ? input.blocks : undefined), input.blocks && input.chunks.length ? packBlocks(input.blocks) : null]);
         prepared.set(input.url, { input, docs, lens: docs.map((d) => d.len), z, b });
       }),
     );

@@ -159,7 +159,7 @@ export class Recut {
     }
     const cut = await this.cut(blocks, WORKER_PACE);
     // Sections that cannot be read are replaced by the new cut (a rewrite does not need the old text).
-    const old = await unpackSections(rec.z, page).catch(() => null);
+    const old = await unpackSections(rec, page).catch(() => null);
     if (old && sameCut(cut.sections, old)) {
       // The same sections: only the record of who cut them changes (unless the page changed meanwhile).
       await this.engine.exclusive(async () => {

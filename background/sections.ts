@@ -1,6 +1,7 @@
 /**
  * The section store: a page's sections — heading path, section name, anchor and text of each — are one
- * deflate-raw record in `sections`, keyed by the page's URL. Sections of a page share vocabulary and
+ * deflate-raw record in `sections`, keyed by the page's URL; on a page whose blocks are kept (to re-cut
+ * it, recut.ts), the texts are references into the blocks (TextRef), so its words are stored once. Sections of a page share vocabulary and
  * heading paths, so deflating them together shrinks them 2.5–3.5x, and one record per page (not one
  * per section) keeps the per-record overhead of IndexedDB off a million sections.
  *
@@ -8,7 +9,7 @@
  * forms (legacy.ts) so search keeps working while migrateV3 converts an old database.
  */
 import type { Block, BlockKind, Chunk, ChunkAnchor, SectionPart } from '../src/chunker.js';
-import type { DB, PageRecord, StoredSection } from './db.js';
+import type { DB, PageRecord, SectionsRecord, StoredSection } from './db.js';
 import { deflate, inflate } from './deflate.js';
 import { legacyActive, legacySections } from './legacy.js';
 
@@ -16,7 +17,8 @@ const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x)
 
 /** What `z` holds, column by column (in the page's chunk order). */
 interface SectionsBlob {
-  t: string[];
+  /** Each section's text: a string, or (on a page whose blocks are kept) a TextRef into the blocks. */
+  t: (string | TextRef)[];
   h: string[][];
   s: string[];
   a: ChunkAnchor[];
@@ -24,17 +26,119 @@ interface SectionsBlob {
   p?: (SectionPart[] | 0)[];
 }
 
+/**
+ * A section's text spelled from the page's kept blocks (SectionsRecord.b): a list of pieces, a number
+ * pair `start, length` a slice of the blocks' texts joined by '\n' (blocksText), a string taken as is.
+ * A section's text is cut from its blocks, so almost all of it is a few slices: storing the words once
+ * (in b) instead of twice takes the record from ~2x to ~1x the compressed text (issue 17). Reading it
+ * costs inflating the blocks too (they are no larger than the texts).
+ */
+type TextRef = (string | number)[];
+
+/** Slices shorter than this are kept as text (a reference costs about as much). */
+const MIN_SLICE = 24;
+/** The index holds the GRAM characters at every STEP-th place of the blocks' text (a match is found within STEP characters of its start, then extended back). */
+const GRAM = 16;
+const STEP = 8;
+
+/** The text sections' references slice: the blocks' texts, one '\n' between two. */
+export function blocksText(blocks: readonly Pick<Block, 'text'>[]): string {
+  return blocks.map((b) => b.text).join('\n');
+}
+
+/** Where the GRAM characters at each STEP-th place of `src` occur (up to 4 places each, the first ones). */
+function gramIndex(src: string): Map<string, number[]> {
+  const index = new Map<string, number[]>();
+  for (let i = 0; i + GRAM <= src.length; i += STEP) {
+    const g = src.slice(i, i + GRAM);
+    const at = index.get(g);
+    if (!at) index.set(g, [i]);
+    else if (at.length < 4) at.push(i);
+  }
+  return index;
+}
+
+/** `text` as slices of `src` and literal strings (greedy longest match; where the last slice ended is tried first). */
+function toRef(text: string, src: string, index: Map<string, number[]>): TextRef {
+  const out: TextRef = [];
+  let lit = 0; // start of the literal run not yet written
+  let i = 0;
+  let next = -1; // where the last slice ended in src: sections run through their blocks in order
+  const extend = (p: number) => {
+    let n = 0;
+    while (i + n < text.length && p + n < src.length && text.charCodeAt(i + n) === src.charCodeAt(p + n)) n++;
+    return n;
+  };
+  while (i < text.length) {
+    let best = -1;
+    let bestLen = 0;
+    let back = 0;
+    for (const p of next >= 0 ? [next, next + 1] : []) {
+      const n = extend(p);
+      if (n > bestLen) [best, bestLen] = [p, n];
+    }
+    if (bestLen < MIN_SLICE && i + GRAM <= text.length) {
+      for (const p of index.get(text.slice(i, i + GRAM)) ?? []) {
+        let b = 0; // the match may start before the indexed place: extend it back into the pending literal
+        while (i - b > lit && p - b > 0 && text.charCodeAt(i - b - 1) === src.charCodeAt(p - b - 1)) b++;
+        const n = extend(p) + b;
+        if (n > bestLen) [best, bestLen, back] = [p - b, n, b];
+      }
+    }
+    if (bestLen >= MIN_SLICE) {
+      i -= back;
+      if (lit < i) out.push(text.slice(lit, i));
+      out.push(best, bestLen);
+      i += bestLen;
+      lit = i;
+      next = best + bestLen;
+    } else i++;
+  }
+  if (lit < text.length) out.push(text.slice(lit));
+  return out;
+}
+
+/** A TextRef spelled out; throws on a slice outside the blocks (a record that does not match its blocks). */
+function fromRef(ref: readonly unknown[], src: string): string {
+  let out = '';
+  for (let k = 0; k < ref.length; k++) {
+    const x = ref[k];
+    if (typeof x === 'string') out += x;
+    else {
+      const n = ref[++k];
+      if (typeof x !== 'number' || typeof n !== 'number' || !Number.isInteger(x) || !Number.isInteger(n) || x < 0 || n <= 0 || x + n > src.length) throw new Error('malformed section text reference');
+      out += src.slice(x, x + n);
+    }
+  }
+  return out;
+}
+
 type StoredChunk = Pick<Chunk, 'text' | 'headingPath' | 'section' | 'anchor' | 'parts'>;
 
-/** The JSON a page's sections are stored as (before deflating): shared with the benchmarks' bulk loader. */
-export function sectionsJson(chunks: readonly StoredChunk[]): string {
-  const blob: SectionsBlob = { t: chunks.map((c) => c.text), h: chunks.map((c) => c.headingPath), s: chunks.map((c) => c.section), a: chunks.map((c) => c.anchor) };
+/**
+ * The JSON a page's sections are stored as (before deflating): shared with the benchmarks' bulk loader.
+ * With `blocks` (the page's blocks as stored beside it in the same record), texts are stored as
+ * references into them wherever that is shorter; the record can then only be read with those blocks.
+ */
+export function sectionsJson(chunks: readonly StoredChunk[], blocks?: readonly Pick<Block, 'text'>[]): string {
+  let t: (string | TextRef)[] = chunks.map((c) => c.text);
+  if (blocks?.length) {
+    const src = blocksText(blocks);
+    const index = gramIndex(src);
+    t = chunks.map((c) => {
+      const ref = toRef(c.text, src, index);
+      // Belt and braces: a reference that does not spell the text back exactly is not stored.
+      return ref.some((x) => typeof x === 'number') && fromRef(ref, src) === c.text ? ref : c.text;
+    });
+  }
+  const blob: SectionsBlob = { t, h: chunks.map((c) => c.headingPath), s: chunks.map((c) => c.section), a: chunks.map((c) => c.anchor) };
   if (chunks.some((c) => c.parts?.length)) blob.p = chunks.map((c) => (c.parts?.length ? c.parts : 0));
   return JSON.stringify(blob);
 }
 
-export async function packSections(chunks: readonly StoredChunk[]): Promise<Uint8Array> {
-  return deflate(sectionsJson(chunks));
+/** A page's sections record's `z`; with the blocks stored beside it (its `b`), texts refer to them. */
+export async function packSections(chunks: readonly StoredChunk[], blocks?: readonly Pick<Block, 'text'>[]): Promise<Uint8Array> {
+  return deflate(sectionsJson(chunks, blocks));
 }
 
 function readAnchor(a: unknown): ChunkAnchor {
@@ -57,15 +161,28 @@ function readParts(v: unknown, textLength: number): SectionPart[] | undefined {
 }
 
 
-/** A page's sections from its record; throws on anything malformed (verifyIndex reports it). */
-export async function unpackSections(z: Uint8Array, page: Pick<PageRecord, 'url' | 'chunkIds'>): Promise<StoredSection[]> {
-  const parsed = JSON.parse(await inflate(z)) as Partial<SectionsBlob> | null;
+/** A page's sections from its record (z, and b when its texts refer to the blocks); throws on anything malformed (verifyIndex reports it). */
+export async function unpackSections(rec: Pick<SectionsRecord, 'z' | 'b'>, page: Pick<PageRecord, 'url' | 'chunkIds'>): Promise<StoredSection[]> {
+  // The blocks are inflated beside the texts (a record written with its blocks refers to them).
+  const blocks = rec.b ? unpackBlocks(rec.b) : null;
+  blocks?.catch(() => {}); // not needed (texts written out): its failure is nobody's
+  const parsed = JSON.parse(await inflate(rec.z)) as Partial<SectionsBlob> | null;
   const n = page.chunkIds.length;
-  if (!parsed || !isStrings(parsed.t) || !Array.isArray(parsed.h) || !isStrings(parsed.s) || !Array.isArray(parsed.a)) throw new Error('malformed sections record');
+  if (!parsed || !Array.isArray(parsed.t) || !Array.isArray(parsed.h) || !isStrings(parsed.s) || !Array.isArray(parsed.a)) throw new Error('malformed sections record');
   if (parsed.t.length !== n || parsed.h.length !== n || parsed.s.length !== n || parsed.a.length !== n) throw new Error(`sections record holds ${parsed.t.length} sections for ${n} chunk ids`);
+  let src: string | null = null;
+  if (parsed.t.some((x) => typeof x !== 'string')) {
+    if (!blocks) throw new Error('sections record refers to blocks it lacks');
+    src = blocksText(await blocks);
+  }
+  const texts = parsed.t.map((x) => {
+    if (typeof x === 'string') return x;
+    if (!Array.isArray(x)) throw new Error('malformed sections record');
+    return fromRef(x, src!);
+  });
   const p = Array.isArray(parsed.p) ? parsed.p : [];
   return page.chunkIds.map((id, i) => {
-    const text = parsed.t![i]!;
+    const text = texts[i]!;
     const parts = readParts(p[i], text.length);
     return { id, url: page.url, ord: i, headingPath: isStrings(parsed.h![i]) ? parsed.h![i] : [], section: parsed.s![i]!, anchor: readAnchor(parsed.a![i]), ...(parts ? { parts } : {}), text };
   });
@@ -177,7 +294,7 @@ export async function pageSections(db: DB, pages: readonly Pick<PageRecord, 'url
     todo.map(async (p, i) => {
       const r = records[i];
       let sections: StoredSection[] | null = null;
-      if (r) sections = await unpackSections(r.z, p).catch(() => null);
+      if (r) sections = await unpackSections(r, p).catch(() => null);
       else if (legacyActive(db)) sections = await legacySections(db, p).catch(() => null);
       if (sections) remember(db, p.url, sections);
       out.set(p.url, sections);

@@ -107,7 +107,7 @@ export async function exportJsonl(engine: Engine, vectors: boolean): Promise<{ j
   /** A page's sections from the snapshot (a page not migrated yet: its chunk and text records). */
   const sectionsOf = async (p: PageRecord): Promise<StoredSection[]> => {
     const r = recordOf.get(p.url);
-    if (r) return unpackSections(r.z, p).catch(() => []);
+    if (r) return unpackSections(r, p).catch(() => []);
     const t = textsOf.get(p.url);
     const texts = t ? new Map((await unpackTexts(t.z).catch(() => [] as string[])).map((x, i) => [t.ids[i]!, x])) : new Map<number, string>();
     return p.chunkIds.flatMap((id, ord) => {

@@ -104,7 +104,7 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
       if (!p.chunkIds.length) sections = [];
       else if (rec) {
         try {
-          sections = await unpackSections(rec.z, p);
+          sections = await unpackSections(rec, p);
         } catch (e) {
           report(`sections record of ${p.url} cannot be read (${e instanceof Error ? e.message : String(e)})`);
         }

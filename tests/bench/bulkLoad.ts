@@ -100,7 +100,7 @@ export class BulkIndex {
       this.pages++;
       out.chunks += ids.length;
       out.pages.push({ url: p.url, site: siteOf(p.url), title: payload.title, lang: payload.lang, firstVisit: p.date, lastVisit: p.date, visitCount: 1, hash, chunkIds: ids, words, lens });
-      if (ids.length) out.sections.push({ url: p.url, z: deflateRawSync(sectionsJson(chunks)), b: deflateRawSync(blocksJson(payload.blocks)) });
+      if (ids.length) out.sections.push({ url: p.url, z: deflateRawSync(sectionsJson(chunks, payload.blocks)), b: deflateRawSync(blocksJson(payload.blocks)) });
     }
     return out;
   }

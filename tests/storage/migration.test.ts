@@ -16,6 +16,9 @@ import { verifyIndex } from '../../background/verify.js';
 import { decodeValue, parseDump } from '../fixtures/db-v1.dump.js';
 import { currentIndexVersion, ensureIndexVersion, INDEX_VERSION_KEY } from '../../background/indexVersion.js';
 import { unpackTexts } from '../../background/legacy.js';
+import { inflate } from '../../background/deflate.js';
+import { packBlocks } from '../../background/sections.js';
+import type { Block } from '../../src/chunker.js';
 import { indexSection, TOKENIZER } from '../../src/indexing.js';
 import { BLOCK_SIZE } from '../../src/postings.js';
 import { engineOn, freshDb, logicalIndex, readAll, settle } from './helpers.js';
@@ -265,5 +268,37 @@ for (const version of [1, 2] as const) {
       expect(a.chunks).toEqual(b.chunks);
       expect(a.pages.map((p) => p.lens)).toEqual(b.pages.map((p) => p.lens));
     });
+
+    if (version === 2) {
+      it('a schema-2 record that kept its blocks migrates to texts stored as references into them (the format pages are written in)', async () => {
+        const db = await oldDatabase(2);
+        // What a schema-2 build that kept blocks wrote: each page's blocks beside its texts (here one
+        // text block a section, as the fixture's pages were cut).
+        const records = await db.getAll('texts');
+        for (const r of records) {
+          const texts = await unpackTexts(r.z);
+          await db.put('texts', { ...r, b: await packBlocks(texts.map((text): Block => ({ kind: 'text', text }))), cv: 'old' });
+        }
+        const engine = engineOn(db);
+        const before = await answers(engine, QUERIES);
+        const exportBefore = await exported(engine);
+        while (await migrateStep(engine, engine.maintenance));
+        const all = await readAll(db);
+        expect(all.sections).toHaveLength(records.length);
+        let refs = 0;
+        for (const rec of all.sections) {
+          expect(rec.b, rec.url).toBeDefined();
+          expect(rec.cv).toBe('old');
+          const t = (JSON.parse(await inflate(rec.z)) as { t: unknown[] }).t;
+          refs += t.filter((x) => Array.isArray(x)).length;
+          // Only texts too short to gain from a reference stay written out.
+          for (const x of t) if (typeof x === 'string') expect(x.length, rec.url).toBeLessThan(24);
+        }
+        expect(refs).toBeGreaterThan(records.length);
+        expect(await answers(engineOn(db), QUERIES)).toEqual(before);
+        expect(await exported(engineOn(db))).toEqual(exportBefore);
+        expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
+      });
+    }
   });
 }

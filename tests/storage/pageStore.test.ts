@@ -34,7 +34,7 @@ describe('writePage', () => {
     expect(all.stats).toEqual({ N: 2, totalLength: lens[0]! + lens[1]!, nextChunkId: 3, nextSeq: 2 });
     // The page's sections, metadata and text, are one compressed record.
     expect(all.sections.map((s) => s.url)).toEqual([URL_A]);
-    const sections = await unpackSections(all.sections[0]!.z, all.pages[0]!);
+    const sections = await unpackSections(all.sections[0]!, all.pages[0]!);
     expect(sections.map((s) => [s.id, s.text, s.headingPath, s.anchor])).toEqual([
       [1, OLD[0], ['Section 0'], { id: 's0' }],
       [2, OLD[1], ['Section 1'], { id: 's1' }],
