@@ -1,9 +1,11 @@
 /**
  * Capture: whether a page may be captured, and storing what the content script sent — its sections
  * (cut by the page and checked by the router, src/validate.ts validateSections; cut here when the page
- * sent none or another chunker cut them), written with its postings, texts, blocks and embedding queue
- * entries in one transaction (pageStore.writePage) within the storage budget. The backfill and PDF
- * capture (background/dayone) come through here too, with a `CaptureSource` saying what they are.
+ * sent none or another chunker cut them), written with its sections, blocks, one segment of postings
+ * and its embedding queue entries in one transaction (pageStore.writePage) within the storage budget;
+ * the segment is merged into the main index later, in the background (indexMaintenance.ts). The
+ * backfill and PDF capture (background/dayone) come through here too, with a `CaptureSource` saying
+ * what they are; a re-cut (background/recut.ts) writes through the same path.
  */
 import { chunkBlocks, CHUNKER_VERSION, type Block, type Chunk } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
@@ -96,10 +98,7 @@ export async function storePage(engine: Engine, input: StoreInput): Promise<Capt
     const extra = { ...(source.kind ? { kind: source.kind } : {}), ...(source.notAVisit ? { notAVisit: true } : {}), ...(source.pdf ? { pdf: source.pdf } : {}) };
     const page = { url, site: siteOf(url), title, lang: input.lang, hash, words, chunks, blocks: input.blocks, chunker: input.chunker, now: input.now, ...extra };
     const result = await engine.budget.writeLocked(url, () => writePage(db, { ...page, embedModel: engine.dense?.queueModel() ?? null, ...(input.recut ? { recut: true } : {}) }, TOKENIZER));
-    engine.lexical.apply(result.delta);
-    engine.pages.put(result.page);
-    if (result.removedChunkIds.length) engine.dense?.onChunksRemoved(result.removedChunkIds);
-    if (result.addedChunkIds.length) engine.dense?.onChunksAdded();
+    engine.applyWrite(result.batch);
     return { outcome: result.outcome, chunks: result.page.chunkIds.length };
   });
 }

@@ -1,27 +1,37 @@
 /**
  * The whole database, typed with one DBSchema. Upgrades branch on `oldVersion < N`.
  *
- * pages      url -> page metadata and its chunk ids
- * chunks     id  -> one section's metadata (ids only grow, never reused); in v1 also its text
- * texts      url -> the text of every chunk of the page, compressed together (v2; see sectionTexts.ts)
- * postings   [term, first chunk id] -> an encoded block of postings (see src/postings.ts)
- * meta       'stats' (N, total length, next chunk id) | 'settings' | ...
+ * Schema 3:
+ * pages      url -> page metadata: chunk ids, each section's length in index terms (the norms)
+ * sections   url -> the page's sections, metadata and text, deflated together (see sections.ts)
+ * terms      term -> term id (the term dictionary; a term's string is stored once, here)
+ * postings   [term id, first chunk id] -> a block of postings (src/postings.ts), the main index
+ * segments   seq -> the postings of one write, terms as strings: the delta not merged yet (delta.ts)
+ * tombstones seq -> a range of chunk ids forgotten but still in the main index (delta.ts)
+ * meta       'stats' | 'termIds' | 'settings' | merge, sweep and migration progress | ...
  * embedQueue chunk id -> model to embed it with (the durable embedding backlog)
- * vectors    [model, first chunk id] -> a block of compact vectors (see src/vectors.ts)
+ * vectors    [model, first chunk id] -> a block of compact vectors (see vectorStore.ts)
  *
- * Version 2 moved chunk text out of the chunk records into one deflate-raw blob per page: chunk text
- * was 63% of the bytes, and deflating a page's sections together (they share vocabulary) shrinks them
- * 2.5–3.5x, against 1.9–2.2x a section alone. The upgrade only creates the store and marks the work:
- * compressing needs CompressionStream, which an upgrade transaction cannot await, so a resumable pass
- * (migrateChunkTexts in sectionTexts.ts, started by the worker at each start) converts pages in small
- * transactions while every reader accepts both forms.
+ * Why: a capture writes a handful of records (page, sections, one segment, queue entries, stats)
+ * whatever the size of the index, and a delete writes a tombstone; the segments and tombstones are
+ * folded into the main index in the background (indexMaintenance.ts), in small resumable steps. Postings
+ * are keyed by a compact term id with the id only in the key, a section's metadata is deflated with
+ * the page's texts instead of a record per section, and section lengths are stored once per section
+ * instead of in every posting.
+ *
+ * Schema 1 and 2 (kept as history below; fixtures tests/fixtures/db-v1.jsonl and db-v2.jsonl): a record
+ * per section in `chunks` (v1: with its text; v2: text deflated per page in `texts`) and posting blocks
+ * keyed by [term string, first id] with the length in every posting. The upgrade to 3 renames that
+ * posting store `postingsV2` and marks the work; a resumable background pass (migrateV3.ts) moves pages
+ * and then posting blocks to the new layout while every reader accepts both (legacy.ts).
  */
 import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import type { ChunkAnchor, SectionPart } from '../src/chunker.js';
 import type { PageKind } from '../src/pageKind.js';
+import type { SectionView } from '../src/search.js';
 
 export const DB_NAME = 'reread';
-export const DB_VERSION = 2;
+export const DB_VERSION = 3;
 
 export interface PageRecord {
   url: string;
@@ -38,6 +48,7 @@ export interface PageRecord {
   visits?: number[];
   /** Hash of the captured content: a revisit with the same hash only bumps the visit. */
   hash: string;
+  /** The page's sections, in order (contiguous ids: one write assigns them). */
   chunkIds: number[];
   words: number;
   /** How Reread got the page (src/pageKind.ts); absent for a page read in a tab. */
@@ -46,62 +57,59 @@ export interface PageRecord {
   fetchSkipped?: { at: number; reason: string };
   /** A PDF: its page count, and how many of them were read (fewer past the page cap). */
   pdf?: { pages: number; read: number };
-}
-
-export interface ChunkRecord {
-  id: number;
-  url: string;
-  ord: number;
-  headingPath: string[];
-  section: string;
-  anchor: ChunkAnchor;
-  /** Sub-sections merged into this chunk, by offset in its text (src/chunker.ts); absent when none. */
-  parts?: SectionPart[];
   /**
-   * Heading path folded in, then the body. Only in records written by schema v1 (not yet migrated):
-   * read text with chunkTexts (sectionTexts.ts), never from here.
+   * Each section's length in index terms, in `chunkIds` order (BM25's document length; the norms).
+   * Absent only on pages of a schema-2 database the migration has not reached yet.
    */
-  text?: string;
-  /** Body length in index terms (BM25's document length; src/indexing.ts indexSection). */
-  len: number;
+  lens?: number[];
 }
 
-/** A page's chunk texts (v2): `ids` in the page's chunk order, `z` the deflate-raw of their JSON array. */
-export interface TextRecord {
+/** A page's sections (schema 3): `z` is the deflate-raw of a SectionsBlob (sections.ts). */
+export interface SectionsRecord {
   url: string;
-  ids: number[];
   z: Uint8Array;
   /**
-   * The blocks the chunks were cut from (deflate-raw, sectionTexts.ts packBlocks) and the chunker that
-   * cut them (CHUNKER_VERSION): what background/recut.ts cuts again when the chunker changes. Absent on
-   * pages stored before blocks were kept (they keep their cut).
+   * The blocks the sections were cut from (deflate-raw, sections.ts packBlocks) and the chunker that
+   * cut them (CHUNKER_VERSION; '' unknown): what background/recut.ts cuts again when the chunker
+   * changes. Absent on pages stored before blocks were kept (they keep their cut).
    */
   b?: Uint8Array;
   cv?: string;
 }
 
-/** Present in meta while v1 chunk texts remain to be compressed: pages up to `after` (url order) are done. */
-export interface MigrationRecord {
-  after: string;
+/** A section as readers get it from a SectionsRecord (sections.ts): the search's view and its position. */
+export interface StoredSection extends SectionView {
+  ord: number;
 }
 
-export interface PostingRecord {
-  t: string;
-  f: number;
-  n: number;
+/** One write's postings (src/postings.ts encodeSegment): chunk ids first..end-1 (relative in `d`). */
+export interface SegmentRecord {
+  first: number;
+  end: number;
+  t: string[];
   d: Uint8Array;
 }
 
+/** Chunk ids first..end-1 were forgotten; their postings and vectors go at the next sweep. */
+export interface TombstoneRecord {
+  first: number;
+  end: number;
+  /** When (epoch ms): a sweep comes within hours of the oldest. */
+  at: number;
+}
+
 export interface StatsRecord {
+  /** Live sections (indexed, not forgotten). */
   N: number;
   totalLength: number;
   nextChunkId: number;
-  /**
-   * The token of the writer whose in-memory cache of posting tails matches the stored postings
-   * (pageStore.ts). Anything else that writes the stats (a repair, delete-all, another context) leaves
-   * it out, which makes that cache start over.
-   */
-  tail?: string;
+  /** The next segment / tombstone key (both only grow). */
+  nextSeq?: number;
+}
+
+/** The next term id to assign (written only by merges, migration and repair). */
+export interface TermIdsRecord {
+  next: number;
 }
 
 export interface QueueRecord {
@@ -120,21 +128,68 @@ export interface VectorBlockRecord {
   scales: Float32Array;
 }
 
+// Schema 1/2 records, read while a database migrates (legacy.ts, migrateV3.ts).
+
+export interface ChunkRecord {
+  id: number;
+  url: string;
+  ord: number;
+  headingPath: string[];
+  section: string;
+  anchor: ChunkAnchor;
+  /** Sub-sections merged into this chunk, by offset in its text (src/chunker.ts); absent when none. */
+  parts?: SectionPart[];
+  /** Schema 1 only: the text inline (schema 2 moved it to `texts`). */
+  text?: string;
+  len: number;
+}
+
+/** Schema 2: a page's chunk texts, `ids` in the page's chunk order, `z` the deflate-raw of their JSON array; b/cv as in SectionsRecord. */
+export interface TextRecord {
+  url: string;
+  ids: number[];
+  z: Uint8Array;
+  b?: Uint8Array;
+  cv?: string;
+}
+
+/** Schema 1/2 posting block: entries carried (id delta, tf, len). */
+export interface LegacyPostingRecord {
+  t: string;
+  f: number;
+  n: number;
+  d: Uint8Array;
+}
+
 export interface RereadDB extends DBSchema {
   pages: { key: string; value: PageRecord; indexes: { site: string; lastVisit: number } };
-  chunks: { key: number; value: ChunkRecord; indexes: { url: string } };
-  texts: { key: string; value: TextRecord };
-  postings: { key: [string, number]; value: PostingRecord };
+  sections: { key: string; value: SectionsRecord };
+  terms: { key: string; value: number };
+  postings: { key: [number, number]; value: Uint8Array };
+  segments: { key: number; value: SegmentRecord };
+  tombstones: { key: number; value: TombstoneRecord };
   meta: { key: string; value: unknown };
   embedQueue: { key: number; value: QueueRecord };
   vectors: { key: [string, number]; value: VectorBlockRecord };
+  /** Legacy stores: present only in a database upgraded from schema 1 or 2 (empty once migrated). */
+  chunks: { key: number; value: ChunkRecord; indexes: { url: string } };
+  texts: { key: string; value: TextRecord };
+  postingsV2: { key: [string, number]; value: LegacyPostingRecord };
 }
 
 export type DB = IDBPDatabase<RereadDB>;
+export type StoreName = StoreNames<RereadDB>;
 
-export const MIGRATION_KEY = 'migration';
+export const LEGACY_STORES = ['chunks', 'texts', 'postingsV2'] as const;
+/** Present in meta while a schema 1/2 database is being moved to schema 3 (migrateV3.ts). */
+export const MIGRATION_KEY = 'migration3';
+export interface MigrationRecord {
+  /** 'pages': page records, chunks and texts, in url order after `after`; then 'postings'. */
+  phase: 'pages' | 'postings';
+  after: string;
+}
 
-type UpgradeTx = IDBPTransaction<RereadDB, StoreNames<RereadDB>[], 'versionchange'>;
+type UpgradeTx = IDBPTransaction<RereadDB, StoreName[], 'versionchange'>;
 
 export function upgrade(db: IDBPDatabase<RereadDB>, oldVersion: number, tx: UpgradeTx): void {
   // Version 1, kept as history: a v1 database (tests/fixtures/db-v1.jsonl) upgrades from here.
@@ -144,16 +199,35 @@ export function upgrade(db: IDBPDatabase<RereadDB>, oldVersion: number, tx: Upgr
     pages.createIndex('lastVisit', 'lastVisit');
     const chunks = db.createObjectStore('chunks', { keyPath: 'id' });
     chunks.createIndex('url', 'url');
-    db.createObjectStore('postings', { keyPath: ['t', 'f'] });
+    // Created under its schema-1 name; schema 3 renames it.
+    (db as unknown as IDBPDatabase).createObjectStore('postings', { keyPath: ['t', 'f'] });
     db.createObjectStore('meta');
     db.createObjectStore('embedQueue', { keyPath: 'id' });
     db.createObjectStore('vectors', { keyPath: ['m', 'f'] });
   }
-  if (oldVersion < 2) {
-    db.createObjectStore('texts', { keyPath: 'url' });
-    // Pages written by v1 hold their text in the chunk records: mark them for the background pass.
-    if (oldVersion >= 1) void tx.objectStore('meta').put({ after: '' } satisfies MigrationRecord, MIGRATION_KEY);
+  // Version 2, history: chunk texts deflated per page (its pass is now part of the schema-3 migration).
+  if (oldVersion < 2) db.createObjectStore('texts', { keyPath: 'url' });
+  if (oldVersion < 3) {
+    (tx as unknown as IDBPTransaction<unknown, string[], 'versionchange'>).objectStore('postings').name = 'postingsV2';
+    db.createObjectStore('postings');
+    db.createObjectStore('sections', { keyPath: 'url' });
+    db.createObjectStore('terms');
+    db.createObjectStore('segments');
+    db.createObjectStore('tombstones');
+    if (oldVersion === 0) {
+      // A new database has nothing to migrate: no legacy stores.
+      for (const s of LEGACY_STORES) db.deleteObjectStore(s);
+    } else {
+      const meta = tx.objectStore('meta');
+      void meta.delete('migration'); // the v1 -> v2 text pass, if unfinished: the v3 pass covers it
+      void meta.put({ phase: 'pages', after: '' } satisfies MigrationRecord, MIGRATION_KEY);
+    }
   }
+}
+
+/** Whether the database still has the schema 1/2 stores (a migration under way, or finished but not dropped). */
+export function hasLegacy(db: DB): boolean {
+  return db.objectStoreNames.contains('chunks');
 }
 
 let dbPromise: Promise<DB> | null = null;
@@ -177,4 +251,4 @@ export function getDb(name = DB_NAME): Promise<DB> {
   return dbPromise;
 }
 
-export const EMPTY_STATS: StatsRecord = { N: 0, totalLength: 0, nextChunkId: 1 };
+export const EMPTY_STATS: StatsRecord = { N: 0, totalLength: 0, nextChunkId: 1, nextSeq: 1 };

@@ -12,7 +12,7 @@ import type { LaneHit } from '../src/rrf.js';
 import type { DenseCalibration } from '../src/hybrid.js';
 import type { DenseLane, Engine } from './engine.js';
 import { indexedText } from '../src/indexing.js';
-import { chunkTexts } from './sectionTexts.js';
+import { sectionsByIds } from './sections.js';
 import { dropModelVectors, loadDenseIndex, storeVectors } from './vectorStore.js';
 
 export interface EmbedderHost {
@@ -90,9 +90,8 @@ export class DenseService implements DenseLane {
   }
 
   async modelStatus(): Promise<ModelStatus> {
-    const db = await this.engine.db();
-    const [cached, pending, chunks] = await Promise.all([cachedModels().catch(() => []), this.pending(), db.count('chunks')]);
-    const out: ModelStatus = { active: this.queueModel(), download: this.downloadStatus(), cached, pending, chunks };
+    const [cached, pending, stats] = await Promise.all([cachedModels().catch(() => []), this.pending(), this.engine.lexical.corpusStats()]);
+    const out: ModelStatus = { active: this.queueModel(), download: this.downloadStatus(), cached, pending, chunks: stats.N };
     if (this.lastError) out.error = this.lastError;
     return out;
   }
@@ -162,7 +161,10 @@ export class DenseService implements DenseLane {
     }
     this.indexLoading ??= (async () => {
       const db = await this.engine.db();
-      const idx = await loadDenseIndex(db, model.id, dim);
+      // Vectors of forgotten sections stay stored until the next sweep: never loaded.
+      await this.engine.delta.ready();
+      const dead = this.engine.delta.dead;
+      const idx = await loadDenseIndex(db, model.id, dim, { skip: (id) => dead.has(id) });
       if (this.indexModel === model.id && this.indexDim === dim) this.index = idx;
       return idx;
     })();
@@ -218,12 +220,9 @@ export class DenseService implements DenseLane {
         const batch = queued.filter((q) => q.model === model.id).slice(0, EMBED_BATCH);
         if (!batch.length) continue;
         const embedder = await this.embedder(model);
-        const tx = db.transaction('chunks');
-        const chunks = await Promise.all(batch.map((q) => tx.store.get(q.id)));
         const table = await this.engine.pages.all();
-        const present = batch.map((q, i) => ({ id: q.id, chunk: chunks[i] })).filter((x) => x.chunk);
-        const bodies = await chunkTexts(db, present.map((x) => x.chunk!));
-        const texts = present.map((x, i) => indexedText(table.get(x.chunk!.url)?.title ?? '', bodies[i]!));
+        const present = await sectionsByIds(db, batch.map((q) => q.id), await this.engine.pages.owners());
+        const texts = present.map((x) => indexedText(table.get(x.url)?.title ?? '', x.text));
         const vectors = await embedder.embed(texts, 'passage');
         const entries = present.flatMap((x, i) => {
           const v = vectors[i];
@@ -266,7 +265,7 @@ export class DenseService implements DenseLane {
       if (this.indexModel === previous.model) this.onChunksRemoved([]);
     }
     if (!model) return;
-    const ids = await db.getAllKeys('chunks');
+    const ids = [...(await this.engine.pages.all()).values()].flatMap((p) => p.chunkIds);
     let missing = ids;
     if (!dropped) {
       // Which chunks lack a vector is read from the index of the model's real dimension: load it first

@@ -11,10 +11,14 @@ import type { LaneHit } from '../src/rrf.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
 import { captureAllowed, capturePage, type CaptureSource, type CutBy } from './capture.js';
 import { getDb, type DB } from './db.js';
+import { Delta } from './delta.js';
 import { Forget } from './forget.js';
+import { IndexMaintenance } from './indexMaintenance.js';
 import { LexicalReader } from './lexicalIndex.js';
+import type { BatchResult, DeleteResult } from './pageStore.js';
 import { PageTable } from './pageTable.js';
 import { Recut } from './recut.js';
+import { TermIds } from './termIds.js';
 import { searchStored } from './search.js';
 import { StorageBudget, type QuotaLog, type StorageEstimate } from './storageBudget.js';
 
@@ -35,6 +39,11 @@ export interface DenseLane {
 export class Engine {
   readonly lexical: LexicalReader;
   readonly pages: PageTable;
+  /** Pending segments and tombstones, resident (delta.ts). */
+  readonly delta: Delta;
+  readonly termIds: TermIds;
+  /** Merges, sweeps and the schema migration, in the background (indexMaintenance.ts). */
+  readonly maintenance: IndexMaintenance;
   readonly budget: StorageBudget;
   readonly forget: Forget;
   /** Cuts stored pages again after a chunker change (recut.ts); the worker starts it. */
@@ -51,8 +60,11 @@ export class Engine {
   onGateChange: ((gate: { paused: boolean; excludedSites: string[] }) => Promise<void>) | null = null;
 
   constructor(readonly db: () => Promise<DB> = () => getDb()) {
-    this.lexical = new LexicalReader(db);
     this.pages = new PageTable(db);
+    this.delta = new Delta(db);
+    this.termIds = new TermIds();
+    this.lexical = new LexicalReader(db, this.delta, this.pages, this.termIds);
+    this.maintenance = new IndexMaintenance(this);
     this.budget = new StorageBudget(this);
     this.forget = new Forget(this);
     this.recut = new Recut(this);
@@ -63,6 +75,38 @@ export class Engine {
     const run = this.writeChain.then(fn, fn);
     this.writeChain = run.catch(() => undefined);
     return run;
+  }
+
+  /** Brings the readers in step after a page write committed (segment, tombstones, pages, dense lane). */
+  applyWrite(batch: BatchResult): void {
+    if (batch.segment) this.delta.addSegment(batch.segment);
+    this.delta.addDead(batch.dead);
+    this.lexical.statsChanged(batch.stats);
+    for (const r of batch.pages) {
+      this.pages.put(r.page);
+      if (r.removedChunkIds.length) this.dense?.onChunksRemoved(r.removedChunkIds);
+    }
+    if (batch.pages.some((r) => r.addedChunkIds.length)) this.dense?.onChunksAdded();
+    this.maintenance.noteWrite();
+  }
+
+  /** The same after a delete committed. */
+  applyDelete(res: DeleteResult): void {
+    this.delta.addDead(res.dead);
+    this.lexical.statsChanged(res.stats);
+    for (const p of res.pages) this.pages.remove(p.url);
+    if (res.removedChunkIds.length) this.dense?.onChunksRemoved(res.removedChunkIds);
+    this.maintenance.noteWrite();
+  }
+
+  /** Everything stored changed (repair, forget everything): every in-memory mirror starts over. */
+  resetReaders(): void {
+    this.lexical.invalidate('all');
+    this.pages.reset();
+    this.delta.reset();
+    this.termIds.reset();
+    this.maintenance.reset();
+    this.dense?.onChunksRemoved([]);
   }
 
   /** Shown to the user (options, popup) after storage ran out. */
@@ -172,10 +216,10 @@ export class Engine {
   async stats(): Promise<Stats> {
     await this.forget.ready();
     const db = await this.db();
-    const [stored, storedChunks, hidden] = await Promise.all([db.count('pages'), db.count('chunks'), this.pages.hiddenPages()]);
+    const [stored, corpus, hidden] = await Promise.all([db.count('pages'), this.lexical.corpusStats(), this.pages.hiddenPages()]);
     // As the user sees them: pages marked forgotten (undo window open) are not counted.
     const pages = stored - hidden.length;
-    const chunks = storedChunks - hidden.reduce((n, p) => n + p.chunkIds.length, 0);
+    const chunks = corpus.N - hidden.reduce((n, p) => n + p.chunkIds.length, 0);
     const sites = new Set([...(await this.pages.all()).values()].map((p) => p.site)).size;
     const st = this.dense?.status();
     const out: Stats = { pages, chunks, pendingEmbeddings: (await this.dense?.pending()) ?? 0, sites, activeModel: st?.model ?? null };

@@ -1,7 +1,8 @@
 /**
- * Forgetting: pages by URL, by site, by visit range, everything, and the retention policy. Every delete
- * removes a page and everything derived from it (sections, texts, postings, vectors, queue entries) in
- * one transaction (pageStore.deletePages), then brings the engine's caches in step.
+ * Forgetting: pages by URL, by site, by visit range, everything, and the retention policy. A delete
+ * removes a page, its sections and its queue entries and stores a tombstone for its chunk ids in one
+ * transaction (pageStore.deletePages): from then on no reader sees its postings or vectors, which the
+ * next sweep removes (indexMaintenance.ts). No stored text is needed to forget a page.
  *
  * What the user asks to forget is first a mark (issue 16): the pages' URLs are written to `meta`
  * (MARKS_KEY) before the request is answered and hidden from every read of the page table at once (no
@@ -15,10 +16,11 @@ import { daysAgoStart, inScope, UNDO_MS, visitedIn } from '../src/forget.js';
 import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview } from '../src/protocol.js';
 import { ProtocolError } from '../src/protocol.js';
 import { siteMatches } from '../src/url.js';
-import { TOKENIZER } from '../src/indexing.js';
+import { hasLegacy, LEGACY_STORES, MIGRATION_KEY, type StoreName } from './db.js';
 import type { Engine } from './engine.js';
+import { MERGE_KEY, SWEEP_KEY } from './indexMaintenance.js';
 import type { PageMeta } from './pageTable.js';
-import { deletePages, forgetCaches } from './pageStore.js';
+import { deletePages, forgetCaches, readStats } from './pageStore.js';
 import { EVICT_FRACTION } from './storageBudget.js';
 
 export const MARKS_KEY = 'forgetMarks';
@@ -180,10 +182,10 @@ export class Forget {
   async urlsLocked(urls: readonly string[]): Promise<number> {
     if (!urls.length) return 0;
     const db = await this.engine.db();
-    const res = await deletePages(db, urls, TOKENIZER);
-    this.engine.lexical.invalidate(res.touchedTerms);
-    for (const p of res.pages) this.engine.pages.remove(p.url);
-    this.engine.dense?.onChunksRemoved(res.removedChunkIds);
+    const res = await deletePages(db, urls);
+    this.engine.applyDelete(res);
+    // A page not merged yet goes with its segment now (the sweep would leave it until the merge).
+    if (res.pages.length) await this.engine.maintenance.purgeSegmentsLocked();
     return res.pages.length;
   }
 
@@ -206,25 +208,23 @@ export class Forget {
     {
       const db = await this.engine.db();
       const n = await db.count('pages');
-      const tx = db.transaction(['pages', 'chunks', 'texts', 'postings', 'embedQueue', 'vectors', 'meta'], 'readwrite');
+      const stores: StoreName[] = ['pages', 'sections', 'terms', 'postings', 'segments', 'tombstones', 'embedQueue', 'vectors', 'meta'];
+      const legacy = hasLegacy(db);
+      const tx = db.transaction(legacy ? [...stores, ...LEGACY_STORES] : stores, 'readwrite');
+      const stats = await readStats(tx);
       await Promise.all([
-        tx.objectStore('pages').clear(),
-        tx.objectStore('chunks').clear(),
-        tx.objectStore('texts').clear(),
-        tx.objectStore('postings').clear(),
-        tx.objectStore('embedQueue').clear(),
-        tx.objectStore('vectors').clear(),
-        // Keep counting chunk ids from where they were: ids are never reused (an embedding batch in
-        // flight must not attach an old chunk's vector to a new chunk with the same id).
-        tx.objectStore('meta').get('stats').then((st) => tx.objectStore('meta').put({ N: 0, totalLength: 0, nextChunkId: (st as { nextChunkId?: number } | undefined)?.nextChunkId ?? 1 }, 'stats')),
+        ...stores.filter((s) => s !== 'meta').map((s) => tx.objectStore(s).clear()),
+        ...(legacy ? LEGACY_STORES.map((s) => tx.objectStore(s).clear()) : []),
+        // Nothing is left to merge, sweep or migrate.
+        ...[MERGE_KEY, SWEEP_KEY, MIGRATION_KEY].map((k) => tx.objectStore('meta').delete(k)),
+        // Keep counting chunk ids (and segment keys) from where they were: ids are never reused (an
+        // embedding batch in flight must not attach an old chunk's vector to a new chunk with the same id).
+        tx.objectStore('meta').put({ N: 0, totalLength: 0, nextChunkId: stats.nextChunkId, nextSeq: stats.nextSeq }, 'stats'),
       ]);
       await tx.done;
-      // The stats record was rewritten without the tail token, so the tail cache would be dropped on
-      // the next write anyway; forget it (and cached text) now: nothing of the pages stays in memory.
+      // Nothing of the pages stays in memory either.
       forgetCaches(db);
-      this.engine.lexical.invalidate('all');
-      this.engine.pages.reset();
-      this.engine.dense?.onChunksRemoved([]);
+      this.engine.resetReaders();
       return n;
     }
   }

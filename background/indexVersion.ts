@@ -31,7 +31,9 @@ export async function ensureIndexVersion(engine: Engine): Promise<boolean> {
   if (have === want) return false;
   // A database without the record is new (empty: nothing to rebuild) or was built by the first
   // release, which had no record and built what INDEX_REVISION 1 builds.
-  const rebuild = have !== undefined || (INDEX_REVISION > 1 && (await db.count('chunks')) > 0);
+  // (A repair rebuilds the index from the pages' sections, a schema-2 database's old records included:
+  // it takes a migration's place when both are due.)
+  const rebuild = have !== undefined || (INDEX_REVISION > 1 && (await db.count('pages')) > 0);
   if (rebuild) {
     const report = await verifyIndex(engine, true);
     if (report.problems.length) console.info(`reread: index rebuilt for a new version (${report.problems.length} differences)`);

@@ -16,7 +16,8 @@ import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
 import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
-import { migrateChunkTexts, unpackBlocks, withTexts } from './sectionTexts.js';
+import { pageSections, unpackBlocks } from './sections.js';
+import { lexicalLane } from './search.js';
 import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
 import { embedderHost } from './embedding/host.js';
@@ -44,8 +45,10 @@ const ready = Promise.all([
   // Pages marked forgotten are hidden before any message is answered (a restart inside an undo window).
   engine.forget.ready().catch((e: unknown) => console.warn('reread: forget marks', e)),
 ]);
-// Resumes (or finishes at once) the v1 -> v2 text compression; readers accept both forms meanwhile.
-void engine.db().then((db) => migrateChunkTexts(db)).catch((e: unknown) => console.warn('reread: text migration', e));
+// Index maintenance (a schema migration, pending merges and sweeps) resumes where a stopped worker left
+// it; an extension API call between its steps keeps the worker alive while it has work.
+engine.maintenance.keepAlive = () => void browser.runtime.getPlatformInfo().catch(() => undefined);
+engine.maintenance.schedule(2_000);
 
 const dayOne = new DayOne(engine, pageReader);
 
@@ -234,14 +237,17 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
 (globalThis as unknown as { reread: unknown }).reread = { engine, dense };
 (globalThis as unknown as { rereadDebug: unknown }).rereadDebug = {
   verifyIndex,
-  migrateTexts: () => engine.db().then((db) => migrateChunkTexts(db)),
-  /** A stored page's chunk records with their text (decompressed), in order. */
+  /** Runs index maintenance (migration, merges, sweeps) until nothing is left; `force` ignores thresholds. */
+  maintain: (force = true) => engine.maintenance.run({ force }),
+  maintenanceStatus: () => engine.maintenance.status(),
+  /** The lexical lane alone (postings + BM25), for the benchmarks. */
+  lexicalLane: async (terms: string[], k: number) => lexicalLane(engine, terms, k, await engine.settings()),
+  /** A stored page's sections with their text (decompressed), in order. */
   pageChunks: async (url: string) => {
     const db = await engine.db();
     const page = await db.get('pages', url);
     if (!page) return [];
-    const chunks = (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined);
-    return withTexts(db, chunks);
+    return (await pageSections(db, [page])).get(url) ?? [];
   }, registerHello, hellosFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog, chunkerVersion: CHUNKER_VERSION,
   /** The lexical lane alone, as search() runs it (the benchmark times it apart from the dense lane). */
   lexicalSearch: async (q: string, k: number) => lexicalSearch(searchSource(engine, await engine.settings()), parseQuery(q).text, k),
@@ -249,6 +255,6 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
   cut: { chunkBlocks, validateCapture },
   /** The blocks and chunker version stored for a page (background/recut.ts cuts them again). */
   pageBlocks: async (url: string) => {
-    const rec = await (await engine.db()).get('texts', url);
+    const rec = await (await engine.db()).get('sections', url);
     return rec?.b ? { blocks: await unpackBlocks(rec.b), chunker: rec.cv ?? null, bytes: rec.b.byteLength, textBytes: rec.z.byteLength } : null;
   } };

@@ -1,6 +1,8 @@
 /**
  * Housekeeping that runs without the user: the retention policy (on a twice-daily alarm and after the
- * settings change), and following the browser's history deletions when the user opted in.
+ * settings change), index maintenance (merges and sweeps, indexMaintenance.ts: it runs after writes and
+ * at every worker start; an alarm wakes an idle worker to finish what a stop cut short), and following
+ * the browser's history deletions when the user opted in.
  */
 import browser from 'webextension-polyfill';
 import { normalizeStoredUrl } from '../src/url.js';
@@ -8,6 +10,7 @@ import type { Engine } from './engine.js';
 import { flushIndexedDb } from './storageBudget.js';
 
 const RETENTION_ALARM = 'reread-retention';
+const INDEX_ALARM = 'reread-index';
 /** Wakes a stopped worker when a forget's undo window closes, to purge its pages. */
 const PURGE_ALARM = 'reread-forget-purge';
 
@@ -56,11 +59,15 @@ export function registerMaintenance(engine: Engine): void {
   browser.alarms?.onAlarm.addListener((alarm) => {
     if (alarm.name === RETENTION_ALARM) void purgeForgotten(engine).then(() => runRetention(engine));
     if (alarm.name === PURGE_ALARM) void purgeForgotten(engine);
+    if (alarm.name === INDEX_ALARM) engine.maintenance.schedule(0);
   });
   engine.forget.onPurgeDue = (when) => void browser.alarms?.create(PURGE_ALARM, { when: when + 1000 }).catch(() => undefined);
   void purgeForgotten(engine);
   void browser.alarms?.get(RETENTION_ALARM).then((a) => {
     if (!a) void browser.alarms.create(RETENTION_ALARM, { periodInMinutes: 12 * 60, delayInMinutes: 1 });
+  });
+  void browser.alarms?.get(INDEX_ALARM).then((a) => {
+    if (!a) void browser.alarms.create(INDEX_ALARM, { periodInMinutes: 30, delayInMinutes: 5 });
   });
   listenToHistory(engine);
   browser.permissions?.onAdded.addListener(() => listenToHistory(engine));

@@ -1,19 +1,29 @@
 /**
- * Writes and deletes pages: chunks, BM25 postings, statistics and the embedding queue change together
- * in one IndexedDB transaction, or not at all. Work is proportional to the page, not to the index.
+ * Writes and deletes pages. A write stores, in one IndexedDB transaction, the page record, its sections
+ * (one deflated record), one segment holding its postings (terms as strings), its embedding queue
+ * entries and the corpus statistics — a handful of records whatever the size of the index, so a
+ * capture costs the same at a million sections as at a thousand. A batch of pages (an import, a history
+ * backfill) is one transaction and one segment.
+ *
+ * A delete (and the old version of a rewritten page) stores a tombstone — the range of the page's chunk
+ * ids — and deletes the page, its sections and its queue entries: no text is read to find its postings,
+ * so a page whose text record is missing or unreadable is forgotten like any other, and the write is
+ * tiny, so it commits even when the storage is nearly full. Postings and vectors of forgotten ids go at
+ * the next sweep (indexMaintenance.ts); readers ignore them meanwhile (delta.ts).
  */
 import type { IDBPTransaction } from 'idb';
 import type { Block, Chunk } from '../src/chunker.js';
 import type { TokenizerOptions } from '../src/tokenizer.js';
-import { indexSection, type IndexedSection } from '../src/indexing.js';
-import { appendToBlock, BLOCK_SIZE, removeFromBlock, type EncodedBlock, type PostingEntry } from '../src/postings.js';
+import { indexSection } from '../src/indexing.js';
+import { encodeSegment, type PostingEntry } from '../src/postings.js';
 import type { CaptureOutcome } from '../src/protocol.js';
 import type { PageKind } from '../src/pageKind.js';
 import type { TitleEntry } from '../src/historyEntries.js';
 import { addVisit } from '../src/forget.js';
-import { EMPTY_STATS, type ChunkRecord, type DB, type PageRecord, type RereadDB, type StatsRecord } from './db.js';
-import { removeVectors } from './vectorStore.js';
-import { forgetAllTexts, forgetTexts, packBlocks, packTexts, withTexts } from './sectionTexts.js';
+import { EMPTY_STATS, type DB, type PageRecord, type RereadDB, type StatsRecord, type StoreName } from './db.js';
+import type { DeadRange, DeltaList, PendingSegment } from './delta.js';
+import { legacyActive, legacyLens, removeLegacyPage } from './legacy.js';
+import { forgetAllSections, forgetPage, packBlocks, packSections, sectionsJson } from './sections.js';
 
 export interface PageInput {
   url: string;
@@ -28,7 +38,7 @@ export interface PageInput {
   chunker?: string;
   /** Visit time (epoch ms). */
   now: number;
-  /** A re-cut of the stored page (background/recut.ts): its visits are left as they are. */
+  /** A re-cut of the stored page (background/recut.ts): its visits, kind and PDF facts are left as they are. */
   recut?: boolean;
   /** Model to queue the new chunks for; null when the dense lane is off. */
   embedModel: string | null;
@@ -39,209 +49,103 @@ export interface PageInput {
   pdf?: PageRecord['pdf'];
 }
 
+/** N and the total section length, as the stats record holds them. */
+export interface CorpusTotals {
+  N: number;
+  totalLength: number;
+}
+
 export interface WriteResult {
   outcome: CaptureOutcome;
   page: PageRecord;
-  /** Terms whose postings changed (the caller's caches drop them). */
-  touchedTerms: Set<string>;
   removedChunkIds: number[];
   addedChunkIds: number[];
-  /** What changed in the postings, exactly: the lexical cache follows it instead of reading the terms again. */
-  delta: PostingDelta;
 }
 
-/**
- * A committed write's change to the postings: per term, the chunk ids taken out and the entries
- * appended (ids above every id the term had), and the corpus statistics after it.
- */
-export interface PostingDelta {
-  removed: Map<string, number[]>;
-  added: Map<string, PostingEntry[]>;
-  /** Null: unchanged (a revisit). */
-  stats: { N: number; totalLength: number } | null;
+export interface BatchResult {
+  pages: WriteResult[];
+  /**
+   * The corpus statistics as the write committed them (null: the write stored nothing). The lexical
+   * reader takes them as they are: reading them again would wait for every write transaction queued
+   * before the read (a backfill stores page after page).
+   */
+  stats: CorpusTotals | null;
+  /** The segment the batch stored (null when nothing new was indexed): the delta adds it. */
+  segment: PendingSegment | null;
+  /** Tombstones stored for rewritten pages' old ids. */
+  dead: DeadRange[];
 }
 
-type WriteTx = IDBPTransaction<RereadDB, ('pages' | 'chunks' | 'texts' | 'postings' | 'meta' | 'embedQueue' | 'vectors')[], 'readwrite'>;
+export type WriteTx = IDBPTransaction<RereadDB, StoreName[], 'readwrite'>;
 
-export const WRITE_STORES = ['pages', 'chunks', 'texts', 'postings', 'meta', 'embedQueue', 'vectors'] as const;
+const CORE_STORES: StoreName[] = ['pages', 'sections', 'segments', 'tombstones', 'meta', 'embedQueue'];
+
+/** The stores a page write or delete touches (the legacy ones too while a schema-2 database migrates). */
+export function writeStores(db: DB): StoreName[] {
+  return legacyActive(db) ? [...CORE_STORES, 'chunks', 'texts'] : CORE_STORES;
+}
 
 export async function readStats(tx: { objectStore(name: 'meta'): { get(key: string): Promise<unknown> } }): Promise<StatsRecord> {
   const s = (await tx.objectStore('meta').get('stats')) as StatsRecord | undefined;
-  return s ? { ...s } : { ...EMPTY_STATS };
+  return { ...EMPTY_STATS, ...s };
 }
 
-/** Term -> entries for a set of chunks (in ascending id order), each list sorted by chunk id. */
-export function groupPostings(docs: readonly { id: number; doc: IndexedSection }[]): Map<string, PostingEntry[]> {
+/** What the index stores of one section: each term's tf code (src/indexing.ts tfCode), and the section's body length. */
+export interface SectionPostings {
+  len: number;
+  tfs: Map<string, number>;
+}
+
+/**
+ * A section's postings, from what src/indexing.ts says is indexed: the one place the write path, the
+ * history import, verifyIndex and the benchmarks' bulk loader turn a section into postings.
+ */
+export function sectionPostings(title: string, chunk: { text: string; headingPath: readonly string[] }, tok: TokenizerOptions): SectionPostings {
+  return indexSection(title, chunk, tok);
+}
+
+/** Term -> entries for a set of sections, each list sorted by chunk id. */
+export function groupPostings(docs: readonly ({ id: number } & SectionPostings)[]): Map<string, PostingEntry[]> {
   const byTerm = new Map<string, PostingEntry[]>();
   for (const d of docs) {
-    const len = d.doc.len;
-    for (const [term, tf] of d.doc.tfs) {
+    for (const [term, tf] of d.tfs) {
       let list = byTerm.get(term);
       if (!list) byTerm.set(term, (list = []));
-      list.push({ id: d.id, tf, len });
+      list.push({ id: d.id, tf, len: d.len });
     }
   }
   return byTerm;
 }
 
-function toBlock(r: { f: number; n: number; d: Uint8Array }): EncodedBlock {
-  return { first: r.f, n: r.n, data: r.d };
-}
-
-/**
- * Each term's last posting block as stored, kept in memory so that appending a page's postings is puts
- * only (a cursor read per term per page was half the write time in Chromium). Valid only while the
- * stored stats carry this cache's token: a write that aborted, a repair, delete-all or a writer in
- * another context leaves the token out or different, and the cache starts over (reading tails again).
- * null = the term has no block.
- */
-interface TailCache {
-  token: string;
-  tails: Map<string, EncodedBlock | null>;
-  bytes: number;
-}
-const TAIL_CACHE_MAX_BYTES = 16_000_000;
-const tailCaches = new WeakMap<DB, TailCache>();
-
-function newToken(): string {
-  return `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-}
-
-function tailCacheFor(db: DB, stats: StatsRecord): TailCache {
-  let c = tailCaches.get(db);
-  if (!c || stats.tail !== c.token) {
-    c = { token: newToken(), tails: new Map(), bytes: 0 };
-    tailCaches.set(db, c);
-  }
-  return c;
-}
-
-function forgetTails(db: DB): void {
-  tailCaches.delete(db);
-}
-
-/** Drops every in-memory copy of stored text and terms (after "forget everything"). */
-export function forgetCaches(db: DB): void {
-  forgetTails(db);
-  forgetAllTexts(db);
-}
-
-function setTail(c: TailCache, term: string, block: EncodedBlock | null): void {
-  const old = c.tails.get(term);
-  if (old) c.bytes -= old.data.byteLength + term.length * 2 + 32;
-  c.tails.delete(term); // re-insert: Map order is the LRU order
-  c.tails.set(term, block);
-  if (block) c.bytes += block.data.byteLength + term.length * 2 + 32;
-  for (const [t, b] of c.tails) {
-    if (c.bytes <= TAIL_CACHE_MAX_BYTES) break;
-    c.tails.delete(t);
-    if (b) c.bytes -= b.data.byteLength + t.length * 2 + 32;
-  }
-}
-
-/** Removes chunk ids from one term's blocks: one keyed lookup per block touched. */
-async function removeTermPostings(tx: WriteTx, term: string, ids: number[]): Promise<void> {
-  const store = tx.objectStore('postings');
+/** Splits ids into ranges of consecutive ids (a page's ids are one range unless a repair dropped some). */
+export function idRanges(ids: readonly number[]): { first: number; end: number }[] {
   const sorted = [...ids].sort((a, b) => a - b);
-  let i = 0;
-  while (i < sorted.length) {
-    const id = sorted[i]!;
-    const cursor = await store.openCursor(IDBKeyRange.bound([term, 0], [term, id]), 'prev');
-    if (!cursor) {
-      i++; // not indexed under this term (should not happen; verifyIndex would report it)
-      continue;
-    }
-    const block = toBlock(cursor.value);
-    const inBlock = new Set<number>();
-    // The block holds ids up to the next block's first; take every pending id below that.
-    const next = await store.openCursor(IDBKeyRange.bound([term, block.first], [term, Infinity], true, false));
-    const limit = next ? next.value.f : Infinity;
-    while (i < sorted.length && sorted[i]! < limit) inBlock.add(sorted[i++]!);
-    const kept = removeFromBlock(block, inBlock);
-    if (kept) await store.put({ t: term, f: kept.first, n: kept.n, d: kept.data });
-    else await store.delete([term, block.first]);
+  const out: { first: number; end: number }[] = [];
+  for (const id of sorted) {
+    const last = out[out.length - 1];
+    if (last && id === last.end) last.end++;
+    else if (!last || id >= last.end) out.push({ first: id, end: id + 1 });
   }
-}
-
-async function appendTermPostings(tx: WriteTx, tails: TailCache, term: string, entries: PostingEntry[]): Promise<void> {
-  const store = tx.objectStore('postings');
-  let last = tails.tails.get(term);
-  if (last === undefined) {
-    const cursor = await store.openCursor(IDBKeyRange.bound([term, 0], [term, Infinity]), 'prev');
-    last = cursor ? toBlock(cursor.value) : null;
-  }
-  const blocks = appendToBlock(last && last.n < BLOCK_SIZE ? last : undefined, entries);
-  setTail(tails, term, blocks[blocks.length - 1]!);
-  await Promise.all(blocks.map((b) => store.put({ t: term, f: b.first, n: b.n, d: b.data })));
-}
-
-/** A stored page as it was read before its write transaction, with what removing it takes. */
-interface OldPage {
-  page: PageRecord;
-  chunks: ChunkRecord[];
-  docs: { id: number; doc: IndexedSection }[];
-}
-
-/** The page was changed by someone else between the read and the write: read again and retry. */
-class StalePage extends Error {}
-
-/**
- * Reads pages and the terms of their chunks before the write transaction opens: chunk text has to be
- * decompressed, which cannot happen inside a transaction. The transaction checks nothing changed.
- */
-async function readOldPages(db: DB, urls: readonly string[], tok: TokenizerOptions): Promise<Map<string, OldPage>> {
-  const tx = db.transaction(['pages', 'chunks']);
-  const pages = (await Promise.all(urls.map((u) => tx.objectStore('pages').get(u)))).filter((p): p is PageRecord => !!p);
-  const chunks = await Promise.all(pages.map(async (p) => (await Promise.all(p.chunkIds.map((id) => tx.objectStore('chunks').get(id)))).filter((c): c is ChunkRecord => !!c)));
-  await tx.done;
-  const out = new Map<string, OldPage>();
-  await Promise.all(
-    pages.map(async (page, i) => {
-      const cs = await withTexts(db, chunks[i]!);
-      out.set(page.url, { page, chunks: chunks[i]!, docs: cs.map((c) => ({ id: c.id, doc: indexSection(page.title, c, tok) })) });
-    }),
-  );
   return out;
 }
 
-function samePage(a: PageRecord | undefined, b: PageRecord | undefined): boolean {
-  return a === b || (!!a && !!b && a.hash === b.hash && a.title === b.title && a.chunkIds.join() === b.chunkIds.join());
-}
-
-async function removeChunks(tx: WriteTx, old: OldPage, stats: StatsRecord, touched: Set<string>, tails: TailCache, removed: Map<string, number[]>): Promise<void> {
-  await tx.objectStore('texts').delete(old.page.url);
-  if (!old.chunks.length) return;
-  const byTerm = groupPostings(old.docs);
-  for (const t of byTerm.keys()) tails.tails.delete(t); // their blocks change here; re-read on append
-  await Promise.all([...byTerm].map(([term, entries]) => removeTermPostings(tx, term, entries.map((e) => e.id))));
-  for (const [t, entries] of byTerm) {
-    touched.add(t);
-    const ids = removed.get(t);
-    if (ids) ids.push(...entries.map((e) => e.id));
-    else removed.set(t, entries.map((e) => e.id));
-  }
-  for (const d of old.docs) {
-    stats.N -= 1;
-    stats.totalLength -= d.doc.len;
-  }
-  const chunkStore = tx.objectStore('chunks');
-  const queue = tx.objectStore('embedQueue');
-  await Promise.all(old.chunks.flatMap((c) => [chunkStore.delete(c.id), queue.delete(c.id)]));
-  await removeVectors(tx, old.chunks.map((c) => c.id));
+/** Drops every in-memory copy of stored text (after "forget everything"). */
+export function forgetCaches(db: DB): void {
+  forgetAllSections(db);
 }
 
 /**
  * Runs `body` against `tx` and aborts the transaction if it throws. An exception thrown between
  * requests (not by a request) does not abort an IndexedDB transaction: without this, the requests
- * already made would commit and leave half a write behind. The posting-tail cache may hold blocks of
- * the aborted write, so it is dropped.
+ * already made would commit and leave half a write behind.
  */
-async function allOrNothing<T>(db: DB, tx: WriteTx, body: () => Promise<T>): Promise<T> {
+export async function allOrNothing<T>(tx: { abort(): void; done: Promise<void> }, body: () => Promise<T>, pending: readonly Promise<unknown>[] = []): Promise<T> {
   try {
     return await body();
   } catch (e) {
-    forgetTails(db);
     tx.done.catch(() => undefined);
+    // Requests made before the failure reject as the transaction aborts: nobody waits for them now.
+    for (const p of pending) p.catch(() => undefined);
     try {
       tx.abort();
     } catch {
@@ -251,7 +155,9 @@ async function allOrNothing<T>(db: DB, tx: WriteTx, body: () => Promise<T>): Pro
   }
 }
 
-/** Runs a read-then-write attempt again when the page changed in between (never, with the engine's lock). */
+/** The page was changed by someone else between the read and the write: read again and retry. */
+class StalePage extends Error {}
+
 async function retryStale<T>(attempt: () => Promise<T>): Promise<T> {
   for (let i = 0; ; i++) {
     try {
@@ -262,98 +168,153 @@ async function retryStale<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions): Promise<WriteResult> {
-  // Tokenize and compress before the transaction opens: nothing but IndexedDB requests may be awaited inside it.
-  const newDocs = input.chunks.map((c) => indexSection(input.title, c, tok));
-  const z = input.chunks.length ? await packTexts(input.chunks.map((c) => c.text)) : null;
-  const b = z && input.blocks ? await packBlocks(input.blocks) : null;
-  return retryStale(async () => {
-    const current = await db.get('pages', input.url);
-    // A revisit with unchanged content needs nothing of the old chunks.
-    // (A re-cut rewrites the sections even when their texts, and so the hash, are the same: anchors may differ.)
-    const rewrite = (p: PageRecord | undefined) => !!p && (p.hash !== input.hash || !!input.recut);
-    const old = rewrite(current) ? (await readOldPages(db, [input.url], tok)).get(input.url) : undefined;
-    const tx = db.transaction([...WRITE_STORES], 'readwrite');
-    const result = await allOrNothing(db, tx, () => writePageIn(db, tx, input, newDocs, z, b, current, old, rewrite));
-    if (result.removedChunkIds.length) forgetTexts(db, result.removedChunkIds);
-    return result;
-  });
+const samePage = (a: PageRecord | undefined, b: PageRecord | undefined): boolean =>
+  a === b || (!!a && !!b && a.hash === b.hash && a.title === b.title && a.chunkIds.join() === b.chunkIds.join() && !!a.lens === !!b.lens);
+
+/** What a page's old version takes with it: tombstones for its ids, its queue entries, its sections. */
+async function retire(tx: WriteTx, db: DB, old: PageRecord, stats: StatsRecord, dead: DeadRange[], puts: Promise<unknown>[] = []): Promise<void> {
+  const lens = old.lens ?? (legacyActive(db) ? await legacyLens(tx, old) : []);
+  stats.N -= old.chunkIds.length;
+  stats.totalLength -= lens.reduce((a, b) => a + b, 0);
+  const start = puts.length;
+  for (const r of idRanges(old.chunkIds)) {
+    const seq = stats.nextSeq!++;
+    const at = Date.now();
+    puts.push(tx.objectStore('tombstones').put({ first: r.first, end: r.end, at }, seq));
+    puts.push(tx.objectStore('embedQueue').delete(IDBKeyRange.bound(r.first, r.end - 1)));
+    dead.push({ seq, first: r.first, end: r.end, at });
+  }
+  puts.push(tx.objectStore('sections').delete(old.url));
+  if (legacyActive(db)) puts.push(removeLegacyPage(tx, old));
+  await Promise.all(puts.slice(start));
 }
 
-async function writePageIn(
-  db: DB,
-  tx: WriteTx,
-  input: PageInput,
-  newDocs: IndexedSection[],
-  z: Uint8Array | null,
-  b: Uint8Array | null,
-  readBefore: PageRecord | undefined,
-  old: OldPage | undefined,
-  rewrite: (p: PageRecord | undefined) => boolean,
-): Promise<WriteResult> {
-  const touched = new Set<string>();
-  const cur = await tx.objectStore('pages').get(input.url);
-  if (!samePage(cur, readBefore) || (rewrite(cur) && !samePage(cur, old?.page))) throw new StalePage();
-  // A re-cut keeps the page as it was (its kind, PDF facts, visits): only its sections change.
-  const kindOf = (c: PageRecord | undefined): PageInput => (input.recut && c ? { ...input, kind: c.kind, pdf: c.pdf } : input);
-  if (cur && !rewrite(cur)) {
-    const page = withKind(input.notAVisit || input.recut ? { ...cur } : { ...cur, lastVisit: Math.max(cur.lastVisit, input.now), visitCount: cur.visitCount + 1, visits: addVisit(cur.visits, input.now) }, kindOf(cur));
-    await tx.objectStore('pages').put(page);
-    if (b) {
-      // A page stored before its blocks were kept gets them now (its cut is of an unknown chunker: the
-      // next chunker change re-cuts it).
-      const texts = await tx.objectStore('texts').get(input.url);
-      if (texts && !texts.b && texts.ids.join() === cur.chunkIds.join()) await tx.objectStore('texts').put({ ...texts, b, cv: '' });
-    }
-    await tx.done;
-    return { outcome: 'revisit', page, touchedTerms: touched, removedChunkIds: [], addedChunkIds: [], delta: { removed: new Map(), added: new Map(), stats: null } };
-  }
-  const stats = await readStats(tx);
-  const tails = tailCacheFor(db, stats);
-  const removed = new Map<string, number[]>();
-  if (old) await removeChunks(tx, old, stats, touched, tails, removed);
+interface Prepared {
+  input: PageInput;
+  /** Each chunk's postings. */
+  docs: SectionPostings[];
+  lens: number[];
+  z: Uint8Array;
+  /** The page's blocks, deflated (absent when the input has none). */
+  b: Uint8Array | null;
+}
 
-  const ids: number[] = [];
-  const records: ChunkRecord[] = input.chunks.map((c, i) => {
-    const id = stats.nextChunkId++;
-    ids.push(id);
-    return { id, url: input.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), len: newDocs[i]!.len };
+/** Whether the input rewrites the stored page's sections: new content, or a re-cut (same texts, anchors may differ). */
+const rewrites = (stored: PageRecord | undefined, input: PageInput): boolean => !stored || stored.hash !== input.hash || !!input.recut;
+
+export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions): Promise<WriteResult & { batch: BatchResult }> {
+  const batch = await writePages(db, [input], tok);
+  return { ...batch.pages[0]!, batch };
+}
+
+/**
+ * Stores pages (new, changed, or revisited unchanged) in one transaction: the same URL twice in one batch
+ * is refused. Tokenizing and compressing happen before the transaction opens (nothing but IndexedDB
+ * requests may be awaited inside it).
+ */
+export async function writePages(db: DB, inputs: readonly PageInput[], tok: TokenizerOptions): Promise<BatchResult> {
+  if (new Set(inputs.map((i) => i.url)).size !== inputs.length) throw new Error('a batch names the same page twice');
+  return retryStale(async () => {
+    // Which pages have new content (a revisit with the same hash needs no tokenizing or compressing), and
+    // which revisited pages were stored before their blocks were kept (they get them now).
+    const rtx = db.transaction(['pages', 'sections']);
+    const before = await Promise.all(inputs.map((i) => rtx.objectStore('pages').get(i.url)));
+    const lacksBlocks = await Promise.all(
+      inputs.map(async (input, i) => !!input.blocks && !!before[i] && !rewrites(before[i], input) && before[i]!.chunkIds.length > 0 && !(await rtx.objectStore('sections').get(input.url))?.b),
+    );
+    await rtx.done;
+    const prepared = new Map<string, Prepared>();
+    const revisitBlocks = new Map<string, Uint8Array>();
+    await Promise.all(
+      inputs.map(async (input, i) => {
+        if (lacksBlocks[i]) revisitBlocks.set(input.url, await packBlocks(input.blocks!));
+        if (!rewrites(before[i], input)) return;
+        const docs = input.chunks.map((c) => sectionPostings(input.title, c, tok));
+        const [z, b] = await Promise.all([packSections(input.chunks), input.blocks && input.chunks.length ? packBlocks(input.blocks) : null]);
+        prepared.set(input.url, { input, docs, lens: docs.map((d) => d.len), z, b });
+      }),
+    );
+    // The batch's postings, ids relative to its first new id (pages get consecutive ids in input order).
+    const docs: ({ id: number } & SectionPostings)[] = [];
+    for (const input of inputs) for (const d of prepared.get(input.url)?.docs ?? []) docs.push({ id: docs.length, ...d });
+    const byTerm = groupPostings(docs);
+    const encoded = docs.length ? encodeSegment(byTerm, 0) : null;
+
+    const tx = db.transaction(writeStores(db), 'readwrite');
+    const puts: Promise<unknown>[] = [];
+    const result = await allOrNothing(tx, async () => {
+      const stats = await readStats(tx);
+      const current = await Promise.all(inputs.map((i) => tx.objectStore('pages').get(i.url)));
+      if (current.some((c, i) => !samePage(c, before[i]))) throw new StalePage();
+      const base = stats.nextChunkId;
+      const pages: WriteResult[] = [];
+      const dead: DeadRange[] = [];
+      for (const [i, input] of inputs.entries()) {
+        const cur = current[i];
+        const prep = prepared.get(input.url);
+        // A re-cut keeps the page as it was (its kind, PDF facts, visits): only its sections change.
+        const kindOf: PageInput = input.recut && cur ? { ...input, kind: cur.kind, pdf: cur.pdf } : input;
+        if (!prep) {
+          const page = withKind(input.notAVisit || input.recut ? { ...cur! } : { ...cur!, lastVisit: Math.max(cur!.lastVisit, input.now), visitCount: cur!.visitCount + 1, visits: addVisit(cur!.visits, input.now) }, kindOf);
+          puts.push(tx.objectStore('pages').put(page));
+          const b = revisitBlocks.get(input.url);
+          if (b) {
+            // Its cut is of an unknown chunker (cv ''): the next chunker change re-cuts it.
+            const rec = await tx.objectStore('sections').get(input.url);
+            if (rec && !rec.b) puts.push(tx.objectStore('sections').put({ ...rec, b, cv: '' }));
+          }
+          pages.push({ outcome: 'revisit', page, removedChunkIds: [], addedChunkIds: [] });
+          continue;
+        }
+        if (cur) await retire(tx, db, cur, stats, dead, puts);
+        const ids = prep.docs.map(() => stats.nextChunkId++);
+        const keep = (input.notAVisit || input.recut) && cur;
+        const page: PageRecord = withKind(
+          {
+            // Fields other features keep on a page carry over a rewrite.
+            ...cur,
+            url: input.url,
+            site: input.site,
+            title: input.title,
+            lang: input.lang,
+            firstVisit: keep ? cur.firstVisit : cur ? Math.min(cur.firstVisit, input.now) : input.now,
+            lastVisit: keep ? cur.lastVisit : cur ? Math.max(cur.lastVisit, input.now) : input.now,
+            visitCount: keep ? cur.visitCount : (cur?.visitCount ?? 0) + 1,
+            ...(keep ? (cur.visits ? { visits: cur.visits } : {}) : { visits: addVisit(cur?.visits, input.now) }),
+            hash: input.hash,
+            chunkIds: ids,
+            words: input.words,
+            lens: prep.lens,
+          },
+          kindOf,
+        );
+        puts.push(tx.objectStore('pages').put(page));
+        if (ids.length) puts.push(tx.objectStore('sections').put({ url: input.url, z: prep.z, ...(prep.b ? { b: prep.b, cv: input.chunker ?? '' } : {}) }));
+        if (input.embedModel) for (const id of ids) puts.push(tx.objectStore('embedQueue').put({ id, model: input.embedModel }));
+        stats.N += ids.length;
+        stats.totalLength += prep.lens.reduce((a, b) => a + b, 0);
+        pages.push({ outcome: cur ? 'changed' : 'new', page, removedChunkIds: cur?.chunkIds ?? [], addedChunkIds: ids });
+      }
+      let segment: PendingSegment | null = null;
+      if (encoded && stats.nextChunkId > base) {
+        const seq = stats.nextSeq!++;
+        puts.push(tx.objectStore('segments').put({ first: base, end: stats.nextChunkId, t: encoded.t, d: encoded.d }, seq));
+        const terms = new Map<string, DeltaList>();
+        let entries = 0;
+        for (const [t, list] of byTerm) {
+          terms.set(t, { ids: list.map((e) => e.id + base), tfs: list.map((e) => e.tf) });
+          entries += list.length;
+        }
+        segment = { seq, first: base, end: stats.nextChunkId, terms, entries };
+      }
+      puts.push(tx.objectStore('meta').put(stats, 'stats'));
+      await Promise.all(puts);
+      await tx.done;
+      return { pages, segment, dead, stats: { N: stats.N, totalLength: stats.totalLength } };
+    }, puts);
+    for (const p of result.pages) if (p.outcome !== 'revisit') forgetPage(db, p.page.url);
+    return result;
   });
-  const byTerm = groupPostings(records.map((r, i) => ({ id: r.id, doc: newDocs[i]! })));
-  const puts: Promise<unknown>[] = [...byTerm].map(([term, entries]) => appendTermPostings(tx, tails, term, entries));
-  for (const t of byTerm.keys()) touched.add(t);
-  const chunkStore = tx.objectStore('chunks');
-  const queue = tx.objectStore('embedQueue');
-  for (const r of records) puts.push(chunkStore.put(r));
-  if (z) puts.push(tx.objectStore('texts').put({ url: input.url, ids, z, ...(b ? { b, cv: input.chunker ?? '' } : {}) }));
-  if (input.embedModel) for (const r of records) puts.push(queue.put({ id: r.id, model: input.embedModel }));
-  await Promise.all(puts);
-  for (const d of newDocs) {
-    stats.N += 1;
-    stats.totalLength += d.len;
-  }
-  const keep = (input.notAVisit || input.recut) && cur;
-  const page: PageRecord = withKind(
-    {
-      url: input.url,
-      site: input.site,
-      title: input.title,
-      lang: input.lang,
-      firstVisit: keep ? cur.firstVisit : cur ? Math.min(cur.firstVisit, input.now) : input.now,
-      lastVisit: keep ? cur.lastVisit : cur ? Math.max(cur.lastVisit, input.now) : input.now,
-      visitCount: keep ? cur.visitCount : (cur?.visitCount ?? 0) + 1,
-      ...(keep ? (cur.visits ? { visits: cur.visits } : {}) : { visits: addVisit(cur?.visits, input.now) }),
-      hash: input.hash,
-      chunkIds: ids,
-      words: input.words,
-    },
-    kindOf(cur),
-  );
-  await tx.objectStore('pages').put(page);
-  await tx.objectStore('meta').put({ ...stats, tail: tails.token }, 'stats');
-  await tx.done;
-  const delta = { removed, added: byTerm, stats: { N: stats.N, totalLength: stats.totalLength } };
-  return { outcome: cur ? 'changed' : 'new', page, touchedTerms: touched, removedChunkIds: old?.chunks.map((c) => c.id) ?? [], addedChunkIds: ids, delta };
 }
 
 /** The page record carries the input's kind (and PDF facts); a page read in a tab carries none. */
@@ -390,12 +351,12 @@ export function storedDeflate(bytes: Uint8Array): Uint8Array {
 export type TitlePageInput = TitleEntry & { hash: string };
 
 /**
- * Stores many title-only entries in one transaction (the history import: 50,000 entries one
- * transaction each would take minutes). Only URLs with no stored page are written; a page read in a
+ * Stores many title-only entries in one transaction and one segment (the history import: 50,000 entries
+ * one transaction each would take minutes). Only URLs with no stored page are written; a page read in a
  * tab or an entry imported before is never touched, so running a batch twice stores nothing twice.
- * Returns what was written, for the caller's caches.
+ * Returns the batch for the engine's readers (Engine.applyWrite).
  */
-export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[], tok: TokenizerOptions, embedModel: string | null): Promise<{ pages: PageRecord[]; touchedTerms: Set<string>; addedChunkIds: number[]; delta: PostingDelta }> {
+export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[], tok: TokenizerOptions, embedModel: string | null): Promise<BatchResult> {
   const t0 = performance.now();
   const unique = [...new Map(inputs.map((i) => [i.url, i])).values()];
   const present = await (async () => {
@@ -405,55 +366,65 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
     return new Set(keys.filter((k): k is string => k !== undefined));
   })();
   const fresh = unique.filter((i) => !present.has(i.url));
-  const touched = new Set<string>();
-  if (!fresh.length) return { pages: [], touchedTerms: touched, addedChunkIds: [], delta: { removed: new Map(), added: new Map(), stats: null } };
+  const empty: BatchResult = { pages: [], segment: null, dead: [], stats: null };
+  if (!fresh.length) return empty;
   // Before the transaction: tokenizing and compressing cannot be awaited inside it.
   const chunks = fresh.map((i): Chunk => ({ ord: 0, headingPath: [], section: '', anchor: {}, text: i.text, words: i.text.split(/\s+/).filter(Boolean).length }));
-  const docs = fresh.map((i, k) => indexSection(i.title, chunks[k]!, tok));
+  const docs = fresh.map((i, k) => sectionPostings(i.title, chunks[k]!, tok));
   // A few hundred bytes of URL words gain nothing from compression, and a CompressionStream per entry
-  // was most of a batch's time: stored deflate blocks (the same format, read by unpackTexts as usual).
-  const packed = fresh.map((i) => storedDeflate(new TextEncoder().encode(JSON.stringify([i.text]))));
+  // was most of a batch's time: stored deflate blocks (the same format, read by unpackSections as usual).
+  const packed = fresh.map((_i, k) => storedDeflate(new TextEncoder().encode(sectionsJson([chunks[k]!]))));
   titleWriteLog.prepareMs += performance.now() - t0;
-  const tx = db.transaction([...WRITE_STORES], 'readwrite');
+  const tx = db.transaction(writeStores(db), 'readwrite');
   const t1 = performance.now();
-  return allOrNothing(db, tx, async () => {
-    // Stored between the check and now (the caller holds the write lock, so only by another context): skip those.
-    const again = await Promise.all(fresh.map((i) => tx.objectStore('pages').getKey(i.url)));
-    const stats = await readStats(tx);
-    const tails = tailCacheFor(db, stats);
-    const pages: PageRecord[] = [];
-    const records: { id: number; doc: IndexedSection }[] = [];
-    const puts: Promise<unknown>[] = [];
-    fresh.forEach((i, k) => {
-      if (again[k] !== undefined) return;
-      const id = stats.nextChunkId++;
-      const chunk = chunks[k]!;
-      records.push({ id, doc: docs[k]! });
-      puts.push(tx.objectStore('chunks').put({ id, url: i.url, ord: 0, headingPath: [], section: '', anchor: {}, len: docs[k]!.len }));
-      puts.push(tx.objectStore('texts').put({ url: i.url, ids: [id], z: packed[k]! }));
-      if (embedModel) puts.push(tx.objectStore('embedQueue').put({ id, model: embedModel }));
-      const page: PageRecord = { url: i.url, site: i.site, title: i.title, lang: '', firstVisit: i.lastVisit, lastVisit: i.lastVisit, visitCount: i.visitCount, hash: i.hash, chunkIds: [id], words: chunk.words, kind: 'title' };
-      pages.push(page);
-      puts.push(tx.objectStore('pages').put(page));
-      stats.N += 1;
-      stats.totalLength += docs[k]!.len;
-    });
-    const byTerm = groupPostings(records);
-    let newTerms = 0;
-    for (const term of byTerm.keys()) if (!tails.tails.has(term)) newTerms++;
-    for (const [term, entries] of byTerm) {
-      puts.push(appendTermPostings(tx, tails, term, entries));
-      touched.add(term);
-    }
-    await Promise.all(puts);
-    await tx.objectStore('meta').put({ ...stats, tail: tails.token }, 'stats');
-    await tx.done;
-    titleWriteLog.txMs += performance.now() - t1;
-    titleWriteLog.batches++;
-    titleWriteLog.entries += pages.length;
-    titleWriteLog.newTerms += newTerms;
-    return { pages, touchedTerms: touched, addedChunkIds: records.map((r) => r.id), delta: { removed: new Map(), added: byTerm, stats: { N: stats.N, totalLength: stats.totalLength } } };
-  });
+  const puts: Promise<unknown>[] = [];
+  const result = await allOrNothing(
+    tx,
+    async () => {
+      // Stored between the check and now (the caller holds the write lock, so only by another context): skip those.
+      const again = await Promise.all(fresh.map((i) => tx.objectStore('pages').getKey(i.url)));
+      const stats = await readStats(tx);
+      const base = stats.nextChunkId;
+      const pages: WriteResult[] = [];
+      const records: ({ id: number } & SectionPostings)[] = [];
+      fresh.forEach((i, k) => {
+        if (again[k] !== undefined) return;
+        const id = stats.nextChunkId++;
+        records.push({ id, ...docs[k]! });
+        puts.push(tx.objectStore('sections').put({ url: i.url, z: packed[k]! }));
+        if (embedModel) puts.push(tx.objectStore('embedQueue').put({ id, model: embedModel }));
+        const page: PageRecord = { url: i.url, site: i.site, title: i.title, lang: '', firstVisit: i.lastVisit, lastVisit: i.lastVisit, visitCount: i.visitCount, hash: i.hash, chunkIds: [id], words: chunks[k]!.words, lens: [docs[k]!.len], kind: 'title' };
+        pages.push({ outcome: 'new', page, removedChunkIds: [], addedChunkIds: [id] });
+        puts.push(tx.objectStore('pages').put(page));
+        stats.N += 1;
+        stats.totalLength += docs[k]!.len;
+      });
+      let segment: PendingSegment | null = null;
+      if (records.length) {
+        const byTerm = groupPostings(records);
+        const seq = stats.nextSeq!++;
+        const encoded = encodeSegment(byTerm, base);
+        puts.push(tx.objectStore('segments').put({ first: base, end: stats.nextChunkId, t: encoded.t, d: encoded.d }, seq));
+        const terms = new Map<string, DeltaList>();
+        let entries = 0;
+        for (const [t, list] of byTerm) {
+          terms.set(t, { ids: list.map((e) => e.id), tfs: list.map((e) => e.tf) });
+          entries += list.length;
+        }
+        segment = { seq, first: base, end: stats.nextChunkId, terms, entries };
+        titleWriteLog.newTerms += byTerm.size;
+      }
+      puts.push(tx.objectStore('meta').put(stats, 'stats'));
+      await Promise.all(puts);
+      await tx.done;
+      return { pages, segment, dead: [], stats: { N: stats.N, totalLength: stats.totalLength } };
+    },
+    puts,
+  );
+  titleWriteLog.txMs += performance.now() - t1;
+  titleWriteLog.batches++;
+  titleWriteLog.entries += result.pages.length;
+  return result;
 }
 
 /** Notes on a title-only entry that the backfill tried and left title-only (so it is not fetched again). */
@@ -468,38 +439,33 @@ export async function markFetchSkipped(db: DB, url: string, reason: string, at: 
 
 export interface DeleteResult {
   pages: PageRecord[];
-  touchedTerms: Set<string>;
+  /** As in BatchResult. */
+  stats: CorpusTotals | null;
   removedChunkIds: number[];
+  dead: DeadRange[];
 }
 
-/** Deletes pages (and everything derived from them) in one transaction. */
-export async function deletePages(db: DB, urlList: readonly string[], tok: TokenizerOptions): Promise<DeleteResult> {
+/** Deletes pages (and everything derived from them, by tombstone) in one transaction. */
+export async function deletePages(db: DB, urlList: readonly string[]): Promise<DeleteResult> {
   const urls = [...new Set(urlList)];
-  return retryStale(async () => {
-    const old = await readOldPages(db, urls, tok);
-    const tx = db.transaction([...WRITE_STORES], 'readwrite');
-    const result = await allOrNothing(db, tx, () => deletePagesIn(db, tx, urls, old));
-    forgetTexts(db, result.removedChunkIds);
-    return result;
-  });
-}
-
-async function deletePagesIn(db: DB, tx: WriteTx, urls: readonly string[], old: Map<string, OldPage>): Promise<DeleteResult> {
-  const touched = new Set<string>();
-  const stats = await readStats(tx);
-  const tails = tailCacheFor(db, stats);
-  const pages = (await Promise.all(urls.map((u) => tx.objectStore('pages').get(u)))).filter(Boolean) as PageRecord[];
-  if (pages.length !== old.size || !pages.every((p) => samePage(p, old.get(p.url)?.page))) throw new StalePage();
-  const removed: number[] = [];
-  for (const page of pages) {
-    const o = old.get(page.url)!;
-    await removeChunks(tx, o, stats, touched, tails, new Map());
-    removed.push(...o.chunks.map((c) => c.id));
-    await tx.objectStore('pages').delete(page.url);
-  }
-  await tx.objectStore('meta').put({ ...stats, tail: tails.token }, 'stats');
-  await tx.done;
-  return { pages, touchedTerms: touched, removedChunkIds: removed };
+  const tx = db.transaction(writeStores(db), 'readwrite');
+  const puts: Promise<unknown>[] = [];
+  const result = await allOrNothing(tx, async () => {
+    const stats = await readStats(tx);
+    const pages = (await Promise.all(urls.map((u) => tx.objectStore('pages').get(u)))).filter((p): p is PageRecord => !!p);
+    const dead: DeadRange[] = [];
+    const removed: number[] = [];
+    for (const page of pages) {
+      await retire(tx, db, page, stats, dead, puts);
+      removed.push(...page.chunkIds);
+      await tx.objectStore('pages').delete(page.url);
+    }
+    if (pages.length) await tx.objectStore('meta').put(stats, 'stats');
+    await tx.done;
+    return { pages, removedChunkIds: removed, dead, stats: pages.length ? { N: stats.N, totalLength: stats.totalLength } : null };
+  }, puts);
+  for (const p of result.pages) forgetPage(db, p.url);
+  return result;
 }
 
 /** Bumps the visit of an already stored page without touching its content. */

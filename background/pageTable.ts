@@ -1,17 +1,30 @@
 /**
  * A resident table of page metadata (site, visit dates, chunk ids), loaded once per worker life with a
  * single getAll. Filters (site, date range, excluded page) resolve against it into a set of allowed
- * chunk ids before either lane scores anything.
+ * chunk ids before either lane scores anything. It also holds, by chunk id, each section's length (the
+ * norms the posting decoder fills BM25's document lengths from) and the page that owns it (so a result's
+ * section is read from its page's record without a record per section).
  */
 import type { ParsedQuery } from '../src/query.js';
 import { siteMatches } from '../src/url.js';
+import { IdTable } from '../src/idTable.js';
 import type { DB, PageRecord } from './db.js';
 
 export type PageMeta = Pick<PageRecord, 'url' | 'site' | 'title' | 'lastVisit' | 'firstVisit' | 'visitCount' | 'chunkIds' | 'visits' | 'kind' | 'fetchSkipped'>;
 
+interface Loaded {
+  pages: Map<string, PageMeta>;
+  norms: IdTable;
+  /** chunk id -> slot + 1 of its page in `slots`. */
+  owner: IdTable;
+  slots: (PageMeta | undefined)[];
+  slotOf: Map<string, number>;
+  free: number[];
+}
+
 export class PageTable {
-  private pages: Map<string, PageMeta> | null = null;
-  private loading: Promise<Map<string, PageMeta>> | null = null;
+  private loaded: Loaded | null = null;
+  private loading: Promise<Loaded> | null = null;
   /**
    * Pages marked forgotten whose undo window is open (background/forget.ts): absent from every read
    * here, so no search, filter, count or site list shows them, while their records stay until purged.
@@ -20,16 +33,16 @@ export class PageTable {
 
   constructor(private readonly db: () => Promise<DB>) {}
 
-  private async load(): Promise<Map<string, PageMeta>> {
-    if (this.pages) return this.pages;
+  private async load(): Promise<Loaded> {
+    if (this.loaded) return this.loaded;
     this.loading ??= (async () => {
       try {
         const db = await this.db();
         const all = await db.getAll('pages');
-        const map = new Map<string, PageMeta>();
-        for (const p of all) map.set(p.url, meta(p));
-        this.pages = map;
-        return map;
+        const t: Loaded = { pages: new Map(), norms: new IdTable(), owner: new IdTable(), slots: [], slotOf: new Map(), free: [] };
+        for (const p of all) add(t, p);
+        this.loaded = t;
+        return t;
       } finally {
         // On failure too: a rejected load kept here would fail every later filter until a reset.
         this.loading = null;
@@ -39,7 +52,7 @@ export class PageTable {
   }
 
   async all(): Promise<Map<string, PageMeta>> {
-    const all = await this.load();
+    const all = (await this.load()).pages;
     if (!this.hidden.size) return all;
     const visible = new Map(all);
     for (const url of this.hidden) visible.delete(url);
@@ -47,7 +60,22 @@ export class PageTable {
   }
 
   async get(url: string): Promise<PageMeta | undefined> {
-    return this.hidden.has(url) ? undefined : (await this.load()).get(url);
+    return this.hidden.has(url) ? undefined : (await this.load()).pages.get(url);
+  }
+
+  /** Section lengths by chunk id (0 for an id no page owns). Loads the table first. */
+  async norms(): Promise<IdTable> {
+    return (await this.load()).norms;
+  }
+
+  /** The (visible) page owning a chunk id; a function over the loaded table. */
+  async owners(): Promise<(id: number) => PageMeta | undefined> {
+    const t = await this.load();
+    return (id) => {
+      const slot = t.owner.get(id);
+      const p = slot ? t.slots[slot - 1] : undefined;
+      return p && !this.hidden.has(p.url) ? p : undefined;
+    };
   }
 
   /** Marks pages as forgotten-pending-purge (or restores them). */
@@ -60,7 +88,7 @@ export class PageTable {
   /** The stored pages that are hidden. */
   async hiddenPages(): Promise<PageMeta[]> {
     if (!this.hidden.size) return [];
-    const all = await this.load();
+    const all = (await this.load()).pages;
     return [...this.hidden].map((u) => all.get(u)).filter((p): p is PageMeta => !!p);
   }
   isHidden(url: string): boolean {
@@ -69,16 +97,23 @@ export class PageTable {
 
   /** Keeps the table in step after a write commits (no-op until loaded: the next load reads it). */
   put(p: PageRecord): void {
-    this.pages?.set(p.url, meta(p));
+    if (!this.loaded) return;
+    remove(this.loaded, p.url);
+    add(this.loaded, p);
   }
 
   remove(url: string): void {
-    this.pages?.delete(url);
+    if (this.loaded) remove(this.loaded, url);
   }
 
   reset(): void {
-    this.pages = null;
+    this.loaded = null;
     this.loading = null;
+  }
+
+  /** Bytes of the id tables (for memory reports). */
+  get idTableBytes(): number {
+    return this.loaded ? this.loaded.norms.bytes + this.loaded.owner.bytes : 0;
   }
 
   /** Allowed chunk ids for the query's filters, or null when nothing is filtered. */
@@ -86,7 +121,8 @@ export class PageTable {
     const filtered = q.sites.length || q.excludeSites.length || q.after !== undefined || q.before !== undefined || excludeUrl || this.hidden.size;
     if (!filtered) return null;
     const allowed = new Set<number>();
-    for (const p of (await this.all()).values()) {
+    for (const p of (await this.load()).pages.values()) {
+      if (this.hidden.has(p.url)) continue;
       if (q.sites.length && !q.sites.some((s) => siteMatches(p.site, s))) continue;
       if (q.excludeSites.some((s) => siteMatches(p.site, s))) continue;
       if (q.after !== undefined && p.lastVisit < q.after) continue;
@@ -103,4 +139,26 @@ function meta(p: PageRecord): PageMeta {
   if (p.kind) m.kind = p.kind;
   if (p.fetchSkipped) m.fetchSkipped = p.fetchSkipped;
   return m;
+}
+
+function add(t: Loaded, p: PageRecord): void {
+  const m = meta(p);
+  t.pages.set(p.url, m);
+  const slot = t.free.pop() ?? t.slots.length;
+  t.slots[slot] = m;
+  t.slotOf.set(p.url, slot);
+  t.owner.setAll(p.chunkIds, slot + 1);
+  if (p.lens) t.norms.setAll(p.chunkIds, p.lens);
+}
+
+function remove(t: Loaded, url: string): void {
+  const old = t.pages.get(url);
+  if (!old) return;
+  t.pages.delete(url);
+  const slot = t.slotOf.get(url)!;
+  t.slotOf.delete(url);
+  t.slots[slot] = undefined;
+  t.free.push(slot);
+  t.owner.clear(old.chunkIds);
+  t.norms.clear(old.chunkIds);
 }

@@ -1,10 +1,12 @@
 /**
- * Re-cutting stored pages when the chunker changes. Each page's texts record keeps the blocks its
- * sections were cut from and the chunker that cut them (db.ts TextRecord.b, .cv). When this release's
+ * Re-cutting stored pages when the chunker changes. Each page's sections record keeps the blocks its
+ * sections were cut from and the chunker that cut them (db.ts SectionsRecord.b, .cv). When this release's
  * CHUNKER_VERSION differs from the one the database was last cut with, a background pass cuts every
  * stored page again from its blocks (src/sections.ts, the content script's own code) and rewrites the
- * pages whose sections changed (postings, texts, embedding queue: pageStore.writePage, one transaction
- * a page). Until it reaches a page, search answers from the page's old sections.
+ * pages whose sections changed through the write path every capture takes (pageStore.writePage, one
+ * transaction a page: a tombstone for the old sections, a segment for the new). Until it reaches a page,
+ * search answers from the page's old sections. A database still migrating to schema 3 finishes the
+ * migration first (its blocks are in the old records until then).
  *
  * Resumable: progress is a mark in meta (`recut`: pages up to `after`, in url order, are done), written
  * after each page; a worker stopped mid-pass resumes at its next start (or at the alarm the worker sets
@@ -14,10 +16,11 @@
  */
 import { CHUNKER_VERSION, type Block, type Chunk } from '../src/chunker.js';
 import { cutSections, type Pace } from '../src/sections.js';
-import type { DB, TextRecord } from './db.js';
+import type { DB, SectionsRecord } from './db.js';
 import type { Engine } from './engine.js';
 import { storePage } from './capture.js';
-import { unpackBlocks, unpackTexts } from './sectionTexts.js';
+import { migrationPending } from './migrateV3.js';
+import { unpackBlocks, unpackSections } from './sections.js';
 
 /** meta: the chunker every stored page (with blocks) was cut with, once no pass is pending. */
 export const CHUNKER_VERSION_KEY = 'chunkerVersion';
@@ -26,7 +29,7 @@ export const RECUT_KEY = 'recut';
 
 export interface RecutMark {
   version: string;
-  /** Pages (texts records) up to this url are done. */
+  /** Pages (sections records) up to this url are done. */
   after: string;
   done: number;
   total: number;
@@ -44,18 +47,24 @@ export interface RecutOptions {
   /** The chunker pages are cut with now (tests swap it). */
   version?: string;
   cut?: (blocks: readonly Block[], pace: Pace) => Promise<{ blocks: Block[]; sections: Chunk[] }>;
-  /** Texts records read per step. */
+  /** Sections records read per step. */
   batch?: number;
 }
 
 /** The worker's own pace: 10 ms of cutting, then anything else waiting (a search, a capture) runs. */
 const WORKER_PACE: Pace = { yieldToPage: () => new Promise((r) => setTimeout(r, 0)), now: () => performance.now(), sliceMs: 10 };
 
-const sameCut = (a: readonly Chunk[], b: readonly { text: string; anchor: Chunk['anchor']; headingPath: string[] }[]) =>
+const sameCut = (a: readonly Chunk[], b: readonly Pick<Chunk, 'text' | 'anchor' | 'headingPath' | 'parts'>[]) =>
   a.length === b.length &&
   a.every((c, i) => {
     const o = b[i]!;
-    return c.text === o.text && c.anchor.id === o.anchor.id && c.anchor.text === o.anchor.text && c.headingPath.join('\u0000') === o.headingPath.join('\u0000');
+    return (
+      c.text === o.text &&
+      c.anchor.id === o.anchor.id &&
+      c.anchor.text === o.anchor.text &&
+      c.headingPath.join('\u0000') === o.headingPath.join('\u0000') &&
+      JSON.stringify(c.parts ?? []) === JSON.stringify(o.parts ?? [])
+    );
   });
 
 export class Recut {
@@ -94,6 +103,9 @@ export class Recut {
 
   private async pass(): Promise<void> {
     const db = await this.engine.db();
+    // The blocks of a page not migrated yet are in its schema-2 record: the migration goes first.
+    if (await migrationPending(db)) await this.engine.maintenance.run();
+    if (await migrationPending(db)) return; // not finished (a quota error, a stop): the next start or alarm tries again
     let mark = (await db.get('meta', RECUT_KEY)) as RecutMark | undefined;
     if (!mark || mark.version !== this.version) {
       const have = await db.get('meta', CHUNKER_VERSION_KEY);
@@ -103,12 +115,12 @@ export class Recut {
         if (mark) await db.delete('meta', RECUT_KEY);
         return;
       }
-      mark = { version: this.version, after: '', done: 0, total: await db.count('texts'), rewritten: 0 };
+      mark = { version: this.version, after: '', done: 0, total: await db.count('sections'), rewritten: 0 };
       await db.put('meta', mark, RECUT_KEY);
     }
     this.progress = { done: mark.done, total: mark.total, rewritten: mark.rewritten };
     for (;;) {
-      const records = await db.getAll('texts', mark.after ? IDBKeyRange.lowerBound(mark.after, true) : null, this.batch);
+      const records = await db.getAll('sections', mark.after ? IDBKeyRange.lowerBound(mark.after, true) : null, this.batch);
       if (!records.length) break;
       for (const rec of records) {
         if (rec.b && rec.cv !== this.version) {
@@ -135,9 +147,9 @@ export class Recut {
   }
 
   /** Cuts one page again; true when its sections changed and were rewritten. */
-  private async recutPage(db: DB, rec: TextRecord): Promise<boolean> {
+  private async recutPage(db: DB, rec: SectionsRecord): Promise<boolean> {
     const page = await db.get('pages', rec.url);
-    if (!page || page.chunkIds.join() !== rec.ids.join()) return false; // changed meanwhile: its new record says how it was cut
+    if (!page) return false; // forgotten meanwhile
     let blocks: Block[];
     try {
       blocks = await unpackBlocks(rec.b!);
@@ -146,15 +158,14 @@ export class Recut {
       return false;
     }
     const cut = await this.cut(blocks, WORKER_PACE);
-    const chunks = await Promise.all(rec.ids.map((id) => db.get('chunks', id)));
-    const texts = await unpackTexts(rec.z);
-    const old = chunks.map((c, i) => ({ text: texts[i] ?? '', anchor: c?.anchor ?? {}, headingPath: c?.headingPath ?? [] }));
-    if (sameCut(cut.sections, old)) {
-      // The same sections: only the record of who cut them changes.
+    // Sections that cannot be read are replaced by the new cut (a rewrite does not need the old text).
+    const old = await unpackSections(rec.z, page).catch(() => null);
+    if (old && sameCut(cut.sections, old)) {
+      // The same sections: only the record of who cut them changes (unless the page changed meanwhile).
       await this.engine.exclusive(async () => {
-        const tx = db.transaction('texts', 'readwrite');
-        const cur = await tx.store.get(rec.url);
-        if (cur && cur.ids.join() === rec.ids.join()) await tx.store.put({ ...cur, cv: this.version });
+        const tx = db.transaction(['pages', 'sections'], 'readwrite');
+        const [curPage, cur] = await Promise.all([tx.objectStore('pages').get(rec.url), tx.objectStore('sections').get(rec.url)]);
+        if (cur && curPage && curPage.chunkIds.join() === page.chunkIds.join()) await tx.objectStore('sections').put({ ...cur, cv: this.version });
         await tx.done;
       });
       return false;

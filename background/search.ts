@@ -1,13 +1,14 @@
 /**
  * Search over IndexedDB: the pure pipeline (src/search.ts) fed by the worker's readers — the resident
- * page table for filters, the posting cache for the lexical lane, section records with their
- * compressed text (both kept in memory once read), and the dense lane.
+ * page table for filters, the posting reader (main index + delta) for the lexical lane, the pages'
+ * section records for the candidates' text, and the dense lane.
  */
+import { bm25Search, type LexicalHit } from '../src/bm25.js';
 import type { SearchRequest, SearchResponse } from '../src/protocol.js';
 import { search, type SearchSource, type SectionView } from '../src/search.js';
-import type { ChunkRecord } from './db.js';
+import type { Settings } from '../src/settings.js';
 import type { Engine } from './engine.js';
-import { chunkRecords, withTexts } from './sectionTexts.js';
+import { sectionsByIds } from './sections.js';
 
 export function searchSource(engine: Engine, settings: SearchSource['settings']): SearchSource {
   const dense = engine.dense;
@@ -17,11 +18,7 @@ export function searchSource(engine: Engine, settings: SearchSource['settings'])
     allowedChunks: (parsed, excludeUrl) => engine.pages.allowedChunks(parsed, excludeUrl),
     corpusStats: () => engine.lexical.corpusStats(),
     postings: (terms) => engine.lexical.postings(terms),
-    sections: async (ids): Promise<SectionView[]> => {
-      const db = await engine.db();
-      const read = await chunkRecords(db, ids);
-      return withTexts(db, read.filter((c): c is ChunkRecord => !!c));
-    },
+    sections: async (ids): Promise<SectionView[]> => sectionsByIds(await engine.db(), ids, await engine.pages.owners()),
     dense: dense ? (text, k, allowed) => dense.search(text, k, allowed) : null,
     similarTerms: (term, maxEdits) => engine.lexical.similarTerms(term, maxEdits),
     ...(engine.lexicon ? { lexicon: engine.lexicon } : {}),
@@ -30,4 +27,10 @@ export function searchSource(engine: Engine, settings: SearchSource['settings'])
 
 export async function searchStored(engine: Engine, req: SearchRequest): Promise<SearchResponse> {
   return search(searchSource(engine, await engine.settings()), req, { clock: () => performance.now() });
+}
+
+/** The lexical lane alone (postings + BM25 top-k), as search runs it: for benchmarks. */
+export async function lexicalLane(engine: Engine, terms: readonly string[], k: number, settings: Settings): Promise<LexicalHit[]> {
+  const [postings, stats] = await Promise.all([engine.lexical.postings(terms), engine.lexical.corpusStats()]);
+  return bm25Search(terms.map((term) => ({ term, postings: postings.get(term)! })), stats, { k, allowed: null, params: { k1: settings.ranking.k1, b: settings.ranking.b } });
 }

@@ -124,6 +124,8 @@ export interface QuotaLog {
   capturesRefused: number;
   /** Log flushes forced at the limit (flushIndexedDb). */
   flushes: number;
+  /** Records deleted right after evictions (segments, posting blocks, dictionary entries, vector blocks). */
+  purgedRecords: number;
 }
 
 /** Every method named `…Locked` runs with the engine's write lock held (Engine.exclusive). */
@@ -135,16 +137,22 @@ export class StorageBudget {
   /** Set by the worker (flushIndexedDb); null in Node tests unless they count the calls. */
   flush: StorageFlush | null = null;
   /** What storage-limit handling did, for tests and diagnostics. */
-  readonly log: QuotaLog = { softEvictions: 0, hardEvictions: 0, reserveReleased: 0, reservePlaced: 0, quotaErrors: 0, failedDeletes: 0, capturesRefused: 0, flushes: 0 };
+  readonly log: QuotaLog = { softEvictions: 0, hardEvictions: 0, reserveReleased: 0, reservePlaced: 0, quotaErrors: 0, failedDeletes: 0, capturesRefused: 0, flushes: 0, purgedRecords: 0 };
   private ceiling: { usage: number; at: number } | null | undefined;
   private legacyReserveChecked = false;
+  /**
+   * The reserve parts' sizes, read once per worker life and kept in step by place/release: reading
+   * the parts themselves before every capture cost a read of up to 8 MB (19 ms a capture, growing with
+   * the reserve, measured in the 1M-section benchmark).
+   */
+  private partSizes: number[] | null = null;
 
   constructor(private readonly engine: Engine) {}
 
   /**
    * Runs a page write; when it is refused for lack of room (the transaction aborted whole: nothing
-   * half-written), remembers where the limit is, releases the reserve so deletes can commit, makes room
-   * by the retention policy (least recently visited first, never `keepUrl`), tells the user, and tries
+   * half-written), remembers where the limit is, releases the reserve so the page fits, makes room by
+   * the retention policy (least recently visited first, never `keepUrl`), tells the user, and tries
    * once more. Throws a `quota` ProtocolError when nothing more can be freed.
    */
   async writeLocked<T>(keepUrl: string, write: () => Promise<T>): Promise<T> {
@@ -155,22 +163,32 @@ export class StorageBudget {
       this.log.quotaErrors++;
     }
     await this.learnCeilingLocked();
-    // The levers, each followed by a retry: a log flush first (it spends nothing kept), then one
-    // reserve part at a time, so what is left carries the next refusal, and the page before any
-    // eviction: forgetting pages rewrites posting blocks, which at the limit costs more room than the
-    // page itself (measured: 1.3-1.9 MB for 3 test pages against ~0.7 MB for the write), and frees
-    // nothing until LevelDB compacts. With no lever left, deletes are all that may still help.
+    // The levers, each followed by a retry: a log flush first (it spends nothing kept), then one reserve
+    // part at a time, so what is left carries the next refusal. Under schema v3 an eviction writes only
+    // tombstones (a few hundred bytes) and then deletes (evictOldestLocked), but frees nothing until
+    // LevelDB flushes or compacts, so the page needs the reserve's room. Past the quota Chromium refuses
+    // any put, however small: the last part is kept for an eviction, so that one can always commit. (Had
+    // the page taken it, usage would stay over the quota, every eviction would be refused, nothing would
+    // be deleted and LevelDB would never compact: no capture could be stored again.)
     let freed = 0;
     let evicted = false;
     let flushed = false;
+    let lastTry = false;
     let result: T;
     for (;;) {
-      let lever = !flushed && (await this.flushLocked());
+      let progressed = !flushed && (await this.flushLocked());
       flushed = true;
-      if (!lever) lever = await this.releaseReservePartLocked();
-      if (!lever && !evicted) {
-        freed += await this.evictOldestLocked(EVICT_FRACTION, keepUrl);
+      if (!progressed && !evicted && (await this.heldParts()) <= 1) {
+        freed += await this.evictForRoomLocked(keepUrl);
         evicted = true;
+        progressed = true;
+      } else if (!progressed) progressed = await this.releaseReservePartLocked();
+      if (!progressed && !lastTry) {
+        // No part left: a flush may have room by now for what earlier evictions deleted; then one more share of pages.
+        lastTry = true;
+        await this.flushLocked();
+        freed += await this.evictForRoomLocked(keepUrl);
+        progressed = true;
       }
       try {
         result = await write();
@@ -178,7 +196,7 @@ export class StorageBudget {
       } catch (again) {
         if (!isQuotaError(again)) throw again;
         this.log.quotaErrors++;
-        if (!lever) {
+        if (!progressed) {
           this.log.hardEvictions += freed;
           this.log.capturesRefused++;
           this.warning = 'Storage is full and nothing more could be freed: new pages are not being saved.';
@@ -187,17 +205,27 @@ export class StorageBudget {
       }
     }
     // Stored: now forget the least recently visited pages, so the next compaction brings usage
-    // down, releasing further parts while the eviction is refused (a refused delete aborts whole;
-    // with no part left the soft cap tries again at the next capture, the limit being known now).
-    while (!evicted) {
-      freed += await this.evictOldestLocked(EVICT_FRACTION, keepUrl);
-      evicted = freed > 0 || !(await this.releaseReservePartLocked());
-    }
+    // down (a refused eviction aborts whole; with no part left the soft cap tries again at the next
+    // capture, the limit being known now).
+    if (!evicted) freed += await this.evictForRoomLocked(keepUrl);
     this.log.hardEvictions += freed;
     this.warning = freed
       ? `Storage was full: Reread forgot the ${freed} least recently visited pages to make room.`
       : 'Storage is full: Reread will forget the least recently visited pages as room allows.';
     return result;
+  }
+
+  /** Evicts EVICT_FRACTION of pages; when even its tombstones are refused, releases a reserve part and evicts again. */
+  private async evictForRoomLocked(keepUrl: string): Promise<number> {
+    const refusedBefore = this.log.failedDeletes;
+    const freed = await this.evictOldestLocked(EVICT_FRACTION, keepUrl);
+    if (freed || this.log.failedDeletes === refusedBefore) return freed;
+    return (await this.releaseReservePartLocked()) ? this.evictOldestLocked(EVICT_FRACTION, keepUrl) : 0;
+  }
+
+  /** Reserve parts held now. */
+  private async heldParts(): Promise<number> {
+    return (await this.reservePartSizes()).filter((n) => n > 0).length;
   }
 
   /**
@@ -214,8 +242,8 @@ export class StorageBudget {
     // is held is already in the usage).
     const db = await this.engine.db();
     const want = reserveBytes(usage);
-    const parts = await Promise.all(Array.from({ length: RESERVE_PARTS }, (_, i) => db.get('meta', reservePartKey(i)) as Promise<Uint8Array | undefined>));
-    const held = parts.reduce((n, p) => n + (p?.byteLength ?? 0), 0);
+    const parts = await this.reservePartSizes();
+    const held = parts.reduce((n, p) => n + p, 0);
     if (usage + Math.max(0, want - held) > limit * (1 - HEADROOM_FRACTION)) {
       const freed = await this.evictOldestLocked(EVICT_FRACTION, keepUrl);
       this.log.softEvictions += freed;
@@ -231,9 +259,18 @@ export class StorageBudget {
     }
     const part = Math.ceil(want / RESERVE_PARTS);
     for (let i = 0; i < RESERVE_PARTS; i++) {
-      if ((parts[i]?.byteLength ?? 0) >= part * 0.6) continue;
+      if (parts[i]! >= part * 0.6) continue;
       if (!(await this.placeReservePartLocked(i, part))) break;
     }
+  }
+
+  private async reservePartSizes(): Promise<number[]> {
+    if (!this.partSizes) {
+      const db = await this.engine.db();
+      const parts = await Promise.all(Array.from({ length: RESERVE_PARTS }, (_, i) => db.get('meta', reservePartKey(i)) as Promise<Uint8Array | undefined>));
+      this.partSizes = parts.map((p) => p?.byteLength ?? 0);
+    }
+    return this.partSizes;
   }
 
   /** Usage and the limit writes are held to, or undefined when the browser does not say. */
@@ -263,6 +300,7 @@ export class StorageBudget {
     for (let o = 0; o < bytes; o += 65_536) crypto.getRandomValues(block.subarray(o, Math.min(bytes, o + 65_536)));
     try {
       await (await this.engine.db()).put('meta', block, reservePartKey(i));
+      if (this.partSizes) this.partSizes[i] = bytes;
       this.log.reservePlaced++;
       return true;
     } catch (e) {
@@ -289,6 +327,7 @@ export class StorageBudget {
     for (let i = RESERVE_PARTS - 1; i >= 0; i--) {
       if ((await db.getKey('meta', reservePartKey(i))) === undefined) continue;
       await db.delete('meta', reservePartKey(i));
+      if (this.partSizes) this.partSizes[i] = 0;
       this.log.reserveReleased++;
       return true;
     }
@@ -303,11 +342,14 @@ export class StorageBudget {
    */
   async evictOldestLocked(fraction: number, keepUrl?: string): Promise<number> {
     const pages = [...(await this.engine.pages.all()).values()].filter((p) => p.url !== keepUrl).sort((a, b) => a.lastVisit - b.lastVisit);
+    if (!pages.length) return 0;
     const n = Math.min(pages.length, Math.max(1, Math.ceil(pages.length * fraction)));
     const urls = pages.slice(0, n).map((p) => p.url);
-    for (let attempt = 0; attempt < 2; attempt++) {
+    let freed = 0;
+    for (let attempt = 0; attempt < 2 && !freed; attempt++) {
       try {
-        return await this.engine.forget.urlsLocked(urls);
+        freed = await this.engine.forget.urlsLocked(urls);
+        break;
       } catch (e) {
         if (!isQuotaError(e)) throw e;
         this.log.failedDeletes++;
@@ -315,16 +357,36 @@ export class StorageBudget {
       // A log flush may bring usage back under the quota: the batch is tried once more after one.
       if (attempt === 0 && !(await this.flushLocked())) break;
     }
-    let freed = 0;
-    for (const url of urls.length > 1 ? urls : []) {
-      try {
-        freed += await this.engine.forget.urlsLocked([url]);
-      } catch (e) {
-        if (!isQuotaError(e)) throw e;
-        this.log.failedDeletes++;
-        break;
+    if (!freed) {
+      for (const url of urls.length > 1 ? urls : []) {
+        try {
+          freed += await this.engine.forget.urlsLocked([url]);
+        } catch (e) {
+          if (!isQuotaError(e)) throw e;
+          this.log.failedDeletes++;
+          break;
+        }
       }
     }
+    if (freed) {
+      await this.purgeLocked();
+      // Deletes free nothing until LevelDB flushes or compacts (see above).
+      await this.flushLocked();
+    }
     return freed;
+  }
+
+  /**
+   * The evicted pages' postings, segments, dictionary entries and vectors, deleted now rather than at
+   * the next sweep (whose rewrites are refused near the limit): deletes are what compaction frees.
+   */
+  private async purgeLocked(): Promise<void> {
+    try {
+      const r = await this.engine.maintenance.purgeDeadLocked();
+      this.log.purgedRecords += r.segments + r.blocks + r.terms + r.vectors;
+    } catch (e) {
+      // The tombstones are stored: the sweep removes the rest later.
+      console.warn('reread: purge after eviction', e);
+    }
   }
 }

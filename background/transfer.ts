@@ -12,11 +12,12 @@ import { MAX_VISITS } from '../src/forget.js';
 import { countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
 import { isFileUrl, normalizeStoredUrl, siteOf } from '../src/url.js';
-import type { ChunkRecord, PageRecord } from './db.js';
+import type { PageRecord, StoredSection } from './db.js';
 import type { Engine } from './engine.js';
 import { TOKENIZER } from '../src/indexing.js';
 import { writePage } from './pageStore.js';
-import { unpackTexts } from './sectionTexts.js';
+import { legacyActive, unpackTexts } from './legacy.js';
+import { unpackSections } from './sections.js';
 import { modelInfo } from '../src/models.js';
 import { storeVectors } from './vectorStore.js';
 import { isPageKind, type PageKind } from '../src/pageKind.js';
@@ -83,25 +84,37 @@ function fromBase64(s: string): Int8Array | null {
 export async function exportJsonl(engine: Engine, vectors: boolean): Promise<{ jsonl: string; pages: number }> {
   const db = await engine.db();
   const model = vectors ? (engine.dense?.queueModel() ?? null) : null;
+  await engine.delta.ready();
+  const dead = engine.delta.dead;
   // One read-only transaction: a consistent snapshot, while captures go on.
-  const tx = db.transaction(['pages', 'chunks', 'texts', 'vectors']);
-  const [pageList, chunkList, textList, blocks] = await Promise.all([
+  const legacy = legacyActive(db);
+  const tx = db.transaction(legacy ? ['pages', 'sections', 'vectors', 'chunks', 'texts'] : ['pages', 'sections', 'vectors']);
+  const [pageList, records, blocks, legacyChunks, legacyTexts] = await Promise.all([
     tx.objectStore('pages').getAll(),
-    tx.objectStore('chunks').getAll(),
-    tx.objectStore('texts').getAll(),
+    tx.objectStore('sections').getAll(),
     model ? tx.objectStore('vectors').getAll(IDBKeyRange.bound([model, 0], [model, Infinity])) : Promise.resolve([]),
+    legacy ? tx.objectStore('chunks').getAll() : Promise.resolve([]),
+    legacy ? tx.objectStore('texts').getAll() : Promise.resolve([]),
   ]);
   await tx.done;
-  const chunksById = new Map<number, ChunkRecord>(chunkList.map((c) => [c.id, c]));
-  const texts = new Map<number, string>();
-  for (const r of textList) {
-    const t = await unpackTexts(r.z);
-    r.ids.forEach((id, i) => texts.set(id, t[i] ?? ''));
-  }
+  const recordOf = new Map(records.map((r) => [r.url, r]));
+  const chunkOf = new Map(legacyChunks.map((c) => [c.id, c]));
+  const textsOf = new Map(legacyTexts.map((t) => [t.url, t]));
   const vectorOf = new Map<number, ExportedVector>();
   for (const b of blocks) {
-    for (let i = 0; i < b.ids.length; i++) vectorOf.set(b.ids[i]!, { model: b.m, scale: b.scales[i]!, codes: toBase64(b.codes.subarray(i * b.dim, (i + 1) * b.dim)) });
+    for (let i = 0; i < b.ids.length; i++) if (!dead.has(b.ids[i]!)) vectorOf.set(b.ids[i]!, { model: b.m, scale: b.scales[i]!, codes: toBase64(b.codes.subarray(i * b.dim, (i + 1) * b.dim)) });
   }
+  /** A page's sections from the snapshot (a page not migrated yet: its chunk and text records). */
+  const sectionsOf = async (p: PageRecord): Promise<StoredSection[]> => {
+    const r = recordOf.get(p.url);
+    if (r) return unpackSections(r.z, p).catch(() => []);
+    const t = textsOf.get(p.url);
+    const texts = t ? new Map((await unpackTexts(t.z).catch(() => [] as string[])).map((x, i) => [t.ids[i]!, x])) : new Map<number, string>();
+    return p.chunkIds.flatMap((id, ord) => {
+      const c = chunkOf.get(id);
+      return c ? [{ id, url: p.url, ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, text: c.text ?? texts.get(id) ?? '' }] : [];
+    });
+  };
   // In write order (chunk ids grow with each write): the import then assigns ids in the same relative
   // order, so equal scores break the same way and the imported profile ranks exactly like this one.
   const firstId = (p: PageRecord) => (p.chunkIds.length ? Math.min(...p.chunkIds) : Infinity);
@@ -111,11 +124,10 @@ export async function exportJsonl(engine: Engine, vectors: boolean): Promise<{ j
   const lines: string[] = [JSON.stringify({ kind: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), pages: pages.length, ...(model ? { vectors: model } : {}) })];
   for (const p of pages) {
     // The page's own kind (title-only, fetched, PDF) travels as `pageKind`: `kind` names the line.
-    const { chunkIds: _ids, hash: _hash, kind: pageKind, ...page } = p;
+    const { chunkIds: _ids, hash: _hash, lens: _lens, kind: pageKind, ...page } = p;
     lines.push(JSON.stringify({ kind: 'page', ...page, ...(pageKind ? { pageKind } : {}) }));
-    const chunks = p.chunkIds.map((id) => chunksById.get(id)).filter((c): c is ChunkRecord => !!c);
-    for (const c of chunks.sort((a, b) => a.ord - b.ord)) {
-      const out: ExportedChunk = { kind: 'chunk', url: c.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), text: c.text ?? texts.get(c.id) ?? '' };
+    for (const c of await sectionsOf(p)) {
+      const out: ExportedChunk = { kind: 'chunk', url: p.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), text: c.text };
       const v = vectorOf.get(c.id);
       if (v) out.vector = v;
       lines.push(JSON.stringify(out));
@@ -262,10 +274,7 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       continue;
     }
     const { res, fixed } = done;
-    engine.lexical.invalidate(res.touchedTerms);
-    engine.pages.put(fixed);
-    if (res.removedChunkIds.length) engine.dense?.onChunksRemoved(res.removedChunkIds);
-    if (res.addedChunkIds.length) engine.dense?.onChunksAdded();
+    engine.applyWrite({ ...res.batch, pages: [{ ...res.batch.pages[0]!, page: fixed }] });
     imported++;
   }
   // The resident dense index is reloaded from storage on its next use, imported vectors included.

@@ -147,8 +147,9 @@ async function mergeAligned(tx: VectorTx, m: string, dim: number, size: number, 
 export async function storeVectors(db: DB, model: string, dim: number, entries: readonly Entry[], doneIds: readonly number[]): Promise<Entry[]> {
   // Checked before any write: a wrong-sized vector would throw half-way.
   for (const e of entries) if (e.codes.length !== dim) throw new Error(`vector ${e.id} has ${e.codes.length} dims, model ${model} has ${dim}`);
-  // Not 'chunks': a deleted chunk's queue entry goes with it (pageStore), which is what is checked here; a
-  // read-write transaction over 'chunks' would hold every search's section reads until it commits.
+  // Not 'sections' (nor a migrating database's 'chunks'): a deleted section's queue entry goes with it
+  // (pageStore), which is what is checked here, and a read-write transaction over the section stores
+  // would hold every search's reads of its results until it commits.
   const tx = db.transaction(['vectors', 'embedQueue'], 'readwrite');
   const queue = tx.objectStore('embedQueue');
   // Only chunks still queued for this model (not deleted, not already stored by another run).
@@ -221,6 +222,8 @@ function lowerBound(a: Uint32Array, x: number): number {
 export interface LoadOptions {
   /** Bytes of int8 codes kept resident (default DEFAULT_RESIDENT_BUDGET); beyond, the storage tier. */
   residentBudget?: number;
+  /** Ids not to load (sections forgotten, their vectors not swept yet). */
+  skip?: (id: number) => boolean;
 }
 
 /**
@@ -229,29 +232,36 @@ export interface LoadOptions {
  */
 export async function loadDenseIndex(db: DB, model: string, dim: number, opts: LoadOptions = {}): Promise<DenseIndex> {
   const budget = opts.residentBudget ?? DEFAULT_RESIDENT_BUDGET;
+  const skip = opts.skip ?? (() => false);
   const words = Math.ceil(dim / 32);
   // Coarse blocks do not record the model's dimension: the active model's id fixes it.
   const coarse = (await db.getAll('vectors', range(coarseModel(model)))).filter((b) => b.dim === coarseWidth(dim));
   let n = 0;
-  for (const b of coarse) n += b.ids.length;
+  for (const b of coarse) for (const id of b.ids) if (!skip(id)) n++;
   const reader = new IdbCodeReader(db, model);
   if (n * dim > budget) {
     const index = new DenseIndex(dim, n, 'storage');
     index.residentBudget = budget;
     for (const b of coarse) {
       const bits = new Uint32Array(b.codes.buffer, b.codes.byteOffset, b.ids.length * words);
-      for (let i = 0; i < b.ids.length; i++) index.addBits(b.ids[i]!, bits.subarray(i * words, (i + 1) * words));
+      for (let i = 0; i < b.ids.length; i++) if (!skip(b.ids[i]!)) index.addBits(b.ids[i]!, bits.subarray(i * words, (i + 1) * words));
     }
     index.attachReader(reader);
     return index;
   }
   const blocks = (await db.getAll('vectors', range(model))).filter((b) => b.dim === dim);
   let total = 0;
-  for (const b of blocks) total += b.ids.length;
+  let stored = 0;
+  for (const b of blocks) for (const id of b.ids) {
+    stored++;
+    if (!skip(id)) total++;
+  }
+  let coarseStored = 0;
+  for (const b of coarse) coarseStored += b.ids.length;
   const index = new DenseIndex(dim, Math.max(1024, total));
   index.residentBudget = budget;
-  for (const b of blocks) for (let i = 0; i < b.ids.length; i++) index.add(b.ids[i]!, b.codes.subarray(i * dim, (i + 1) * dim), b.scales[i]!);
-  if (total > 0 && n !== total) {
+  for (const b of blocks) for (let i = 0; i < b.ids.length; i++) if (!skip(b.ids[i]!)) index.add(b.ids[i]!, b.codes.subarray(i * dim, (i + 1) * dim), b.scales[i]!);
+  if (stored > 0 && coarseStored !== stored) {
     // Coarse blocks missing or out of step (an earlier layout): rewrite them from the exact ones.
     const all = blocks.flatMap(unpack).sort((a, b) => a.id - b.id);
     const tx = db.transaction('vectors', 'readwrite');

@@ -1,18 +1,38 @@
 /**
- * verifyIndex: recomputes what the index should be from the chunks (document frequencies, lengths,
- * N, total length, postings) and compares it with what is stored; checks pages against chunks and
- * vectors and the embedding queue against chunks, and every chunk's text (v2: the page's compressed text
- * record) against its page. `repair` rebuilds the derived stores from the chunks.
+ * verifyIndex: recomputes what the index should be from the pages' sections (terms and frequencies,
+ * section lengths, N, total length) and compares it with what is stored — the main index's blocks (via
+ * the term dictionary), the pending segments and, while a schema-2 database migrates, the legacy blocks,
+ * less the ids forgotten by tombstones. It also checks the block structure, the dictionary, the pages'
+ * section records, the vectors and the embedding queue against the pages. Postings of ids no page owns
+ * (and no tombstone covers) are reported as orphans.
+ *
+ * `repair` rebuilds everything derived from the sections: dictionary and blocks from scratch (segments
+ * and tombstones applied), section lengths, statistics; vectors and queue entries of sections that are
+ * gone are dropped, and a page whose sections cannot be read is forgotten (nothing of it can be shown).
+ * It holds the whole index in memory: for repairs and tests, not for a million sections.
  */
-import { decodeBlock, appendToBlock, BLOCK_SIZE, type PostingEntry } from '../src/postings.js';
+import { appendToBlock, BLOCK_SIZE, blockFromValue, blockValue, decodeBlock, decodeLegacyBlock, decodeSegment, type PostingEntry } from '../src/postings.js';
 import type { VerifyReport } from '../src/protocol.js';
-import type { ChunkRecord, PageRecord, QueueRecord, StatsRecord, VectorBlockRecord } from './db.js';
-import type { Engine } from './engine.js';
-import { indexSection, TOKENIZER } from '../src/indexing.js';
+import { TOKENIZER } from '../src/indexing.js';
 import { isPageKind } from '../src/pageKind.js';
-import { unpackTexts } from './sectionTexts.js';
+import { hasLegacy, LEGACY_STORES, MIGRATION_KEY, type DB, type PageRecord, type SectionsRecord, type StatsRecord, type StoreName, type StoredSection, type TermIdsRecord } from './db.js';
+import { DeadSet } from './delta.js';
+import type { Engine } from './engine.js';
+import { MERGE_KEY, SWEEP_KEY, TERM_IDS_KEY } from './indexMaintenance.js';
+import { unpackTexts } from './legacy.js';
+import { readStats, sectionPostings } from './pageStore.js';
+import { forgetAllSections, packSections, unpackSections } from './sections.js';
 
 const MAX_PROBLEMS = 50;
+
+interface Expected {
+  /** term -> chunk id -> tf */
+  postings: Map<string, Map<number, number>>;
+  /** Pages whose sections were read, with their recomputed lengths. */
+  pages: Map<string, { page: PageRecord; sections: StoredSection[]; lens: number[]; blocks?: { b: Uint8Array; cv: string } }>;
+  /** Pages whose sections cannot be read: their postings cannot be checked. */
+  unreadable: Set<string>;
+}
 
 export async function verifyIndex(engine: Engine, repair = false): Promise<VerifyReport> {
   return engine.exclusive(async () => {
@@ -22,30 +42,41 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
       if (problems.length < MAX_PROBLEMS) problems.push(p);
       else if (problems.length === MAX_PROBLEMS) problems.push('… more problems not listed');
     };
-    const tx = db.transaction(['pages', 'chunks', 'texts', 'postings', 'meta', 'vectors', 'embedQueue']);
-    const [pages, chunks, textRecords, postings, stats, vectors, queue] = await Promise.all([
+    const legacy = hasLegacy(db);
+    const stores: StoreName[] = ['pages', 'sections', 'terms', 'postings', 'segments', 'tombstones', 'meta', 'vectors', 'embedQueue'];
+    const tx = db.transaction(legacy ? [...stores, ...LEGACY_STORES] : stores);
+    const all = <S extends StoreName>(s: S) => Promise.all([tx.objectStore(s).getAllKeys(), tx.objectStore(s).getAll()]);
+    const [pages, sectionRecords, [termKeys, termIds], [postingKeys, postingValues], [segKeys, segments], [deadKeys, tombstones], stats, vectors, queue, chunks, texts, [oldKeys, oldPostings]] = await Promise.all([
       tx.objectStore('pages').getAll(),
-      tx.objectStore('chunks').getAll(),
-      tx.objectStore('texts').getAll(),
-      tx.objectStore('postings').getAll(),
+      tx.objectStore('sections').getAll(),
+      all('terms'),
+      all('postings'),
+      all('segments'),
+      all('tombstones'),
       tx.objectStore('meta').get('stats') as Promise<StatsRecord | undefined>,
       tx.objectStore('vectors').getAll(),
       tx.objectStore('embedQueue').getAll(),
+      legacy ? tx.objectStore('chunks').getAll() : [],
+      legacy ? tx.objectStore('texts').getAll() : [],
+      legacy ? all('postingsV2') : [[], []],
     ]);
     await tx.done;
 
-    const pageByUrl = new Map<string, PageRecord>(pages.map((p) => [p.url, p]));
-    const chunkById = new Map<number, ChunkRecord>(chunks.map((c) => [c.id, c]));
-    const owned = new Set<number>();
+    // Pages and their ids.
+    const owner = new Map<number, PageRecord>();
+    let maxId = 0;
     for (const p of pages) {
       for (const id of p.chunkIds) {
-        const c = chunkById.get(id);
-        if (!c) report(`page ${p.url} lists missing chunk ${id}`);
-        else if (c.url !== p.url) report(`chunk ${id} belongs to ${c.url}, listed by ${p.url}`);
-        if (owned.has(id)) report(`chunk ${id} listed twice`);
-        owned.add(id);
+        if (owner.has(id)) report(`chunk ${id} listed by ${owner.get(id)!.url} and ${p.url}`);
+        owner.set(id, p);
+        maxId = Math.max(maxId, id);
       }
+      if (p.lens && p.lens.length !== p.chunkIds.length) report(`page ${p.url} has ${p.lens.length} section lengths for ${p.chunkIds.length} sections`);
     }
+    const dead = new DeadSet(tombstones.map((t, i) => ({ seq: deadKeys[i]!, first: t.first, end: t.end })));
+    for (const id of owner.keys()) if (dead.has(id)) report(`chunk ${id} of ${owner.get(id)!.url} is live but forgotten by a tombstone`);
+    for (const s of segments) maxId = Math.max(maxId, s.end - 1);
+    for (const t of tombstones) maxId = Math.max(maxId, t.end - 1);
     // Page kinds (src/pageKind.ts): a title-only entry is one section of URL words, a PDF says how many pages it read.
     for (const p of pages) {
       if (p.kind !== undefined && !isPageKind(p.kind)) report(`page ${p.url} has unknown kind ${String(p.kind)}`);
@@ -53,166 +84,242 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
       if (p.fetchSkipped && p.kind !== 'title') report(`page ${p.url} is marked as left title-only but is ${p.kind ?? 'read'}`);
       if (p.pdf && (p.kind !== 'pdf' || !(p.pdf.read >= 1 && p.pdf.read <= p.pdf.pages))) report(`page ${p.url} has malformed PDF facts`);
     }
-    const orphans = chunks.filter((c) => !owned.has(c.id));
-    for (const c of orphans) report(`orphan chunk ${c.id} (${c.url})`);
-
-    // Chunk text: inline in v1 records (not migrated yet), else in the page's compressed text record.
-    const textById = new Map<number, string>();
-    const orphanTexts: string[] = [];
-    for (const r of textRecords) {
-      const p = pageByUrl.get(r.url);
-      if (!p) {
-        report(`text record of ${r.url} has no page`);
-        orphanTexts.push(r.url);
-        continue;
-      }
-      // It may list more chunks than the page (a repair dropped a lost one); a page's chunk missing from it is reported below.
-      let texts: string[];
-      try {
-        texts = await unpackTexts(r.z);
-      } catch {
-        report(`text record of ${r.url} does not decompress`);
-        continue;
-      }
-      if (texts.length !== r.ids.length) report(`text record of ${r.url} holds ${texts.length} texts for ${r.ids.length} chunks`);
-      r.ids.forEach((id, i) => textById.set(id, texts[i] ?? ''));
-    }
-    const textOf = (c: ChunkRecord): string => {
-      const t = c.text ?? textById.get(c.id);
-      if (t === undefined) report(`chunk ${c.id} (${c.url}) has no text`);
-      return t ?? '';
-    };
-
-    // What the postings should be.
-    const expected = new Map<string, Map<number, { tf: number; len: number }>>();
-    let N = 0;
-    let totalLength = 0;
-    let maxId = 0;
-    const lens = new Map<number, number>();
-    for (const c of chunks) {
-      if (!owned.has(c.id)) continue;
-      const doc = indexSection(pageByUrl.get(c.url)?.title ?? '', { text: textOf(c), headingPath: c.headingPath }, TOKENIZER);
-      if (doc.len !== c.len) report(`chunk ${c.id} length ${c.len}, recomputed ${doc.len}`);
-      lens.set(c.id, doc.len);
-      N++;
-      totalLength += doc.len;
-      maxId = Math.max(maxId, c.id);
-      for (const [t, tf] of doc.tfs) {
-        let m = expected.get(t);
-        if (!m) expected.set(t, (m = new Map()));
-        m.set(c.id, { tf, len: doc.len });
-      }
-    }
-    if ((stats?.N ?? 0) !== N) report(`stored N ${stats?.N ?? 0}, recomputed ${N}`);
-    if ((stats?.totalLength ?? 0) !== totalLength) report(`stored total length ${stats?.totalLength ?? 0}, recomputed ${totalLength}`);
     if (stats && stats.nextChunkId <= maxId) report(`next chunk id ${stats.nextChunkId} not above ${maxId}`);
 
-    const seen = new Map<string, Set<number>>();
-    let lastId = -1; // the previous entry of the same term: getAll returns blocks in key order
-    for (let b = 0; b < postings.length; b++) {
-      const block = postings[b]!;
-      if (b === 0 || postings[b - 1]!.t !== block.t) lastId = -1;
-      // Every entry takes at least 3 bytes; a header that says otherwise would make decoding allocate
-      // whatever `n` claims (or read garbage), so such a block is reported, not decoded.
-      if (!(Number.isInteger(block.n) && block.n >= 1 && block.n <= BLOCK_SIZE && block.n * 3 <= (block.d?.length ?? 0))) {
-        report(`block ${block.t}/${block.f} is malformed (n ${block.n}, ${block.d?.length ?? 0} bytes)`);
+    // Sections: the record of each page (or, while migrating, its legacy chunk and text records).
+    const pageByUrl = new Map(pages.map((p) => [p.url, p]));
+    const recordByUrl = new Map(sectionRecords.map((r) => [r.url, r]));
+    for (const r of sectionRecords) if (!pageByUrl.has(r.url)) report(`sections record of ${r.url} has no page`);
+    const chunkById = new Map(chunks.map((c) => [c.id, c]));
+    for (const c of chunks) if (owner.get(c.id)?.url !== c.url) report(`orphan chunk record ${c.id} (${c.url})`);
+    const textByUrl = new Map(texts.map((t) => [t.url, t]));
+    for (const t of texts) if (!pageByUrl.has(t.url) || pageByUrl.get(t.url)!.lens) report(`text record of ${t.url} has no legacy page`);
+
+    const expected: Expected = { postings: new Map(), pages: new Map(), unreadable: new Set() };
+    let N = 0;
+    let totalLength = 0;
+    for (const p of pages) {
+      let sections: StoredSection[] | null = null;
+      const rec = recordByUrl.get(p.url);
+      if (!p.chunkIds.length) sections = [];
+      else if (rec) {
+        try {
+          sections = await unpackSections(rec.z, p);
+        } catch (e) {
+          report(`sections record of ${p.url} cannot be read (${e instanceof Error ? e.message : String(e)})`);
+        }
+      } else if (!p.lens && legacy) {
+        let textOf = new Map<number, string>();
+        const tr = textByUrl.get(p.url);
+        if (tr) {
+          try {
+            const t = await unpackTexts(tr.z);
+            textOf = new Map(tr.ids.map((id, i) => [id, t[i] ?? '']));
+          } catch {
+            report(`text record of ${p.url} does not decompress`);
+          }
+        }
+        sections = p.chunkIds.map((id, i) => {
+          const c = chunkById.get(id);
+          const text = c?.text ?? textOf.get(id);
+          if (!c || text === undefined) report(`chunk ${id} (${p.url}) has no ${c ? 'text' : 'record'}`);
+          return { id, url: p.url, ord: i, headingPath: c?.headingPath ?? [], section: c?.section ?? '', anchor: c?.anchor ?? {}, ...(c?.parts ? { parts: c.parts } : {}), text: text ?? '' };
+        });
+      } else report(`page ${p.url} has no sections record`);
+      if (!sections) {
+        expected.unreadable.add(p.url);
         continue;
       }
-      const entries = decodeBlock({ first: block.f, n: block.n, data: block.d });
-      const next = postings[b + 1];
-      const nextKey = next && next.t === block.t ? next.f : Infinity;
-      const want = expected.get(block.t);
-      let s = seen.get(block.t);
-      if (!s) seen.set(block.t, (s = new Set()));
-      for (const e of entries) {
-        if (e.id < block.f) report(`block ${block.t}/${block.f} holds smaller id ${e.id}`);
-        // Deletes find a chunk's block by key (greatest first <= id): ids must ascend, each block's
-        // below the next block's key.
-        if (e.id <= lastId || e.id >= nextKey) report(`posting ${block.t} -> ${e.id} out of order`);
-        lastId = e.id;
-        const w = want?.get(e.id);
-        if (!w) report(`posting ${block.t} -> ${e.id} has no chunk with that term`);
-        else if (w.tf !== e.tf || w.len !== e.len) report(`posting ${block.t} -> ${e.id}: tf ${e.tf}/len ${e.len}, expected ${w.tf}/${w.len}`);
-        if (s.has(e.id)) report(`posting ${block.t} -> ${e.id} duplicated`);
-        s.add(e.id);
-      }
+      const lens: number[] = [];
+      sections.forEach((s, i) => {
+        const sp = sectionPostings(p.title, s, TOKENIZER);
+        lens.push(sp.len);
+        const storedLen = p.lens ? p.lens[i] : chunkById.get(s.id)?.len;
+        if (storedLen !== sp.len) report(`chunk ${s.id} (${p.url}) length ${storedLen ?? 'missing'}, recomputed ${sp.len}`);
+        for (const [t, tf] of sp.tfs) {
+          let m = expected.postings.get(t);
+          if (!m) expected.postings.set(t, (m = new Map()));
+          m.set(s.id, tf);
+        }
+      });
+      const tr = !rec && !p.lens ? textByUrl.get(p.url) : undefined;
+      expected.pages.set(p.url, { page: p, sections, lens, ...(tr?.b ? { blocks: { b: tr.b, cv: tr.cv ?? '' } } : {}) });
+      N += sections.length;
+      totalLength += lens.reduce((a, b) => a + b, 0);
     }
-    for (const [t, m] of expected) {
-      const s = seen.get(t);
-      if (!s || s.size !== m.size) report(`term ${t}: df ${s?.size ?? 0}, expected ${m.size}`);
+    if (!expected.unreadable.size) {
+      if ((stats?.N ?? 0) !== N) report(`stored N ${stats?.N ?? 0}, recomputed ${N}`);
+      if ((stats?.totalLength ?? 0) !== totalLength) report(`stored total length ${stats?.totalLength ?? 0}, recomputed ${totalLength}`);
     }
 
+    // The dictionary.
+    const termOf = new Map<number, string>();
+    termKeys.forEach((t, i) => {
+      const id = termIds[i]!;
+      if (termOf.has(id)) report(`term id ${id} names both ${termOf.get(id)} and ${t}`);
+      termOf.set(id, t);
+    });
+
+    // What is stored, as term -> id -> tf: the main index (structure checked), legacy blocks, segments.
+    const stored = new Map<string, Map<number, number>>();
+    const add = (t: string, id: number, tf: number) => {
+      let m = stored.get(t);
+      if (!m) stored.set(t, (m = new Map()));
+      const had = m.get(id);
+      if (had !== undefined && had !== tf) report(`posting ${t} -> ${id} stored twice with tf ${had} and ${tf}`);
+      m.set(id, tf);
+    };
+    const seenMain = new Map<number, Set<number>>();
+    let lastTerm = -1;
+    let lastId = -1;
+    postingKeys.forEach(([termId, first], b) => {
+      if (termId !== lastTerm) lastId = -1;
+      lastTerm = termId;
+      const term = termOf.get(termId);
+      const label = `block ${term ?? `#${termId}`}/${first}`;
+      let entries: PostingEntry[];
+      try {
+        entries = decodeBlock(blockFromValue(first, postingValues[b]!));
+      } catch {
+        report(`${label} is malformed`);
+        return;
+      }
+      const next = postingKeys[b + 1];
+      const nextKey = next && next[0] === termId ? next[1] : Infinity;
+      let s = seenMain.get(termId);
+      if (!s) seenMain.set(termId, (s = new Set()));
+      for (const e of entries) {
+        if (e.id < first) report(`${label} holds smaller id ${e.id}`);
+        // Merges and sweeps find a term's blocks by key: ids must ascend, each block's below the next key.
+        if (e.id <= lastId || e.id >= nextKey) report(`posting ${term ?? `#${termId}`} -> ${e.id} out of order`);
+        lastId = e.id;
+        if (s.has(e.id)) report(`posting ${term ?? `#${termId}`} -> ${e.id} duplicated`);
+        s.add(e.id);
+        if (term === undefined) {
+          if (!dead.has(e.id)) report(`orphan posting: term id ${termId} is not in the dictionary (chunk ${e.id})`);
+        } else add(term, e.id, e.tf);
+      }
+    });
+    oldKeys.forEach(([term, first], b) => {
+      const r = oldPostings[b]!;
+      if (!(Number.isInteger(r.n) && r.n >= 1 && r.n <= BLOCK_SIZE && r.n * 3 <= (r.d?.length ?? 0))) {
+        report(`legacy block ${term}/${first} is malformed`);
+        return;
+      }
+      for (const e of decodeLegacyBlock({ first, n: r.n, data: r.d })) {
+        add(term, e.id, e.tf);
+        const p = owner.get(e.id);
+        if (p && !dead.has(e.id)) {
+          const len = p.lens ? p.lens[p.chunkIds.indexOf(e.id)] : chunkById.get(e.id)?.len;
+          if (len !== e.len) report(`legacy posting ${term} -> ${e.id}: len ${e.len}, expected ${len}`);
+        }
+      }
+    });
+    segments.forEach((seg, i) => {
+      try {
+        decodeSegment(seg, seg.first, (t, list) => {
+          for (const e of list) {
+            if (e.id < seg.first || e.id >= seg.end) report(`segment ${segKeys[i]} holds id ${e.id} outside ${seg.first}..${seg.end - 1}`);
+            add(t, e.id, e.tf);
+          }
+        });
+      } catch {
+        report(`segment ${segKeys[i]} is malformed`);
+      }
+    });
+
+    for (const [t, m] of stored) {
+      const want = expected.postings.get(t);
+      for (const [id, tf] of m) {
+        if (dead.has(id)) continue;
+        const p = owner.get(id);
+        if (!p) report(`orphan posting ${t} -> ${id}: no page holds section ${id}`);
+        else if (expected.unreadable.has(p.url)) continue;
+        else if (!want?.has(id)) report(`posting ${t} -> ${id} has no section with that term`);
+        else if (want.get(id) !== tf) report(`posting ${t} -> ${id}: tf ${tf}, expected ${want.get(id)}`);
+      }
+    }
+    for (const [t, want] of expected.postings) {
+      const m = stored.get(t);
+      let found = 0;
+      for (const id of want.keys()) if (m?.has(id)) found++;
+      if (found !== want.size) report(`term ${t}: df ${found}, expected ${want.size}`);
+    }
+
+    // Vectors and the queue.
     let vectorCount = 0;
     const vecSeen = new Set<string>();
     for (const b of vectors) {
       for (const id of b.ids) {
+        if (dead.has(id)) continue; // swept later
         if (!b.m.includes('\u0000')) vectorCount++; // coarse blocks (vectorStore.coarseModel) repeat the ids
-        if (!owned.has(id)) report(`vector ${b.m}/${id} has no chunk`);
+        if (!owner.has(id)) report(`vector ${b.m}/${id} has no section`);
         const key = `${b.m}/${id}`;
         if (vecSeen.has(key)) report(`vector ${key} duplicated`);
         vecSeen.add(key);
       }
     }
     for (const q of queue) {
-      if (!owned.has(q.id)) report(`queued chunk ${q.id} does not exist`);
+      if (!owner.has(q.id)) report(`queued chunk ${q.id} does not exist`);
       if (vecSeen.has(`${q.model}/${q.id}`)) report(`chunk ${q.id} is queued and already embedded`);
     }
 
-    if (repair && problems.length) await rebuild(engine, chunks.filter((c) => owned.has(c.id)), orphans, orphanTexts, pageByUrl, expected, N, totalLength, Math.max(maxId + 1, stats?.nextChunkId ?? 1), vectors, owned, lens, queue);
-    return { ok: problems.length === 0, problems, checked: { chunks: chunks.length, terms: expected.size, vectors: vectorCount } };
+    if (repair && problems.length) await rebuild(engine, db, expected, stats, maxId, vectors, queue);
+    return { ok: problems.length === 0, problems, checked: { chunks: owner.size, terms: expected.postings.size, vectors: vectorCount } };
   });
 }
 
 async function rebuild(
   engine: Engine,
-  live: ChunkRecord[],
-  orphans: ChunkRecord[],
-  orphanTexts: string[],
-  pageByUrl: Map<string, PageRecord>,
-  expected: Map<string, Map<number, { tf: number; len: number }>>,
-  N: number,
-  totalLength: number,
-  nextChunkId: number,
-  vectors: VectorBlockRecord[],
-  owned: Set<number>,
-  lens: Map<number, number>,
-  queue: QueueRecord[],
+  db: DB,
+  expected: Expected,
+  oldStats: StatsRecord | undefined,
+  maxId: number,
+  vectors: { m: string; f: number; dim: number; ids: Uint32Array; codes: Int8Array; scales: Float32Array }[],
+  queue: { id: number; model: string }[],
 ): Promise<void> {
-  const db = await engine.db();
-  const tx = db.transaction(['pages', 'chunks', 'texts', 'postings', 'meta', 'vectors', 'embedQueue'], 'readwrite');
-  await tx.objectStore('postings').clear();
+  // Section records for pages read from legacy records, compressed before the transaction opens.
+  const packed = new Map<string, Uint8Array>();
+  for (const { page, sections } of expected.pages.values()) if (!page.lens && sections.length) packed.set(page.url, await packSections(sections));
+  const legacy = hasLegacy(db);
+  const stores: StoreName[] = ['pages', 'sections', 'terms', 'postings', 'segments', 'tombstones', 'meta', 'vectors', 'embedQueue'];
+  const tx = db.transaction(legacy ? [...stores, ...LEGACY_STORES] : stores, 'readwrite');
   const puts: Promise<unknown>[] = [];
-  for (const [term, m] of expected) {
-    const entries: PostingEntry[] = [...m].map(([id, v]) => ({ id, tf: v.tf, len: v.len })).sort((a, b) => a.id - b.id);
-    for (const b of appendToBlock(undefined, entries)) puts.push(tx.objectStore('postings').put({ t: term, f: b.first, n: b.n, d: b.data }));
+  for (const s of ['terms', 'postings', 'segments', 'tombstones'] as const) puts.push(tx.objectStore(s).clear());
+  if (legacy) for (const s of LEGACY_STORES) puts.push(tx.objectStore(s).clear());
+  for (const k of [MERGE_KEY, SWEEP_KEY, MIGRATION_KEY]) puts.push(tx.objectStore('meta').delete(k));
+  const stats = await readStats(tx);
+  const counter = ((await tx.objectStore('meta').get(TERM_IDS_KEY)) as TermIdsRecord | undefined) ?? { next: 1 };
+  // The dictionary and the blocks, from scratch.
+  for (const [term, m] of expected.postings) {
+    const id = counter.next++;
+    puts.push(tx.objectStore('terms').put(id, term));
+    const entries = [...m].map(([cid, tf]) => ({ id: cid, tf, len: 0 })).sort((a, b) => a.id - b.id);
+    for (const b of appendToBlock(undefined, entries)) puts.push(tx.objectStore('postings').put(blockValue(b), [id, b.first]));
   }
-  for (const c of orphans) puts.push(tx.objectStore('chunks').delete(c.id));
-  for (const url of orphanTexts) puts.push(tx.objectStore('texts').delete(url));
-  for (const c of live) {
-    const len = lens.get(c.id);
-    // The record as it is now, not as it was read: the v1 -> v2 text migration may have moved its text
-    // out since (putting `c` back would bring the v1 text back and the migration would count it undone).
-    if (len !== undefined && len !== c.len)
-      puts.push(
-        tx
-          .objectStore('chunks')
-          .get(c.id)
-          .then((cur) => (cur ? tx.objectStore('chunks').put({ ...cur, len }) : undefined)),
-      );
+  // Pages: lengths as recomputed; sections records for legacy pages; unreadable pages forgotten.
+  let N = 0;
+  let totalLength = 0;
+  const live = new Set<number>();
+  for (const { page, lens, blocks } of expected.pages.values()) {
+    const z = packed.get(page.url);
+    if (z) puts.push(tx.objectStore('sections').put({ url: page.url, z, ...blocks } satisfies SectionsRecord));
+    if (z || page.lens?.join() !== lens.join()) puts.push(tx.objectStore('pages').put({ ...page, lens }));
+    for (const id of page.chunkIds) live.add(id);
+    N += lens.length;
+    totalLength += lens.reduce((a, b) => a + b, 0);
   }
-  const liveIds = new Set(live.map((c) => c.id));
-  for (const p of pageByUrl.values()) {
-    const ids = p.chunkIds.filter((id) => liveIds.has(id));
-    if (ids.length !== p.chunkIds.length) puts.push(tx.objectStore('pages').put({ ...p, chunkIds: ids }));
+  for (const url of expected.unreadable) {
+    puts.push(tx.objectStore('pages').delete(url), tx.objectStore('sections').delete(url));
+    console.warn(`reread: repair forgot ${url}: its sections cannot be read`);
   }
-  // The queue loses chunks that are gone and chunks already embedded for the model they wait for.
+  for (const r of await tx.objectStore('sections').getAllKeys()) if (!expected.pages.has(r)) puts.push(tx.objectStore('sections').delete(r));
+  // The queue loses sections that are gone and sections already embedded for the model they wait for.
   const embedded = new Set(vectors.flatMap((b) => [...b.ids].map((id) => `${b.m}/${id}`)));
-  for (const q of queue) {
-    if (!liveIds.has(q.id) || embedded.has(`${q.model}/${q.id}`)) puts.push(tx.objectStore('embedQueue').delete(q.id));
-  }
-  // Vectors of missing chunks go; their blocks are rewritten without them.
+  for (const q of queue) if (!live.has(q.id) || embedded.has(`${q.model}/${q.id}`)) puts.push(tx.objectStore('embedQueue').delete(q.id));
+  // Vectors of sections that are gone; their blocks are rewritten without them.
   for (const b of vectors) {
-    const keep = [...b.ids].map((id, i) => ({ id, i })).filter((e) => owned.has(e.id));
+    const keep = [...b.ids].map((id, i) => ({ id, i })).filter((e) => live.has(e.id));
     if (keep.length === b.ids.length) continue;
     if (!keep.length) puts.push(tx.objectStore('vectors').delete([b.m, b.f]));
     else {
@@ -221,10 +328,10 @@ async function rebuild(
       puts.push(tx.objectStore('vectors').put({ ...b, ids: Uint32Array.from(keep.map((e) => e.id)), codes, scales: Float32Array.from(keep.map((e) => b.scales[e.i]!)) }));
     }
   }
-  puts.push(tx.objectStore('meta').put({ N, totalLength, nextChunkId } satisfies StatsRecord, 'stats'));
+  puts.push(tx.objectStore('meta').put(counter, TERM_IDS_KEY));
+  puts.push(tx.objectStore('meta').put({ N, totalLength, nextChunkId: Math.max(maxId + 1, oldStats?.nextChunkId ?? 1), nextSeq: stats.nextSeq } satisfies StatsRecord, 'stats'));
   await Promise.all(puts);
   await tx.done;
-  engine.lexical.invalidate('all');
-  engine.pages.reset();
-  engine.dense?.onChunksRemoved([]);
+  forgetAllSections(db);
+  engine.resetReaders();
 }

@@ -174,9 +174,8 @@ export class HistoryImport {
         TOKENIZER,
         engine.dense?.queueModel() ?? null,
       );
-      engine.lexical.apply(res.delta);
-      for (const p of res.pages) engine.pages.put(p);
-      if (res.addedChunkIds.length) engine.dense?.onChunksAdded();
+      // One segment for the batch: merged into the index in the background like a capture's.
+      engine.applyWrite(res);
       this.batchMs.push(performance.now() - t);
       if (this.batchMs.length > 1000) this.batchMs.shift();
       return res.pages.length;

@@ -1,7 +1,7 @@
 /**
  * Bytes a page's kept blocks add (issue 19: what the background keeps to re-cut a page), next to the
  * section texts every page already stores, as the extension packs them (background/sectionTexts.ts:
- * deflate-raw of the JSON), over the Python manual and synthetic pages. Also what one deflate stream
+ * deflate-raw of the JSON; today background/sections.ts), over the Python manual and synthetic pages. Also what one deflate stream
  * holding both would take (the sections repeat the blocks' words), for the storage layout to weigh.
  *   node --import tsx tests/bench/blockBytes.ts [--pages=500] [--out=bench/results/block-bytes.json]
  */
@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Block } from '../../src/chunker.js';
 import { cutSections } from '../../src/sections.js';
-import { packBlocks, packTexts } from '../../background/sectionTexts.js';
+import { packBlocks, packSections } from '../../background/sections.js';
 import { makeVocabulary, pythonPages, ROOT, synthPages, toPayload } from './corpus.js';
 
 const arg = (name: string, dflt: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3) ?? dflt;
@@ -35,7 +35,7 @@ for (const name of ['python', 'synthetic']) {
     const texts = cut.sections.map((c) => c.text);
     rows.push({
       chars: cut.blocks.reduce((k, b) => k + b.text.length, 0),
-      texts: (await packTexts(texts)).byteLength,
+      texts: (await packSections(cut.sections)).byteLength,
       blocks: (await packBlocks(cut.blocks)).byteLength,
       both: await deflate(JSON.stringify([texts, cut.blocks.map((b) => [b.kind, b.text, b.id ?? ''])])),
     });

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright';
 import { until } from '../e2e/harness.js';
 import { launchSnapshot, type BenchExtension } from './chromium.js';
-import { recordsFor, writeAndRepair, writeVectors } from './bulkLoad.js';
+import { BulkIndex, finishLoad, writeBatch, writeVectors } from './bulkLoad.js';
 import { startupProbe } from './startupProbe.js';
 import { queryTerms } from '../../src/tokenizer.js';
 import { DEFAULT_SETTINGS } from '../../src/settings.js';
@@ -41,17 +41,17 @@ export interface BrowserResult {
 
 
 /** The worker's JS heap after a full GC (the Performance domain is not available on worker targets). */
-async function workerHeap(ext: BenchExtension): Promise<{ usedBytes: number; totalBytes: number }> {
+export async function workerHeap(ext: BenchExtension): Promise<{ usedBytes: number; totalBytes: number }> {
   const [, heap] = await ext.workerCdp<unknown>([{ method: 'HeapProfiler.collectGarbage' }, { method: 'Runtime.getHeapUsage' }]);
   const h = heap as { usedSize: number; totalSize: number };
   return { usedBytes: h.usedSize, totalBytes: h.totalSize };
 }
 
-async function storageUsage(page: Page): Promise<number> {
+export async function storageUsage(page: Page): Promise<number> {
   return page.evaluate(async () => (await navigator.storage.estimate()).usage ?? 0);
 }
 
-function duBytes(dir: string): number {
+export function duBytes(dir: string): number {
   if (!existsSync(dir)) return 0;
   return Number(execFileSync('du', ['-sb', dir], { encoding: 'utf8' }).split(/\s+/)[0]);
 }
@@ -92,8 +92,8 @@ export interface WorkerTimings {
 }
 
 /**
- * In the worker, per query: engine.search warm, then its lexical lane alone (engine.lexicalSearch, a
- * private method reached at run time) and its dense lane alone, then engine.search again with the
+ * In the worker, per query: engine.search warm, then its lexical lane alone (rereadDebug.lexicalLane:
+ * postings + BM25, as search runs them) and its dense lane alone, then engine.search again with the
  * posting cache dropped. Interleaved per query, so background load hits all alike.
  */
 async function workerQueries(ext: BenchExtension, qs: readonly Query[], coldEvery = 1): Promise<WorkerTimings> {
@@ -134,7 +134,7 @@ async function workerQueries(ext: BenchExtension, qs: readonly Query[], coldEver
   return { total: dist(r.total), lexical: dist(r.lexical), dense: r.dense.length ? dist(r.dense) : null, denseScan: r.denseScan.length ? dist(r.denseScan) : null, coldPostings: dist(r.cold), results: r.results / qs.length };
 }
 
-async function openSearch(ext: BenchExtension): Promise<Page> {
+export async function openSearch(ext: BenchExtension): Promise<Page> {
   const page = await ext.ctx.newPage();
   await page.goto(ext.extensionUrl('search.html'));
   await page.getByTestId('search-input').waitFor();
@@ -146,7 +146,7 @@ async function openSearch(ext: BenchExtension): Promise<Page> {
  * searched (the page drops answers to anything but the latest input, and marks the screen stale on
  * every input, so a shown answer with no search pending is the answer to what is in the box).
  */
-async function settled(page: Page, q: string): Promise<void> {
+export async function settled(page: Page, q: string): Promise<void> {
   await page.waitForFunction(
     (want) =>
       ((document.querySelector('[data-testid="search-input"]') as HTMLInputElement | null)?.value ?? '').trim() === want &&
@@ -209,7 +209,7 @@ async function keystroke(page: Page, q: string, prepare = true): Promise<Keystro
 }
 
 /** Times the last keystroke of each query; a query whose answer never shows is skipped (and counted). */
-async function keystrokes(page: Page, qs: readonly Query[]): Promise<KeystrokeTiming[] & { failed?: number }> {
+export async function keystrokes(page: Page, qs: readonly Query[]): Promise<KeystrokeTiming[] & { failed?: number }> {
   const out: KeystrokeTiming[] & { failed?: number } = [];
   out.failed = 0;
   for (const q of qs) {
@@ -231,7 +231,7 @@ async function keystrokes(page: Page, qs: readonly Query[]): Promise<KeystrokeTi
  * is closed before every stop too, so the answer also pays creating it and loading the model; by
  * default it stays open across the stop, as an idle stop of the worker leaves it.
  */
-async function afterRestart(ext: BenchExtension, page: Page, qs: readonly Query[], rounds: number, closeDocument = false): Promise<{ keystroke: KeystrokeTiming[]; message: number[]; startup: number[] }> {
+export async function afterRestart(ext: BenchExtension, page: Page, qs: readonly Query[], rounds: number, closeDocument = false): Promise<{ keystroke: KeystrokeTiming[]; message: number[]; startup: number[] }> {
   const ks: KeystrokeTiming[] = [];
   const msg: number[] = [];
   const startup: number[] = [];
@@ -310,7 +310,7 @@ async function idbProbe(ext: BenchExtension, records: number, reads: number, rou
 /**
  * Per store: record count and logical bytes (keys and values as stored: string characters, typed
  * array bytes, 8 bytes a number, field names), a size that does not depend on LevelDB's compaction
- * state; plus the payloads (encoded postings, chunk text, vector codes).
+ * state; plus the payloads (encoded postings, deflated sections, vector codes).
  */
 /**
  * The capture write path, isolated: IndexedDB request patterns for real pages' postings, in a separate
@@ -399,7 +399,7 @@ async function storageBreakdown(ext: BenchExtension): Promise<Record<string, num
     const db = await engine.db();
     const out = {};
     let total = 0;
-    for (const store of ['pages', 'chunks', 'texts', 'postings', 'vectors', 'embedQueue', 'meta']) {
+    for (const store of ['pages', 'sections', 'terms', 'postings', 'segments', 'tombstones', 'vectors', 'embedQueue', 'meta']) {
       const tx = db.transaction(store);
       const [keys, values] = await Promise.all([tx.store.getAllKeys(), tx.store.getAll()]);
       let bytes = 0;
@@ -407,8 +407,8 @@ async function storageBreakdown(ext: BenchExtension): Promise<Record<string, num
       out[store + 'Records'] = keys.length;
       out[store + 'Bytes'] = bytes;
       total += bytes;
-      if (store === 'postings') out.postingPayloadBytes = values.reduce((n, p) => n + p.d.byteLength, 0);
-      if (store === 'texts') out.textPayloadBytes = values.reduce((n, t) => n + t.z.byteLength, 0);
+      if (store === 'postings') out.postingPayloadBytes = values.reduce((n, p) => n + p.byteLength, 0);
+      if (store === 'sections') out.sectionsPayloadBytes = values.reduce((n, t) => n + t.z.byteLength, 0);
       if (store === 'vectors') {
         // Two record kinds (background/vectorStore.ts): exact int8 blocks keyed [model, f], coarse
         // sign-bit blocks keyed [model + '\\u0000bits', f].
@@ -428,7 +428,7 @@ async function storageBreakdown(ext: BenchExtension): Promise<Record<string, num
 }
 
 /** Waits until the IndexedDB directory's size stops changing (LevelDB compacts in the background). */
-async function settledDisk(dir: string, maxMs = 15_000): Promise<number> {
+export async function settledDisk(dir: string, maxMs = 15_000): Promise<number> {
   const end = Date.now() + maxMs;
   let last = -1;
   let same = 0;
@@ -442,8 +442,8 @@ async function settledDisk(dir: string, maxMs = 15_000): Promise<number> {
 }
 
 /** Typed arrays the worker holds outside the JS heap figure: the dense index, the posting cache. */
-async function residentArrays(ext: BenchExtension): Promise<{ denseIndexBytes: number; postingCacheEntries: number }> {
-  return ext.evalSw(`({ denseIndexBytes: dense.index ? dense.index.residentBytes : 0, postingCacheEntries: engine.lexical.cached ?? 0 })`);
+export async function residentArrays(ext: BenchExtension): Promise<{ denseIndexBytes: number; postingCacheEntries: number }> {
+  return ext.evalSw(`({ denseIndexBytes: dense.index ? dense.index.residentBytes : 0, postingCacheEntries: engine.lexical.cachedEntries ?? 0 })`);
 }
 
 export async function runBrowser(report: Report, opts: BrowserOptions): Promise<BrowserResult> {
@@ -470,25 +470,40 @@ export async function runBrowser(report: Report, opts: BrowserOptions): Promise<
     const du0 = duBytes(idbDir);
     const heap0 = await workerHeap(ext);
 
-    // 1. Load, dense lane off: most pages written directly and indexed by the product's repair, the
-    // last `captureChunks` worth through engine.capture (timed: the build throughput).
+    // 1. Load, dense lane off: most pages written directly as the product stores them once merged
+    // (bulkLoad.ts), the last `captureChunks` worth through engine.capture (timed: the write path).
     let split = pages.length;
     for (let c = 0; split > 0 && c < opts.captureChunks; ) c += pages[--split]!.sections.length;
     log(`writing ${split} pages directly, then ${pages.length - split} through engine.capture (dense lane off)…`);
-    const rec = recordsFor(pages.slice(0, split));
-    const bulk = await writeAndRepair(admin, rec, log, () => ext.evalSw('globalThis.rereadDebug.migrateTexts()'));
-    phases.bulk = { pages: split, chunks: rec.chunks.length, writeMs: bulk.writeMs, repairMs: bulk.repairMs, problemsBeforeRepair: bulk.report.problems.length };
+    const tBulk = now();
+    const index = new BulkIndex();
+    const bulkIds: number[] = [];
+    for (let i = 0; i < split; i += 250) {
+      const batch = index.add(pages.slice(i, Math.min(split, i + 250)));
+      for (const p of batch.pages) bulkIds.push(...p.chunkIds);
+      await writeBatch(admin, batch);
+    }
+    await finishLoad(admin, index);
+    // The worker reads what was written from scratch, and checks it is what the product would store.
+    await ext.stopWorker();
+    const bulkVerify = await ext.evalSw<{ ok: boolean; problems: string[] }>('globalThis.rereadDebug.verifyIndex(engine, false)');
+    if (!bulkVerify.ok) throw new Error(`bulk load: ${bulkVerify.problems.slice(0, 3).join('; ')}`);
+    const bulkMs = now() - tBulk;
+    phases.bulk = { pages: split, chunks: bulkIds.length, terms: index.terms, writeMs: bulkMs, verified: bulkVerify.ok };
     const load = await bulkLoad(ext, pages.slice(split), 25, log);
+    // The captured pages' segments merge in the background: let them, and note what it cost.
+    await ext.evalSw('globalThis.rereadDebug.maintain(false)');
+    phases.maintenance = await ext.evalSw('globalThis.rereadDebug.maintenanceStatus()');
     const stats = await ext.evalSw<{ pages: number; chunks: number }>('engine.stats()');
     const textChars = docs.reduce((n, d) => n + d.text.length, 0);
     report.text(
       `Chromium ${chromium}, headless. ${num(stats.pages)} synthetic pages of 18–22 sections (${num(stats.chunks)} chunks, ${num(words)} words, ${num(words / stats.pages)} words a page): ` +
-        `${num(split)} pages written straight into the database and indexed by the product's repair (verify with repair: true) in ${ms(bulk.writeMs + bulk.repairMs)} ms, the last ${num(pages.length - split)} through engine.capture.`,
+        `${num(split)} pages written straight into the database as the product stores them once merged (tests/bench/bulkLoad.ts; verifyIndex clean) in ${ms(bulkMs)} ms, the last ${num(pages.length - split)} through engine.capture.`,
     );
     const du1 = await settledDisk(idbDir);
     const usage1 = await storageUsage(admin);
     const perPage = dist(load.perPageMs);
-    const capturedChunks = stats.chunks - rec.chunks.length;
+    const capturedChunks = stats.chunks - bulkIds.length;
     const lexStorage = { estimateBytes: usage1 - usage0, diskBytes: du1 - du0, breakdown: await storageBreakdown(ext) };
     phases.load = { wallMs: load.wallMs, workerMs: load.workerMs, perPage, stats, capturedPages: load.perPageMs.length, capturedChunks, chunksPerSecWorker: (capturedChunks / load.workerMs) * 1000, storage: lexStorage };
 
@@ -518,7 +533,7 @@ export async function runBrowser(report: Report, opts: BrowserOptions): Promise<
     // 5. Dense lane on (the bundled model): vectors for the directly written chunks written as blocks
     // (random values), the captured chunks embedded by the extension (timed), then measure again.
     log('dense lane on…');
-    const vec = await writeVectors(admin, model.id, model.dim, rec.chunks.map((c) => c.id));
+    const vec = await writeVectors(admin, model.id, model.dim, bulkIds);
     const tEmbed = now();
     await ext.evalSw('engine.updateSettings({ denseEnabled: true })');
     const embedBudgetMs = opts.quick ? 60_000 : 180_000;
@@ -627,9 +642,9 @@ export async function runBrowser(report: Report, opts: BrowserOptions): Promise<
     report.text(
       `Full Text Tabs Forever reports ~27 KB a page without vectors; pages here hold ${num(textChars / stats.pages / 1024, 1)} KB of section text each (${num(words / stats.pages)} words), so bytes ÷ text is the comparable figure: ` +
         `at FTTF's 27 KB a page Reread would hold pages of ~${num(27 * 1024 / (denseStorage.estimateBytes / textChars) / 1024, 1)} KB of text with vectors. ` +
-        `Logical bytes by store (lexical only): postings ${mb(bd.postingsBytes ?? 0)} in ${num(bd.postingsRecords ?? 0)} blocks (encoded postings ${mb(bd.postingPayloadBytes ?? 0)}, i.e. ${num((bd.postingPayloadBytes ?? 0) / Math.max(1, bd.postingsRecords ?? 1), 0)} B a block; the rest is the term and block id, twice: key path and value), ` +
-        `chunks ${mb(bd.chunksBytes ?? 0)}, chunk text deflated per page ${mb(bd.textsBytes ?? 0)} (payload ${mb(bd.textPayloadBytes ?? 0)}), pages ${mb(bd.pagesBytes ?? 0)}. LevelDB compresses blocks (Snappy) and keeps uncompacted logs, so disk and logical sizes differ, and estimate() is Chrome's cached figure. ` +
-        `vectors (${num(vec.exactRecords)} exact and ${num(vec.coarseRecords)} coarse records written directly through vectorStore's vectorRecords, the rest embedded): ${num(dbd.vectorsExactRecords ?? 0)} exact blocks of up to 16 holding ${num(dbd.vectorsExactVectors ?? 0)} vectors, ${mb(dbd.vectorsExactBytes ?? 0)}; ${num(dbd.vectorsCoarseRecords ?? 0)} coarse sign-bit blocks holding ${num(dbd.vectorsCoarseVectors ?? 0)}, ${mb(dbd.vectorsCoarseBytes ?? 0)}; with the lane on, chunk text ${mb(dbd.textsBytes ?? 0)} in ${num(dbd.textsRecords ?? 0)} records, embedding queue ${num(dbd.embedQueueRecords ?? 0)} records. ` +
+        `Logical bytes by store (lexical only, schema 3): postings ${mb(bd.postingsBytes ?? 0)} in ${num(bd.postingsRecords ?? 0)} blocks (encoded postings ${mb(bd.postingPayloadBytes ?? 0)}, i.e. ${num((bd.postingPayloadBytes ?? 0) / Math.max(1, bd.postingsRecords ?? 1), 0)} B a block; the rest is the key [term id, first id]), ` +
+        `term dictionary ${mb(bd.termsBytes ?? 0)} for ${num(bd.termsRecords ?? 0)} terms, sections (metadata and text deflated per page) ${mb(bd.sectionsBytes ?? 0)} (payload ${mb(bd.sectionsPayloadBytes ?? 0)}), pages ${mb(bd.pagesBytes ?? 0)}, segments pending ${num(bd.segmentsRecords ?? 0)}. LevelDB compresses blocks (Snappy) and keeps uncompacted logs, so disk and logical sizes differ, and estimate() is Chrome's cached figure. ` +
+        `vectors (${num(vec.exactRecords)} exact and ${num(vec.coarseRecords)} coarse records written directly through vectorStore's vectorRecords, the rest embedded): ${num(dbd.vectorsExactRecords ?? 0)} exact blocks of up to 16 holding ${num(dbd.vectorsExactVectors ?? 0)} vectors, ${mb(dbd.vectorsExactBytes ?? 0)}; ${num(dbd.vectorsCoarseRecords ?? 0)} coarse sign-bit blocks holding ${num(dbd.vectorsCoarseVectors ?? 0)}, ${mb(dbd.vectorsCoarseBytes ?? 0)}; with the lane on, sections ${mb(dbd.sectionsBytes ?? 0)} in ${num(dbd.sectionsRecords ?? 0)} records, embedding queue ${num(dbd.embedQueueRecords ?? 0)} records. ` +
         `Dense lane: ${pending === 0 ? `embedded the ${num(embedded)} captured chunks in ${ms(embedMs)} ms (${num((embedded / embedMs) * 1000, 1)} chunks/s)` : `${num(embedded)} of ${num(capturedChunks)} captured chunks embedded in ${ms(embedMs)} ms (${num((embedded / embedMs) * 1000, 1)} chunks/s)`}${denseStatus.error ? `, error: ${denseStatus.error}` : ''}. ` +
         `Verify after the run: ${(phases.verify as { ok?: boolean }).ok ? 'ok' : JSON.stringify(phases.verify).slice(0, 300)}.`,
     );

@@ -137,9 +137,17 @@ function sentence(rng: Rng, v: Vocabulary, topic: string[], pageIds: string[], m
 
 /** Pages until `chunks` sections exist. `sectionsPerPage` is [min, max]. */
 export function synthPages(v: Vocabulary, seed: number, chunks: number, sectionsPerPage: [number, number] = [5, 30]): SynthPage[] {
+  return [...synthPageStream(v, seed, chunks, sectionsPerPage)];
+}
+
+/**
+ * The same pages one at a time (for corpora too large to hold: the 1M-section benchmark). The last page
+ * is cut short so that exactly `chunks` sections are made.
+ */
+export function* synthPageStream(v: Vocabulary, seed: number, chunks: number, sectionsPerPage: [number, number] = [5, 30]): Generator<SynthPage> {
   const rng = new Rng(seed);
-  const pages: SynthPage[] = [];
   let total = 0;
+  let n = 0;
   while (total < chunks) {
     const site = v.sites[v.siteZipf.sample(rng)]!;
     // A page's topic: ~30 mid-frequency words it repeats (burstiness), and a few identifiers.
@@ -168,10 +176,10 @@ export function synthPages(v: Vocabulary, seed: number, chunks: number, sections
       sections.push({ heading, paragraphs });
     }
     const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, '-').slice(0, 60);
-    pages.push({ url: `https://${site}/${slug}-${pages.length}`, site, title, date: EPOCH + Math.floor(rng.next() * 730 * DAY), sections });
+    yield { url: `https://${site}/${slug}-${n}`, site, title, date: EPOCH + Math.floor(rng.next() * 730 * DAY), sections };
+    n++;
     total += nSec;
   }
-  return pages;
 }
 
 /**

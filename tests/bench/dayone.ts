@@ -244,12 +244,14 @@ async function backfillPart(ext: Extension, port: number, pages: number): Promis
   return { pages: st.done, stored: st.stored, seconds, perSecond: st.done / seconds, searchDuring: during, searchIdle: idle, pageWrites, otherWrites };
 }
 
-const STORED_BYTES = `engine.db().then(async (db) => {
-  const [texts, chunks, postings, vectors] = await Promise.all([db.getAll('texts'), db.getAll('chunks'), db.getAll('postings'), db.getAll('vectors')]);
+// Schema 3: segments merged first (what the background does soon after a write), then sections,
+// posting blocks with their [term id, first id] keys, the dictionary and vectors.
+const STORED_BYTES = `rereadDebug.maintain(true).then(() => engine.db()).then(async (db) => {
+  const [sections, postings, terms, vectors] = await Promise.all([db.getAll('sections'), db.getAll('postings'), db.getAllKeys('terms'), db.getAll('vectors')]);
   let n = 0;
-  for (const t of texts) n += t.z.byteLength + t.url.length + t.ids.length * 4;
-  for (const c of chunks) n += JSON.stringify(c).length;
-  for (const p of postings) n += p.d.byteLength + p.t.length + 8;
+  for (const t of sections) n += t.z.byteLength + t.url.length;
+  for (const p of postings) n += p.byteLength + 16;
+  for (const t of terms) n += t.length + 8;
   for (const v of vectors) n += v.codes.byteLength + v.scales.byteLength + v.ids.byteLength;
   return n;
 })`;

@@ -102,7 +102,8 @@ async function measure(offscreen: boolean, s: Sample): Promise<void> {
     const tput = await ext.evalSw<number>(`(async () => {
       const model = await dense.activeModel();
       const e = await dense.embedder(model);
-      const chunks = (await (await engine.db()).getAll('chunks')).map((c) => c.text);
+      const chunks = [];
+      for (const url of (await engine.pages.all()).keys()) for (const c of await globalThis.rereadDebug.pageChunks(url)) chunks.push(c.text);
       const batches = [];
       for (let i = 0; i < 40; i++) batches.push(Array.from({ length: 16 }, (_, j) => chunks[(i * 16 + j) % chunks.length]));
       await e.embed(batches[0], 'passage');

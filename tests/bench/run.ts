@@ -2,7 +2,10 @@
  * `npm run bench [-- part ...]`: prints markdown tables and writes bench/results/<part>.json and
  * bench/results/summary.md.
  *
- * Parts: lexical, dense, browser, dayone (history import, backfill, PDFs); `all` (the default) runs all. Options:
+ * Parts: lexical, dense, browser, dayone (history import, backfill, PDFs); `all` (the default) runs
+ * those four. `scale` (never by default: it runs for the better part of an hour) loads a million
+ * sections into the extension in Chromium and measures the product at that size (tests/bench/scale.ts,
+ * bench/results/scale.json). Options:
  *   --quick        smaller corpora and fewer queries (a smoke run, minutes less)
  *   --no-peers     lexical without MiniSearch / Orama / FlexSearch
  *   --no-python    lexical without the Python-manual corpus
@@ -10,12 +13,17 @@
  *   --dense-sizes=100000,1000000  dense corpus sizes
  *   --chunks=50000  sections loaded into the browser
  *   --capture-chunks=500  of which go through engine.capture (timed; the rest are written directly)
+ *   --scale-sections=1000000  sections the scale part loads (checkpoints at 10,000 and 52,000 on the way);
+ *                  a smaller run writes bench/results/scale-<sections>.json and leaves summary.md's scale part
+ *   --scale-checkpoints=1000,10000,52000  sizes the scale part measures capture at on the way
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { machine, Report, RESULTS, writeJson, type Machine } from './report.js';
 
-const PARTS = ['lexical', 'dense', 'browser', 'dayone'] as const;
+const PARTS = ['lexical', 'dense', 'browser', 'dayone', 'scale'] as const;
+/** What `all` (and no part named) runs. */
+const DEFAULT_PARTS: readonly Part[] = ['lexical', 'dense', 'browser', 'dayone'];
 type Part = (typeof PARTS)[number];
 
 function parseArgs(argv: string[]): { parts: Part[]; flags: Map<string, string> } {
@@ -25,11 +33,11 @@ function parseArgs(argv: string[]): { parts: Part[]; flags: Map<string, string> 
     if (a.startsWith('--')) {
       const [k, v] = a.slice(2).split('=');
       flags.set(k!, v ?? 'true');
-    } else if (a === 'all') PARTS.forEach((p) => parts.add(p));
+    } else if (a === 'all') DEFAULT_PARTS.forEach((p) => parts.add(p));
     else if ((PARTS as readonly string[]).includes(a)) parts.add(a as Part);
     else throw new Error(`unknown part "${a}" (parts: ${PARTS.join(', ')}, all)`);
   }
-  if (!parts.size) PARTS.forEach((p) => parts.add(p));
+  if (!parts.size) DEFAULT_PARTS.forEach((p) => parts.add(p));
   return { parts: PARTS.filter((p) => parts.has(p)), flags };
 }
 
@@ -43,6 +51,7 @@ async function main(): Promise<void> {
   const report = new Report();
   report.text(`# Reread benchmarks\n\nMachine: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB, Node ${m.node} (V8 ${m.v8}), ${m.os}; load average at start ${m.loadAvg.join(' ')}.`);
   const timings: Record<string, number> = {};
+  const noSummary = new Set<Part>();
 
   for (const part of parts) {
     const t = Date.now();
@@ -59,6 +68,18 @@ async function main(): Promise<void> {
       const { runDense } = await import('./dense.js');
       const res = await runDense(report, { sizes: list(flags.get('dense-sizes'), quick ? [100_000] : [100_000, 1_000_000]), quick });
       writeJson('dense', { machine: m, results: res });
+    } else if (part === 'scale') {
+      const { runScale } = await import('./scale.js');
+      const sections = Number(flags.get('scale-sections') ?? (quick ? 60_000 : 1_000_000));
+      const checkpoints = flags.get('scale-checkpoints');
+      const res = await runScale(report, { sections, quick, ...(checkpoints ? { checkpoints: list(checkpoints, []) } : {}) });
+      m.chromium = res.chromium;
+      // A smaller run does not replace the committed million-section results (nor their summary part).
+      if (sections === 1_000_000) writeJson('scale', res.json);
+      else {
+        writeJson(`scale-${sections}`, res.json);
+        noSummary.add('scale');
+      }
     } else if (part === 'dayone') {
       const { runDayOne } = await import('./dayone.js');
       const res = await runDayOne(report, { entries: Number(flags.get('history-entries') ?? (quick ? 5_000 : 50_000)), backfillPages: Number(flags.get('backfill-pages') ?? (quick ? 100 : 300)), pdfPages: flags.has('pdf-pages') ? String(flags.get('pdf-pages')).split(',').map(Number).filter((n) => n > 0) : quick ? [10, 50] : [10, 50, 200] });
@@ -72,7 +93,7 @@ async function main(): Promise<void> {
     timings[part] = (Date.now() - t) / 1000;
   }
   report.text(`\nWall time: ${Object.entries(timings).map(([p, s]) => `${p} ${s.toFixed(0)} s`).join(', ')}; total ${((Date.now() - started) / 1000).toFixed(0)} s.`);
-  writeSummary(report, parts, m, timings);
+  writeSummary(report, parts.filter((p) => !noSummary.has(p)), m, timings);
 }
 
 /** summary.md keeps the latest output of every part (a partial run replaces only its own sections). */
@@ -93,14 +114,14 @@ function writeSummary(report: Report, parts: Part[], m: Machine, timings: Record
     sections.set(p, `<!-- part: ${p} -->\n_Run ${stamp}; ${m.cpus} cores, ${m.memoryGb} GB, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}; load average at start ${m.loadAvg.join(' ')}${took}._\n${extract(body, p)}`);
   }
   const order = PARTS.filter((p) => sections.has(p));
-  const header = `# Reread benchmarks\n\n\`npm run bench [-- lexical|dense|browser|all]\`. Machine of the latest run: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB RAM, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}, ${m.os}.\n`;
+  const header = `# Reread benchmarks\n\n\`npm run bench [-- lexical|dense|browser|all|scale]\`. Machine of the latest run: ${m.cpus} × ${m.cpuModel}, ${m.memoryGb} GB RAM, Node ${m.node}${m.chromium ? `, Chromium ${m.chromium}` : ''}, ${m.os}.\n`;
   writeFileSync(file, header + '\n' + order.map((p) => sections.get(p)).join('\n\n') + '\n');
   console.log(`\nwrote ${file}`);
 }
 
 /** The part's own output: from its "## " heading to the next part's. */
 function extract(body: string, part: Part): string {
-  const titles: Record<Part, string> = { lexical: '## Lexical', dense: '## Dense', browser: '## Chromium', dayone: '## Day one' };
+  const titles: Record<Part, string> = { lexical: '## Lexical', dense: '## Dense', browser: '## Chromium', dayone: '## Day one', scale: '## A million sections' };
   const start = body.indexOf(titles[part]);
   if (start < 0) return '';
   const rest = body.slice(start + 3);

@@ -42,6 +42,9 @@ try {
     perPage.push(...times);
   }
   await until(async () => (await ext.evalSw<{ pendingEmbeddings: number }>('engine.stats()')).pendingEmbeddings === 0, 'embeddings', 300_000, 1000);
+  // Schema 3: segments merged into the main index first (what the background does soon after), so the
+  // bytes are those of the index as it stays.
+  await ext.evalSw('globalThis.rereadDebug.maintain ? globalThis.rereadDebug.maintain(true) : null');
   const stats = await ext.evalSw<{ pages: number; chunks: number }>('engine.stats()');
   const logical = await ext.evalSw<Record<string, number>>(`(async () => {
     const size = (v) => {
@@ -60,10 +63,15 @@ try {
       let bytes = 0;
       for (let i = 0; i < keys.length; i++) bytes += size(keys[i]) + size(values[i]);
       out[store] = bytes;
+      // Of the sections store: the blocks kept to re-cut pages (issue 19), counted apart.
+      if (store === 'sections') out['sections.b'] = values.reduce((n, v) => n + (v.b ? v.b.byteLength : 0), 0);
     }
     return out;
   })()`);
   const estimate = await ext.evalSw<number>('navigator.storage.estimate().then((e) => e.usage)');
+  // The storage-full reserve (storageBudget.ts): random bytes in meta, up to 8 MB whatever the number of
+  // pages, so per-page figures are also given without it.
+  const reserve = await ext.evalSw<number>(`(async () => { const db = await engine.db(); let n = 0; for (let i = 0; i < 4; i++) { const r = await db.get('meta', 'reserve:' + i); n += r ? r.byteLength : 0; } return n; })()`);
   // Close the worker's connection so LevelDB flushes, then wait for the directory to settle.
   await ext.stopWorker();
   const dir = join(ext.profile, 'Default', 'IndexedDB');
@@ -78,8 +86,8 @@ try {
   const sorted = [...perPage].sort((a, b) => a - b);
   const q = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
   const kb = (b: number) => (b / stats.pages / 1024).toFixed(1);
-  const total = Object.values(logical).reduce((a, b) => a + b, 0);
-  console.log(JSON.stringify({ dist, corpus, ...stats, textKBPerPage: +(textChars / stats.pages / 1024).toFixed(1), writeMsMedian: +q(0.5).toFixed(1), writeMsP95: +q(0.95).toFixed(1), writeMsMean: +(perPage.reduce((a, b) => a + b, 0) / perPage.length).toFixed(1), estimateKBPerPage: +kb(estimate), diskKBPerPage: +kb(disk), logicalKBPerPage: +kb(total), logicalKBPerPageByStore: Object.fromEntries(Object.entries(logical).map(([k, v]) => [k, +kb(v)])), estimateBytesPerChunk: Math.round(estimate / stats.chunks), diskBytesPerChunk: Math.round(disk / stats.chunks), files: existsSync(dir) ? readdirSync(dir) : [] }, null, 1));
+  const total = Object.entries(logical).reduce((a, [k, b]) => a + (k.includes('.') ? 0 : b), 0);
+  console.log(JSON.stringify({ dist, corpus, ...stats, textKBPerPage: +(textChars / stats.pages / 1024).toFixed(1), writeMsMedian: +q(0.5).toFixed(1), writeMsP95: +q(0.95).toFixed(1), writeMsMean: +(perPage.reduce((a, b) => a + b, 0) / perPage.length).toFixed(1), estimateKBPerPage: +kb(estimate), diskKBPerPage: +kb(disk), logicalKBPerPage: +kb(total), reserveKB: +(reserve / 1024).toFixed(0), withoutReserve: { estimateKBPerPage: +kb(estimate - reserve), diskKBPerPage: +kb(disk - reserve), logicalKBPerPage: +kb(total - reserve), textRatioEstimate: +((estimate - reserve) / textChars).toFixed(2), textRatioLogical: +((total - reserve) / textChars).toFixed(2) }, logicalKBPerPageByStore: Object.fromEntries(Object.entries(logical).map(([k, v]) => [k, +kb(v)])), estimateBytesPerChunk: Math.round(estimate / stats.chunks), diskBytesPerChunk: Math.round(disk / stats.chunks), files: existsSync(dir) ? readdirSync(dir) : [] }, null, 1));
 } finally {
   await ext.close();
 }

@@ -187,7 +187,8 @@ describe('backfill: read these pages now', () => {
     expect(hits.map((r) => r.href.split('#')[0])).toEqual([`http://delta.test:${port}/p7`]);
     const report = await ext.evalSw<{ ok: boolean; problems: string[] }>('rereadDebug.verifyIndex(engine)');
     expect(report.problems).toEqual([]);
-    const dup = await ext.evalSw<number>(`engine.db().then((db) => db.getAll('chunks')).then((cs) => { const s = new Set(cs.map((c) => c.url + '|' + c.ord)); return cs.length - s.size; })`);
+    // Every section belongs to one page (schema 3 keeps section metadata per page): no id twice.
+    const dup = await ext.evalSw<number>(`engine.db().then((db) => db.getAll('pages')).then((ps) => { const ids = ps.flatMap((p) => p.chunkIds); return ids.length - new Set(ids).size; })`);
     expect(dup).toBe(0);
   }, 240_000);
 

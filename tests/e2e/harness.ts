@@ -212,7 +212,8 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
   return ext;
 }
 
-async function workerRunning(ctx: BrowserContext, extId: string): Promise<boolean> {
+/** Whether the extension's service worker is running now (without waking it). */
+export async function workerRunning(ctx: BrowserContext, extId: string): Promise<boolean> {
   const cdp = await ctx.browser()!.newBrowserCDPSession();
   const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: { type: string; url: string }[] };
   await cdp.detach();

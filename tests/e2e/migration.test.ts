@@ -1,17 +1,14 @@
 /**
- * Schema 1 -> 2 in the real browser: the committed v1 database (tests/fixtures/db-v1.jsonl) is written
- * into the extension's IndexedDB as version 1, the worker is stopped, and the next start upgrades it,
- * compresses the text in the background and answers searches in search.html throughout.
+ * Schema 1 and 2 -> 3 in the real browser: a committed database of each older schema
+ * (tests/fixtures/db-v1.jsonl, db-v2.jsonl) is written into the extension's IndexedDB at its version,
+ * the worker is stopped, and the next start upgrades it, moves pages and postings to the new layout in
+ * the background (stopped part-way once more) and answers searches in search.html throughout.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDump } from '../fixtures/db-v1.dump.js';
 import { FIXTURES, launch, searchPage, until, type Extension } from './harness.js';
-
-const text = readFileSync(join(FIXTURES, 'db-v1.jsonl'), 'utf8');
-const dump = parseDump(text);
-const pages = dump.lines.filter((l) => l.s === 'pages').map((l) => l.v as { url: string; title: string });
 
 let ext: Extension;
 beforeAll(async () => {
@@ -24,7 +21,7 @@ afterAll(async () => {
 });
 
 /** Runs in the worker: replaces the extension's database with the dump, at the dump's version. */
-const WRITE_V1 = `async (dumpText) => {
+const WRITE_DUMP = `async (dumpText) => {
   // Close the engine's connection (pending transactions finish first; the delete waits for them).
   (await engine.db()).close();
   await new Promise((res, rej) => { const r = indexedDB.deleteDatabase('reread'); r.onsuccess = res; r.onerror = () => rej(r.error); });
@@ -52,38 +49,52 @@ const WRITE_V1 = `async (dumpText) => {
   return version;
 }`;
 
-/** What the worker's database holds now (read over its own connection, without the engine's). */
+/** What the worker's database holds now. */
 const STATE = `(async () => {
   const db = await engine.db();
-  const tx = db.transaction(['pages', 'chunks', 'texts', 'meta']);
-  const [pages, chunks, texts, migration] = await Promise.all([tx.objectStore('pages').count(), tx.objectStore('chunks').getAll(), tx.objectStore('texts').count(), tx.objectStore('meta').get('migration')]);
-  return { version: db.version, pages, chunks: chunks.length, v1Chunks: chunks.filter((c) => typeof c.text === 'string').length, texts, migrating: !!migration };
+  const tx = db.transaction(['pages', 'sections', 'chunks', 'texts', 'postingsV2', 'meta']);
+  const [pages, sections, chunks, texts, legacyPostings, migration] = await Promise.all([tx.objectStore('pages').getAll(), tx.objectStore('sections').count(), tx.objectStore('chunks').count(), tx.objectStore('texts').count(), tx.objectStore('postingsV2').count(), tx.objectStore('meta').get('migration3')]);
+  return { version: db.version, pages: pages.length, withLens: pages.filter((p) => p.lens).length, sections, chunks, texts, legacyPostings, phase: migration ? migration.phase : null };
 })()`;
 
-describe('schema 1 -> 2 in Chromium', () => {
-  it('a v1 database opens after a worker restart, migrates, and every page is found from search.html', async () => {
-    expect(await ext.evalSw<number>(`(${WRITE_V1})(${JSON.stringify(text)})`)).toBe(1);
-    expect(await ext.stopWorker()).toBeGreaterThan(0);
+for (const version of [1, 2] as const) {
+  const text = readFileSync(join(FIXTURES, `db-v${version}.jsonl`), 'utf8');
+  const dump = parseDump(text);
+  const pages = dump.lines.filter((l) => l.s === 'pages').map((l) => l.v as { url: string; title: string; chunkIds: number[] });
+  const sections = pages.reduce((n, p) => n + p.chunkIds.length, 0);
 
-    // The first search wakes the worker, which opens the database at version 2.
-    for (const p of pages) {
-      const rows = await searchPage(ext, { q: p.title });
-      expect(rows.map((r) => r.href.split('#')[0]), p.title).toContain(p.url);
-    }
-    const state = await until(async () => {
-      const s = await ext.evalSw<{ version: number; pages: number; chunks: number; v1Chunks: number; texts: number; migrating: boolean }>(STATE);
-      return s.migrating ? null : s;
-    }, 'the text migration to finish');
-    expect(state).toMatchObject({ version: 2, pages: pages.length, v1Chunks: 0, texts: pages.length });
-    expect(state.chunks).toBe(dump.lines.filter((l) => l.s === 'chunks').length);
-    const report = await ext.evalSw<{ ok: boolean; problems: string[] }>('globalThis.rereadDebug.verifyIndex(engine)');
-    expect(report.problems).toEqual([]);
+  describe(`schema ${version} -> 3 in Chromium`, () => {
+    it(`a v${version} database opens after a worker restart, migrates (through another stop), and every page is found from search.html`, async () => {
+      expect(await ext.evalSw<number>(`(${WRITE_DUMP})(${JSON.stringify(text)})`)).toBe(version);
+      expect(await ext.stopWorker()).toBeGreaterThan(0);
 
-    // After another restart, from the compressed records: snippets read as text, phrases still match.
-    await ext.stopWorker();
-    const rows = await searchPage(ext, { q: '"virtual environment"' });
-    expect(rows.length).toBeGreaterThan(0);
-    expect(rows[0]!.snippet.toLowerCase()).toContain('virtual');
-    for (const p of pages) expect((await searchPage(ext, { q: p.title })).map((r) => r.href.split('#')[0]), p.title).toContain(p.url);
+      // The first search wakes the worker, which opens the database at version 3 and starts moving it.
+      for (const p of pages.slice(0, 3)) {
+        const rows = await searchPage(ext, { q: p.title });
+        expect(rows.map((r) => r.href.split('#')[0]), p.title).toContain(p.url);
+      }
+      // Stopped again while it migrates (or just after): the next start resumes.
+      await ext.stopWorker();
+      for (const p of pages) {
+        const rows = await searchPage(ext, { q: p.title });
+        expect(rows.map((r) => r.href.split('#')[0]), p.title).toContain(p.url);
+      }
+      type State = { version: number; pages: number; withLens: number; sections: number; chunks: number; texts: number; legacyPostings: number; phase: string | null };
+      const state = await until(async () => {
+        const s = await ext.evalSw<State>(STATE);
+        return s.phase ? null : s;
+      }, 'the migration to finish', 120_000, 500);
+      expect(state).toMatchObject({ version: 3, pages: pages.length, withLens: pages.length, sections: pages.length, chunks: 0, texts: 0, legacyPostings: 0 });
+      const report = await ext.evalSw<{ ok: boolean; problems: string[]; checked: { chunks: number } }>('globalThis.rereadDebug.verifyIndex(engine)');
+      expect(report.problems).toEqual([]);
+      expect(report.checked.chunks).toBe(sections);
+
+      // After another restart, from the new layout: snippets read as text, phrases still match.
+      await ext.stopWorker();
+      const rows = await searchPage(ext, { q: version === 1 ? '"virtual environment"' : '"json"' });
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows[0]!.snippet.toLowerCase()).toContain(version === 1 ? 'virtual' : 'json');
+      for (const p of pages) expect((await searchPage(ext, { q: p.title })).map((r) => r.href.split('#')[0]), p.title).toContain(p.url);
+    });
   });
-});
+}

@@ -20,7 +20,9 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const QUOTA = 6 * 1024 * 1024;
-const PAGES = 60;
+// Schema v3 stores a page in fewer bytes than v2: 60 pages no longer always reached the quota (v3 met it
+// after 18-65 pages in the runs so far, as LevelDB's log and compactions fall).
+const PAGES = 150;
 /** Pages only the last test visits: the first two visit a varying number of pages, up to PAGES + 20. */
 const FRESH = 1000;
 /**
@@ -121,6 +123,8 @@ afterAll(async () => {
 
 describe('storage full', () => {
   const lastVisit = new Map<string, number>();
+  /** Every visit's place in time, refused ones included (see checkStored). */
+  const visitOrder = new Map<string, number>();
   let order = 0;
   let next = 0;
   /** The highest usage seen after a capture (CDP), for QUOTA_LOG. */
@@ -128,15 +132,21 @@ describe('storage full', () => {
   const url = (i: number) => server.url(`/q/${i}.html`);
   async function visitOne(tab: Page, i: number): Promise<'stored' | 'quota'> {
     const outcome = await visitAndWait(tab, url(i));
-    // A refused page was never stored: it cannot have been evicted.
-    if (outcome === 'stored') lastVisit.set(url(i), ++order);
+    visitOrder.set(url(i), ++order);
+    // A refused page is not stored (unless the outbox files it later: see checkStored).
+    if (outcome === 'stored') lastVisit.set(url(i), order);
     const u = await cdpUsage();
     peak = Math.max(peak, u.usage);
     log(i, outcome, `usage ${u.usage} (${((100 * u.usage) / u.quota).toFixed(0)}% of ${u.quota}), idb ${u.indexeddb}`, process.env.QUOTA_LOG ? idbFiles() : '', JSON.stringify(await quotaLog()), 'stored', (await storedUrls()).length);
     return outcome;
   }
   async function checkStored(): Promise<Set<string>> {
-    const stored = new Set(await storedUrls());
+    // A capture refused while the page was being left was also handed to the outbox by the content
+    // script (its answer had not arrived): the next drain files it, as of its own visit, when there is
+    // room by then. Such a page counts as visited at its visit.
+    const drained = await storedUrls();
+    for (const u of drained) if (!lastVisit.has(u) && visitOrder.has(u)) lastVisit.set(u, visitOrder.get(u)!);
+    const stored = new Set(drained);
     const evicted = [...lastVisit.keys()].filter((u) => !stored.has(u));
     const q = await quotaLog();
     expect(q.softEvictions + q.hardEvictions).toBe(evicted.length);

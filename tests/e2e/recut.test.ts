@@ -146,7 +146,7 @@ describe('re-cut after a chunker change', () => {
     expect(stops).toBeGreaterThanOrEqual(2);
 
     // Every page is cut by the new chunker, and search links follow the new cut.
-    const versions = await ext.evalSw<(string | null)[]>(`(async () => { const db = await engine.db(); return (await db.getAll('texts')).map((t) => t.cv ?? null); })()`);
+    const versions = await ext.evalSw<(string | null)[]>(`(async () => { const db = await engine.db(); return (await db.getAll('sections')).map((t) => t.cv ?? null); })()`);
     expect(versions).toHaveLength(PAGES);
     expect(new Set(versions)).toEqual(new Set([want]));
     for (const i of [1, 20]) {

@@ -276,7 +276,7 @@ async function main() {
       if (!entry) throw new Error('no capture within 15 s');
       const chunks = await inWorker<{ text: string; anchor: { id?: string }; headingPath: string[] }[]>(
         ext,
-        // Through the worker's reader of section text (since schema v2 the text is not in the chunk records).
+        // Through the worker's reader of section text (since schema v3 the sections record of the page).
         `globalThis.rereadDebug.pageChunks(${JSON.stringify(key)}).then((cs) => cs.map((c) => ({ text: c.text, anchor: c.anchor, headingPath: c.headingPath })))`,
       );
       const ref = await page.evaluate((): Reference => {

@@ -97,7 +97,7 @@ describe('forget marks', { timeout: 30_000 }, () => {
     const mark = await engine.forget.mark({ kind: 'all' }, T0);
     expect(await engine.forget.purgeDue(mark.undoUntil)).toBe(4);
     const all = await readAll(db);
-    expect([all.pages.length, all.chunks.length, all.postings.length, all.texts.length]).toEqual([0, 0, 0, 0]);
+    expect([all.pages.length, all.sections.length, all.postings.length, all.segments.length, all.terms.length]).toEqual([0, 0, 0, 0, 0]);
     expect(all.stats!.nextChunkId).toBeGreaterThan(1);
   });
 

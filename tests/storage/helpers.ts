@@ -3,12 +3,13 @@ import 'fake-indexeddb/auto';
 import { openDB } from 'idb';
 import type { Chunk } from '../../src/chunker.js';
 import { hashHex } from '../../src/hash.js';
-import { decodeBlock } from '../../src/postings.js';
+import { blockFromValue, decodeBlock, decodeSegment } from '../../src/postings.js';
 import { siteOf } from '../../src/url.js';
-import { DB_VERSION, upgrade, type DB, type RereadDB, type StatsRecord } from '../../background/db.js';
+import { DB_VERSION, upgrade, type DB, type RereadDB, type StatsRecord, type StoreName } from '../../background/db.js';
+import { DeadSet } from '../../background/delta.js';
 import { Engine } from '../../background/engine.js';
 import type { PageInput } from '../../background/pageStore.js';
-import { withTexts } from '../../background/sectionTexts.js';
+import { pageSections } from '../../background/sections.js';
 
 let counter = 0;
 
@@ -20,8 +21,19 @@ export function freshDb(): Promise<DB> {
   return openDB<RereadDB>(`reread-test-${process.pid}-${++counter}`, DB_VERSION, { upgrade: (db, oldVersion, _v, tx) => upgrade(db, oldVersion, tx) });
 }
 
-export function engineOn(db: DB): Engine {
-  return new Engine(() => Promise.resolve(db));
+/**
+ * An engine over `db` whose index maintenance runs only when a test says so (`settle`), so a test
+ * sees exactly the states it means to; `auto: true` keeps the product's scheduling.
+ */
+export function engineOn(db: DB, opts: { auto?: boolean } = {}): Engine {
+  const engine = new Engine(() => Promise.resolve(db));
+  engine.maintenance.auto = opts.auto ?? false;
+  return engine;
+}
+
+/** Merges every pending segment and sweeps every tombstone (and finishes a migration). */
+export async function settle(engine: Engine): Promise<void> {
+  await engine.maintenance.run({ force: true });
 }
 
 /** Chunks as the chunker would make them, one per text. */
@@ -44,66 +56,98 @@ export function pageInput(url: string, title: string, texts: readonly string[], 
   };
 }
 
+export const STORES: StoreName[] = ['pages', 'sections', 'terms', 'postings', 'segments', 'tombstones', 'meta', 'embedQueue', 'vectors'];
+
 export async function readAll(db: DB) {
-  const tx = db.transaction(['pages', 'chunks', 'texts', 'postings', 'meta', 'embedQueue', 'vectors']);
-  const [pages, chunks, texts, postings, metaKeys, stats, queue, vectors] = await Promise.all([
+  const tx = db.transaction(STORES);
+  const both = <S extends StoreName>(s: S) => Promise.all([tx.objectStore(s).getAllKeys(), tx.objectStore(s).getAll()]);
+  const [pages, sections, [termKeys, termIds], [postingKeys, postingValues], [segmentKeys, segments], [tombstoneKeys, tombstones], metaKeys, stats, queue, vectors] = await Promise.all([
     tx.objectStore('pages').getAll(),
-    tx.objectStore('chunks').getAll(),
-    tx.objectStore('texts').getAll(),
-    tx.objectStore('postings').getAll(),
+    tx.objectStore('sections').getAll(),
+    both('terms'),
+    both('postings'),
+    both('segments'),
+    both('tombstones'),
     tx.objectStore('meta').getAllKeys(),
     tx.objectStore('meta').get('stats') as Promise<StatsRecord | undefined>,
     tx.objectStore('embedQueue').getAll(),
     tx.objectStore('vectors').getAll(),
   ]);
   await tx.done;
-  return { pages, chunks, texts, postings, metaKeys, stats, queue, vectors };
+  const terms = termKeys.map((t, i) => ({ term: t, id: termIds[i]! }));
+  const termOf = new Map(terms.map((t) => [t.id, t.term]));
+  /** The main index's blocks, decoded, with their term. */
+  const postings = postingKeys.map(([termId, first], i) => ({ termId, term: termOf.get(termId), first, entries: decodeBlock(blockFromValue(first, postingValues[i]!)) }));
+  return { pages, sections, terms, postings, postingValues, segments: segments.map((s, i) => ({ seq: segmentKeys[i]!, ...s })), tombstones: tombstones.map((t, i) => ({ seq: tombstoneKeys[i]!, ...t })), metaKeys, stats, queue, vectors };
+}
+
+/** chunk id -> "url#ord", from the page records. */
+export async function chunkNames(db: DB): Promise<Map<number, string>> {
+  const out = new Map<number, string>();
+  for (const p of await db.getAll('pages')) p.chunkIds.forEach((id, ord) => out.set(id, `${p.url}#${ord}`));
+  return out;
 }
 
 /**
- * The index with chunk ids replaced by what they stand for (url and position), so an index built
- * incrementally can be compared with one built from scratch, whose ids differ.
+ * The index as readers see it — main blocks and pending segments, forgotten ids dropped — with chunk ids
+ * replaced by what they stand for (url and position), so an index built incrementally can be compared
+ * with one built from scratch, whose ids differ, whatever was merged or swept.
  */
 export async function logicalIndex(db: DB) {
   const all = await readAll(db);
-  const texts = new Map((await withTexts(db, all.chunks)).map((c) => [c.id, c.text]));
-  const name = new Map(all.chunks.map((c) => [c.id, `${c.url}#${c.ord}`]));
+  const name = await chunkNames(db);
+  const dead = new DeadSet(all.tombstones.map((t) => ({ seq: t.seq, first: t.first, end: t.end })));
+  const lenOf = new Map<number, number>();
+  for (const p of all.pages) p.chunkIds.forEach((id, i) => lenOf.set(id, p.lens?.[i] ?? -1));
+  const byTerm = new Map<string, Map<number, number>>();
+  const add = (t: string, id: number, tf: number) => {
+    if (dead.has(id)) return;
+    let m = byTerm.get(t);
+    if (!m) byTerm.set(t, (m = new Map()));
+    m.set(id, tf);
+  };
+  for (const b of all.postings) for (const e of b.entries) add(b.term ?? `#${b.termId}`, e.id, e.tf);
+  for (const s of all.segments) decodeSegment(s, s.first, (t, list) => list.forEach((e) => add(t, e.id, e.tf)));
   const terms: Record<string, string[]> = {};
-  for (const b of all.postings) {
-    for (const e of decodeBlock({ first: b.f, n: b.n, data: b.d })) (terms[b.t] ??= []).push(`${name.get(e.id) ?? `missing:${e.id}`} tf=${e.tf} len=${e.len}`);
-  }
-  for (const t of Object.keys(terms)) terms[t]!.sort();
+  for (const [t, m] of byTerm) terms[t] = [...m].map(([id, tf]) => `${name.get(id) ?? `missing:${id}`} tf=${tf} len=${lenOf.get(id)}`).sort();
+  const sections = await pageSections(db, all.pages);
   return {
-    terms,
+    terms: Object.fromEntries(Object.entries(terms).sort(([a], [b]) => (a < b ? -1 : 1))),
     N: all.stats?.N ?? 0,
     totalLength: all.stats?.totalLength ?? 0,
-    pages: all.pages.map((p) => ({ url: p.url, site: p.site, title: p.title, hash: p.hash, chunks: p.chunkIds.map((id) => name.get(id)) })).sort((a, b) => a.url.localeCompare(b.url)),
-    chunks: all.chunks.map((c) => ({ name: name.get(c.id), text: texts.get(c.id), len: c.len, section: c.section })).sort((a, b) => a.name!.localeCompare(b.name!)),
+    pages: all.pages.map((p) => ({ url: p.url, site: p.site, title: p.title, hash: p.hash, chunks: p.chunkIds.map((id) => name.get(id)), lens: p.lens })).sort((a, b) => a.url.localeCompare(b.url)),
+    chunks: [...sections.values()].flatMap((ss) => (ss ?? []).map((c) => ({ name: name.get(c.id), text: c.text, section: c.section, headingPath: c.headingPath, anchor: c.anchor }))).sort((a, b) => a.name!.localeCompare(b.name!)),
     queue: all.queue.map((q) => `${name.get(q.id) ?? `missing:${q.id}`} ${q.model}`).sort(),
   };
 }
 
-/** Structural rules of the posting store that the logical comparison cannot see. */
+/** Structural rules of the main index that the logical comparison cannot see. */
 export async function postingStructureProblems(db: DB, blockSize: number): Promise<string[]> {
-  const { postings } = await readAll(db);
+  const { postings, terms } = await readAll(db);
   const problems: string[] = [];
-  let prevTerm = '';
+  const ids = new Set<number>();
+  for (const t of terms) {
+    if (ids.has(t.id)) problems.push(`term id ${t.id} used twice`);
+    ids.add(t.id);
+  }
+  let prevTerm = -1;
   let prevMax = -1;
   for (let i = 0; i < postings.length; i++) {
     const b = postings[i]!;
     const next = postings[i + 1];
-    const nextKey = next && next.t === b.t ? next.f : Infinity;
-    if (b.t !== prevTerm) {
-      prevTerm = b.t;
+    const nextKey = next && next.termId === b.termId ? next.first : Infinity;
+    if (b.termId !== prevTerm) {
+      prevTerm = b.termId;
       prevMax = -1;
     }
-    const entries = decodeBlock({ first: b.f, n: b.n, data: b.d });
-    if (!entries.length) problems.push(`${b.t}/${b.f} empty`);
-    if (b.n > blockSize) problems.push(`${b.t}/${b.f} holds ${b.n}`);
-    for (const e of entries) {
-      if (e.id < b.f) problems.push(`${b.t}/${b.f} holds smaller id ${e.id}`);
-      if (e.id <= prevMax) problems.push(`${b.t}: id ${e.id} out of order`);
-      if (e.id >= nextKey) problems.push(`${b.t}/${b.f}: id ${e.id} at or past the next block's key ${nextKey}`);
+    const label = `${b.term ?? `#${b.termId}`}/${b.first}`;
+    if (b.term === undefined) problems.push(`${label}: term id not in the dictionary`);
+    if (!b.entries.length) problems.push(`${label} empty`);
+    if (b.entries.length > blockSize) problems.push(`${label} holds ${b.entries.length}`);
+    for (const e of b.entries) {
+      if (e.id < b.first) problems.push(`${label} holds smaller id ${e.id}`);
+      if (e.id <= prevMax) problems.push(`${label}: id ${e.id} out of order`);
+      if (e.id >= nextKey) problems.push(`${label}: id ${e.id} at or past the next block's key ${nextKey}`);
       prevMax = e.id;
     }
   }
@@ -113,18 +157,17 @@ export async function postingStructureProblems(db: DB, blockSize: number): Promi
 /** A copy of a database in a fresh one (cheaper than indexing a fixture again for every test). */
 export async function cloneDb(src: DB): Promise<DB> {
   const dst = await freshDb();
-  const all = await readAll(src);
-  const metaValues = await src.getAll('meta');
-  const tx = dst.transaction(['pages', 'chunks', 'texts', 'postings', 'meta', 'embedQueue', 'vectors'], 'readwrite');
-  await Promise.all([
-    ...all.pages.map((r) => tx.objectStore('pages').put(r)),
-    ...all.chunks.map((r) => tx.objectStore('chunks').put(r)),
-    ...all.texts.map((r) => tx.objectStore('texts').put(r)),
-    ...all.postings.map((r) => tx.objectStore('postings').put(r)),
-    ...all.queue.map((r) => tx.objectStore('embedQueue').put(r)),
-    ...all.vectors.map((r) => tx.objectStore('vectors').put(r)),
-    ...all.metaKeys.map((k, i) => tx.objectStore('meta').put(metaValues[i], k)),
-  ]);
+  const rtx = src.transaction(STORES);
+  const data = await Promise.all(STORES.map(async (s) => ({ s, keys: await rtx.objectStore(s).getAllKeys(), values: await rtx.objectStore(s).getAll() })));
+  await rtx.done;
+  const tx = dst.transaction(STORES, 'readwrite');
+  const puts: Promise<unknown>[] = [];
+  for (const { s, keys, values } of data) {
+    const store = tx.objectStore(s);
+    const inline = store.keyPath !== null;
+    values.forEach((v, i) => puts.push(inline ? store.put(v as never) : store.put(v as never, keys[i] as never)));
+  }
+  await Promise.all(puts);
   await tx.done;
   return dst;
 }

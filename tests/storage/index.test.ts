@@ -1,6 +1,7 @@
 /**
- * The incremental index (adds, replaces, revisits, deletes) must equal an index built from scratch on
- * the pages that survive: same postings per term, same statistics, same search results.
+ * The incremental index (adds, replaces, revisits, deletes, with merges and sweeps cut short at any step
+ * and the worker restarted in between) must equal an index built from scratch on the pages that
+ * survive: same postings per term, same statistics, same search results.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,7 @@ import type { DB } from '../../background/db.js';
 import type { Engine } from '../../background/engine.js';
 import { deletePages, writePage } from '../../background/pageStore.js';
 import { verifyIndex } from '../../background/verify.js';
-import { engineOn, freshDb, logicalIndex, pageInput, postingStructureProblems } from './helpers.js';
+import { chunkNames, engineOn, freshDb, logicalIndex, pageInput, postingStructureProblems, readAll, settle } from './helpers.js';
 
 const VOCAB = ['river', 'stone', 'bread', 'yeast', 'commit', 'rebase', 'kitten', 'litter', 'ERR_5041', 'getElementById', 'café', 'async', 'await', 'python', 'rust', 'ocean', 'mountain', 'garden'];
 const QUERIES = [...VOCAB.map((w) => [w]), ['river', 'stone'], ['bread', 'yeast', 'commit'], ['err_5041', 'getelementbyid', 'cafe']];
@@ -28,17 +29,31 @@ function blocksOf(c: Content): Block[] {
 }
 
 const URLS = ['https://a.example/1', 'https://a.example/2', 'https://www.b.example/x', 'https://docs.b.example/y', 'https://c.example/z'];
-type Op = { kind: 'put'; url: number; version: number } | { kind: 'delete'; url: number } | { kind: 'deleteSite'; site: string } | { kind: 'search'; q: number };
+type Op =
+  | { kind: 'put'; url: number; version: number }
+  | { kind: 'delete'; url: number }
+  | { kind: 'deleteSite'; site: string }
+  | { kind: 'search'; q: number }
+  /** Maintenance steps (merge, sweep), then maybe a worker restart: a new engine, nothing in memory. */
+  | { kind: 'steps'; n: number; restart: boolean };
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('put' as const), url: fc.nat(URLS.length - 1), version: fc.nat(2) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), url: fc.nat(URLS.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteSite' as const), site: fc.constantFrom('a.example', 'b.example', 'docs.b.example') }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('search' as const), q: fc.nat(QUERIES.length - 1) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('steps' as const), n: fc.integer({ min: 1, max: 40 }), restart: fc.boolean() }) },
 );
+
+/** An engine whose maintenance takes tiny steps (a merge spans many), run by hand. */
+function smallSteps(db: DB): Engine {
+  const engine = engineOn(db);
+  engine.maintenance.fixSteps({ terms: 3, blocks: 2 });
+  return engine;
+}
 
 /** Lexical scores of every chunk for each query, chunk ids replaced by url#ord. */
 async function lexicalResults(engine: Engine, db: DB): Promise<string[][]> {
-  const names = new Map((await db.getAll('chunks')).map((c) => [c.id, `${c.url}#${c.ord}`]));
+  const names = await chunkNames(db);
   const out: string[][] = [];
   for (const terms of QUERIES) {
     const [postings, stats] = await Promise.all([engine.lexical.postings(terms), engine.lexical.corpusStats()]);
@@ -59,7 +74,7 @@ describe('incremental index equals a rebuild', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(fc.array(content, { minLength: 3, maxLength: 3 }), { minLength: URLS.length, maxLength: URLS.length }), fc.array(op, { minLength: 1, maxLength: 25 }), async (versions, ops) => {
         const db = await freshDb();
-        const engine = engineOn(db);
+        let engine = smallSteps(db);
         const live = new Map<string, Content>();
         let now = 1_700_000_000_000;
         for (const o of ops) {
@@ -75,7 +90,12 @@ describe('incremental index equals a rebuild', () => {
           } else if (o.kind === 'deleteSite') {
             await engine.deleteSite(o.site);
             for (const u of [...live.keys()]) if (new URL(u).hostname.replace(/^www\./, '').endsWith(o.site)) live.delete(u);
+          } else if (o.kind === 'steps') {
+            for (let i = 0; i < o.n && (await engine.maintenance.step(true)); i++);
+            if (o.restart) engine = smallSteps(db);
           } else {
+            // Warms the caches with every query's terms (and searches the one drawn).
+            await engine.lexical.postings(QUERIES.flat());
             await engine.search({ q: QUERIES[o.q]!.join(' ') });
           }
         }
@@ -90,10 +110,21 @@ describe('incremental index equals a rebuild', () => {
         // A cold engine over the same database answers like the warm one.
         expect(await searchedUrls(engineOn(db))).toEqual(await searchedUrls(engine));
         expect((await verifyIndex(engine)).problems).toEqual([]);
+        // Settled (everything merged and swept): the same again, and nothing of a forgotten page is left.
+        await settle(engine);
+        await settle(scratch);
+        expect(await logicalIndex(db)).toEqual(await logicalIndex(scratchDb));
+        expect(await searchedUrls(engineOn(db))).toEqual(await searchedUrls(scratch));
+        const all = await readAll(db);
+        expect([all.segments, all.tombstones]).toEqual([[], []]);
+        expect(all.terms.map((t) => t.term).sort()).toEqual((await readAll(scratchDb)).terms.map((t) => t.term).sort());
+        const liveIds = new Set(all.pages.flatMap((p) => p.chunkIds));
+        for (const b of all.postings) for (const e of b.entries) expect(liveIds.has(e.id), `${b.term} -> ${e.id}`).toBe(true);
+        expect((await verifyIndex(engine)).problems).toEqual([]);
         db.close();
         scratchDb.close();
       }),
-      { numRuns: 15 },
+      { numRuns: 25 },
     );
   });
 
@@ -117,12 +148,15 @@ describe('incremental index equals a rebuild', () => {
             await writePage(db, pageInput(url(o.url), `page ${o.url}`, texts, 1, 'model-a'), {});
             live.set(url(o.url), texts);
           } else {
-            await deletePages(db, o.urls.map(url), {});
+            await deletePages(db, o.urls.map(url));
             for (const u of o.urls) live.delete(url(u));
           }
+          // Merged after every write, so pages land on blocks that fill and split.
+          await settle(engineOn(db));
         }
         const scratchDb = await freshDb();
         for (const [u, texts] of live) await writePage(scratchDb, pageInput(u, `page ${u.slice(-1)}`, texts, 1, 'model-a'), {});
+        await settle(engineOn(scratchDb));
         expect(await logicalIndex(db)).toEqual(await logicalIndex(scratchDb));
         expect(await postingStructureProblems(db, BLOCK_SIZE)).toEqual([]);
         const engine = engineOn(db);

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { CEILING_KEY, EVICT_FRACTION, HEADROOM_FRACTION, RESERVE_KEY, RESERVE_PARTS, reserveBytes, reservePartKey } from '../../background/storageBudget.js';
 import { verifyIndex } from '../../background/verify.js';
-import { engineOn, freshDb } from './helpers.js';
+import { engineOn, freshDb, logicalIndex, readAll, settle } from './helpers.js';
 
 const blocks = (unique: string) => [{ kind: 'text' as const, text: `${unique} is the word of this page, with enough ordinary words around it to be kept as a page.` }];
 
@@ -72,6 +72,97 @@ describe('storage limit', () => {
     expect(forgotten).toBe(5);
     expect([...(await engine.pages.all()).keys()].sort()).toEqual([5, 6, 7, 8, 9].map((i) => `https://example.com/p${i}`));
     expect((await verifyIndex(engine)).ok).toBe(true);
+  });
+
+  it('an eviction frees at once, with deletes only, what the evicted pages held alone; shared blocks wait for the sweep', async () => {
+    const { db, engine, now } = await filled(6);
+    await settle(engine); // pages 0-5 merged into the main index
+    // Pages 6 and 7 stay in pending segments.
+    for (const i of [6, 7]) await engine.capture(`https://example.com/p${i}`, { title: `page ${i}`, lang: 'en', blocks: blocks(`uniqword${String.fromCharCode(97 + i)}x`) }, now + i * 1000);
+    // Page 5 read again (unchanged: no new segment): it outlives page 6 and shares the main index's blocks.
+    await engine.capture('https://example.com/p5', { title: 'page 5', lang: 'en', blocks: blocks('uniqwordfx') }, now + 8000);
+    const live = ['https://example.com/p5', 'https://example.com/p7'];
+    const before = await readAll(db);
+    expect(before.segments).toHaveLength(2);
+    // Past the quota Chromium refuses every put, deletes not: after the tombstones, nothing but deletes may be needed.
+    const store = IDBObjectStore.prototype as unknown as { put: (...a: unknown[]) => unknown };
+    const put = store.put;
+    let refuse = false;
+    store.put = function (this: { name: string }, ...args: unknown[]) {
+      if (refuse && this.name !== 'tombstones' && this.name !== 'meta') throw new DOMException('refused', 'QuotaExceededError');
+      return put.apply(this, args);
+    };
+    let freed: number;
+    try {
+      refuse = true;
+      freed = await engine.exclusive(() => engine.budget.evictOldestLocked(0.8, live[1]));
+    } finally {
+      store.put = put;
+    }
+    expect(freed).toBe(6);
+    expect(engine.quotaLog.purgedRecords).toBeGreaterThan(0);
+    const after = await readAll(db);
+    // Page 6's segment went whole; the evicted pages' own words left the blocks and the dictionary.
+    expect(after.segments.map((s) => s.first)).toEqual([before.segments[1]!.first]);
+    for (let i = 0; i < 5; i++) expect(after.terms.map((t) => t.term)).not.toContain(`uniqword${String.fromCharCode(97 + i)}x`);
+    // Blocks shared with the live page stay (rewriting them is a put: the sweep does it when there is room), and so do the tombstones.
+    expect(after.postings.length).toBeGreaterThan(0);
+    expect(after.postings.length).toBeLessThan(before.postings.length);
+    expect(after.tombstones.length).toBeGreaterThan(0);
+    expect((await verifyIndex(engine)).problems).toEqual([]);
+    const logical = await logicalIndex(db);
+    expect(logical.pages.map((p) => p.url)).toEqual(live);
+    expect(after.terms.map((t) => t.term)).toContain('uniqwordfx');
+    for (const [i, url] of [[5, live[0]], [7, live[1]]] as const) expect((await engine.search({ q: `uniqword${String.fromCharCode(97 + i)}x`, exact: true })).results.map((r) => r.url)).toEqual([url]);
+    expect((await engine.search({ q: 'uniqwordax', exact: true })).results).toEqual([]);
+    // The sweep finishes the rest as before: the index reads the same.
+    await settle(engine);
+    expect((await readAll(db)).tombstones).toEqual([]);
+    expect(await logicalIndex(db)).toEqual(logical);
+    expect((await verifyIndex(engine)).problems).toEqual([]);
+  });
+
+  it('a write refused at the limit takes reserve parts while two are left: the last lets an eviction commit', async () => {
+    const { db, engine, now } = await filled(10);
+    engine.storageEstimate = async () => ({ usage: 1_000_000, quota: 100_000_000 });
+    await engine.capture('https://example.com/new', { title: 'new', lang: 'en', blocks: blocks('newword') }, now + 1000);
+    const held = async () => (await Promise.all(Array.from({ length: RESERVE_PARTS }, (_, i) => db.getKey('meta', reservePartKey(i))))).filter((k) => k !== undefined).length;
+    expect(await held()).toBe(RESERVE_PARTS);
+    const quotaError = () => new DOMException('refused', 'QuotaExceededError');
+    // The page fits only after every part but the last went: the eviction comes first, and keeps it.
+    let calls = 0;
+    const order: string[] = [];
+    const urlsLocked = engine.forget.urlsLocked.bind(engine.forget);
+    engine.forget.urlsLocked = async (urls) => {
+      order.push(`evict with ${await held()} parts`);
+      return urlsLocked(urls);
+    };
+    await engine.exclusive(() =>
+      engine.budget.writeLocked('https://example.com/new', async () => {
+        if (++calls <= RESERVE_PARTS) throw quotaError();
+        order.push(`stored with ${RESERVE_PARTS - engine.quotaLog.reserveReleased} parts`);
+      }),
+    );
+    expect(order).toEqual(['evict with 1 parts', 'stored with 1 parts']);
+    expect(engine.quotaLog.hardEvictions).toBe(1);
+    expect(await held()).toBe(1);
+
+    // At the limit even the eviction's tombstones are refused: the last part is released for it.
+    let refusals = 1;
+    engine.forget.urlsLocked = async (urls) => {
+      if (refusals-- > 0) throw quotaError();
+      return urlsLocked(urls);
+    };
+    calls = 0;
+    await engine.exclusive(() =>
+      engine.budget.writeLocked('https://example.com/new', async () => {
+        if (++calls <= 1) throw quotaError();
+      }),
+    );
+    expect(engine.quotaLog.failedDeletes).toBe(1);
+    expect(engine.quotaLog.hardEvictions).toBe(2);
+    expect(await held()).toBe(0);
+    expect((await verifyIndex(engine)).problems).toEqual([]);
   });
 });
 
@@ -150,7 +241,8 @@ describe('storage limit: a write refused by the browser', () => {
     await engine.capture('https://example.com/new', { title: 'new', lang: 'en', blocks: blocks('newword') }, now + 1000);
     const q = engine.quotaLog;
     expect(q.quotaErrors).toBe(1);
-    expect(q.flushes).toBe(1);
+    // The flush that let the page in, and one after the eviction (its deletes free room only at a flush).
+    expect(q.flushes).toBe(2);
     expect(q.reserveReleased).toBe(0);
     // Stored, then the least recently visited share forgotten (room allowed the deletes after the flush).
     const urls = [...(await engine.pages.all()).keys()];
@@ -186,7 +278,8 @@ describe('storage limit: a write refused by the browser', () => {
     await engine.capture('https://example.com/new', { title: 'new', lang: 'en', blocks: blocks('newword') }, now + 1000);
     const q = engine.quotaLog;
     expect(q.failedDeletes).toBe(1);
-    expect(q.flushes).toBe(1);
+    // The flush that let the eviction in, and one after it (its deletes free room only at a flush).
+    expect(q.flushes).toBe(2);
     expect(q.softEvictions).toBe(Math.ceil(11 * EVICT_FRACTION));
     expect(q.quotaErrors).toBe(0);
     expect(q.reserveReleased).toBe(0);

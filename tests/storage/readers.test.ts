@@ -1,54 +1,81 @@
-import { TOKENIZER } from '../../src/indexing.js';
+import { tfCode, TOKENIZER } from '../../src/indexing.js';
 import { describe, expect, it } from 'vitest';
 import { parseQuery } from '../../src/query.js';
-import { LexicalReader } from '../../background/lexicalIndex.js';
-import { deletePages, writePage } from '../../background/pageStore.js';
-import { chunkRecords, forgetTexts } from '../../background/sectionTexts.js';
+import { writePage } from '../../background/pageStore.js';
 import { PageTable } from '../../background/pageTable.js';
-import { engineOn, freshDb, pageInput } from './helpers.js';
+import { engineOn, freshDb, pageInput, readAll, settle } from './helpers.js';
 import { HistoryImport, type HistorySource } from '../../background/dayone/historyImport.js';
 
 describe('LexicalReader', () => {
-  it('serves postings and stats from its cache until invalidated', async () => {
+  const ids = async (engine: ReturnType<typeof engineOn>, term: string) => [...(await engine.lexical.postings([term])).get(term)!.ids];
+
+  it('reads the main index and the pending segments as one, with lengths from the norms', async () => {
     const db = await freshDb();
-    const reader = new LexicalReader(() => Promise.resolve(db));
-    const a = await writePage(db, pageInput('https://a.example/', 'A', ['river stone', 'river']), TOKENIZER);
-    const first = await reader.postings(['river', 'absent']);
-    expect([...first.get('river')!.ids]).toEqual(a.addedChunkIds);
+    const engine = engineOn(db);
+    const a = await engine.capture('https://a.example/', { title: 'A', lang: 'en', blocks: [{ kind: 'text', text: 'river stone river and enough other words to make a page worth storing' }] });
+    expect(a.outcome).toBe('new');
+    const first = await engine.lexical.postings(['river', 'absent']);
+    expect([...first.get('river')!.ids]).toEqual([1]);
+    expect([...first.get('river')!.tfs]).toEqual([tfCode(2, false, false, false)]); // twice in the body, not in a heading or the title
+    const page = (await db.get('pages', 'https://a.example/'))!;
+    expect([...first.get('river')!.lens]).toEqual(page.lens);
     expect(first.get('absent')!.ids.length).toBe(0);
-    expect(await reader.corpusStats()).toEqual({ N: 2, totalLength: (await db.getAll('chunks')).reduce((n, c) => n + c.len, 0) });
-
-    const b = await writePage(db, pageInput('https://b.example/', 'B', ['river delta']), TOKENIZER);
-    // Not told yet: still the cached list (this is what invalidate() is for).
-    expect([...(await reader.postings(['river'])).get('river')!.ids]).toEqual(a.addedChunkIds);
-    reader.invalidate(b.touchedTerms);
-    expect([...(await reader.postings(['river'])).get('river')!.ids]).toEqual([...a.addedChunkIds, ...b.addedChunkIds]);
-    expect((await reader.corpusStats()).N).toBe(3);
+    expect(await engine.lexical.corpusStats()).toEqual({ N: 1, totalLength: page.lens![0] });
+    // Merged into the main index: the same list, now from the blocks.
+    await settle(engine);
+    expect((await readAll(db)).segments).toEqual([]);
+    expect(await ids(engine, 'river')).toEqual([1]);
+    expect([...(await engineOn(db).lexical.postings(['river'])).get('river')!.lens]).toEqual(page.lens);
   });
 
-  it('does not cache a read that straddles a write', async () => {
+  it('captures and deletes need no invalidation: new postings come from the delta, forgotten ids are filtered', async () => {
     const db = await freshDb();
-    const reader = new LexicalReader(() => Promise.resolve(db));
-    await writePage(db, pageInput('https://a.example/', 'A', ['stone']), TOKENIZER);
-    const reading = reader.postings(['stone']);
-    const stats = reader.corpusStats();
-    reader.invalidate(['stone']); // a write committed while the read was in flight
-    await Promise.all([reading, stats]);
-    const c = await writePage(db, pageInput('https://c.example/', 'C', ['stone']), TOKENIZER);
-    expect((await reader.postings(['stone'])).get('stone')!.ids).toContain(c.addedChunkIds[0]);
-    expect((await reader.corpusStats()).N).toBe(2);
+    const engine = engineOn(db);
+    const text = (w: string) => [{ kind: 'text' as const, text: `${w} river and enough other words to make a page worth storing here` }];
+    await engine.capture('https://a.example/', { title: 'A', lang: 'en', blocks: text('alpha') });
+    await settle(engine);
+    expect(await ids(engine, 'river')).toEqual([1]); // cached now
+    await engine.capture('https://b.example/', { title: 'B', lang: 'en', blocks: text('beta') });
+    expect(await ids(engine, 'river')).toEqual([1, 2]);
+    expect((await engine.lexical.corpusStats()).N).toBe(2);
+    await engine.deleteUrls(['https://a.example/']);
+    expect(await ids(engine, 'river')).toEqual([2]);
+    expect(await ids(engine, 'alpha')).toEqual([]);
+    expect((await engine.lexical.corpusStats()).N).toBe(1);
+    // Through a merge and a sweep, and from a cold engine: the same.
+    await settle(engine);
+    expect(await ids(engine, 'river')).toEqual([2]);
+    expect(await ids(engineOn(db), 'river')).toEqual([2]);
+    expect(await ids(engineOn(db), 'alpha')).toEqual([]);
   });
 
-  it('follows every write through the engine (capture, re-capture over a title-only entry, revisit, title import): the warm cache equals a cold read', async () => {
+  it('a read that straddles the end of a merge neither misses postings nor caches a stale list', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    await engine.capture('https://a.example/', { title: 'A', lang: 'en', blocks: [{ kind: 'text', text: 'stone and enough other words to make a page worth storing here' }] });
+    const reading = engine.lexical.postings(['stone']);
+    const merging = settle(engine); // the merge's last step may land while the read is in flight
+    expect([...(await reading).get('stone')!.ids]).toEqual([1]);
+    await merging;
+    expect(await ids(engine, 'stone')).toEqual([1]);
+    await engine.capture('https://c.example/', { title: 'C', lang: 'en', blocks: [{ kind: 'text', text: 'stone again with enough other words to make a page worth storing' }] });
+    const reading2 = engine.lexical.postings(['stone']);
+    await settle(engine);
+    expect([...(await reading2).get('stone')!.ids]).toEqual([1, 2]);
+    expect(await ids(engine, 'stone')).toEqual([1, 2]);
+  });
+
+  it('stays warm through every write and every merge (capture, re-capture over a title-only entry, revisit, change, title import, forget): the warm cache equals a cold read', async () => {
     const db = await freshDb();
     const engine = engineOn(db);
     const NOW = Date.UTC(2026, 10, 30, 12);
     const items = Array.from({ length: 120 }, (_, i) => ({ url: `https://site${i % 4}.example/river/page-${i}`, title: `River stone ${i}`, lastVisitTime: NOW - i * 60_000, visitCount: 1 }));
     const source: HistorySource = { search: async (q) => items.filter((i) => i.lastVisitTime >= q.startTime && i.lastVisitTime < q.endTime).slice(0, q.maxResults) };
-    const terms = ['river', 'stone', 'page', 'site0', 'delta', 'marsh', 'absent'];
+    const terms = ['river', 'stone', 'page', 'site0', 'delta', 'marsh', 'gravel', 'absent'];
     const body = (w: string) => [{ kind: 'text' as const, text: `The ${w} river carries stone and silt past the delta, a page of ordinary prose long enough to be kept in the index.` }];
     await engine.capture('https://a.example/one', { title: 'River one', lang: 'en', blocks: body('marsh') }, NOW);
-    // Warm the cache (and the statistics), then write in every way a page can be written.
+    await settle(engine);
+    // Warm the cache (and the statistics) from the main index, then write in every way a page can be written.
     await engine.lexical.postings(terms);
     await engine.lexical.corpusStats();
     const imp = new HistoryImport(engine, () => source, () => NOW);
@@ -58,72 +85,47 @@ describe('LexicalReader', () => {
     await engine.capture(items[7]!.url, { title: 'River stone 7', lang: 'en', blocks: body('delta') }, NOW);
     await engine.capture('https://a.example/one', { title: 'River one', lang: 'en', blocks: body('marsh') }, NOW + 1000); // revisit
     await engine.capture('https://a.example/one', { title: 'River one, changed', lang: 'en', blocks: body('estuary') }, NOW + 2000);
-    // Served from memory: no posting read reaches the database after the writes.
-    const reads = { n: 0 };
+    await engine.deleteUrls([items[11]!.url]);
+    expect((await readAll(db)).segments.length).toBeGreaterThan(1);
+    // Served from memory: no posting or statistics read reaches the database after the writes, before
+    // and after the merges move every segment's postings into the main index.
+    const reads = { postings: 0, meta: 0 };
     const real = db.transaction.bind(db);
     (db as unknown as { transaction: typeof db.transaction }).transaction = ((...a: Parameters<typeof db.transaction>) => {
-      if ((typeof a[0] === 'string' ? [a[0]] : Array.from(a[0])).includes('postings')) reads.n++;
+      const stores = typeof a[0] === 'string' ? [a[0]] : Array.from(a[0]);
+      if (stores.includes('postings') && a[1] !== 'readwrite') reads.postings++;
+      if (stores.length === 1 && stores[0] === 'meta' && a[1] !== 'readwrite') reads.meta++;
       return real(...a);
     }) as typeof db.transaction;
-    const warm = await engine.lexical.postings(terms);
-    expect(reads.n).toBe(0);
-    const cold = await new LexicalReader(() => Promise.resolve(db)).postings(terms);
-    expect(reads.n).toBe(1);
-    for (const t of terms) expect({ t, ids: [...warm.get(t)!.ids], tfs: [...warm.get(t)!.tfs], lens: [...warm.get(t)!.lens] }).toEqual({ t, ids: [...cold.get(t)!.ids], tfs: [...cold.get(t)!.tfs], lens: [...cold.get(t)!.lens] });
-    expect(warm.get('river')!.ids.length).toBeGreaterThan(120);
-    expect(await engine.lexical.corpusStats()).toEqual(await new LexicalReader(() => Promise.resolve(db)).corpusStats());
+    const same = async (when: string) => {
+      reads.postings = reads.meta = 0; // the maintenance's own reads (settle) are not a search's
+      const warm = await engine.lexical.postings(terms);
+      const warmStats = await engine.lexical.corpusStats();
+      expect({ when, ...reads }).toEqual({ when, postings: 0, meta: 0 });
+      const cold = engineOn(db);
+      const fresh = await cold.lexical.postings(terms);
+      for (const t of terms) expect({ when, t, ids: [...warm.get(t)!.ids], tfs: [...warm.get(t)!.tfs], lens: [...warm.get(t)!.lens] }).toEqual({ when, t, ids: [...fresh.get(t)!.ids], tfs: [...fresh.get(t)!.tfs], lens: [...fresh.get(t)!.lens] });
+      expect(warmStats).toEqual(await cold.lexical.corpusStats());
+      return warm;
+    };
+    await same('pending');
+    await settle(engine);
+    const warm = await same('merged');
+    expect(warm.get('river')!.ids.length).toBeGreaterThan(115);
+    expect(warm.get('gravel')!.ids.length).toBe(1);
+    expect((await readAll(db)).segments).toEqual([]);
   });
 
   it("invalidate('all') drops everything", async () => {
     const db = await freshDb();
-    const reader = new LexicalReader(() => Promise.resolve(db));
+    const engine = engineOn(db);
     await writePage(db, pageInput('https://a.example/', 'A', ['stone']), TOKENIZER);
-    await reader.postings(['stone']);
+    await settle(engine);
+    expect(await ids(engine, 'stone')).toEqual([1]);
     await db.clear('postings');
-    reader.invalidate('all');
-    expect((await reader.postings(['stone'])).get('stone')!.ids.length).toBe(0);
-  });
-});
-
-describe('chunkRecords (the section records a search reads)', () => {
-  /** Counts transactions that read the chunks store. */
-  function countChunkReads(db: Awaited<ReturnType<typeof freshDb>>): { n: number } {
-    const reads = { n: 0 };
-    const real = db.transaction.bind(db);
-    (db as unknown as { transaction: typeof db.transaction }).transaction = ((...a: Parameters<typeof db.transaction>) => {
-      if ((typeof a[0] === 'string' ? [a[0]] : Array.from(a[0])).includes('chunks')) reads.n++;
-      return real(...a);
-    }) as typeof db.transaction;
-    return reads;
-  }
-
-  it('reads each record once, then serves it from memory; the records of a deleted or rewritten page are forgotten', async () => {
-    const db = await freshDb();
-    const a = await writePage(db, pageInput('https://a.example/', 'A', ['river stone', 'river bank']), TOKENIZER);
-    const b = await writePage(db, pageInput('https://b.example/', 'B', ['delta']), TOKENIZER);
-    const reads = countChunkReads(db);
-    const first = await chunkRecords(db, [...a.addedChunkIds, 999_999]);
-    expect(first.map((c) => c?.url)).toEqual(['https://a.example/', 'https://a.example/', undefined]);
-    expect(reads.n).toBe(1);
-    expect((await chunkRecords(db, a.addedChunkIds)).map((c) => c?.id)).toEqual(a.addedChunkIds);
-    expect(reads.n).toBe(1);
-    // A rewrite removes the page's old sections: never served again.
-    await writePage(db, pageInput('https://a.example/', 'A', ['river changed']), TOKENIZER);
-    expect(await chunkRecords(db, a.addedChunkIds)).toEqual([undefined, undefined]);
-    await chunkRecords(db, b.addedChunkIds);
-    await deletePages(db, ['https://b.example/'], TOKENIZER);
-    expect(await chunkRecords(db, b.addedChunkIds)).toEqual([undefined]);
-  });
-
-  it('does not keep a record whose read straddled a delete (the read may predate it)', async () => {
-    const db = await freshDb();
-    const a = await writePage(db, pageInput('https://a.example/', 'A', ['river stone']), TOKENIZER);
-    const reads = countChunkReads(db);
-    const reading = chunkRecords(db, a.addedChunkIds);
-    forgetTexts(db, a.addedChunkIds); // a delete committed while the read was in flight
-    expect((await reading)[0]?.id).toBe(a.addedChunkIds[0]);
-    await chunkRecords(db, a.addedChunkIds);
-    expect(reads.n).toBe(2);
+    expect(await ids(engine, 'stone')).toEqual([1]); // cached
+    engine.lexical.invalidate('all');
+    expect(await ids(engine, 'stone')).toEqual([]);
   });
 });
 
@@ -162,6 +164,13 @@ describe('PageTable', () => {
     table.reset();
     expect((await table.all()).size).toBe(4);
     expect((await table.get('https://docs.python.org/a'))?.title).toBe('A');
+    // Norms and owners by chunk id, kept in step too.
+    const owner = await table.owners();
+    expect(owner(p1.addedChunkIds[1]!)?.url).toBe('https://docs.python.org/a');
+    expect((await table.norms()).get(p2.addedChunkIds[0]!)).toBe(p2.page.lens![0]);
+    table.remove('https://docs.python.org/a');
+    expect(owner(p1.addedChunkIds[1]!)).toBeUndefined();
+    expect((await table.norms()).get(p1.addedChunkIds[1]!)).toBe(0);
   });
 
   it('recovers from a failed load', async () => {
@@ -171,39 +180,5 @@ describe('PageTable', () => {
     const table = new PageTable(() => (++calls === 1 ? Promise.reject(new Error('database closed')) : Promise.resolve(db)));
     await expect(table.all()).rejects.toThrow('database closed');
     expect((await table.all()).size).toBe(1);
-  });
-});
-
-describe('Engine.searchesQuiet (background writers give way to searches)', () => {
-  it('resolves at once with no search, waits while one runs and for the quiet time after it, and never past its maximum', async () => {
-    const db = await freshDb();
-    const engine = engineOn(db);
-    let t = performance.now();
-    await engine.searchesQuiet(200, 2000);
-    expect(performance.now() - t).toBeLessThan(50);
-    await engine.capture('https://a.example/one', { title: 'River one', lang: 'en', blocks: [{ kind: 'text', text: 'The marsh river carries stone and silt past the delta, a page of ordinary prose long enough to be kept.' }] });
-    // A search in flight: a writer waits for it to end, then for the quiet time.
-    let ended = 0;
-    const search = engine.search({ q: 'river stone' }).then(() => (ended = performance.now()));
-    t = performance.now();
-    await engine.searchesQuiet(150, 5000);
-    await search;
-    expect(ended).toBeGreaterThan(0);
-    expect(performance.now() - ended).toBeGreaterThanOrEqual(140);
-    // Searches all the time: the writer still goes on after its maximum wait.
-    let typing = true;
-    const keys = (async () => {
-      while (typing) {
-        await engine.search({ q: 'river' });
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
-    t = performance.now();
-    await engine.searchesQuiet(150, 400);
-    const waited = performance.now() - t;
-    typing = false;
-    await keys;
-    expect(waited).toBeGreaterThanOrEqual(390);
-    expect(waited).toBeLessThan(1500);
   });
 });

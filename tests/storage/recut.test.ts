@@ -3,7 +3,7 @@ import { chunkSteps, CHUNKER_VERSION, type Block } from '../../src/chunker.js';
 import { cutSections, type Pace } from '../../src/sections.js';
 import { normalizeBlocks } from '../../src/validate.js';
 import { CHUNKER_VERSION_KEY, Recut, RECUT_KEY, type RecutMark } from '../../background/recut.js';
-import { unpackBlocks, withTexts } from '../../background/sectionTexts.js';
+import { pageSections, unpackBlocks } from '../../background/sections.js';
 import { verifyIndex } from '../../background/verify.js';
 import type { Engine } from '../../background/engine.js';
 import type { DB } from '../../background/db.js';
@@ -42,7 +42,7 @@ const nextCut = async (blocks: readonly Block[], pace: Pace) => {
 
 async function chunksOf(db: DB, url: string) {
   const page = (await db.get('pages', url))!;
-  return withTexts(db, (await Promise.all(page.chunkIds.map((id) => db.get('chunks', id)))).filter((c) => c !== undefined));
+  return (await pageSections(db, [page])).get(url) ?? [];
 }
 
 describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
@@ -50,7 +50,7 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     const db = await freshDb();
     const engine = engineOn(db);
     await capture(engine, 'https://a.example/1', 'heron');
-    const rec = (await db.get('texts', 'https://a.example/1'))!;
+    const rec = (await db.get('sections', 'https://a.example/1'))!;
     expect(rec.cv).toBe(CHUNKER_VERSION);
     expect(await unpackBlocks(rec.b!)).toEqual(normalizeBlocks(blocksOf('heron')).blocks);
     expect(await engine.recut.pending()).toBe(false);
@@ -79,7 +79,7 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
       const want = (await nextCut(blocksOf(['heron', 'egret', 'stork'][i]!), { yieldToPage: async () => undefined, now: () => 0 })).sections;
       expect(chunks.map((c) => c.text)).toEqual(want.map((c) => c.text));
       expect(chunks.map((c) => c.anchor)).toEqual(want.map((c) => c.anchor));
-      expect((await db.get('texts', u))!.cv).toBe(NEXT);
+      expect((await db.get('sections', u))!.cv).toBe(NEXT);
       const page = (await db.get('pages', u))!;
       expect([page.visitCount, page.lastVisit, page.firstVisit]).toEqual([before[i]!.visitCount, before[i]!.lastVisit, before[i]!.firstVisit]);
     }
@@ -127,7 +127,7 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     expect(resumedCuts).toBe(2);
     expect(await db.get('pages', 'https://s.example/d')).toBeUndefined();
     expect((await db.get('pages', 'https://s.example/e'))!.chunkIds).toEqual(eIds);
-    for (const n of ['a', 'b', 'c', 'f']) expect((await db.get('texts', `https://s.example/${n}`))!.cv).toBe(NEXT);
+    for (const n of ['a', 'b', 'c', 'f']) expect((await db.get('sections', `https://s.example/${n}`))!.cv).toBe(NEXT);
     expect((await verifyIndex(engine, false)).problems).toEqual([]);
   });
 
@@ -140,22 +140,25 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     const same = new Recut(engine, { version: NEXT, cut: (b, pace) => cutSections(b, pace) });
     await same.run();
     expect((await db.get('pages', 'https://a.example/1'))!.chunkIds).toEqual(ids);
-    expect((await db.get('texts', 'https://a.example/1'))!.cv).toBe(NEXT);
+    expect((await db.get('sections', 'https://a.example/1'))!.cv).toBe(NEXT);
     expect(same.progress).toBeNull();
   });
 
-  it('goes past a page whose stored section text is unreadable (it keeps its cut), instead of stopping there for good', async () => {
+  it('replaces the sections of a page whose stored section text is unreadable by the new cut (a rewrite does not read the old text)', async () => {
     const db = await freshDb();
     const engine = engineOn(db);
     await capture(engine, 'https://a.example/1', 'heron');
     await capture(engine, 'https://a.example/2', 'egret');
     await engine.recut.run();
-    const rec = (await db.get('texts', 'https://a.example/1'))!;
-    await db.put('texts', { ...rec, z: new Uint8Array([1, 2, 3]) });
+    const rec = (await db.get('sections', 'https://a.example/1'))!;
+    await db.put('sections', { ...rec, z: new Uint8Array([1, 2, 3]) });
+    expect((await verifyIndex(engine, false)).problems.some((p) => p.includes('cannot be read'))).toBe(true);
     const recut = new Recut(engine, { version: NEXT, cut: nextCut });
     await recut.run();
-    expect((await db.get('texts', 'https://a.example/1'))!.cv).toBe(CHUNKER_VERSION);
-    expect((await db.get('texts', 'https://a.example/2'))!.cv).toBe(NEXT);
+    expect((await db.get('sections', 'https://a.example/1'))!.cv).toBe(NEXT);
+    expect((await db.get('sections', 'https://a.example/2'))!.cv).toBe(NEXT);
+    expect((await engine.search({ q: 'heronx100' })).results[0]!.href).toMatch(/^https:\/\/a\.example\/1#:~:text=heronx\d+/);
+    expect((await verifyIndex(engine, false)).problems).toEqual([]);
     expect(await db.get('meta', CHUNKER_VERSION_KEY)).toBe(NEXT);
     expect(await db.get('meta', RECUT_KEY)).toBeUndefined();
   });

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { DB } from '../../background/db.js';
-import { WRITE_STORES } from '../../background/pageStore.js';
 import { coarseModel, dropModelVectors, IdbCodeReader, loadDenseIndex, removeVectors, storeVectors, VECTOR_BLOCK } from '../../background/vectorStore.js';
 import { normalize, quantize } from '../../src/vectors.js';
 import { freshDb, readAll } from './helpers.js';
@@ -112,8 +111,8 @@ describe('removeVectors, loadDenseIndex, dropModelVectors', { timeout: 30_000 },
     await queue(db, ids, 'n');
     await storeVectors(db, 'n', DIM, ids.map(vec), ids);
     const drop = ids.filter((id) => id % 2 === 0 || id > 1500);
-    const tx = db.transaction([...WRITE_STORES], 'readwrite');
-    await removeVectors(tx, [...drop, 999_999]);
+    const tx = db.transaction('vectors', 'readwrite');
+    await removeVectors(tx as never, [...drop, 999_999]);
     await tx.done;
     const keep = ids.filter((id) => !drop.includes(id));
     expect([...(await stored(db, 'm')).keys()]).toEqual(keep);
@@ -138,8 +137,8 @@ describe('removeVectors, loadDenseIndex, dropModelVectors', { timeout: 30_000 },
     const db = await freshDb();
     await queue(db, [5, 6]);
     await storeVectors(db, 'm', DIM, [vec(5), vec(6)], [5, 6]);
-    const tx = db.transaction([...WRITE_STORES], 'readwrite');
-    await removeVectors(tx, [5, 6]);
+    const tx = db.transaction('vectors', 'readwrite');
+    await removeVectors(tx as never, [5, 6]);
     await tx.done;
     expect(await db.count('vectors')).toBe(0);
   });
@@ -189,8 +188,8 @@ describe('the storage tier over IndexedDB', { timeout: 60_000 }, () => {
     }
     // Remove some (store and index, as the engine does), add new ones: both tiers agree again.
     const drop = ids.filter((id) => id % 5 === 0);
-    const tx = db.transaction([...WRITE_STORES], 'readwrite');
-    await removeVectors(tx, drop);
+    const tx = db.transaction('vectors', 'readwrite');
+    await removeVectors(tx as never, drop);
     await tx.done;
     for (const id of drop) tiered.remove(id);
     const more = [4000, 4002, 4003];

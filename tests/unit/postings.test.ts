@@ -1,8 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendToBlock, BLOCK_SIZE, decodeBlock, decodeBlocks, encodeBlock, lastId, patchPostingList, removeFromBlock, type EncodedBlock, type PostingEntry } from '../../src/postings.js';
+import { appendToBlock, BLOCK_SIZE, blockFromValue, blockValue, decodeBlock, decodeBlocks, decodeLegacyBlocks, decodeSegment, encodeBlock, encodeSegment, lastId, removeFromBlock, type EncodedBlock, type PostingEntry } from '../../src/postings.js';
 
-/** Sorted, distinct ids with tf/len over the full uint32 range (varints up to 5 bytes). */
+/**
+ * Section lengths are not stored in postings (they come from the norms while decoding): the tests give
+ * every id a length of its own through this lookup, so a decoded entry equals the one encoded.
+ */
+const L = (id: number): number => (id * 7 + 3) % 100_003;
+
+/** Sorted, distinct ids with tfs over the full uint32 range (varints up to 5 bytes), lengths by L. */
 const entriesArb = (min = 0, maxLength = 1200) =>
   fc
     .uniqueArray(fc.oneof(fc.integer({ min, max: min + 5000 }), fc.integer({ min, max: 0xffff_ffff })), { minLength: 1, maxLength })
@@ -15,7 +21,7 @@ const entriesArb = (min = 0, maxLength = 1200) =>
         }),
       ),
     )
-    .map(([ids, v]): PostingEntry[] => ids.map((id, i) => ({ id, tf: v[i]![0], len: v[i]![1] })));
+    .map(([ids, v]): PostingEntry[] => ids.map((id, i) => ({ id, tf: v[i]![0], len: L(id) })));
 
 describe('encodeBlock / decodeBlock', { timeout: 30_000 }, () => {
   it('round-trips (property)', () => {
@@ -24,7 +30,7 @@ describe('encodeBlock / decodeBlock', { timeout: 30_000 }, () => {
         const block = encodeBlock(entries);
         expect(block.first).toBe(entries[0]!.id);
         expect(block.n).toBe(entries.length);
-        expect(decodeBlock(block)).toEqual(entries);
+        expect(decodeBlock(block, L)).toEqual(entries);
       }),
       { numRuns: 500 },
     );
@@ -35,15 +41,17 @@ describe('encodeBlock / decodeBlock', { timeout: 30_000 }, () => {
       fc.property(entriesArb(1000, 50), fc.integer({ min: 0, max: 1000 }), (entries, first) => {
         const block = encodeBlock(entries, first);
         expect(block.first).toBe(first);
-        expect(decodeBlock(block)).toEqual(entries);
+        expect(decodeBlock(block, L)).toEqual(entries);
       }),
       { numRuns: 300 },
     );
   });
 
-  it('is compact for dense ids and small numbers', () => {
+  it('is compact for dense ids and small numbers: two bytes an entry, no length stored', () => {
     const entries = Array.from({ length: 100 }, (_, i) => ({ id: 1000 + i, tf: 1, len: 100 }));
-    expect(encodeBlock(entries).data.length).toBe(300);
+    expect(encodeBlock(entries).data.length).toBe(200);
+    expect(decodeBlock(encodeBlock(entries), () => 100)).toEqual(entries);
+    expect(decodeBlock(encodeBlock(entries)).map((e) => e.len)).toEqual(entries.map(() => 0));
   });
 
   it('refuses an empty block and a key above the first entry', () => {
@@ -56,7 +64,7 @@ describe('encodeBlock / decodeBlock', { timeout: 30_000 }, () => {
       fc.property(entriesArb(0, 1500), (entries) => {
         const blocks = [];
         for (let i = 0; i < entries.length; i += 97) blocks.push(encodeBlock(entries.slice(i, i + 97)));
-        const list = decodeBlocks(blocks);
+        const list = decodeBlocks(blocks, L);
         expect([...list.ids]).toEqual(entries.map((e) => e.id));
         expect([...list.tfs]).toEqual(entries.map((e) => e.tf));
         expect([...list.lens]).toEqual(entries.map((e) => e.len));
@@ -67,13 +75,13 @@ describe('encodeBlock / decodeBlock', { timeout: 30_000 }, () => {
 });
 
 describe('appendToBlock', { timeout: 30_000 }, () => {
-  const run = (from: number, n: number): PostingEntry[] => Array.from({ length: n }, (_, i) => ({ id: from + i, tf: 1 + (i % 3), len: 10 + i }));
+  const run = (from: number, n: number): PostingEntry[] => Array.from({ length: n }, (_, i) => ({ id: from + i, tf: 1 + (i % 3), len: L(from + i) }));
 
   it('starts a term with blocks of at most BLOCK_SIZE, keyed by their first id', () => {
     const blocks = appendToBlock(undefined, run(1, 2 * BLOCK_SIZE + 3));
     expect(blocks.map((b) => b.n)).toEqual([BLOCK_SIZE, BLOCK_SIZE, 3]);
     expect(blocks.map((b) => b.first)).toEqual([1, 1 + BLOCK_SIZE, 1 + 2 * BLOCK_SIZE]);
-    expect(decodeBlocks(blocks).ids).toEqual(Uint32Array.from(run(1, 2 * BLOCK_SIZE + 3).map((e) => e.id)));
+    expect(decodeBlocks(blocks, L).ids).toEqual(Uint32Array.from(run(1, 2 * BLOCK_SIZE + 3).map((e) => e.id)));
   });
 
   it('fills the last block up to BLOCK_SIZE, keeps its key, then splits', () => {
@@ -82,14 +90,14 @@ describe('appendToBlock', { timeout: 30_000 }, () => {
     expect(out.map((b) => b.n)).toEqual([BLOCK_SIZE, 3]);
     expect(out[0]!.first).toBe(1);
     expect(out[1]!.first).toBe(BLOCK_SIZE + 2);
-    expect([...decodeBlocks(out).ids]).toEqual([...run(1, BLOCK_SIZE - 2), ...run(BLOCK_SIZE, 5)].map((e) => e.id));
+    expect([...decodeBlocks(out, L).ids]).toEqual([...run(1, BLOCK_SIZE - 2), ...run(BLOCK_SIZE, 5)].map((e) => e.id));
   });
 
   it('keeps a block key that is below its first entry', () => {
     const block = encodeBlock(run(10, 3), 4);
     const [out] = appendToBlock(block, run(20, 1));
     expect(out!.first).toBe(4);
-    expect(decodeBlock(out!).map((e) => e.id)).toEqual([10, 11, 12, 20]);
+    expect(decodeBlock(out!, L).map((e) => e.id)).toEqual([10, 11, 12, 20]);
   });
 
   it('refuses ids that do not grow', () => {
@@ -106,9 +114,9 @@ describe('appendToBlock', { timeout: 30_000 }, () => {
         const out = appendToBlock(last, tail);
         for (const b of out) {
           expect(b.n).toBeLessThanOrEqual(BLOCK_SIZE);
-          expect(b.first).toBeLessThanOrEqual(decodeBlock(b)[0]!.id);
+          expect(b.first).toBeLessThanOrEqual(decodeBlock(b, L)[0]!.id);
         }
-        expect(out.flatMap(decodeBlock)).toEqual(entries);
+        expect(out.flatMap((b) => decodeBlock(b, L))).toEqual(entries);
       }),
       { numRuns: 300 },
     );
@@ -146,14 +154,14 @@ describe('appendToBlock equals encoding in one go', { timeout: 30_000 }, () => {
         const want: EncodedBlock[] = [];
         for (let i = 0; i < entries.length; i += BLOCK_SIZE) want.push(encodeBlock(entries.slice(i, i + BLOCK_SIZE), i === 0 ? key : undefined));
         expect(got).toEqual(want);
-        for (const b of got) expect(lastId(b)).toBe(decodeBlock(b).at(-1)!.id);
+        for (const b of got) expect(lastId(b)).toBe(decodeBlock(b, L).at(-1)!.id);
       }),
       { numRuns: 300 },
     );
   });
 
   it('returns the last block unchanged when nothing is appended', () => {
-    const block = encodeBlock([{ id: 3, tf: 1, len: 2 }]);
+    const block = encodeBlock([{ id: 3, tf: 1, len: L(3) }]);
     expect(appendToBlock(block, [])).toEqual([block]);
   });
 });
@@ -161,20 +169,23 @@ describe('appendToBlock equals encoding in one go', { timeout: 30_000 }, () => {
 describe('removeFromBlock', { timeout: 30_000 }, () => {
   it('keeps the key when the first entry goes', () => {
     const block = encodeBlock([
-      { id: 5, tf: 1, len: 3 },
-      { id: 8, tf: 2, len: 4 },
-      { id: 9, tf: 1, len: 5 },
+      { id: 5, tf: 1, len: L(5) },
+      { id: 8, tf: 2, len: L(8) },
+      { id: 9, tf: 1, len: L(9) },
     ]);
     const out = removeFromBlock(block, new Set([5]))!;
     expect(out.first).toBe(5);
-    expect(decodeBlock(out)).toEqual([
-      { id: 8, tf: 2, len: 4 },
-      { id: 9, tf: 1, len: 5 },
+    expect(decodeBlock(out, L)).toEqual([
+      { id: 8, tf: 2, len: L(8) },
+      { id: 9, tf: 1, len: L(9) },
     ]);
+    // By predicate too; nothing removed gives the block itself back.
+    expect(removeFromBlock(block, (id) => id > 100)).toBe(block);
+    expect(decodeBlock(removeFromBlock(block, (id) => id === 8)!, L).map((e) => e.id)).toEqual([5, 9]);
   });
 
   it('returns null when nothing is left', () => {
-    expect(removeFromBlock(encodeBlock([{ id: 5, tf: 1, len: 3 }]), new Set([5]))).toBeNull();
+    expect(removeFromBlock(encodeBlock([{ id: 5, tf: 1, len: L(5) }]), new Set([5]))).toBeNull();
   });
 
   it('removes exactly the given ids (property)', () => {
@@ -189,7 +200,7 @@ describe('removeFromBlock', { timeout: 30_000 }, () => {
           if (!want.length) expect(out).toBeNull();
           else {
             expect(out!.first).toBe(block.first);
-            expect(decodeBlock(out!)).toEqual(want);
+            expect(decodeBlock(out!, L)).toEqual(want);
           }
         },
       ),
@@ -198,49 +209,66 @@ describe('removeFromBlock', { timeout: 30_000 }, () => {
   });
 });
 
-describe('patchPostingList (the cached copy of a term after a write)', { timeout: 30_000 }, () => {
-  const asEntries = (l: ReturnType<typeof decodeBlocks>): PostingEntry[] => Array.from(l.ids, (id, i) => ({ id, tf: l.tfs[i]!, len: l.lens[i]! }));
-
-  it('equals what storage holds after the same removals and appends (property)', () => {
+describe('stored blocks (blockValue / blockFromValue)', { timeout: 30_000 }, () => {
+  it('round-trip with the first id kept in the key (property)', () => {
     fc.assert(
-      fc.property(entriesArb(1, 1500), fc.array(fc.boolean(), { minLength: 1500, maxLength: 1500 }), fc.integer({ min: 0, max: 700 }), (entries, removeMask, addCount) => {
-        // Storage: blocks written by appends, removals block by block (pageStore's write path), appends to the last block.
-        let blocks = appendToBlock(undefined, entries);
-        const removed = entries.filter((_, i) => removeMask[i]).map((e) => e.id);
-        const drop = new Set(removed);
-        blocks = blocks.map((b) => removeFromBlock(b, drop)).filter((b): b is EncodedBlock => b !== null);
-        const top = entries[entries.length - 1]!.id;
-        fc.pre(top + 1 + addCount * 3 <= 0xffff_ffff);
-        const added = Array.from({ length: addCount }, (_, i) => ({ id: top + 1 + i * 3, tf: 1 + (i % 4), len: 10 + i }));
-        if (added.length) {
-          const last = blocks.pop();
-          if (last && last.n >= BLOCK_SIZE) blocks.push(last, ...appendToBlock(undefined, added));
-          else blocks.push(...appendToBlock(last, added));
-        }
-        const patched = patchPostingList(decodeBlocks(appendToBlock(undefined, entries)), removed, added);
-        expect(patched).not.toBeNull();
-        expect(asEntries(patched!)).toEqual(asEntries(decodeBlocks(blocks)));
-        expect(asEntries(patched!)).toEqual([...entries.filter((e) => !drop.has(e.id)), ...added]);
+      fc.property(entriesArb(0, BLOCK_SIZE), (entries) => {
+        const block = encodeBlock(entries);
+        const value = blockValue(block);
+        expect(value.length).toBeLessThanOrEqual(block.data.length + 2);
+        const back = blockFromValue(block.first, value);
+        expect(back.n).toBe(block.n);
+        expect(decodeBlock(back, L)).toEqual(entries);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses a header that claims more entries than its bytes can hold, or anything not bytes', () => {
+    const value = blockValue(encodeBlock([{ id: 5, tf: 1, len: 0 }, { id: 9, tf: 2, len: 0 }]));
+    value[0] = 100;
+    expect(() => blockFromValue(5, value)).toThrow(/malformed/);
+    expect(() => blockFromValue(5, new Uint8Array(0))).toThrow(/malformed/);
+    expect(() => blockFromValue(5, 'abc' as unknown as Uint8Array)).toThrow(/malformed/);
+    const big = blockValue(encodeBlock(Array.from({ length: 3 }, (_, i) => ({ id: i, tf: 1, len: 0 }))));
+    big[0] = 0x80 | 0x7f; // a varint of more than BLOCK_SIZE
+    expect(() => blockFromValue(0, big)).toThrow(/malformed/);
+  });
+});
+
+describe('legacy blocks (schema 1/2: the length in every posting)', () => {
+  it('decode with their own lengths', () => {
+    // Hand-encoded: id deltas from `first` 10, then tf, then len.
+    const data = Uint8Array.from([0, 2, 120, 5, 1, 0x81, 0x01]);
+    const list = decodeLegacyBlocks([{ first: 10, n: 2, data }]);
+    expect([...list.ids]).toEqual([10, 15]);
+    expect([...list.tfs]).toEqual([2, 1]);
+    expect([...list.lens]).toEqual([120, 129]);
+  });
+});
+
+describe('segments', { timeout: 30_000 }, () => {
+  const segmentArb = fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), entriesArb(500, 40), { minKeys: 0, maxKeys: 30 });
+
+  it('round-trip terms and postings relative to the base id (property)', () => {
+    fc.assert(
+      fc.property(segmentArb, (dict) => {
+        const byTerm = new Map(Object.entries(dict));
+        const seg = encodeSegment(byTerm, 500);
+        const back = new Map<string, PostingEntry[]>();
+        decodeSegment(seg, 500, (t, list) => back.set(t, list), L);
+        expect(back).toEqual(byTerm);
       }),
       { numRuns: 200 },
     );
   });
 
-  it('returns a new list and leaves the one a search may hold as it was', () => {
-    const list = decodeBlocks([encodeBlock([{ id: 1, tf: 1, len: 5 }, { id: 4, tf: 2, len: 6 }])]);
-    const next = patchPostingList(list, [1], [{ id: 9, tf: 3, len: 7 }])!;
-    expect(Array.from(next.ids)).toEqual([4, 9]);
-    expect(Array.from(list.ids)).toEqual([1, 4]);
-  });
-
-  it('refuses appends that do not come after what the list keeps (the term is read again instead)', () => {
-    const list = decodeBlocks([encodeBlock([{ id: 10, tf: 1, len: 5 }, { id: 20, tf: 1, len: 5 }])]);
-    expect(patchPostingList(list, undefined, [{ id: 15, tf: 1, len: 1 }])).toBeNull();
-    expect(patchPostingList(list, undefined, [{ id: 20, tf: 1, len: 1 }])).toBeNull();
-    expect(patchPostingList(list, undefined, [{ id: 30, tf: 1, len: 1 }, { id: 25, tf: 1, len: 1 }])).toBeNull();
-    // Removing the top entry makes room below it.
-    expect(Array.from(patchPostingList(list, [20], [{ id: 15, tf: 1, len: 1 }])!.ids)).toEqual([10, 15]);
-    // Nothing to do: the same list.
-    expect(patchPostingList(list, [99], [])).toBe(list);
+  it('refuses ids below the base, and malformed data on decode', () => {
+    expect(() => encodeSegment(new Map([['a', [{ id: 3, tf: 1, len: 0 }]]]), 5)).toThrow();
+    const seg = encodeSegment(new Map([['a', [{ id: 7, tf: 1, len: 0 }]], ['b', [{ id: 8, tf: 2, len: 0 }]]]), 5);
+    expect(() => decodeSegment({ t: seg.t, d: seg.d.subarray(0, 3) }, 5, () => undefined)).toThrow(/malformed/);
+    expect(() => decodeSegment({ t: [...seg.t, 'c'], d: seg.d }, 5, () => undefined)).toThrow(/malformed/);
+    expect(() => decodeSegment({ t: seg.t.slice(0, 1), d: seg.d }, 5, () => undefined)).toThrow(/malformed/);
+    expect(() => decodeSegment({ t: 'x', d: seg.d } as never, 5, () => undefined)).toThrow(/malformed/);
   });
 });

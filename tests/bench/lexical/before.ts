@@ -171,10 +171,11 @@ function encodeBlock(entries: readonly PostingEntry[], first = entries[0]?.id ??
   if (first > entries[0]!.id) throw new Error('block key above its first entry');
   const bytes: number[] = [];
   let prev = first;
+  // Entries as stored today (id delta, tf: lengths moved to the norms with schema 3); the algorithm
+  // around it is the one from before issue #9.
   for (const e of entries) {
     writeVarint(bytes, e.id - prev);
     writeVarint(bytes, e.tf);
-    writeVarint(bytes, e.len);
     prev = e.id;
   }
   return { first, n: entries.length, data: Uint8Array.from(bytes) };

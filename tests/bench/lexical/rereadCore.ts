@@ -12,6 +12,9 @@ import type { SearchSource, PageView, SectionView } from '../../../src/search.js
 import { DEFAULT_SETTINGS } from '../../../src/settings.js';
 import { groupPostings } from '../../../background/pageStore.js';
 
+/** Sections as pageStore groups them: id, tf codes and length. */
+const asPostings = (docs: readonly { id: number; doc: IndexedSection }[]) => docs.map((d) => ({ id: d.id, ...d.doc }));
+
 const EMPTY = emptyList(0);
 
 export type AppendFn = (last: EncodedBlock | undefined, entries: readonly PostingEntry[]) => EncodedBlock[];
@@ -21,14 +24,18 @@ export class RereadCore {
   readonly blocks = new Map<string, EncodedBlock[]>();
   readonly stats: CorpusStats = { N: 0, totalLength: 0 };
   private readonly cache = new Map<string, PostingList>();
+  /** Section lengths by id: the norms, which the decoder fills BM25's lengths from (as the page table does). */
+  private readonly lens: number[] = [];
+  private readonly lenOf = (id: number): number => this.lens[id] ?? 0;
 
 
   /** One page's chunks, as pageStore.writePage groups and appends them. */
   addPage(docs: readonly { id: number; doc: IndexedSection }[]): void {
-    const byTerm = groupPostings(docs);
+    const byTerm = groupPostings(asPostings(docs));
     for (const d of docs) {
       this.stats.N += 1;
       this.stats.totalLength += d.doc.len;
+      this.lens[d.id] = d.doc.len;
     }
     for (const [term, entries] of byTerm) {
       let list = this.blocks.get(term);
@@ -58,6 +65,7 @@ export class RereadCore {
     for (const { id, doc } of docs) {
       this.stats.N++;
       this.stats.totalLength += doc.len;
+      this.lens[id] = doc.len;
       for (const [term, tf] of doc.tfs) {
         let entries = open.get(term);
         if (!entries) open.set(term, (entries = []));
@@ -115,13 +123,14 @@ export class RereadCore {
     for (const d of docs) {
       this.stats.N += 1;
       this.stats.totalLength += d.doc.len;
+      this.lens[d.id] = d.doc.len;
     }
     return { msA: tg + ra.ms, msB: tg + rb.ms, identical };
   }
 
   /** The product's own grouping (background/pageStore.ts), so the bench cannot drift from it. */
   private group(docs: readonly { id: number; doc: IndexedSection }[]): Map<string, PostingEntry[]> {
-    return groupPostings(docs);
+    return groupPostings(asPostings(docs));
   }
 
   /** Bytes of encoded posting data (what the `postings` store holds, keys and record overhead aside). */
@@ -146,7 +155,7 @@ export class RereadCore {
       if (hit) return hit;
     }
     const blocks = this.blocks.get(term);
-    const list = blocks ? decodeBlocks(blocks) : EMPTY;
+    const list = blocks ? decodeBlocks(blocks, this.lenOf) : EMPTY;
     if (useCache) this.cache.set(term, list);
     return list;
   }

@@ -3,7 +3,8 @@
  * that `search()` (src/search.ts) runs exactly as in the worker:
  * - terms per section: `indexedTerms` (src/indexing.ts: tokenizer options, field weighting);
  * - postings: `groupPostings` (background/pageStore.ts), appended into blocks by `appendToBlock` and read
- *   back by `decodeBlocks` (src/postings.ts), as the worker's posting store and reader do;
+ *   back by `decodeBlocks` (src/postings.ts) with each section's length from the norms, as the worker's
+ *   posting store, merges and reader do;
  * - filters: the worker's `PageTable` (background/pageTable.ts) over the same page records;
  * - dense lane: `indexedText` embedded by the bundled model (lib/dense.ts), int8 vectors in the product's
  *   `DenseIndex`, searched with `searchAsync`, with the model's calibration from src/models.ts.
@@ -42,6 +43,8 @@ export class MemoryIndex {
   private readonly blocks = new Map<string, EncodedBlock[]>();
   private readonly decoded = new Map<string, PostingList>();
   readonly stats: CorpusStats = { N: 0, totalLength: 0 };
+  /** Section lengths by id (the norms: blocks hold no lengths, the reader fills them in). */
+  private readonly lens: number[] = [];
   /** The pages skipped for too little text. */
   skipped = 0;
 
@@ -55,7 +58,7 @@ export class MemoryIndex {
       const { title, chunks } = p.stored;
       const ids = chunks.map(() => nextId++);
       const docs = chunks.map((c, k) => ({ id: ids[k]!, doc: indexSection(title, c, TOKENIZER) }));
-      for (const [term, entries] of groupPostings(docs)) {
+      for (const [term, entries] of groupPostings(docs.map((d) => ({ id: d.id, ...d.doc })))) {
         const list = this.blocks.get(term) ?? [];
         const last = list[list.length - 1];
         const out = appendToBlock(last && last.n < BLOCK_SIZE ? last : undefined, entries);
@@ -66,6 +69,7 @@ export class MemoryIndex {
       for (const d of docs) {
         this.stats.N++;
         this.stats.totalLength += d.doc.len;
+        this.lens[d.id] = d.doc.len;
       }
       chunks.forEach((c, k) => {
         this.sections.set(ids[k]!, { id: ids[k]!, url: p.url, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), text: c.text, embedText: indexedText(title, c.text) });
@@ -78,7 +82,7 @@ export class MemoryIndex {
   postings(term: string): PostingList {
     let list = this.decoded.get(term);
     if (!list) {
-      list = decodeBlocks(this.blocks.get(term) ?? []);
+      list = decodeBlocks(this.blocks.get(term) ?? [], (id) => this.lens[id] ?? 0);
       this.decoded.set(term, list);
     }
     return list;

@@ -1,0 +1,54 @@
+/**
+ * A resident table of one unsigned 32-bit value per chunk id. Ids only grow and are never reused, so
+ * the table is paged (pages allocated as ids reach them): 4 bytes an id, 4 MB per million sections.
+ *
+ * Two uses (background/pageTable.ts): the norms — each section's length in index terms, BM25's
+ * document length, stored once per section (the page record's `lens`) and looked up while posting
+ * blocks are decoded, since repeating it in every posting took half of the postings' bytes — and the
+ * owner of each id (which page a section belongs to), so a search result's section is found without
+ * a record per section.
+ */
+
+const PAGE_BITS = 14;
+const PAGE = 1 << PAGE_BITS;
+
+export class IdTable {
+  private pages: (Uint32Array | undefined)[] = [];
+
+  set(id: number, value: number): void {
+    const p = id >>> PAGE_BITS;
+    let page = this.pages[p];
+    if (!page) {
+      if (value === 0) return;
+      page = this.pages[p] = new Uint32Array(PAGE);
+    }
+    page[id & (PAGE - 1)] = value;
+  }
+
+  /** 0 when never set (or cleared). */
+  get(id: number): number {
+    const page = this.pages[id >>> PAGE_BITS];
+    return page ? page[id & (PAGE - 1)]! : 0;
+  }
+
+  /** Sets `values[i]` for `ids[i]` (missing values: 0). */
+  setAll(ids: readonly number[], values: readonly number[] | number): void {
+    for (let i = 0; i < ids.length; i++) this.set(ids[i]!, typeof values === 'number' ? values : (values[i] ?? 0));
+  }
+
+  clear(ids: readonly number[]): void {
+    for (const id of ids) this.set(id, 0);
+  }
+
+  reset(): void {
+    this.pages = [];
+  }
+
+  /** Bytes held (for memory reports). */
+  get bytes(): number {
+    return this.pages.reduce((n, p) => n + (p ? p.byteLength : 0), 0);
+  }
+
+  /** The lookup as a plain function (what the posting decoder takes for lengths). */
+  readonly lookup = (id: number): number => this.get(id);
+}
