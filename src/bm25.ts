@@ -106,8 +106,8 @@ const scratch = new Scratch();
  * worked out afterwards for the k winners alone, by binary search in each term's ids: keeping a term
  * mask per touched chunk instead costs a second random read-modify-write per posting.
  *
- * Dense accumulation (a Float64Array indexed by id) when ids are compact; a Map when they are sparse
- * (ids far above the number of postings) or when a term's or field's weight is not positive, since the
+ * Dense accumulation (a Float64Array indexed by id, reused across queries) when ids are compact (up to
+ * a few times the number of chunks or of postings); a Map when they are sparse or when a term's or field's weight is not positive, since the
  * dense path recognises untouched chunks by a score of 0. Postings have a tf code >= 1 (a term is posted
  * where it occurs, in some field).
  */
@@ -133,28 +133,17 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
   const bonus = fieldBonus(fw);
   const heap = new TopK(options.k);
 
-  if (maxId < 4 * total + 65536 && weights.every((w) => w > 0) && fw.heading > 0 && fw.ancestors > 0 && fw.title > 0) {
+  // Dense whenever the score array stays proportional to the corpus (as the floor's is): ids up to a
+  // few times N. Rare terms' short lists used to fall to the Map path here, at several times the cost.
+  const compact = maxId < 4 * total + 65536 || maxId < 4 * stats.N + 65536;
+  if (compact && weights.every((w) => w > 0) && fw.heading > 0 && fw.ancestors > 0 && fw.title > 0) {
     scratch.ensure(maxId, total);
     const { scores, touched } = scratch;
     let nTouched = 0;
     for (let t = 0; t < terms.length; t++) {
-      const { ids, tfs, lens } = terms[t]!.postings;
+      const p = terms[t]!.postings;
       const wk = weights[t]! * k1p1;
-      for (let i = 0; i < ids.length; i++) {
-        const id = ids[i]!;
-        if (allowed !== null && !allowed.has(id)) continue;
-        const code = tfs[i]!;
-        const prev = scores[id]!;
-        if (prev === 0) touched[nTouched++] = id;
-        if ((code & 7) === 0) {
-          // Body only (most postings): tf~ = body / norm, and w tf~ (k1 + 1) / (tf~ + k1) in one division.
-          const body = code >>> FIELD_BITS;
-          scores[id] = prev + (wk * body) / (body + k1 * (norm0 + normL * lens[i]!));
-        } else {
-          const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
-          scores[id] = prev + (wk * tf) / (tf + k1);
-        }
-      }
+      nTouched = allowed === null ? accumulate(p.ids, p.tfs, p.lens, scores, touched, nTouched, wk, k1, norm0, normL, bonus) : accumulateAllowed(p.ids, p.tfs, p.lens, allowed, scores, touched, nTouched, wk, k1, norm0, normL, bonus);
     }
     for (let i = 0; i < nTouched; i++) {
       const id = touched[i]!;
@@ -194,6 +183,49 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
     }
     return { id: e.id, score: e.score, terms: matched, fields };
   });
+}
+
+/**
+ * One term's postings added into the dense scores (the hot loop of bm25Search, kept small and
+ * monomorphic so it optimises on its own). Returns the new number of touched chunks.
+ */
+function accumulate(ids: Uint32Array, tfs: Uint32Array, lens: Uint32Array, scores: Float64Array, touched: Uint32Array, nTouched: number, wk: number, k1: number, norm0: number, normL: number, bonus: Float64Array): number {
+  const n = ids.length;
+  for (let i = 0; i < n; i++) {
+    const id = ids[i]!;
+    const code = tfs[i]!;
+    const prev = scores[id]!;
+    if (prev === 0) touched[nTouched++] = id;
+    if ((code & 7) === 0) {
+      // Body only (most postings): tf~ = body / norm, and w tf~ (k1 + 1) / (tf~ + k1) in one division.
+      const body = code >>> 3;
+      scores[id] = prev + (wk * body) / (body + k1 * (norm0 + normL * lens[i]!));
+    } else {
+      const tf = (code >>> 3) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
+      scores[id] = prev + (wk * tf) / (tf + k1);
+    }
+  }
+  return nTouched;
+}
+
+/** `accumulate` for the chunks in `allowed` only. */
+function accumulateAllowed(ids: Uint32Array, tfs: Uint32Array, lens: Uint32Array, allowed: ReadonlySet<number>, scores: Float64Array, touched: Uint32Array, nTouched: number, wk: number, k1: number, norm0: number, normL: number, bonus: Float64Array): number {
+  const n = ids.length;
+  for (let i = 0; i < n; i++) {
+    const id = ids[i]!;
+    if (!allowed.has(id)) continue;
+    const code = tfs[i]!;
+    const prev = scores[id]!;
+    if (prev === 0) touched[nTouched++] = id;
+    if ((code & 7) === 0) {
+      const body = code >>> 3;
+      scores[id] = prev + (wk * body) / (body + k1 * (norm0 + normL * lens[i]!));
+    } else {
+      const tf = (code >>> 3) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
+      scores[id] = prev + (wk * tf) / (tf + k1);
+    }
+  }
+  return nTouched;
 }
 
 /**

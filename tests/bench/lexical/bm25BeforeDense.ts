@@ -1,0 +1,323 @@
+/**
+ * src/bm25.ts as it was before short posting lists took the dense path too (a frozen copy for
+ * tests/bench/coreQuick.ts: before/after latency in one run, and a check that results are identical).
+ */
+/**
+ * BM25F over posting lists (Lucene's BM25 idf; fields as in src/indexing.ts). Pure: the caller supplies
+ * the postings of the query's terms (from memory or IndexedDB) and the corpus statistics.
+ *
+ *   idf(t)      = ln(1 + (N - df + 0.5) / (df + 0.5))
+ *   tf~(t, d)   = body tf / (1 - b + b * len / avgLen)
+ *                 + heading * [t in heading] + ancestors * [t in a heading above] + title * [t in the page title]
+ *   score(d, q) = sum over t in q of  w_t * idf(t) * tf~ * (k1 + 1) / (tf~ + k1)
+ *
+ * The field weights are added before saturation, so a word in the heading and the body is not counted
+ * twice over (what repeating the heading's words in the text did).
+ */
+import { ANCESTORS_BIT, FIELD_BITS, HEADING_BIT, TITLE_BIT } from '../../../src/indexing.js';
+
+export interface Bm25Params {
+  /** Term-frequency saturation. Lucene's default. */
+  k1: number;
+  /** Length normalisation (0 = none, 1 = full). Lucene's default. */
+  b: number;
+}
+
+/** k1 1.5 (Lucene: 1.2) was chosen on training data with the field boost; see tests/eval/README.md. */
+export const DEFAULT_BM25: Readonly<Bm25Params> = { k1: 1.5, b: 0.75 };
+
+/** Weights of the short fields, in body occurrences (length-normalised) they are worth. */
+export interface FieldWeights {
+  heading: number;
+  ancestors: number;
+  title: number;
+}
+
+export const DEFAULT_FIELDS: Readonly<FieldWeights> = { heading: 4, ancestors: 1, title: 1 };
+
+/** What each combination of field bits adds to the normalised body count. */
+function fieldBonus(fw: FieldWeights): Float64Array {
+  const bonus = new Float64Array(1 << FIELD_BITS);
+  for (let f = 0; f < bonus.length; f++) bonus[f] = (f & HEADING_BIT ? fw.heading : 0) + (f & ANCESTORS_BIT ? fw.ancestors : 0) + (f & TITLE_BIT ? fw.title : 0);
+  return bonus;
+}
+
+export interface CorpusStats {
+  /** Number of indexed chunks. */
+  N: number;
+  /** Sum of all chunks' body lengths, in terms. */
+  totalLength: number;
+}
+
+/** One term's postings, sorted by chunk id. */
+export interface PostingList {
+  ids: Uint32Array;
+  /** Term frequency codes (src/indexing.ts tfCode: body count and field bits), each >= 1. */
+  tfs: Uint32Array;
+  /** Body length (in terms) of each chunk, so scoring never has to look a chunk up. */
+  lens: Uint32Array;
+}
+
+export interface QueryTerm {
+  term: string;
+  postings: PostingList;
+  /** Per-term weight (1 by default). */
+  weight?: number;
+}
+
+export interface LexicalHit {
+  id: number;
+  score: number;
+  /** The distinct query terms that contributed to the score. */
+  terms: string[];
+  /** The short fields (src/indexing.ts bits: heading, ancestors, title) any of those terms is in. */
+  fields?: number;
+}
+
+export interface Bm25SearchOptions {
+  k: number;
+  /** When given, only these chunk ids are scored (filters are applied before scoring). */
+  allowed?: ReadonlySet<number> | null;
+  params?: Bm25Params;
+  fields?: FieldWeights;
+}
+
+export function idf(N: number, df: number): number {
+  return Math.log(1 + (N - df + 0.5) / (df + 0.5));
+}
+
+/** Maximum number of distinct query terms scored (the rest are dropped, absent terms first). */
+export const MAX_QUERY_TERMS = 32;
+
+/**
+ * Reusable scratch space: allocating a score array per query would dominate latency. Between queries
+ * every score is 0; a scored document's score is > 0 (see `bm25Search`), so 0 also means "not touched".
+ */
+class Scratch {
+  scores = new Float64Array(1024);
+  touched = new Uint32Array(1024);
+  ensure(maxId: number, total: number): void {
+    if (maxId >= this.scores.length) this.scores = new Float64Array(Math.max(maxId + 1, this.scores.length * 2));
+    if (total > this.touched.length) this.touched = new Uint32Array(Math.max(total, this.touched.length * 2));
+  }
+}
+const scratch = new Scratch();
+
+/**
+ * The k best chunks for `query`, best first (ties by smaller id).
+ *
+ * The hot loop only adds into one score per chunk. Which query terms a hit matched ("why matched") is
+ * worked out afterwards for the k winners alone, by binary search in each term's ids: keeping a term
+ * mask per touched chunk instead costs a second random read-modify-write per posting.
+ *
+ * Dense accumulation (a Float64Array indexed by id) when ids are compact; a Map when they are sparse
+ * (ids far above the number of postings) or when a term's or field's weight is not positive, since the
+ * dense path recognises untouched chunks by a score of 0. Postings have a tf code >= 1 (a term is posted
+ * where it occurs, in some field).
+ */
+export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, options: Bm25SearchOptions): LexicalHit[] {
+  const { k1, b } = options.params ?? DEFAULT_BM25;
+  const fw = options.fields ?? DEFAULT_FIELDS;
+  const allowed = options.allowed ?? null;
+  // Drop absent terms before capping, so words the index lacks do not use up slots.
+  const terms = query.filter((q) => q.postings.ids.length > 0).slice(0, MAX_QUERY_TERMS);
+  if (!terms.length || stats.N <= 0 || options.k <= 0) return [];
+  const avgLen = stats.totalLength / stats.N || 1;
+  const weights = terms.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length));
+  let maxId = 0;
+  let total = 0;
+  for (const q of terms) {
+    const ids = q.postings.ids;
+    total += ids.length;
+    if (ids[ids.length - 1]! > maxId) maxId = ids[ids.length - 1]!;
+  }
+  const k1p1 = k1 + 1;
+  const norm0 = 1 - b;
+  const normL = b / avgLen;
+  const bonus = fieldBonus(fw);
+  const heap = new TopK(options.k);
+
+  if (maxId < 4 * total + 65536 && weights.every((w) => w > 0) && fw.heading > 0 && fw.ancestors > 0 && fw.title > 0) {
+    scratch.ensure(maxId, total);
+    const { scores, touched } = scratch;
+    let nTouched = 0;
+    for (let t = 0; t < terms.length; t++) {
+      const { ids, tfs, lens } = terms[t]!.postings;
+      const wk = weights[t]! * k1p1;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        if (allowed !== null && !allowed.has(id)) continue;
+        const code = tfs[i]!;
+        const prev = scores[id]!;
+        if (prev === 0) touched[nTouched++] = id;
+        if ((code & 7) === 0) {
+          // Body only (most postings): tf~ = body / norm, and w tf~ (k1 + 1) / (tf~ + k1) in one division.
+          const body = code >>> FIELD_BITS;
+          scores[id] = prev + (wk * body) / (body + k1 * (norm0 + normL * lens[i]!));
+        } else {
+          const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
+          scores[id] = prev + (wk * tf) / (tf + k1);
+        }
+      }
+    }
+    for (let i = 0; i < nTouched; i++) {
+      const id = touched[i]!;
+      heap.push(id, scores[id]!);
+      scores[id] = 0;
+    }
+  } else {
+    const scores = new Map<number, number>();
+    for (let t = 0; t < terms.length; t++) {
+      const { ids, tfs, lens } = terms[t]!.postings;
+      const w = weights[t]!;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        if (allowed !== null && !allowed.has(id)) continue;
+        const code = tfs[i]!;
+        let add: number;
+        if ((code & 7) === 0) {
+          const body = code >>> FIELD_BITS;
+          add = (w * k1p1 * body) / (body + k1 * (norm0 + normL * lens[i]!));
+        } else {
+          const tf = (code >>> FIELD_BITS) / (norm0 + normL * lens[i]!) + bonus[code & 7]!;
+          add = (w * k1p1 * tf) / (tf + k1);
+        }
+        scores.set(id, (scores.get(id) ?? 0) + add);
+      }
+    }
+    for (const [id, s] of scores) heap.push(id, s);
+  }
+  return heap.sorted().map((e) => {
+    const matched: string[] = [];
+    let fields = 0;
+    for (const q of terms) {
+      const i = indexOf(q.postings.ids, e.id);
+      if (i < 0) continue;
+      matched.push(q.term);
+      fields |= q.postings.tfs[i]! & 7;
+    }
+    return { id: e.id, score: e.score, terms: matched, fields };
+  });
+}
+
+/**
+ * Adds to `hits` the BM25F contributions of terms that score but do not retrieve (a question's common
+ * words): each hit is looked up in each term's ids by binary search, so a long posting list costs
+ * log(df) per hit, not df. The hits' scores are raised in place and the array re-sorted (score desc,
+ * then id); their `terms` are left as they were.
+ */
+export function addScores(hits: LexicalHit[], query: readonly QueryTerm[], stats: CorpusStats, options: { params?: Bm25Params; fields?: FieldWeights } = {}): LexicalHit[] {
+  const terms = query.filter((q) => q.postings.ids.length > 0);
+  if (!terms.length || !hits.length || stats.N <= 0) return hits;
+  const { k1, b } = options.params ?? DEFAULT_BM25;
+  const bonus = fieldBonus(options.fields ?? DEFAULT_FIELDS);
+  const avgLen = stats.totalLength / stats.N || 1;
+  const w = terms.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length) * (k1 + 1));
+  for (const h of hits) {
+    for (let t = 0; t < terms.length; t++) {
+      const { ids, tfs, lens } = terms[t]!.postings;
+      const i = indexOf(ids, h.id);
+      if (i < 0) continue;
+      const code = tfs[i]!;
+      const tf = (code >>> FIELD_BITS) / (1 - b + (b * lens[i]!) / avgLen) + bonus[code & 7]!;
+      h.score += (w[t]! * tf) / (tf + k1);
+    }
+  }
+  return hits.sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+/** Position of id in ascending ids, or -1. */
+function indexOf(ids: Uint32Array, id: number): number {
+  let lo = 0;
+  let hi = ids.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = ids[mid]!;
+    if (v === id) return mid;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+
+/**
+ * A bounded min-heap keeping the k best (score desc, then id asc so results are deterministic), in
+ * typed arrays that grow up to k. A push that cannot enter a full heap costs one comparison and no
+ * allocation: most pushes are such once the heap is full.
+ */
+export class TopK {
+  private ids = new Float64Array(0);
+  private scores = new Float64Array(0);
+  private n = 0;
+  constructor(private readonly k: number) {}
+
+  /** Is entry i worse than entry j? */
+  private worse(i: number, j: number): boolean {
+    const a = this.scores[i]!;
+    const b = this.scores[j]!;
+    return a < b || (a === b && this.ids[i]! > this.ids[j]!);
+  }
+
+  private swap(i: number, j: number): void {
+    const s = this.scores[i]!;
+    this.scores[i] = this.scores[j]!;
+    this.scores[j] = s;
+    const d = this.ids[i]!;
+    this.ids[i] = this.ids[j]!;
+    this.ids[j] = d;
+  }
+
+  push(id: number, score: number): void {
+    if (this.n < this.k) {
+      if (this.n === this.ids.length) this.grow();
+      let i = this.n++;
+      this.ids[i] = id;
+      this.scores[i] = score;
+      while (i > 0) {
+        const p = (i - 1) >> 1;
+        if (!this.worse(i, p)) break;
+        this.swap(i, p);
+        i = p;
+      }
+      return;
+    }
+    const rootScore = this.scores[0]!;
+    if (!(score > rootScore || (score === rootScore && id < this.ids[0]!))) return;
+    this.ids[0] = id;
+    this.scores[0] = score;
+    const n = this.n;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < n && this.worse(l, m)) m = l;
+      if (r < n && this.worse(r, m)) m = r;
+      if (m === i) break;
+      this.swap(i, m);
+      i = m;
+    }
+  }
+
+  private grow(): void {
+    const size = Math.min(this.k, Math.max(16, this.ids.length * 2));
+    const ids = new Float64Array(size);
+    const scores = new Float64Array(size);
+    ids.set(this.ids);
+    scores.set(this.scores);
+    this.ids = ids;
+    this.scores = scores;
+  }
+
+  get size(): number {
+    return this.n;
+  }
+
+  /** Best first. */
+  sorted(): { id: number; score: number }[] {
+    const out: { id: number; score: number }[] = [];
+    for (let i = 0; i < this.n; i++) out.push({ id: this.ids[i]!, score: this.scores[i]! });
+    const worse = (a: { id: number; score: number }, b: { id: number; score: number }) => a.score < b.score || (a.score === b.score && a.id > b.id);
+    return out.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
+  }
+}
