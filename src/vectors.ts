@@ -489,6 +489,25 @@ export class DenseIndex {
           }
         }
       }
+    } else if (words === 4 && allowed === null) {
+      // 100 dims (the bundled model) and up to 128: the same unrolled pass.
+      const [q0, q1, q2, q3] = qb as unknown as number[];
+      const n = this.count;
+      for (let s = 0, b = 0; s < n; s++, b += 4) {
+        const d = popcount32(bits[b]! ^ q0!) + popcount32(bits[b + 1]! ^ q1!) + popcount32(bits[b + 2]! ^ q2!) + popcount32(bits[b + 3]! ^ q3!);
+        dists[s] = d;
+        hist[d]!++;
+      }
+      considered = n;
+      if (this.holes > 0) {
+        for (let s = 0; s < n; s++) {
+          if (alive[s] === 0) {
+            hist[dists[s]!]!--;
+            dists[s] = EXCLUDED;
+            considered--;
+          }
+        }
+      }
     } else {
       for (let s = 0; s < this.count; s++) {
         if (alive[s] === 0 || (allowed !== null && !allowed.has(ids[s]!))) {

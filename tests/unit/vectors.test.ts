@@ -405,6 +405,31 @@ describe('DenseIndex storage tier', { timeout: 60_000 }, () => {
     expect((await pending).map((h) => h.id)).toEqual([2, 3]);
   });
 
+  it('picks the same candidates in the unrolled Hamming passes (100, 128, 384 dims) as in the general one', () => {
+    // An allowed set holding every live id takes the general loop (per-slot checks); no filter takes the
+    // unrolled pass for 4 and 12 words. Both must choose the same ids, holes (removed ids) included.
+    for (const dim of [64, 100, 128, 200, 384]) {
+      const r = rng(dim);
+      const words = Math.ceil(dim / 32);
+      const index = new DenseIndex(dim, 4000, 'storage');
+      const bits = new Uint32Array(words);
+      for (let id = 0; id < 4000; id++) {
+        for (let w = 0; w < words; w++) bits[w] = Math.floor(r() * 2 ** 32) >>> 0;
+        if (dim % 32) bits[words - 1]! &= 2 ** (dim % 32) - 1;
+        index.addBits(id * 3, bits);
+      }
+      for (let id = 0; id < 4000; id += 7) index.remove(id * 3);
+      const all = new Set(index.liveIds());
+      for (let t = 0; t < 5; t++) {
+        const q = Float32Array.from({ length: dim }, () => gaussian(r));
+        const fast = index.candidates(q, null, 600, 150);
+        expect(fast).toEqual(index.candidates(q, all, 600, 150));
+        expect(fast.length).toBe(150);
+        expect(fast.every((id) => all.has(id))).toBe(true);
+      }
+    }
+  });
+
   it('refuses sign bits in the resident tier and of the wrong width', () => {
     expect(() => new DenseIndex(64).addBits(1, new Uint32Array(2))).toThrow(/storage tier/);
     expect(() => new DenseIndex(64, 8, 'storage').addBits(1, new Uint32Array(3))).toThrow(/words/);
