@@ -298,7 +298,7 @@ export class DenseService implements DenseLane {
     return v ?? null;
   }
 
-  async search(text: string, k: number, allowed: ReadonlySet<number> | null): Promise<{ hits: LaneHit[]; calibration: DenseCalibration } | null> {
+  async search(text: string, k: number, allowed: ReadonlySet<number> | null): Promise<{ hits: LaneHit[]; calibration: DenseCalibration; timings?: Record<string, number> } | null> {
     const model = await this.activeModel();
     if (!model || !text.trim()) return null;
     // Both in parallel; when the loaded model's dimension differs from the guess, the index is reloaded.
@@ -306,9 +306,12 @@ export class DenseService implements DenseLane {
     let index = guessed;
     if (embedder.dim !== this.indexDim) index = await this.residentIndex(model, embedder.dim);
     if (index.size === 0) return null;
+    const t0 = performance.now();
     const q = await this.queryVector(embedder, text);
     if (!q) return null;
-    return { hits: await index.searchAsync(q, { k, allowed }), calibration: model.calibration };
+    const t1 = performance.now();
+    const hits = await index.searchAsync(q, { k, allowed });
+    return { hits, calibration: model.calibration, timings: { embedMs: t1 - t0, scanMs: performance.now() - t1 } };
   }
 }
 

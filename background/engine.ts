@@ -27,7 +27,7 @@ export interface DenseLane {
   /** The model new chunks are queued for, or null when the lane is off. */
   queueModel(): string | null;
   /** Null while the model is not loaded or the lane is off: the search runs lexical-only then. */
-  search(text: string, k: number, allowed: ReadonlySet<number> | null): Promise<{ hits: LaneHit[]; calibration: DenseCalibration } | null>;
+  search(text: string, k: number, allowed: ReadonlySet<number> | null): Promise<{ hits: LaneHit[]; calibration: DenseCalibration; timings?: Record<string, number> } | null>;
   onChunksRemoved(ids: readonly number[]): void;
   onChunksAdded(): void;
   pending(): Promise<number>;
@@ -167,9 +167,14 @@ export class Engine {
 
   async search(req: SearchRequest): Promise<SearchResponse> {
     this.searching++;
+    const t = performance.now();
     try {
       await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
-      return await searchStored(this, req);
+      const t1 = performance.now();
+      const res = await searchStored(this, req);
+      // The wait before the pipeline (forgets settled, settings read) and the whole, for the breakdown.
+      res.timings = { ...res.timings, readyMs: Math.round((t1 - t) * 10) / 10, engineMs: Math.round((performance.now() - t) * 10) / 10 };
+      return res;
     } finally {
       this.searching--;
       this.lastSearchEnd = performance.now();

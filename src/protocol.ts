@@ -111,6 +111,11 @@ export interface SearchResponse {
    * "Showing results for `query`; search instead for `original`" (the same request with `exact`).
    */
   corrected?: { query: string; original: string };
+  /**
+   * Where the time went, in ms (for the benchmarks' keystroke breakdown; shown nowhere). Keys ending in
+   * `At` are offsets from the search's start (the lanes overlap); the others are durations.
+   */
+  timings?: Record<string, number>;
 }
 
 export interface Stats {

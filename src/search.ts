@@ -54,6 +54,8 @@ export interface SectionView {
 export interface DenseResult {
   hits: LaneHit[];
   calibration: DenseCalibration;
+  /** Where the lane's time went, ms (e.g. the query's embedding, the scan): copied into the response's timings as dense.*. */
+  timings?: Record<string, number>;
 }
 
 export interface SearchSource {
@@ -162,10 +164,15 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   // neither the two-word minimum nor the off-topic gate applies.
   if (req.excludeUrl) lex = { ...lex, minMatchWords: 1, minMatchShare: 0, minCoverage: 0 };
   const limit = req.limit ?? 30;
+  const timings: Record<string, number> = {};
+  const mark = (name: string) => {
+    timings[name] = round1(clock() - started);
+  };
   const parsed = parseRequest(req, now);
   const allowed = await src.allowedChunks(parsed, req.excludeUrl);
+  mark('filtersAt');
   const words = queryWords(parsed.text, TOKENIZER);
-  const empty = (): SearchResponse => ({ results: [], parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false } });
+  const empty = (): SearchResponse => ({ results: [], parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings });
   if (allowed && allowed.size === 0) return empty();
   if (!words.length) {
     if (!allowed) return empty();
@@ -176,8 +183,8 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
       .slice(0, limit);
     const listed = pages.map((p) => ({ id: p.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }));
     const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), marked: 0 };
-    const results = await present(src, listed, parsed, plan, limit, new Map());
-    return { results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false } };
+    const results = await present(src, listed, parsed, plan, limit, new Map(), mark);
+    return { results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings };
   }
 
   // Filters on text (phrases, excluded words) are checked on candidates, so retrieve deeper.
@@ -185,13 +192,19 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const depth = textFilters ? Math.max(500, limit * 10) : Math.max(limit * 3, 30);
   const sections = new Map<number, SectionView>();
   const queryClass = classifyQuery(parsed.text);
-  const lexicalRun = lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections);
-  // The dense lane starts at once with the text as typed; it is asked again only if a typo was corrected.
+  // The dense lane starts first (its query embedding runs in another process while the lexical lane
+  // computes here), with the text as typed; it is asked again only if a typo was corrected.
   const denseOn = settings.denseEnabled && !!src.dense;
-  const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed).catch(() => null) : Promise.resolve(null);
-  const lexical = await lexicalRun;
+  const denseDone = (r: DenseResult | null) => {
+    mark('denseAt');
+    for (const [k, v] of Object.entries(r?.timings ?? {})) timings[`dense.${k}`] = round1(v);
+    return r;
+  };
+  const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed).then(denseDone, () => null) : Promise.resolve(null);
+  const lexical = await lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections, mark);
+  mark('lexicalAt');
   const corrected = lexical.plan.words.some((w) => w.correction);
-  const dense = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed).catch(() => null) : await denseFirst;
+  const dense = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed).then(denseDone, () => null) : await denseFirst;
   const fused = fuseHybrid({
     lexical: lexical.hits,
     dense: dense?.hits ?? [],
@@ -200,8 +213,10 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
     rrfK: settings.ranking.rrfK,
     userWeights: { lexical: settings.ranking.lexicalWeight, dense: settings.ranking.denseWeight },
   });
-  const results = await present(src, fused, parsed, lexical.plan, limit, sections);
-  const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null } };
+  mark('fusedAt');
+  const results = await present(src, fused, parsed, lexical.plan, limit, sections, mark);
+  mark('presentAt');
+  const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null }, timings };
   if (corrected) {
     const query = correctedText(req.q, lexical.plan.words);
     if (query !== null) response.corrected = { query, original: req.q };
@@ -233,11 +248,14 @@ async function lexicalLane(
   lex: LexicalOptions,
   exact: boolean,
   sections: Map<number, SectionView>,
+  mark: (phase: string) => void = () => undefined,
 ): Promise<LexicalRun> {
   const [postings, stats] = await Promise.all([src.postings([...new Set(words.flatMap((w) => w.terms))]), src.corpusStats()]);
+  mark('postingsAt');
   const df = (t: string) => postings.get(t)?.ids.length ?? 0;
   markCommon(words, df, stats.N, lex.common);
   if (lex.typos && !exact && src.similarTerms) await correctTypos(src, words, df, postings);
+  mark('typosAt');
 
   const scored = scoredTerms(words);
   const wordOfTerm = new Map(scored.map((t) => [t.term, t.word]));
@@ -273,6 +291,7 @@ async function lexicalLane(
     return out.slice(0, k);
   };
   let hits = retrieve(query);
+  mark('bm25At');
 
   // The query's distinct content words, each by the terms that stand for it (a repeated word counts once).
   const content = new Map<string, { terms: string[]; weight: number }>();
@@ -304,6 +323,7 @@ async function lexicalLane(
     const unread = top.map((h) => h.id).filter((id) => !sections.has(id));
     if (unread.length) for (const v of await src.sections(unread)) sections.set(v.id, v);
     const pages = await src.pages();
+    mark('proximityReadAt');
     const groups = words.map((w) => (w.correction ? [w.correction.term] : w.terms));
     const matcher = new QueryMatcher(groups, TOKENIZER, true);
     // Section texts are scanned for the content words only (the pairs are theirs); the common words,
@@ -403,7 +423,7 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
 }
 
 /** Reads the candidates' sections, applies text filters, groups by page and builds the result cards. */
-async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, plan: Plan, limit: number, known: Map<number, SectionView>): Promise<SearchResult[]> {
+async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, plan: Plan, limit: number, known: Map<number, SectionView>, mark: (phase: string) => void = () => undefined): Promise<SearchResult[]> {
   if (!fused.length) return [];
   const phrases = parsed.phrases.map((p) => foldText(p).toLowerCase());
   const excludePhrases = [...parsed.excludePhrases, ...parsed.excludeWords].map((p) => foldText(p).toLowerCase());
@@ -435,6 +455,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       pagesSeen.add(chunk.url);
     }
   }
+  mark('sectionsAt');
   const section = (h: Hit): ResultSection => {
     const c = h.chunk;
     const bodyAt = c.text.includes('\n') && c.headingPath.length ? c.text.indexOf('\n') + 1 : 0;

@@ -157,11 +157,37 @@ export async function settled(page: Page, q: string): Promise<void> {
   );
 }
 
-/** In-page: records the keydown timestamp, then when the answer for `want` is in the DOM and the frame after. */
+/**
+ * In-page: records the keydown timestamp, then when the answer for `want` is in the DOM and the frame
+ * after. On the way, chrome.runtime.sendMessage is wrapped for this one keystroke (the polyfill calls it
+ * at call time, with a callback; a promise-returning call is handled too) to note when the search
+ * message for `want` left and when its reply came back, with the engine's own timings from the reply.
+ */
 const KEYSTROKE_PROBE = `(want) => {
   let tKey = -1;
+  let tSend = NaN;
+  let tReply = NaN;
+  let timings = null;
   let sawSearching = false;
   const box = document.querySelector('[data-testid="search-input"]');
+  const rts = [globalThis.chrome && chrome.runtime, globalThis.browser && browser.runtime].filter((r, i, a) => r && a.indexOf(r) === i);
+  const originals = rts.map((rt) => rt.sendMessage);
+  const restore = () => rts.forEach((rt, i) => { rt.sendMessage = originals[i]; });
+  rts.forEach((rt, i) => {
+    const orig = originals[i];
+    rt.sendMessage = function (...args) {
+      const msg = args[0];
+      if (!(msg && msg.type === 'search' && msg.payload && String(msg.payload.q).trim() === want)) return orig.apply(this, args);
+      tSend = performance.now();
+      const got = (reply) => { tReply = performance.now(); timings = (reply && reply.data && reply.data.timings) || null; };
+      const last = args[args.length - 1];
+      if (typeof last === 'function') {
+        args[args.length - 1] = (reply) => { got(reply); return last(reply); };
+        return orig.apply(this, args);
+      }
+      return orig.apply(this, args).then((reply) => { got(reply); return reply; });
+    };
+  });
   box.addEventListener('keydown', (e) => { tKey = e.timeStamp; }, { capture: true, once: true });
   window.__bench = new Promise((resolve) => {
     const obs = new MutationObserver(() => {
@@ -171,18 +197,27 @@ const KEYSTROKE_PROBE = `(want) => {
       const results = document.querySelectorAll('[data-testid="result"]').length;
       if (!results && !document.querySelector('[data-testid="no-results"]') && !document.querySelector('[data-testid="error"]')) return;
       obs.disconnect();
+      restore();
       const tDom = performance.now();
       const meta = (document.querySelector('[data-testid="search-meta"]') || {}).textContent || '';
       const m = /·\\s*([\\d.]+)\\s*ms/.exec(meta);
-      requestAnimationFrame(() => resolve({ tKey, tDom, tFrame: performance.now(), results, took: m ? Number(m[1]) : NaN }));
+      requestAnimationFrame(() => resolve({ tKey, tSend, tReply, timings, tDom, tFrame: performance.now(), results, took: m ? Number(m[1]) : NaN }));
     });
     obs.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
   });
 }`;
 
-interface KeystrokeTiming {
+export interface KeystrokeTiming {
   /** keydown event timestamp to the DOM holding the answer. */
   toDom: number;
+  /** keydown to the search message leaving the page (input handling, state updates). */
+  toSend: number;
+  /** Message out to reply in (the worker's whole part, messaging included). */
+  roundTrip: number;
+  /** Reply in to the answer in the DOM (Preact render). */
+  render: number;
+  /** The engine's phases (SearchResponse.timings), or null when the reply had none (an older build). */
+  timings: Record<string, number> | null;
   /** ... to the next animation frame after it (the paint that shows it). */
   toFrame: number;
   /** The engine's own time for the query (tookMs, shown on the page). */
@@ -204,8 +239,8 @@ async function keystroke(page: Page, q: string, prepare = true): Promise<Keystro
   // A string, not a function: tsx would wrap the inner closures in a helper the page does not have.
   await page.evaluate(`(${KEYSTROKE_PROBE})(${JSON.stringify(q)})`);
   await input.press(q.slice(-1) === ' ' ? 'Space' : q.slice(-1));
-  const r = await page.evaluate(() => (window as unknown as { __bench: Promise<{ tKey: number; tDom: number; tFrame: number; results: number; took: number }> }).__bench);
-  return { toDom: r.tDom - r.tKey, toFrame: r.tFrame - r.tKey, engineMs: r.took, results: r.results };
+  const r = await page.evaluate(() => (window as unknown as { __bench: Promise<{ tKey: number; tSend: number; tReply: number; timings: Record<string, number> | null; tDom: number; tFrame: number; results: number; took: number }> }).__bench);
+  return { toDom: r.tDom - r.tKey, toSend: r.tSend - r.tKey, roundTrip: r.tReply - r.tSend, render: r.tDom - r.tReply, timings: r.timings, toFrame: r.tFrame - r.tKey, engineMs: r.took, results: r.results };
 }
 
 /** Times the last keystroke of each query; a query whose answer never shows is skipped (and counted). */
@@ -674,3 +709,43 @@ export async function runBrowser(report: Report, opts: BrowserOptions): Promise<
     await ext.close();
   }
 }
+
+/**
+ * One keystroke taken apart (medians over the queries): the page's part, the message, the engine's
+ * phases (from SearchResponse.timings), the render. Phase durations are derived from the offsets the
+ * engine notes (the lanes overlap: `dense wait` is what the dense lane added after the lexical one).
+ */
+export function keystrokeBreakdown(ks: readonly KeystrokeTiming[]): { part: string; median: number; p95: number }[] {
+  const withT = ks.filter((k) => k.timings);
+  const rows: [string, (k: KeystrokeTiming) => number][] = [
+    ['keydown → message sent (page)', (k) => k.toSend],
+    ['message round trip (worker, messaging included)', (k) => k.roundTrip],
+    ['  messaging (round trip − engine)', (k) => k.roundTrip - (k.timings?.engineMs ?? NaN)],
+    ['  engine.search', (k) => k.timings?.engineMs ?? NaN],
+    ['    ready (forgets settled)', (k) => k.timings?.readyMs ?? NaN],
+    ['    filters (allowed sections)', (k) => k.timings?.filtersAt ?? NaN],
+    ['    lexical: postings read/decoded', (k) => at(k, 'postingsAt') - at(k, 'filtersAt')],
+    ['    lexical: typo correction', (k) => at(k, 'typosAt') - at(k, 'postingsAt')],
+    ['    lexical: BM25 top-k', (k) => at(k, 'bm25At') - at(k, 'typosAt')],
+    ['    lexical: proximity, sections read', (k) => (k.timings?.proximityReadAt === undefined ? 0 : at(k, 'proximityReadAt') - at(k, 'bm25At'))],
+    ['    lexical: proximity, rescoring', (k) => at(k, 'lexicalAt') - (k.timings?.proximityReadAt ?? at(k, 'bm25At'))],
+    ['    lexical lane done at', (k) => at(k, 'lexicalAt')],
+    ['    dense: query embedded (offscreen)', (k) => k.timings?.['dense.embedMs'] ?? NaN],
+    ['    dense: scan', (k) => k.timings?.['dense.scanMs'] ?? NaN],
+    ['    dense lane done at', (k) => at(k, 'denseAt')],
+    ['    waiting for the dense lane after the lexical', (k) => Math.max(0, (k.timings?.denseAt ?? 0) - at(k, 'lexicalAt'))],
+    ['    fusion', (k) => at(k, 'fusedAt') - Math.max(at(k, 'lexicalAt'), k.timings?.denseAt ?? 0)],
+    ['    result sections read', (k) => at(k, 'sectionsAt') - at(k, 'fusedAt')],
+    ['    snippets and cards', (k) => at(k, 'presentAt') - at(k, 'sectionsAt')],
+    ['reply → results in the DOM (render)', (k) => k.render],
+    ['DOM → next frame', (k) => k.toFrame - k.toDom],
+    ['keydown → next frame', (k) => k.toFrame],
+  ];
+  return rows.map(([part, f]) => {
+    const xs = (part.startsWith(' ') ? withT : ks).map(f).filter((x) => Number.isFinite(x));
+    const d = dist(xs);
+    return { part, median: d.median, p95: d.p95 };
+  });
+}
+
+const at = (k: KeystrokeTiming, key: string): number => k.timings?.[key] ?? NaN;

@@ -7,7 +7,7 @@
  * build. With a `dist` option on harness.launch this file could go.
  */
 import { chromium } from 'playwright';
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DIST, type Extension } from '../e2e/harness.js';
@@ -26,15 +26,27 @@ export interface SnapshotOptions {
   evalTimeoutMs?: number;
   /** Replaces the snapshot's background.js (the start-up probe's variant bundles). */
   backgroundJs?: string;
+  /**
+   * Keep the browser profile in this directory (created if missing) instead of a temporary one, and
+   * leave it there on close: a later launch with the same directory finds the extension's IndexedDB
+   * as it was left. The extension is copied to `<dir>/extension` each launch (the same path: the same
+   * extension id, so the same origin and database), from `dist` or dist/chrome.
+   */
+  keepDir?: string;
+  /** The build to load (default dist/chrome): another checkout's dist/chrome, for before/after runs. */
+  dist?: string;
 }
 
 export async function launchSnapshot(opts: SnapshotOptions = {}): Promise<BenchExtension> {
   const evalTimeoutMs = opts.evalTimeoutMs ?? 120_000;
   if (!CHROMIUM) throw new Error('Chromium not found: apt-get install chromium');
-  if (!existsSync(join(DIST, 'manifest.json'))) throw new Error('dist/chrome missing: run `npm run build` first');
-  const root = mkdtempSync(join(tmpdir(), 'reread-bench-'));
+  const from = opts.dist ?? DIST;
+  if (!existsSync(join(from, 'manifest.json'))) throw new Error(`${from} missing: run \`npm run build\` first`);
+  const root = opts.keepDir ?? mkdtempSync(join(tmpdir(), 'reread-bench-'));
+  mkdirSync(root, { recursive: true });
   const dist = join(root, 'extension');
-  cpSync(DIST, dist, { recursive: true });
+  rmSync(dist, { recursive: true, force: true });
+  cpSync(from, dist, { recursive: true });
   if (opts.backgroundJs) cpSync(opts.backgroundJs, join(dist, 'background.js'));
   const profile = join(root, 'profile');
   const ctx = await chromium.launchPersistentContext(profile, {
@@ -130,7 +142,7 @@ export async function launchSnapshot(opts: SnapshotOptions = {}): Promise<BenchE
     },
     async close() {
       await ctx.close();
-      rmSync(root, { recursive: true, force: true });
+      if (!opts.keepDir) rmSync(root, { recursive: true, force: true });
     },
   };
   return ext;

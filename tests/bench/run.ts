@@ -16,9 +16,12 @@
  *   --scale-sections=1000000  sections the scale part loads (checkpoints at 10,000 and 52,000 on the way);
  *                  a smaller run writes bench/results/scale-<sections>.json and leaves summary.md's scale part
  *   --scale-checkpoints=1000,10000,52000  sizes the scale part measures capture at on the way
+ *   --scale-profile=DIR  keep the loaded browser profile in DIR; a later run with the same DIR and
+ *                  --scale-sections skips the loading (minutes at 1M) and measures the queries only
+ *   --scale-dist=PATH  the build the scale part loads (default dist/chrome), e.g. main's, for before/after
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { machine, Report, RESULTS, writeJson, type Machine } from './report.js';
 
 const PARTS = ['lexical', 'dense', 'browser', 'dayone', 'scale'] as const;
@@ -72,7 +75,9 @@ async function main(): Promise<void> {
       const { runScale } = await import('./scale.js');
       const sections = Number(flags.get('scale-sections') ?? (quick ? 60_000 : 1_000_000));
       const checkpoints = flags.get('scale-checkpoints');
-      const res = await runScale(report, { sections, quick, ...(checkpoints ? { checkpoints: list(checkpoints, []) } : {}) });
+      const profileDir = flags.get('scale-profile');
+      const dist = flags.get('scale-dist');
+      const res = await runScale(report, { sections, quick, ...(checkpoints ? { checkpoints: list(checkpoints, []) } : {}), ...(profileDir ? { profileDir: resolve(profileDir) } : {}), ...(dist ? { dist: resolve(dist) } : {}) });
       m.chromium = res.chromium;
       // A smaller run does not replace the committed million-section results (nor their summary part).
       if (sections === 1_000_000) writeJson('scale', res.json);

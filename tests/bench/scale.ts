@@ -12,13 +12,21 @@
  * results on screen in search.html; the first answer after a worker stop; the worker's memory; bytes.
  *
  * `npm run build && npm run bench -- scale` (about 45 minutes here; `--scale-sections=` for less).
+ *
+ * `--scale-profile=DIR` keeps the loaded browser profile in DIR: the first run loads it as above and
+ * notes what it loaded in DIR/loaded.json; a later run with the same DIR and size skips the loading,
+ * the vectors and the captures on the way (their figures are the loading run's, noted in the JSON as
+ * `reusedProfile`) and goes straight to the query measurements, which leave the index as it was.
+ * `--scale-dist=PATH` loads another build (e.g. main's dist/chrome built in another checkout) into
+ * the same profile: before/after on one loaded index, back to back.
  */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { until } from '../e2e/harness.js';
 import { launchSnapshot, type BenchExtension } from './chromium.js';
 import { BulkIndex, finishLoad, writeBatch, writeVectors } from './bulkLoad.js';
-import { afterRestart, duBytes, keystrokes, openSearch, settledDisk, storageUsage } from './browser.js';
-import { makeVocabulary, pagesToDocs, sampleQueries, synthPageStream, toPayload, type SynthPage } from './corpus.js';
+import { afterRestart, duBytes, keystrokeBreakdown, keystrokes, openSearch, settledDisk, storageUsage } from './browser.js';
+import { makeVocabulary, pagesToDocs, sampleQueries, synthPageStream, toPayload, type Query, type SynthPage } from './corpus.js';
 import { queryTerms } from '../../src/tokenizer.js';
 import { TOKENIZER } from '../../src/indexing.js';
 import { parseRequest } from '../../src/search.js';
@@ -31,6 +39,25 @@ export interface ScaleOptions {
   quick: boolean;
   /** Sizes (sections) to measure capture at on the way, besides the end (default 10,000 and 52,000). */
   checkpoints?: readonly number[];
+  /** Keep (and reuse when it holds this size) the loaded profile in this directory. */
+  profileDir?: string;
+  /** The build to measure (default dist/chrome). */
+  dist?: string;
+}
+
+/** What a loading run leaves in the profile directory's loaded.json for later runs. */
+interface Loaded {
+  sections: number;
+  pages: number;
+  terms: number;
+  textChars: number;
+  loadMs: number;
+  vectors: number;
+  vectorMs: number;
+  usage0: number;
+  du0: number;
+  captures: CaptureTiming[];
+  queries: Query[];
 }
 
 /** Pages captured through engine.capture at each checkpoint. */
@@ -111,7 +138,12 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
   const checkpoints = [...(opts.checkpoints ?? [10_000, 52_000]), opts.sections].sort((a, b) => a - b).filter((c, i, a) => c <= opts.sections && a.indexOf(c) === i);
   const model = modelInfo(DEFAULT_SETTINGS.model)!;
 
-  const ext = await launchSnapshot({ evalTimeoutMs: 600_000 });
+  const loadedFile = opts.profileDir ? join(opts.profileDir, 'loaded.json') : null;
+  const reuse = loadedFile && existsSync(loadedFile) ? (JSON.parse(readFileSync(loadedFile, 'utf8')) as Loaded) : null;
+  if (reuse && reuse.sections !== opts.sections) throw new Error(`${opts.profileDir} holds a profile loaded for ${reuse.sections} sections, not ${opts.sections}: use another directory`);
+  if (opts.profileDir && !reuse) log(`loading into ${opts.profileDir} (kept for later runs)`);
+  if (reuse) log(`reusing the profile in ${opts.profileDir}: ${num(reuse.pages)} pages loaded earlier`);
+  const ext = await launchSnapshot({ evalTimeoutMs: 600_000, ...(opts.profileDir ? { keepDir: opts.profileDir } : {}), ...(opts.dist ? { dist: opts.dist } : {}) });
   const chromium = ext.ctx.browser()?.version() ?? 'unknown';
   /** Stops the worker and waits until it is gone (a target still closing would take an evaluation and never answer). */
   const stop = async () => {
@@ -121,81 +153,99 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
   try {
     await until(() => ext.evalSw<number>('engine.stats().then((s) => s.pages + 1)').catch(() => 0), 'the worker');
     const admin = await openSearch(ext);
-    // Loading with the dense lane off (its vectors are written directly at the end).
-    await ext.evalSw('engine.updateSettings({ denseEnabled: false })');
     const idbDir = join(ext.profile, 'Default', 'IndexedDB');
-    const usage0 = await storageUsage(admin);
-    const du0 = duBytes(idbDir);
-
-    const index = new BulkIndex();
-    const sample: SynthPage[] = [];
-    let loaded = 0;
-    let textChars = 0;
-    let loadMs = 0;
-    const captures: CaptureTiming[] = [];
-    for (const target of checkpoints) {
-      const t0 = now();
-      let batch: SynthPage[] = [];
-      const flush = async () => {
-        if (!batch.length) return;
-        const b = index.add(batch);
-        textChars += b.textChars;
-        if (opts.quick) log(`  batch of ${batch.length} pages: ${b.blocks.length} blocks, ${b.terms.length} new terms`);
-        await writeBatch(admin, b);
-        batch = [];
-      };
-      while (loaded < target) {
-        const r = stream.next();
-        if (r.done) break;
-        const p = r.value;
-        batch.push(p);
-        loaded += p.sections.length;
-        if (sample.length < 1500 && (index.pages + batch.length) % 30 === 0) sample.push(p);
-        if (batch.length >= 300) {
-          await flush();
-          if ((index.pages / 300) % 20 === 0) log(`  ${num(loaded)} sections written (${ms(now() - t0)} ms)`);
-        }
-      }
-      await flush();
-      if (opts.quick) log('  last blocks and statistics…');
-      await finishLoad(admin, index);
-      loadMs += now() - t0;
-      // The worker reads the database afresh (a stop, as Chrome does when it idles).
-      await stop();
-      await until(() => ext.evalSw<number>('engine.stats().then((s) => s.pages + 1)').catch(() => 0), 'the worker');
-      log(`checkpoint ${num(loaded)} sections (${num(index.pages)} pages, ${num(index.terms)} terms) after ${ms(loadMs / 1000)} s of loading; capturing…`);
-      captures.push(await captureAt(ext, freshPages(CAPTURE_PAGES), loaded, log));
-      // Bulk loading goes on after what the captures and merges stored.
-      const s = await ext.evalSw<{ N: number; totalLength: number; nextChunkId: number; terms: [string, number][]; next: number }>(`(async () => {
-        const db = await engine.db();
-        const stats = await db.get('meta', 'stats');
-        const tx = db.transaction('terms');
-        const [keys, values] = await Promise.all([tx.store.getAllKeys(), tx.store.getAll()]);
-        return { ...stats, terms: keys.map((k, i) => [k, values[i]]).filter(([, id]) => id >= ${index.termIdsNext}), next: (await db.get('meta', 'termIds')).next };
-      })()`);
-      index.resume(s);
-      if (opts.quick) log(`  resumed at chunk id ${s.nextChunkId}, ${s.terms.length} terms added by the captures`);
-    }
-    const pages = index.pages;
-
-    // Vectors for every section, then the dense lane on.
-    log('vectors…');
-    const allIds = await ext.evalSw<number[]>('engine.pages.all().then((m) => [...m.values()].flatMap((p) => p.chunkIds))');
-    log(`  ${num(allIds.length)} sections to give vectors`);
-    const vec = await writeVectors(admin, model.id, model.dim, allIds);
-    log(`  written in ${ms(vec.ms)} ms; turning the dense lane on…`);
+    const loaded = reuse ?? (await load());
+    const { pages, loadMs, textChars, usage0, du0, captures } = loaded;
+    const index = { terms: loaded.terms };
+    const allIds = { length: loaded.vectors };
+    const vec = { ms: loaded.vectorMs };
     await ext.evalSw('engine.updateSettings({ denseEnabled: true })');
-    await stop();
+    if (reuse) await stop();
     await until(async () => (await ext.evalSw<{ pendingEmbeddings: number }>('engine.stats()')).pendingEmbeddings === 0, 'the embedding queue', 600_000, 2000);
     const stats = await ext.evalSw<{ pages: number; chunks: number }>('engine.stats()');
-    log(`${num(stats.chunks)} sections in ${num(stats.pages)} pages; vectors written in ${ms(vec.ms / 1000)} s`);
-
-    // Queries from the corpus's own words (a sample of its pages).
-    const docs = pagesToDocs(sample);
-    const dfMap = new Map<string, number>();
-    for (const d of docs) for (const w of new Set(d.text.toLowerCase().split(/[^\p{L}\p{N}_]+/u))) dfMap.set(w, (dfMap.get(w) ?? 0) + 1);
-    const qs = sampleQueries(docs, opts.quick ? 60 : 200, 99, (w) => ((dfMap.get(w.toLowerCase()) ?? 0) * stats.chunks) / docs.length).filter((q) => q.text.length >= 3);
+    if (reuse) log(`${num(stats.chunks)} sections in ${num(stats.pages)} pages`);
+    const qs = loaded.queries;
     const items = qs.map((q) => ({ q: q.text, terms: queryTerms(parseRequest({ q: q.text }).text, TOKENIZER) }));
+
+    /** Bulk-loads the profile, captures on the way, writes the vectors; notes it all in loaded.json. */
+    async function load(): Promise<Loaded> {
+      // Loading with the dense lane off (its vectors are written directly at the end).
+      await ext.evalSw('engine.updateSettings({ denseEnabled: false })');
+      const usage0 = await storageUsage(admin);
+      const du0 = duBytes(idbDir);
+
+      const index = new BulkIndex();
+      const sample: SynthPage[] = [];
+      let loaded = 0;
+      let textChars = 0;
+      let loadMs = 0;
+      const captures: CaptureTiming[] = [];
+      for (const target of checkpoints) {
+        const t0 = now();
+        let batch: SynthPage[] = [];
+        const flush = async () => {
+          if (!batch.length) return;
+          const b = index.add(batch);
+          textChars += b.textChars;
+          if (opts.quick) log(`  batch of ${batch.length} pages: ${b.blocks.length} blocks, ${b.terms.length} new terms`);
+          await writeBatch(admin, b);
+          batch = [];
+        };
+        while (loaded < target) {
+          const r = stream.next();
+          if (r.done) break;
+          const p = r.value;
+          batch.push(p);
+          loaded += p.sections.length;
+          if (sample.length < 1500 && (index.pages + batch.length) % 30 === 0) sample.push(p);
+          if (batch.length >= 300) {
+            await flush();
+            if ((index.pages / 300) % 20 === 0) log(`  ${num(loaded)} sections written (${ms(now() - t0)} ms)`);
+          }
+        }
+        await flush();
+        if (opts.quick) log('  last blocks and statistics…');
+        await finishLoad(admin, index);
+        loadMs += now() - t0;
+        // The worker reads the database afresh (a stop, as Chrome does when it idles).
+        await stop();
+        await until(() => ext.evalSw<number>('engine.stats().then((s) => s.pages + 1)').catch(() => 0), 'the worker');
+        log(`checkpoint ${num(loaded)} sections (${num(index.pages)} pages, ${num(index.terms)} terms) after ${ms(loadMs / 1000)} s of loading; capturing…`);
+        captures.push(await captureAt(ext, freshPages(CAPTURE_PAGES), loaded, log));
+        // Bulk loading goes on after what the captures and merges stored.
+        const s = await ext.evalSw<{ N: number; totalLength: number; nextChunkId: number; terms: [string, number][]; next: number }>(`(async () => {
+          const db = await engine.db();
+          const stats = await db.get('meta', 'stats');
+          const tx = db.transaction('terms');
+          const [keys, values] = await Promise.all([tx.store.getAllKeys(), tx.store.getAll()]);
+          return { ...stats, terms: keys.map((k, i) => [k, values[i]]).filter(([, id]) => id >= ${index.termIdsNext}), next: (await db.get('meta', 'termIds')).next };
+        })()`);
+        index.resume(s);
+        if (opts.quick) log(`  resumed at chunk id ${s.nextChunkId}, ${s.terms.length} terms added by the captures`);
+      }
+      const pages = index.pages;
+
+      // Vectors for every section, then the dense lane on.
+      log('vectors…');
+      const allIds = await ext.evalSw<number[]>('engine.pages.all().then((m) => [...m.values()].flatMap((p) => p.chunkIds))');
+      log(`  ${num(allIds.length)} sections to give vectors`);
+      const vec = await writeVectors(admin, model.id, model.dim, allIds);
+      log(`  written in ${ms(vec.ms)} ms; turning the dense lane on…`);
+      await ext.evalSw('engine.updateSettings({ denseEnabled: true })');
+      await stop();
+      await until(async () => (await ext.evalSw<{ pendingEmbeddings: number }>('engine.stats()')).pendingEmbeddings === 0, 'the embedding queue', 600_000, 2000);
+      const stats = await ext.evalSw<{ pages: number; chunks: number }>('engine.stats()');
+      log(`${num(stats.chunks)} sections in ${num(stats.pages)} pages; vectors written in ${ms(vec.ms / 1000)} s`);
+
+      // Queries from the corpus's own words (a sample of its pages).
+      const docs = pagesToDocs(sample);
+      const dfMap = new Map<string, number>();
+      for (const d of docs) for (const w of new Set(d.text.toLowerCase().split(/[^\p{L}\p{N}_]+/u))) dfMap.set(w, (dfMap.get(w) ?? 0) + 1);
+      const queries = sampleQueries(docs, opts.quick ? 60 : 200, 99, (w) => ((dfMap.get(w.toLowerCase()) ?? 0) * stats.chunks) / docs.length).filter((q) => q.text.length >= 3);
+      const out: Loaded = { sections: opts.sections, pages, terms: index.terms, textChars, loadMs, vectors: allIds.length, vectorMs: vec.ms, usage0, du0, captures, queries };
+      if (loadedFile) writeFileSync(loadedFile, JSON.stringify(out));
+      return out;
+    }
 
     // First query after a worker stop, the lexical lane alone (dense off for this part).
     log('lexical after worker stops…');
@@ -236,6 +286,8 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
     const memDense = await workerMemory(ext);
 
     log('keystrokes and first answers after a stop (search.html, dense on)…');
+    // As a person types, each keystroke's query is new: none of its embeddings is cached from the dense part above.
+    await ext.evalSw('dense.queryCache.clear()');
     const ks = await keystrokes(admin, qs.slice(0, opts.quick ? 10 : 40));
     const restart = await afterRestart(ext, admin, qs.slice(Math.floor(qs.length / 2)), opts.quick ? 2 : 5);
     const memAfter = await workerMemory(ext);
@@ -286,6 +338,12 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
         ['first answer after a worker stop: keystroke → frame', ms(firstAnswer.median), ms(firstAnswer.p95), `${restart.keystroke.length} stops; offscreen document kept (an idle stop leaves it)`],
       ],
     );
+    const breakdown = keystrokeBreakdown(ks);
+    report.text(`One keystroke taken apart (search.html, dense on; ${ks.length} queries; engine phases from the reply's timings):`);
+    report.table(
+      ['part of a keystroke', 'median ms', 'p95 ms'],
+      breakdown.map((b) => [b.part.replace(/^ +/, (sp) => '\u00a0'.repeat(sp.length * 2)), ms(b.median), ms(b.p95)]),
+    );
     report.table(
       ['bytes', 'total', 'per page', '÷ section text'],
       [
@@ -320,6 +378,7 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
       date: new Date().toISOString(),
       machine: { ...endMachine, chromium, loadAvgStart: startMachine.loadAvg, loadAvgEnd: endMachine.loadAvg },
       runSeconds: Math.round(runSeconds),
+      ...(reuse ? { reusedProfile: true } : {}),
       sections: stats.chunks,
       pages: stats.pages,
       terms: index.terms,
@@ -336,6 +395,7 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
       hybridSearchP50Ms: round(denseSearch.median),
       keystrokeMs: round(ksFrame.median),
       keystrokeP95Ms: round(ksFrame.p95),
+      keystrokeBreakdown: breakdown.map((b) => ({ part: b.part.trim(), median: round(b.median), p95: round(b.p95) })),
       firstAnswerAfterStopMs: round(firstAnswer.median),
       captureMsPerPage: round(cap1M.perPage.median),
       captureP95MsPerPage: round(cap1M.perPage.p95),
