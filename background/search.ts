@@ -19,6 +19,10 @@ export function searchSource(engine: Engine, settings: SearchSource['settings'])
     corpusStats: () => engine.lexical.corpusStats(),
     postings: (terms) => engine.lexical.postings(terms),
     sections: async (ids): Promise<SectionView[]> => sectionsByIds(await engine.db(), ids, await engine.pages.owners()),
+    sectionPages: async () => {
+      const owner = await engine.pages.owners();
+      return (id) => owner(id)?.url;
+    },
     dense: dense ? (text, k, allowed) => dense.search(text, k, allowed) : null,
     similarTerms: (term, maxEdits) => engine.lexical.similarTerms(term, maxEdits),
     ...(engine.lexicon ? { lexicon: engine.lexicon } : {}),

@@ -122,6 +122,10 @@ export class MemorySource implements SearchSource {
     return ids.map((id) => this.sectionById.get(id)).filter((s): s is SectionView => !!s);
   }
 
+  async sectionPages(): Promise<(id: number) => string | undefined> {
+    return (id) => this.sectionById.get(id)?.url;
+  }
+
   async similarTerms(term: string, maxEdits: number): Promise<{ term: string; distance: number }[]> {
     return this.dictionary.near(term, maxEdits);
   }

@@ -67,6 +67,12 @@ export interface SearchSource {
   postings(terms: readonly string[]): Promise<Map<string, PostingList>>;
   /** The sections with these ids that exist (any order). */
   sections(ids: readonly number[]): Promise<SectionView[]>;
+  /**
+   * Which page holds a section (its URL), without reading the section; undefined for an id no live page
+   * holds. With it, the result cards read only the sections they show (absent: they read every
+   * candidate up to the last page shown, to learn its page).
+   */
+  sectionPages?: () => Promise<(id: number) => string | undefined>;
   /** The dense lane: null while the model is not loaded or the lane is off (the search runs lexical-only). */
   dense: ((text: string, k: number, allowed: ReadonlySet<number> | null) => Promise<DenseResult | null>) | null;
   /** Index terms within maxEdits of `term`, nearest first (src/spelling.ts); absent: no typo correction. */
@@ -437,9 +443,37 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
   };
   type Hit = FusedHit & { url: string; chunk: SectionView };
   const hits: Hit[] = [];
-  // Read in slices: enough to fill `limit` pages with their extra sections, without reading everything.
+  // The candidates are taken in slices of 64 until `limit` pages are seen (a page's extra sections are
+  // those within the slices taken). Knowing each section's page without reading it, only the sections
+  // shown are read; else every candidate in the slices is read to learn its page.
+  const urlOf = !textFilters && src.sectionPages ? await src.sectionPages() : null;
+  if (urlOf) {
+    const unreadable = new Set<number>();
+    for (;;) {
+      const taken: (FusedHit & { url: string })[] = [];
+      const seen = new Set<string>();
+      for (let i = 0; i < fused.length && seen.size < limit; i += 64) {
+        for (const h of fused.slice(i, i + 64)) {
+          const url = urlOf(h.id);
+          if (url === undefined || !table.has(url) || unreadable.has(h.id)) continue;
+          taken.push({ ...h, url });
+          seen.add(url);
+        }
+      }
+      const shown = groupByPage(taken, limit).flatMap((g) => [g.best, ...g.more]);
+      const missing = shown.map((h) => h.id).filter((id) => !known.has(id));
+      if (missing.length) for (const v of await src.sections(missing)) known.set(v.id, v);
+      // A section that could not be read (a damaged record) is left out, as the slices' reading did.
+      const lost = shown.filter((h) => !known.has(h.id));
+      if (!lost.length) {
+        for (const h of taken) if (known.has(h.id)) hits.push({ ...h, chunk: known.get(h.id)! });
+        break;
+      }
+      for (const h of lost) unreadable.add(h.id);
+    }
+  }
   const pagesSeen = new Set<string>();
-  for (let i = 0; i < fused.length && pagesSeen.size < limit; i += 64) {
+  for (let i = 0; !urlOf && i < fused.length && pagesSeen.size < limit; i += 64) {
     const slice = fused.slice(i, i + 64);
     const missing = slice.map((h) => h.id).filter((id) => !known.has(id));
     const byId = new Map(missing.length ? (await src.sections(missing)).map((c) => [c.id, c]) : []);

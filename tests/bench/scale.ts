@@ -100,9 +100,9 @@ async function workerMemory(ext: BenchExtension): Promise<{ heapUsedBytes: numbe
 }
 
 /** Lexical lane timings in the worker: warm, and with the posting cache dropped before each query. */
-async function lexicalTimings(ext: BenchExtension, items: { q: string; terms: string[] }[]): Promise<{ warm: number[]; cold: number[]; search: number[]; results: number }> {
+async function lexicalTimings(ext: BenchExtension, items: { q: string; terms: string[] }[]): Promise<{ warm: number[]; cold: number[]; search: number[]; searchTimings: (Record<string, number> | null)[]; results: number }> {
   return ext.evalSw(`(async (items) => {
-    const out = { warm: [], cold: [], search: [], results: 0 };
+    const out = { warm: [], cold: [], search: [], searchTimings: [], results: 0 };
     for (const it of items) await globalThis.rereadDebug.lexicalLane(it.terms, 90);
     for (const it of items) {
       let t = performance.now();
@@ -114,8 +114,9 @@ async function lexicalTimings(ext: BenchExtension, items: { q: string; terms: st
       out.cold.push(performance.now() - t);
       out.results += hits.length;
       t = performance.now();
-      await engine.search({ q: it.q, limit: 30 });
+      const res = await engine.search({ q: it.q, limit: 30 });
       out.search.push(performance.now() - t);
+      out.searchTimings.push(res.timings || null);
     }
     return out;
   })(${JSON.stringify(items)})`);
@@ -338,6 +339,10 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
         ['first answer after a worker stop: keystroke → frame', ms(firstAnswer.median), ms(firstAnswer.p95), `${restart.keystroke.length} stops; offscreen document kept (an idle stop leaves it)`],
       ],
     );
+    // engine.search, lexical only (posting cache warm), by phase: where its slow queries spend their time.
+    const lexPhases = phaseTable(lex.searchTimings);
+    report.text(`engine.search with the dense lane off (${lex.search.length} queries, postings cached), by phase:`);
+    report.table(['phase', 'median ms', 'p95 ms', 'mean ms'], lexPhases.map((p) => [p.phase, ms(p.median), ms(p.p95), ms(p.mean)]));
     const breakdown = keystrokeBreakdown(ks);
     report.text(`One keystroke taken apart (search.html, dense on; ${ks.length} queries; engine phases from the reply's timings):`);
     report.table(
@@ -395,6 +400,7 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
       hybridSearchP50Ms: round(denseSearch.median),
       keystrokeMs: round(ksFrame.median),
       keystrokeP95Ms: round(ksFrame.p95),
+      lexicalSearchPhases: lexPhases.map((p) => ({ ...p, median: round(p.median), p95: round(p.p95), mean: round(p.mean) })),
       keystrokeBreakdown: breakdown.map((b) => ({ part: b.part.trim(), median: round(b.median), p95: round(b.p95) })),
       firstAnswerAfterStopMs: round(firstAnswer.median),
       captureMsPerPage: round(cap1M.perPage.median),
@@ -417,4 +423,26 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
   } finally {
     await ext.close();
   }
+}
+
+/** Phase durations of engine.search replies (SearchResponse.timings offsets turned into durations). */
+function phaseTable(ts: readonly (Record<string, number> | null)[]): { phase: string; median: number; p95: number; mean: number }[] {
+  const seq = ['filtersAt', 'postingsAt', 'typosAt', 'bm25At', 'proximityReadAt', 'lexicalAt', 'fusedAt', 'sectionsAt', 'presentAt'];
+  const names: Record<string, string> = { filtersAt: 'filters', postingsAt: 'postings', typosAt: 'typos', bm25At: 'BM25', proximityReadAt: 'proximity: sections read', lexicalAt: 'proximity: rescoring', fusedAt: 'fusion', sectionsAt: 'result sections read', presentAt: 'snippets and cards' };
+  const rows = seq.map((key, i) => {
+    const xs: number[] = [];
+    for (const t of ts) {
+      if (!t || t[key] === undefined) continue;
+      let prev = 0;
+      for (let j = i - 1; j >= 0; j--) if (t[seq[j]!] !== undefined) {
+        prev = t[seq[j]!]!;
+        break;
+      }
+      xs.push(t[key]! - prev);
+    }
+    const d = dist(xs);
+    return { phase: names[key]!, median: d.median, p95: d.p95, mean: d.mean };
+  });
+  const total = dist(ts.filter((t) => t?.engineMs !== undefined).map((t) => t!.engineMs!));
+  return [...rows, { phase: 'engine.search', median: total.median, p95: total.p95, mean: total.mean }];
 }
