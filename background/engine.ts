@@ -6,7 +6,8 @@
  */
 import { countWords } from '../src/chunker.js';
 import type { DenseCalibration } from '../src/hybrid.js';
-import type { CapturePayload, CaptureResponse, SearchRequest, SearchResponse, SiteCount, Stats } from '../src/protocol.js';
+import { ProtocolError, type CapturePayload, type CaptureResponse, type SearchRequest, type SearchResponse, type SiteCount, type Stats } from '../src/protocol.js';
+import { SupersededError } from '../src/search.js';
 import type { LaneHit } from '../src/rrf.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
 import { captureAllowed, capturePage, type CaptureSource, type CutBy } from './capture.js';
@@ -168,18 +169,32 @@ export class Engine {
   async search(req: SearchRequest): Promise<SearchResponse> {
     this.searching++;
     const t = performance.now();
+    // A newer search from the same box supersedes the one it still runs (that one stops at its next step).
+    const signal = { superseded: false };
+    if (req.box) {
+      const previous = this.boxes.get(req.box);
+      if (previous) previous.superseded = true;
+      this.boxes.set(req.box, signal);
+    }
     try {
       await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
       const t1 = performance.now();
-      const res = await searchStored(this, req);
+      const res = await searchStored(this, req, signal).catch((e: unknown) => {
+        if (e instanceof SupersededError) throw new ProtocolError('superseded', e.message);
+        throw e;
+      });
       // The wait before the pipeline (forgets settled, settings read) and the whole, for the breakdown.
       res.timings = { ...res.timings, readyMs: Math.round((t1 - t) * 10) / 10, engineMs: Math.round((performance.now() - t) * 10) / 10 };
       return res;
     } finally {
+      if (req.box && this.boxes.get(req.box) === signal) this.boxes.delete(req.box);
       this.searching--;
       this.lastSearchEnd = performance.now();
     }
   }
+
+  /** The search each search box (SearchRequest.box) runs now. */
+  private readonly boxes = new Map<string, { superseded: boolean }>();
 
   /** Searches in flight, and when the last one ended (see searchesQuiet). */
   private searching = 0;

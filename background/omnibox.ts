@@ -49,7 +49,7 @@ export function registerOmnibox(engine: Engine): void {
   browser.omnibox.onInputChanged.addListener((text, suggest) => {
     const ticket = ++latest;
     void engine
-      .search({ q: text, limit: MAX_SUGGESTIONS })
+      .search({ q: text, limit: MAX_SUGGESTIONS, box: 'omnibox' })
       .then((res) => {
         if (ticket !== latest) return; // a newer keystroke is already being answered
         const markup = supportsMarkup();
@@ -60,7 +60,9 @@ export function registerOmnibox(engine: Engine): void {
           })),
         );
       })
-      .catch(() => suggest([]));
+      .catch(() => {
+        if (ticket === latest) suggest([]); // a superseded search's error clears nothing
+      });
   });
   browser.omnibox.onInputEntered.addListener((text, disposition) => {
     const d = disposition as Disposition;

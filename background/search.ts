@@ -29,8 +29,8 @@ export function searchSource(engine: Engine, settings: SearchSource['settings'])
   };
 }
 
-export async function searchStored(engine: Engine, req: SearchRequest): Promise<SearchResponse> {
-  return search(searchSource(engine, await engine.settings()), req, { clock: () => performance.now() });
+export async function searchStored(engine: Engine, req: SearchRequest, signal?: { readonly superseded: boolean }): Promise<SearchResponse> {
+  return search(searchSource(engine, await engine.settings()), req, { clock: () => performance.now(), ...(signal ? { signal } : {}) });
 }
 
 /** The lexical lane alone (postings + BM25 top-k), as search runs it: for benchmarks. */

@@ -70,6 +70,11 @@ export interface SearchRequest {
   excludeUrl?: string;
   /** Search the words as typed: no typo correction ("search instead for …"). */
   exact?: boolean;
+  /**
+   * The search box asking (an id it picks once): a newer search from the same box supersedes this one,
+   * which then stops at its next step and is answered with the error `superseded`.
+   */
+  box?: string;
 }
 
 export type LaneRanks = { lexical?: number; dense?: number };
@@ -252,6 +257,8 @@ export type ErrorCode =
   | 'too-large'
   | 'quota'
   | 'unavailable'
+  /** A search replaced by a newer one from the same search box before it finished (its answer is not wanted). */
+  | 'superseded'
   | 'internal';
 
 export interface ErrorBody {

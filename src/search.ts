@@ -147,6 +147,16 @@ export interface SearchOptions {
   clock?: () => number;
   /** What-if overrides of the lexical lane (the evaluation's tuning runs). */
   lexical?: Partial<LexicalOptions>;
+  /** Set once a newer search replaced this one: the search stops at its next step (SupersededError). */
+  signal?: { readonly superseded: boolean };
+}
+
+/** Thrown by search() at the step after its signal was set. */
+export class SupersededError extends Error {
+  constructor() {
+    super('a newer search from the same search box replaced this one');
+    this.name = 'SupersededError';
+  }
 }
 
 /** The query's words, what the lexical lane made of them, and what the result cards need. */
@@ -171,8 +181,13 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   if (req.excludeUrl) lex = { ...lex, minMatchWords: 1, minMatchShare: 0, minCoverage: 0 };
   const limit = req.limit ?? 30;
   const timings: Record<string, number> = {};
-  const mark = (name: string) => {
+  const note = (name: string) => {
     timings[name] = round1(clock() - started);
+  };
+  // Each step's end: noted, and the search stops there if a newer one replaced it.
+  const mark = (name: string) => {
+    note(name);
+    if (opts.signal?.superseded) throw new SupersededError();
   };
   const parsed = parseRequest(req, now);
   const allowed = await src.allowedChunks(parsed, req.excludeUrl);
@@ -202,7 +217,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   // computes here), with the text as typed; it is asked again only if a typo was corrected.
   const denseOn = settings.denseEnabled && !!src.dense;
   const denseDone = (r: DenseResult | null) => {
-    mark('denseAt');
+    note('denseAt');
     for (const [k, v] of Object.entries(r?.timings ?? {})) timings[`dense.${k}`] = round1(v);
     return r;
   };
@@ -211,6 +226,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   mark('lexicalAt');
   const corrected = lexical.plan.words.some((w) => w.correction);
   const dense = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed).then(denseDone, () => null) : await denseFirst;
+  mark('lanesAt');
   const fused = fuseHybrid({
     lexical: lexical.hits,
     dense: dense?.hits ?? [],

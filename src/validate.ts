@@ -257,6 +257,8 @@ export function validateSearch(v: unknown): SearchRequest {
   if (after) out.after = after;
   if (before) out.before = before;
   if (excludeUrl) out.excludeUrl = excludeUrl;
+  const box = str(v.box, 'box', 64, true);
+  if (box) out.box = box;
   if (v.exact !== undefined) {
     if (typeof v.exact !== 'boolean') fail('exact must be a boolean');
     if (v.exact) out.exact = true;

@@ -42,29 +42,24 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   const input = useRef<HTMLInputElement>(null);
   const limit = mode === 'popup' ? 8 : 30;
 
-  /** One search at a time: keystrokes made while one runs leave only their latest query, run next. */
-  const inFlight = useRef(false);
-  const pending = useRef<string | null>(null);
+  /**
+   * Every keystroke searches at once, as this box (`box`): the worker stops the search this box asked
+   * for before at its next step (answered `superseded`), so a keystroke never waits for the answer to the
+   * one before it, and only the latest query's answer is shown.
+   */
+  const box = useMemo(() => `${mode}-${Math.random().toString(36).slice(2)}`, []);
   /** "Search instead for …": this query is searched as typed, without typo correction, until it changes. */
   const exactFor = useRef<string | null>(null);
   const run = useCallback(
     (q: string) => {
       const mine = ++ticket.current;
       if (!q.trim()) {
-        pending.current = null;
         setStatus({ kind: 'idle' });
         onQueryChange?.(q);
         return;
       }
       setStatus({ kind: 'searching' });
-      inFlight.current = true;
-      call('search', { q, limit, ...(excludeUrl ? { excludeUrl } : {}), ...(exactFor.current === q ? { exact: true } : {}) })
-        .finally(() => {
-          inFlight.current = false;
-          const next = pending.current;
-          pending.current = null;
-          if (next !== null) run(next);
-        })
+      call('search', { q, limit, box, ...(excludeUrl ? { excludeUrl } : {}), ...(exactFor.current === q ? { exact: true } : {}) })
         .then((response) => {
           if (mine !== ticket.current) return; // a newer keystroke owns the screen
           setStatus({ kind: 'done', response });
@@ -93,13 +88,9 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
 
   const onInput = (q: string) => {
     setQuery(q);
-    // The first keystroke searches at once; while a search runs, the answer on screen is marked stale
-    // and only the latest query waits for its turn (no fixed debounce delay on any keystroke).
-    if (inFlight.current && q.trim()) {
-      ticket.current++;
-      setStatus({ kind: 'searching' });
-      pending.current = q;
-    } else run(q);
+    // Every keystroke searches at once (no debounce delay); the answer on screen is marked stale until
+    // the latest query's answer comes.
+    run(q);
   };
 
   const results: SearchResult[] = status.kind === 'done' ? status.response.results : [];

@@ -392,6 +392,7 @@ describe('validators: search requests', () => {
     ['a string limit', { q: 'a', limit: '10' }],
     ['a NaN limit', { q: 'a', limit: Number.NaN }],
     ['an infinite limit', { q: 'a', limit: Infinity }],
+    ['a numeric box', { q: 'a', box: 5 }],
   ];
   it.each(bad)('refuses %s with bad-request', (_name, payload) => {
     let code: string | undefined;
@@ -413,6 +414,8 @@ describe('validators: search requests', () => {
     expect(validateSearch({ q: 'x'.repeat(5000), limit: 1e9, extra: 'no', site: '', after: '7d' })).toEqual({ q: 'x'.repeat(2000), limit: 200, after: '7d' });
     expect(validateSearch({ q: 'a', limit: -5 }).limit).toBe(1);
     expect(validateSearch({ q: 'a', limit: 2.6 }).limit).toBe(3);
+    expect(validateSearch({ q: 'a', box: 'popup-x1' }).box).toBe('popup-x1');
+    expect(validateSearch({ q: 'a', box: 'b'.repeat(500) }).box).toBe('b'.repeat(64));
   });
 });
 
