@@ -49,6 +49,9 @@ export async function launchSnapshot(opts: SnapshotOptions = {}): Promise<BenchE
   cpSync(from, dist, { recursive: true });
   if (opts.backgroundJs) cpSync(opts.backgroundJs, join(dist, 'background.js'));
   const profile = join(root, 'profile');
+  // A kept profile holds the service worker registered by the last launch, script included: dropped,
+  // so the worker of the build copied now is the one that runs (the extension's data stays).
+  if (opts.keepDir) for (const d of ['ScriptCache', 'Database']) rmSync(join(profile, 'Default', 'Service Worker', d), { recursive: true, force: true });
   const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
