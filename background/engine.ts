@@ -19,6 +19,7 @@ import type { BatchResult, DeleteResult } from './pageStore.js';
 import { PageTable } from './pageTable.js';
 import { Recut } from './recut.js';
 import { TermIds } from './termIds.js';
+import { traced } from './bootTrace.js';
 import { searchStored } from './search.js';
 import { StorageBudget, type QuotaLog, type StorageEstimate } from './storageBudget.js';
 
@@ -130,7 +131,7 @@ export class Engine {
   async settings(): Promise<Settings> {
     if (this.settingsCache) return this.settingsCache;
     const db = await this.db();
-    const stored = await db.get('meta', 'settings');
+    const stored = await traced('settings read', db.get('meta', 'settings'));
     this.settingsCache = mergeSettings(structuredClone(DEFAULT_SETTINGS) as Settings, stored ?? {});
     return this.settingsCache;
   }
@@ -169,7 +170,7 @@ export class Engine {
     this.searching++;
     try {
       await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
-      return await searchStored(this, req);
+      return await traced('search', searchStored(this, req));
     } finally {
       this.searching--;
       this.lastSearchEnd = performance.now();

@@ -9,6 +9,7 @@ import type { ParsedQuery } from '../src/query.js';
 import { siteMatches } from '../src/url.js';
 import { IdTable } from '../src/idTable.js';
 import type { DB, PageRecord } from './db.js';
+import { mark, traced } from './bootTrace.js';
 
 export type PageMeta = Pick<PageRecord, 'url' | 'site' | 'title' | 'lastVisit' | 'firstVisit' | 'visitCount' | 'chunkIds' | 'visits' | 'kind' | 'fetchSkipped'>;
 
@@ -35,19 +36,20 @@ export class PageTable {
 
   private async load(): Promise<Loaded> {
     if (this.loaded) return this.loaded;
-    this.loading ??= (async () => {
+    this.loading ??= traced('page table load', (async () => {
       try {
         const db = await this.db();
-        const all = await db.getAll('pages');
+        const all = await traced('page table getAll', db.getAll('pages'));
         const t: Loaded = { pages: new Map(), norms: new IdTable(), owner: new IdTable(), slots: [], slotOf: new Map(), free: [] };
         for (const p of all) add(t, p);
         this.loaded = t;
+        mark(`page table built: ${all.length} pages`);
         return t;
       } finally {
         // On failure too: a rejected load kept here would fail every later filter until a reset.
         this.loading = null;
       }
-    })();
+    })());
     return this.loading;
   }
 
