@@ -69,6 +69,7 @@ export class Engine {
     this.budget = new StorageBudget(this);
     this.forget = new Forget(this);
     this.recut = new Recut(this);
+    this.pages.onStale = () => this.maintenance.schedule(0);
   }
 
   /** Runs `fn` with no other write in flight (verify, import and repairs use it too). */

@@ -52,6 +52,9 @@ const ready = traced('ready', Promise.all([
 // it; an extension API call between its steps keeps the worker alive while it has work.
 engine.maintenance.keepAlive = () => void browser.runtime.getPlatformInfo().catch(() => undefined);
 engine.maintenance.schedule(2_000);
+// What the first search reads whatever it asks — the page table (section lengths, owners), the delta and
+// the corpus statistics — is read now, while the message that woke the worker waits for `ready`.
+void Promise.all([engine.pages.norms(), engine.delta.ready(), engine.lexical.corpusStats()]).catch(() => undefined);
 
 const dayOne = new DayOne(engine, pageReader);
 
