@@ -25,7 +25,7 @@ export const SNAPSHOT_VERSION = 1;
 export const LOG_PREFIX = 'pageLog:';
 /** Meta keys of the log: every string starting with LOG_PREFIX (';' follows ':'). */
 export const LOG_RANGE = () => IDBKeyRange.bound(LOG_PREFIX, 'pageLog;', false, true);
-/** Pages written since the snapshot before maintenance writes it again (each costs a get at load). */
+/** Pages written since the snapshot before maintenance writes it again (each costs a get at load), at least; an eighth of the table beyond. */
 export const SNAPSHOT_LOG_MAX = 256;
 
 export interface PageTableSnapshot {

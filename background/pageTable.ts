@@ -133,7 +133,9 @@ export class PageTable {
     const tx = db.transaction(['meta', 'pages']);
     const [has, logged, pages] = await Promise.all([tx.objectStore('meta').getKey(SNAPSHOT_KEY), tx.objectStore('meta').count(LOG_RANGE()), tx.objectStore('pages').count()]);
     if (has === undefined) return pages > 0 || logged > 0;
-    return logged >= (force ? 1 : SNAPSHOT_LOG_MAX);
+    // In proportion to the table beyond the minimum: a history import of 50,000 entries rewrites it a few
+    // dozen times, not once per SNAPSHOT_LOG_MAX pages.
+    return logged >= (force ? 1 : Math.max(SNAPSHOT_LOG_MAX, Math.ceil(pages / 8)));
   }
 
   /**

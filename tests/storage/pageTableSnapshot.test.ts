@@ -11,6 +11,7 @@ import type { Block } from '../../src/chunker.js';
 import type { DB, StatsRecord } from '../../background/db.js';
 import type { Engine } from '../../background/engine.js';
 import { LOG_RANGE, SNAPSHOT_KEY } from '../../background/pageLog.js';
+import { PageTable } from '../../background/pageTable.js';
 import { markFetchSkipped, recordVisit, writeTitlePages } from '../../background/pageStore.js';
 import { TOKENIZER } from '../../src/indexing.js';
 import { verifyIndex } from '../../background/verify.js';
@@ -159,6 +160,44 @@ describe('page table snapshot', () => {
       await engine.pages.writeSnapshot(db);
       expect(await same(db, engine), bypass).toBe('snapshot');
     }
+  });
+
+  it('a write that commits while the table loads is in the loaded table', async () => {
+    for (const snapshot of [true, false]) {
+      const db = await freshDb();
+      const engine = engineOn(db);
+      for (let i = 0; i < 3; i++) await engine.capture(`https://a.example/${i}`, { title: `P${i}`, lang: 'en', blocks: blocks(`t${i}`, 2) }, T0 + i);
+      if (snapshot) await engine.pages.writeSnapshot(db);
+      engine.pages.reset();
+      // The load's read transaction starts first; the capture and the delete commit while it runs.
+      const load = engine.pages.all();
+      await Promise.all([engine.capture('https://a.example/new', { title: 'New', lang: 'en', blocks: blocks('fresh', 3) }, T0 + 50), engine.deleteUrls(['https://a.example/0'])]);
+      const table = await load;
+      expect(table.has('https://a.example/new'), `snapshot ${snapshot}`).toBe(true);
+      expect(table.has('https://a.example/0'), `snapshot ${snapshot}`).toBe(false);
+      const want = await expected(db);
+      const norms = await engine.pages.norms();
+      for (const [id, len] of want.norms) expect(norms.get(id)).toBe(len);
+    }
+    // Deterministically: the load's read does not see a write that is reported to the table meanwhile.
+    const db = await freshDb();
+    const engine = engineOn(db);
+    await engine.capture('https://a.example/0', { title: 'P0', lang: 'en', blocks: blocks('t0', 2) }, T0);
+    await engine.capture('https://a.example/1', { title: 'P1', lang: 'en', blocks: blocks('t1', 2) }, T0 + 1);
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const table = new PageTable(async () => {
+      await gate;
+      return db;
+    });
+    const load = table.all();
+    const late = { ...(await db.get('pages', 'https://a.example/1'))!, url: 'https://a.example/late', chunkIds: [99], lens: [5] };
+    table.put(late);
+    table.remove('https://a.example/0');
+    open();
+    const got = await load;
+    expect([...got.keys()].sort()).toEqual(['https://a.example/1', 'https://a.example/late']);
+    expect((await table.norms()).get(99)).toBe(5);
   });
 
   it('forgetting a page leaves neither its URL nor its title in the snapshot or the log', async () => {
