@@ -29,6 +29,7 @@ import { openDB, type DBSchema, type IDBPDatabase, type IDBPTransaction, type St
 import type { ChunkAnchor, SectionPart } from '../src/chunker.js';
 import type { PageKind } from '../src/pageKind.js';
 import type { SectionView } from '../src/search.js';
+import { traced } from './bootTrace.js';
 
 export const DB_NAME = 'reread';
 export const DB_VERSION = 3;
@@ -238,7 +239,7 @@ let dbPromise: Promise<DB> | null = null;
 
 /** One shared connection per context; reopened if the browser closes it. */
 export function getDb(name = DB_NAME): Promise<DB> {
-  dbPromise ??= openDB<RereadDB>(name, DB_VERSION, {
+  dbPromise ??= traced('db open', openDB<RereadDB>(name, DB_VERSION, {
     upgrade: (db, oldVersion, _newVersion, tx) => upgrade(db, oldVersion, tx),
     blocking() {
       // A newer version wants to open (another context was updated): get out of its way.
@@ -248,7 +249,7 @@ export function getDb(name = DB_NAME): Promise<DB> {
     terminated() {
       dbPromise = null;
     },
-  }).catch((e: unknown) => {
+  })).catch((e: unknown) => {
     dbPromise = null;
     throw e;
   });

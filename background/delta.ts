@@ -18,6 +18,7 @@
 import type { PostingList } from '../src/bm25.js';
 import { decodeSegment, emptyList, type EncodedSegment } from '../src/postings.js';
 import type { DB, SegmentRecord, TombstoneRecord } from './db.js';
+import { traced } from './bootTrace.js';
 
 /** One term's postings in a segment (ids ascending). */
 export interface DeltaList {
@@ -161,7 +162,7 @@ export class Delta {
   /** Loads the stores once per worker life (and again after a reset). */
   async ready(): Promise<void> {
     while (!this.loaded) {
-      this.loading ??= this.load();
+      this.loading ??= traced('delta load', this.load());
       await this.loading;
     }
   }

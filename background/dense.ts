@@ -14,6 +14,7 @@ import type { DenseLane, Engine } from './engine.js';
 import { indexedText } from '../src/indexing.js';
 import { sectionsByIds } from './sections.js';
 import { dropModelVectors, loadDenseIndex, storeVectors } from './vectorStore.js';
+import { traced } from './bootTrace.js';
 
 export interface EmbedderHost {
   /** Loads (once) an embedder for the model; rejects when it cannot be had (not downloaded, offline). */
@@ -302,15 +303,15 @@ export class DenseService implements DenseLane {
     const model = await this.activeModel();
     if (!model || !text.trim()) return null;
     // Both in parallel; when the loaded model's dimension differs from the guess, the index is reloaded.
-    const [embedder, guessed] = await Promise.all([this.embedder(model), this.residentIndex(model)]);
+    const [embedder, guessed] = await Promise.all([traced('dense: embedder', this.embedder(model)), traced('dense: index load', this.residentIndex(model))]);
     let index = guessed;
     if (embedder.dim !== this.indexDim) index = await this.residentIndex(model, embedder.dim);
     if (index.size === 0) return null;
     const t0 = performance.now();
-    const q = await this.queryVector(embedder, text);
+    const q = await traced('dense: query vector', this.queryVector(embedder, text));
     if (!q) return null;
     const t1 = performance.now();
-    const hits = await index.searchAsync(q, { k, allowed });
+    const hits = await traced('dense: scan', index.searchAsync(q, { k, allowed }));
     return { hits, calibration: model.calibration, timings: { embedMs: t1 - t0, scanMs: performance.now() - t1 } };
   }
 }

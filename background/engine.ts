@@ -20,6 +20,7 @@ import type { BatchResult, DeleteResult } from './pageStore.js';
 import { PageTable } from './pageTable.js';
 import { Recut } from './recut.js';
 import { TermIds } from './termIds.js';
+import { traced } from './bootTrace.js';
 import { searchStored } from './search.js';
 import { StorageBudget, type QuotaLog, type StorageEstimate } from './storageBudget.js';
 
@@ -69,6 +70,7 @@ export class Engine {
     this.budget = new StorageBudget(this);
     this.forget = new Forget(this);
     this.recut = new Recut(this);
+    this.pages.onStale = () => this.maintenance.schedule(0);
   }
 
   /** Runs `fn` with no other write in flight (verify, import and repairs use it too). */
@@ -131,7 +133,7 @@ export class Engine {
   async settings(): Promise<Settings> {
     if (this.settingsCache) return this.settingsCache;
     const db = await this.db();
-    const stored = await db.get('meta', 'settings');
+    const stored = await traced('settings read', db.get('meta', 'settings'));
     this.settingsCache = mergeSettings(structuredClone(DEFAULT_SETTINGS) as Settings, stored ?? {});
     return this.settingsCache;
   }
@@ -179,10 +181,13 @@ export class Engine {
     try {
       await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
       const t1 = performance.now();
-      const res = await searchStored(this, req, signal).catch((e: unknown) => {
-        if (e instanceof SupersededError) throw new ProtocolError('superseded', e.message);
-        throw e;
-      });
+      const res = await traced(
+        'search',
+        searchStored(this, req, signal).catch((e: unknown) => {
+          if (e instanceof SupersededError) throw new ProtocolError('superseded', e.message);
+          throw e;
+        }),
+      );
       // The wait before the pipeline (forgets settled, settings read) and the whole, for the breakdown.
       res.timings = { ...res.timings, readyMs: Math.round((t1 - t) * 10) / 10, engineMs: Math.round((performance.now() - t) * 10) / 10 };
       return res;

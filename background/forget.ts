@@ -21,6 +21,7 @@ import type { Engine } from './engine.js';
 import { MERGE_KEY, SWEEP_KEY } from './indexMaintenance.js';
 import type { PageMeta } from './pageTable.js';
 import { deletePages, forgetCaches, readStats } from './pageStore.js';
+import { dropPageSnapshot } from './pageLog.js';
 import { EVICT_FRACTION } from './storageBudget.js';
 
 export const MARKS_KEY = 'forgetMarks';
@@ -217,6 +218,7 @@ export class Forget {
         ...(legacy ? LEGACY_STORES.map((s) => tx.objectStore(s).clear()) : []),
         // Nothing is left to merge, sweep or migrate.
         ...[MERGE_KEY, SWEEP_KEY, MIGRATION_KEY].map((k) => tx.objectStore('meta').delete(k)),
+        dropPageSnapshot(tx),
         // Keep counting chunk ids (and segment keys) from where they were: ids are never reused (an
         // embedding batch in flight must not attach an old chunk's vector to a new chunk with the same id).
         tx.objectStore('meta').put({ N: 0, totalLength: 0, nextChunkId: stats.nextChunkId, nextSeq: stats.nextSeq }, 'stats'),

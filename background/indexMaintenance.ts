@@ -186,6 +186,8 @@ export class IndexMaintenance {
     if (await migrationPending(db)) await engine.exclusive(() => migrateStep(engine, this));
     else if (await this.mergeWanted(db, force)) await engine.exclusive(() => this.mergeStep(db));
     else if (await this.sweepWanted(db, force)) await engine.exclusive(() => this.sweepStep(db));
+    // Last, the page table's snapshot (pageLog.ts), once enough pages were written since the last one.
+    else if (await engine.pages.snapshotWanted(db, force)) await engine.pages.writeSnapshot(db);
     else return false;
     return true;
   }

@@ -24,6 +24,7 @@ import { legacyActive, legacyPostings } from './legacy.js';
 import { readStats } from './pageStore.js';
 import type { PageTable } from './pageTable.js';
 import type { TermIds } from './termIds.js';
+import { traced } from './bootTrace.js';
 
 /** Entries kept in the cache before the least recently used terms are dropped (~12 bytes each). */
 const CACHE_MAX_ENTRIES = 4_000_000;
@@ -178,17 +179,17 @@ export class LexicalReader {
     const gen = this.statsGeneration;
     const db = await this.db();
     const tx = db.transaction('meta');
-    const s = await readStats(tx);
+    const s = await traced('corpus stats read', readStats(tx));
     const stats = { N: s.N, totalLength: s.totalLength };
     if (gen === this.statsGeneration) this.stats = stats;
     return stats;
   }
 
   async postings(terms: readonly string[]): Promise<Map<string, PostingList>> {
-    const [, norms] = await Promise.all([this.delta.ready(), this.pages.norms()]);
+    const [, norms] = await traced('postings: delta + norms', Promise.all([this.delta.ready(), this.pages.norms()]));
     // The delta as of now: a segment a merge drops later is in the main index before it is dropped.
     const snap = this.delta.snapshot();
-    const main = await this.mainLists([...new Set(terms)], snap, norms.lookup);
+    const main = await traced('postings: main index read', this.mainLists([...new Set(terms)], snap, norms.lookup));
     const out = new Map<string, PostingList>();
     for (const t of terms) {
       const m = main.get(t) ?? EMPTY;
@@ -255,7 +256,7 @@ export class LexicalReader {
 
   /** Index terms within maxEdits of `term` (the dictionary is read from the stored terms on first use). */
   async similarTerms(term: string, maxEdits: number): Promise<{ term: string; distance: number }[]> {
-    const [dict] = await Promise.all([this.terms(), this.delta.ready()]);
+    const [dict] = await traced('term dictionary', Promise.all([this.terms(), this.delta.ready()]));
     // Terms of captures not merged yet are only in the pending segments.
     for (const seg of this.delta.pending()) {
       if (this.dictionarySegments.has(seg.seq)) continue;

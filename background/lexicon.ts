@@ -6,14 +6,15 @@
  */
 import browser from 'webextension-polyfill';
 import { lexiconOf } from '../src/spelling.js';
+import { traced } from './bootTrace.js';
 
 let words: Promise<ReadonlySet<string> | null> | null = null;
 
 export function bundledLexicon(): Promise<ReadonlySet<string> | null> {
-  words ??= (async () => {
+  words ??= traced('lexicon fetch', (async () => {
     const res = await fetch(browser.runtime.getURL('models/reread/glove-100d/tokenizer.json'));
     return lexiconOf(await res.json());
-  })().catch(() => {
+  })()).catch(() => {
     words = null; // try again next time
     return null;
   });

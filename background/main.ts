@@ -34,21 +34,27 @@ import { captureOpenTabs, openTabsLog } from './dayone/openTabs.js';
 import { pdfLog } from './dayone/pdfCapture.js';
 import { titleWriteLog } from './pageStore.js';
 import { DEFAULT_HISTORY_DAYS } from '../src/dayone.js';
+import { bootTrace, mark, traced } from './bootTrace.js';
+
+mark('modules evaluated');
 
 const engine = new Engine();
 const dense = new DenseService(engine, embedderHost);
 engine.dense = dense;
 engine.lexicon = bundledLexicon;
 // Settings are read once at start; a backlog left by a killed worker resumes right away.
-const ready = Promise.all([
-  dense.init().catch((e: unknown) => console.warn('reread: dense lane init', e)),
+const ready = traced('ready', Promise.all([
+  traced('dense.init', dense.init()).catch((e: unknown) => console.warn('reread: dense lane init', e)),
   // Pages marked forgotten are hidden before any message is answered (a restart inside an undo window).
-  engine.forget.ready().catch((e: unknown) => console.warn('reread: forget marks', e)),
-]);
+  traced('forget marks', engine.forget.ready()).catch((e: unknown) => console.warn('reread: forget marks', e)),
+]));
 // Index maintenance (a schema migration, pending merges and sweeps) resumes where a stopped worker left
 // it; an extension API call between its steps keeps the worker alive while it has work.
 engine.maintenance.keepAlive = () => void browser.runtime.getPlatformInfo().catch(() => undefined);
 engine.maintenance.schedule(2_000);
+// What the first search reads whatever it asks — the page table (section lengths, owners), the delta and
+// the corpus statistics — is read now, while the message that woke the worker waits for `ready`.
+void Promise.all([engine.pages.norms(), engine.delta.ready(), engine.lexical.corpusStats()]).catch(() => undefined);
 
 const dayOne = new DayOne(engine, pageReader);
 
@@ -189,10 +195,14 @@ const route = createRouter({
 browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.Runtime.MessageSender) => {
   // A page's hello needs only the settings and the hello database: it does not wait for the dense lane
   // to start, so a page left soon after a cold start still gets its ticket (src/outbox.ts).
-  if ((message as { type?: unknown } | null)?.type !== 'page/hello') await ready;
+  const type = (message as { type?: unknown } | null)?.type;
+  mark(`message ${String(type)}`);
+  if (type !== 'page/hello') await ready;
   const info: SenderInfo = { id: sender.id, url: sender.url, frameId: sender.frameId };
   if (sender.tab) info.tab = { id: sender.tab.id, incognito: sender.tab.incognito, url: sender.tab.url };
-  return route(message, info);
+  const reply = await route(message, info);
+  mark(`reply ${String(type)}`);
+  return reply;
 });
 
 // Captures handed over through session (Chrome) or local (Firefox) storage by pages closed while the
@@ -237,6 +247,8 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
 (globalThis as unknown as { reread: unknown }).reread = { engine, dense };
 (globalThis as unknown as { rereadDebug: unknown }).rereadDebug = {
   verifyIndex,
+  /** The start-up timeline (bootTrace.ts): what the first answer after a worker stop waited for. */
+  bootTrace,
   /** Runs index maintenance (migration, merges, sweeps) until nothing is left; `force` ignores thresholds. */
   maintain: (force = true) => engine.maintenance.run({ force }),
   maintenanceStatus: () => engine.maintenance.status(),

@@ -20,6 +20,7 @@ import type { Engine } from './engine.js';
 import type { IndexMaintenance } from './indexMaintenance.js';
 import { legacyActive, legacySections, markMigrated, removeLegacyPage } from './legacy.js';
 import { allOrNothing } from './pageStore.js';
+import { putPage } from './pageLog.js';
 import { packSections, unpackBlocks } from './sections.js';
 
 export const PAGES_PER_STEP = 16;
@@ -76,7 +77,7 @@ async function migratePages(engine: Engine, db: DB, state: MigrationRecord, perS
       if (!cur || cur.lens || cur.chunkIds.join() !== t.page.chunkIds.join()) continue; // rewritten or forgotten meanwhile
       const chunks = await Promise.all(cur.chunkIds.map((id) => tx.objectStore('chunks').get(id)));
       const page: PageRecord = { ...cur, lens: chunks.map((c) => c?.len ?? 0) };
-      await tx.objectStore('pages').put(page);
+      await putPage(tx, page);
       // The blocks kept to re-cut the page (schema 2 written by a build that kept them) come along.
       const old = await tx.objectStore('texts').get(cur.url);
       const z = old?.b && t.b && t.zb && sameBytes(old.b, t.b) ? t.zb : t.z;

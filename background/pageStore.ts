@@ -24,6 +24,7 @@ import { EMPTY_STATS, type DB, type PageRecord, type RereadDB, type StatsRecord,
 import type { DeadRange, DeltaList, PendingSegment } from './delta.js';
 import { legacyActive, legacyLens, removeLegacyPage } from './legacy.js';
 import { forgetAllSections, forgetPage, packBlocks, packSections, sectionsJson } from './sections.js';
+import { deletePage, putPage } from './pageLog.js';
 
 export interface PageInput {
   url: string;
@@ -256,7 +257,7 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
         const kindOf: PageInput = input.recut && cur ? { ...input, kind: cur.kind, pdf: cur.pdf } : input;
         if (!prep) {
           const page = withKind(input.notAVisit || input.recut ? { ...cur! } : { ...cur!, lastVisit: Math.max(cur!.lastVisit, input.now), visitCount: cur!.visitCount + 1, visits: addVisit(cur!.visits, input.now) }, kindOf);
-          puts.push(tx.objectStore('pages').put(page));
+          puts.push(putPage(tx, page));
           const b = revisitBlocks.get(input.url);
           if (b) {
             // Its cut is of an unknown chunker (cv ''): the next chunker change re-cuts it.
@@ -288,7 +289,7 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
           },
           kindOf,
         );
-        puts.push(tx.objectStore('pages').put(page));
+        puts.push(putPage(tx, page));
         if (ids.length) puts.push(tx.objectStore('sections').put({ url: input.url, z: prep.z, ...(prep.b ? { b: prep.b, cv: input.chunker ?? '' } : {}) }));
         if (input.embedModel) for (const id of ids) puts.push(tx.objectStore('embedQueue').put({ id, model: input.embedModel }));
         stats.N += ids.length;
@@ -395,7 +396,7 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
         if (embedModel) puts.push(tx.objectStore('embedQueue').put({ id, model: embedModel }));
         const page: PageRecord = { url: i.url, site: i.site, title: i.title, lang: '', firstVisit: i.lastVisit, lastVisit: i.lastVisit, visitCount: i.visitCount, hash: i.hash, chunkIds: [id], words: chunks[k]!.words, lens: [docs[k]!.len], kind: 'title' };
         pages.push({ outcome: 'new', page, removedChunkIds: [], addedChunkIds: [id] });
-        puts.push(tx.objectStore('pages').put(page));
+        puts.push(putPage(tx, page));
         stats.N += 1;
         stats.totalLength += docs[k]!.len;
       });
@@ -429,10 +430,10 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
 
 /** Notes on a title-only entry that the backfill tried and left title-only (so it is not fetched again). */
 export async function markFetchSkipped(db: DB, url: string, reason: string, at: number): Promise<PageRecord | undefined> {
-  const tx = db.transaction('pages', 'readwrite');
-  const page = await tx.store.get(url);
+  const tx = db.transaction(['pages', 'meta'], 'readwrite');
+  const page = await tx.objectStore('pages').get(url);
   const next = page && page.kind === 'title' ? { ...page, fetchSkipped: { at, reason } } : undefined;
-  if (next) await tx.store.put(next);
+  if (next) await putPage(tx, next);
   await tx.done;
   return next;
 }
@@ -458,7 +459,7 @@ export async function deletePages(db: DB, urlList: readonly string[]): Promise<D
     for (const page of pages) {
       await retire(tx, db, page, stats, dead, puts);
       removed.push(...page.chunkIds);
-      await tx.objectStore('pages').delete(page.url);
+      await deletePage(tx, page.url);
     }
     if (pages.length) await tx.objectStore('meta').put(stats, 'stats');
     await tx.done;
@@ -470,9 +471,9 @@ export async function deletePages(db: DB, urlList: readonly string[]): Promise<D
 
 /** Bumps the visit of an already stored page without touching its content. */
 export async function recordVisit(db: DB, url: string, now: number): Promise<PageRecord | undefined> {
-  const tx = db.transaction('pages', 'readwrite');
-  const page = await tx.store.get(url);
-  if (page) await tx.store.put({ ...page, lastVisit: Math.max(page.lastVisit, now), visitCount: page.visitCount + 1, visits: addVisit(page.visits, now) });
+  const tx = db.transaction(['pages', 'meta'], 'readwrite');
+  const page = await tx.objectStore('pages').get(url);
+  if (page) await putPage(tx, { ...page, lastVisit: Math.max(page.lastVisit, now), visitCount: page.visitCount + 1, visits: addVisit(page.visits, now) });
   await tx.done;
   return page;
 }

@@ -9,6 +9,10 @@ import type { ParsedQuery } from '../src/query.js';
 import { siteMatches } from '../src/url.js';
 import { IdTable } from '../src/idTable.js';
 import type { DB, PageRecord } from './db.js';
+import { decodeSnapshot, encodeSnapshot, LOG_PREFIX, LOG_RANGE, SNAPSHOT_KEY, SNAPSHOT_LOG_MAX, SNAPSHOT_VERSION, type PageTableSnapshot } from './pageLog.js';
+import { legacyActive } from './legacy.js';
+import { readStats } from './pageStore.js';
+import { mark, traced } from './bootTrace.js';
 
 export type PageMeta = Pick<PageRecord, 'url' | 'site' | 'title' | 'lastVisit' | 'firstVisit' | 'visitCount' | 'chunkIds' | 'visits' | 'kind' | 'fetchSkipped'>;
 
@@ -24,7 +28,22 @@ interface Loaded {
 
 export class PageTable {
   private loaded: Loaded | null = null;
+  /** The last load found the snapshot out of date: maintenance writes it again. */
+  private staleSnapshot = false;
+  /** No snapshot can be written in this worker's life (pages without lengths). */
+  private snapshotBlocked = false;
+  /** How the last load read the table, and how many logged pages it read beyond the snapshot (tests, benchmarks). */
+  lastLoad: { from: 'snapshot' | 'full'; logged: number } | null = null;
+  /** Called when a load found the snapshot out of date (the engine schedules maintenance). */
+  onStale: (() => void) | null = null;
   private loading: Promise<Loaded> | null = null;
+  /**
+   * Writes committed while a load reads the store (it may have read before them), applied on top of
+   * what it read; a write it did see is applied again, which changes nothing.
+   */
+  private early: ((t: Loaded) => void)[] = [];
+  /** Bumped by reset(): a load started before it keeps nothing. */
+  private epoch = 0;
   /**
    * Pages marked forgotten whose undo window is open (background/forget.ts): absent from every read
    * here, so no search, filter, count or site list shows them, while their records stay until purged.
@@ -35,20 +54,113 @@ export class PageTable {
 
   private async load(): Promise<Loaded> {
     if (this.loaded) return this.loaded;
-    this.loading ??= (async () => {
+    const epoch = this.epoch;
+    this.loading ??= traced('page table load', (async () => {
       try {
         const db = await this.db();
-        const all = await db.getAll('pages');
-        const t: Loaded = { pages: new Map(), norms: new IdTable(), owner: new IdTable(), slots: [], slotOf: new Map(), free: [] };
-        for (const p of all) add(t, p);
-        this.loaded = t;
+        let t = await traced('page table snapshot', this.fromSnapshot(db));
+        if (t) mark('page table from the snapshot');
+        else {
+          mark('page table full read');
+          this.lastLoad = { from: 'full', logged: 0 };
+          t = emptyTable();
+          const all = await traced('page table getAll', db.getAll('pages'));
+          for (const p of all) add(t, meta(p), p.lens);
+        }
+        for (const f of this.early.splice(0)) f(t);
+        if (epoch === this.epoch) this.loaded = t;
+        mark(`page table built: ${t.pages.size} pages`);
         return t;
       } finally {
         // On failure too: a rejected load kept here would fail every later filter until a reset.
-        this.loading = null;
+        if (epoch === this.epoch) this.loading = null;
       }
-    })();
+    })());
     return this.loading;
+  }
+
+  /**
+   * The table from the snapshot plus the pages written since (their log), in one read transaction;
+   * null when there is no snapshot, a migration is under way, or the result disagrees with the store
+   * (page count, live sections, total length, latest visit): then the caller reads every page.
+   */
+  private async fromSnapshot(db: DB): Promise<Loaded | null> {
+    if (legacyActive(db)) return null;
+    const tx = db.transaction(['meta', 'pages']);
+    const metaStore = tx.objectStore('meta');
+    const pages = tx.objectStore('pages');
+    const [snap, logKeys, count, stats, latest] = await Promise.all([
+      metaStore.get(SNAPSHOT_KEY) as Promise<PageTableSnapshot | undefined>,
+      metaStore.getAllKeys(LOG_RANGE()),
+      pages.count(),
+      readStats(tx),
+      pages.index('lastVisit').openKeyCursor(null, 'prev').then((c) => (c ? (c.key as number) : null)),
+    ]);
+    if (!snap || snap.v !== SNAPSHOT_VERSION) return null;
+    const logged = (logKeys as string[]).map((k) => k.slice(LOG_PREFIX.length)).sort();
+    const current = await Promise.all(logged.map((u) => pages.get(u)));
+    const t = emptyTable();
+    const skip = new Set(logged);
+    decodeSnapshot(snap, (m, lens) => {
+      if (!skip.has(m.url)) add(t, m, lens);
+    });
+    for (const p of current) if (p) add(t, meta(p), p.lens);
+    // What the store says must be what the table holds: a writer that bypassed the log (an older
+    // build, a bug) shows in one of these, and the full read takes over.
+    let N = 0;
+    let total = 0;
+    let last: number | null = null;
+    for (const m of t.pages.values()) {
+      N += m.chunkIds.length;
+      for (const id of m.chunkIds) total += t.norms.get(id);
+      if (last === null || m.lastVisit > last) last = m.lastVisit;
+    }
+    const stale = t.pages.size !== count || N !== stats.N || total !== stats.totalLength || last !== latest;
+    if (stale) {
+      console.warn(`reread: page table snapshot out of date (${t.pages.size} pages vs ${count}, N ${N} vs ${stats.N}, length ${total} vs ${stats.totalLength}); reading every page`);
+      this.staleSnapshot = true;
+      this.onStale?.();
+      return null;
+    }
+    this.lastLoad = { from: 'snapshot', logged: logged.length };
+    return t;
+  }
+
+  /** Whether background maintenance should write the snapshot now (`force`: whenever pages were written since). */
+  async snapshotWanted(db: DB, force = false): Promise<boolean> {
+    if (legacyActive(db) || this.snapshotBlocked) return false;
+    if (this.staleSnapshot) return true;
+    const tx = db.transaction(['meta', 'pages']);
+    const [has, logged, pages] = await Promise.all([tx.objectStore('meta').getKey(SNAPSHOT_KEY), tx.objectStore('meta').count(LOG_RANGE()), tx.objectStore('pages').count()]);
+    if (has === undefined) return pages > 0 || logged > 0;
+    // In proportion to the table beyond the minimum: a history import of 50,000 entries rewrites it a few
+    // dozen times, not once per SNAPSHOT_LOG_MAX pages.
+    return logged >= (force ? 1 : Math.max(SNAPSHOT_LOG_MAX, Math.ceil(pages / 8)));
+  }
+
+  /**
+   * Writes the snapshot of every page and empties the log, in one transaction (a stop before it commits
+   * leaves the old snapshot and its log, which still load right).
+   */
+  async writeSnapshot(db: DB): Promise<void> {
+    try {
+      const tx = db.transaction(['pages', 'meta'], 'readwrite');
+      const all = await tx.objectStore('pages').getAll();
+      if (all.some((p) => !p.lens || p.lens.length !== p.chunkIds.length)) {
+        // A page without its lengths (a migration's leftovers): the full read stays the way in.
+        this.snapshotBlocked = true;
+        tx.abort();
+        await tx.done.catch(() => undefined);
+        return;
+      }
+      await Promise.all([tx.objectStore('meta').put(encodeSnapshot(all), SNAPSHOT_KEY), tx.objectStore('meta').delete(LOG_RANGE())]);
+      await tx.done;
+      this.staleSnapshot = false;
+    } catch (e) {
+      // Storage full, most likely: the snapshot only makes loads faster; not again in this worker's life.
+      this.snapshotBlocked = true;
+      console.warn('reread: page table snapshot not written', e);
+    }
   }
 
   async all(): Promise<Map<string, PageMeta>> {
@@ -97,18 +209,24 @@ export class PageTable {
 
   /** Keeps the table in step after a write commits (no-op until loaded: the next load reads it). */
   put(p: PageRecord): void {
-    if (!this.loaded) return;
-    remove(this.loaded, p.url);
-    add(this.loaded, p);
+    const f = (t: Loaded) => {
+      remove(t, p.url);
+      add(t, meta(p), p.lens);
+    };
+    if (this.loaded) f(this.loaded);
+    else if (this.loading) this.early.push(f);
   }
 
   remove(url: string): void {
     if (this.loaded) remove(this.loaded, url);
+    else if (this.loading) this.early.push((t) => remove(t, url));
   }
 
   reset(): void {
+    this.epoch++;
     this.loaded = null;
     this.loading = null;
+    this.early = [];
   }
 
   /** Bytes of the id tables (for memory reports). */
@@ -141,14 +259,17 @@ function meta(p: PageRecord): PageMeta {
   return m;
 }
 
-function add(t: Loaded, p: PageRecord): void {
-  const m = meta(p);
-  t.pages.set(p.url, m);
+function emptyTable(): Loaded {
+  return { pages: new Map(), norms: new IdTable(), owner: new IdTable(), slots: [], slotOf: new Map(), free: [] };
+}
+
+function add(t: Loaded, m: PageMeta, lens: ArrayLike<number> | undefined): void {
+  t.pages.set(m.url, m);
   const slot = t.free.pop() ?? t.slots.length;
   t.slots[slot] = m;
-  t.slotOf.set(p.url, slot);
-  t.owner.setAll(p.chunkIds, slot + 1);
-  if (p.lens) t.norms.setAll(p.chunkIds, p.lens);
+  t.slotOf.set(m.url, slot);
+  t.owner.setAll(m.chunkIds, slot + 1);
+  if (lens) t.norms.setAll(m.chunkIds, lens);
 }
 
 function remove(t: Loaded, url: string): void {

@@ -9,21 +9,22 @@ import { search, type SearchSource, type SectionView } from '../src/search.js';
 import type { Settings } from '../src/settings.js';
 import type { Engine } from './engine.js';
 import { sectionsByIds } from './sections.js';
+import { traced } from './bootTrace.js';
 
 export function searchSource(engine: Engine, settings: SearchSource['settings']): SearchSource {
   const dense = engine.dense;
   return {
     settings,
     pages: () => engine.pages.all(),
-    allowedChunks: (parsed, excludeUrl) => engine.pages.allowedChunks(parsed, excludeUrl),
+    allowedChunks: (parsed, excludeUrl) => traced('filters', engine.pages.allowedChunks(parsed, excludeUrl)),
     corpusStats: () => engine.lexical.corpusStats(),
-    postings: (terms) => engine.lexical.postings(terms),
-    sections: async (ids): Promise<SectionView[]> => sectionsByIds(await engine.db(), ids, await engine.pages.owners()),
+    postings: (terms) => traced('postings', engine.lexical.postings(terms)),
+    sections: async (ids): Promise<SectionView[]> => traced(`sections read (${ids.length})`, (async () => sectionsByIds(await engine.db(), ids, await traced('owners', engine.pages.owners())))()),
     sectionPages: async () => {
       const owner = await engine.pages.owners();
       return (id) => owner(id)?.url;
     },
-    dense: dense ? (text, k, allowed) => dense.search(text, k, allowed) : null,
+    dense: dense ? (text, k, allowed) => traced('dense lane', dense.search(text, k, allowed)) : null,
     similarTerms: (term, maxEdits) => engine.lexical.similarTerms(term, maxEdits),
     ...(engine.lexicon ? { lexicon: engine.lexicon } : {}),
   };

@@ -16,6 +16,7 @@ import type { PageRecord, StoredSection } from './db.js';
 import type { Engine } from './engine.js';
 import { TOKENIZER } from '../src/indexing.js';
 import { writePage } from './pageStore.js';
+import { putPage } from './pageLog.js';
 import { legacyActive, unpackTexts } from './legacy.js';
 import { unpackSections } from './sections.js';
 import { modelInfo } from '../src/models.js';
@@ -262,7 +263,9 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
         ? { ...res.page, firstVisit: Math.min(prev.firstVisit, page.firstVisit!), lastVisit: Math.max(prev.lastVisit, page.lastVisit!), visitCount: Math.max(prev.visitCount, page.visitCount!), visits }
         : { ...res.page, firstVisit: page.firstVisit!, lastVisit: page.lastVisit!, visitCount: page.visitCount!, visits };
       if (page.fetchSkipped) fixed.fetchSkipped = page.fetchSkipped;
-      await db.put('pages', fixed);
+      const tx = db.transaction(['pages', 'meta'], 'readwrite');
+      await putPage(tx, fixed);
+      await tx.done;
       // Sections that came with a vector of this profile's model are not embedded again (storeVectors
       // takes only ids still queued, so a drain that got there first is never doubled).
       const entries = res.addedChunkIds.flatMap((id, i) => (vectors[i] ? [{ id, codes: vectors[i]!.codes, scale: vectors[i]!.scale }] : []));

@@ -21,6 +21,7 @@ import type { Engine } from './engine.js';
 import { MERGE_KEY, SWEEP_KEY, TERM_IDS_KEY } from './indexMaintenance.js';
 import { unpackTexts } from './legacy.js';
 import { readStats, sectionPostings } from './pageStore.js';
+import { deletePage, putPage } from './pageLog.js';
 import { forgetAllSections, packSections, unpackSections } from './sections.js';
 
 const MAX_PROBLEMS = 50;
@@ -304,13 +305,13 @@ async function rebuild(
   for (const { page, lens, blocks } of expected.pages.values()) {
     const z = packed.get(page.url);
     if (z) puts.push(tx.objectStore('sections').put({ url: page.url, z, ...blocks } satisfies SectionsRecord));
-    if (z || page.lens?.join() !== lens.join()) puts.push(tx.objectStore('pages').put({ ...page, lens }));
+    if (z || page.lens?.join() !== lens.join()) puts.push(putPage(tx, { ...page, lens }));
     for (const id of page.chunkIds) live.add(id);
     N += lens.length;
     totalLength += lens.reduce((a, b) => a + b, 0);
   }
   for (const url of expected.unreadable) {
-    puts.push(tx.objectStore('pages').delete(url), tx.objectStore('sections').delete(url));
+    puts.push(deletePage(tx, url), tx.objectStore('sections').delete(url));
     console.warn(`reread: repair forgot ${url}: its sections cannot be read`);
   }
   for (const r of await tx.objectStore('sections').getAllKeys()) if (!expected.pages.has(r)) puts.push(tx.objectStore('sections').delete(r));

@@ -32,7 +32,7 @@ export class IdTable {
   }
 
   /** Sets `values[i]` for `ids[i]` (missing values: 0). */
-  setAll(ids: readonly number[], values: readonly number[] | number): void {
+  setAll(ids: readonly number[], values: ArrayLike<number> | number): void {
     for (let i = 0; i < ids.length; i++) this.set(ids[i]!, typeof values === 'number' ? values : (values[i] ?? 0));
   }
 

@@ -201,7 +201,7 @@ const KEYSTROKE_PROBE = `(want) => {
       const tDom = performance.now();
       const meta = (document.querySelector('[data-testid="search-meta"]') || {}).textContent || '';
       const m = /·\\s*([\\d.]+)\\s*ms/.exec(meta);
-      requestAnimationFrame(() => resolve({ tKey, tSend, tReply, timings, tDom, tFrame: performance.now(), results, took: m ? Number(m[1]) : NaN }));
+      requestAnimationFrame(() => resolve({ tKey, tSend, tReply, timings, tDom, tFrame: performance.now(), results, took: m ? Number(m[1]) : NaN, origin: performance.timeOrigin }));
     });
     obs.observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
   });
@@ -223,6 +223,8 @@ export interface KeystrokeTiming {
   /** The engine's own time for the query (tookMs, shown on the page). */
   engineMs: number;
   results: number;
+  /** The keydown as an epoch time (ms), to line it up with the worker's boot trace. */
+  keyAt: number;
 }
 
 /**
@@ -239,8 +241,8 @@ async function keystroke(page: Page, q: string, prepare = true): Promise<Keystro
   // A string, not a function: tsx would wrap the inner closures in a helper the page does not have.
   await page.evaluate(`(${KEYSTROKE_PROBE})(${JSON.stringify(q)})`);
   await input.press(q.slice(-1) === ' ' ? 'Space' : q.slice(-1));
-  const r = await page.evaluate(() => (window as unknown as { __bench: Promise<{ tKey: number; tSend: number; tReply: number; timings: Record<string, number> | null; tDom: number; tFrame: number; results: number; took: number }> }).__bench);
-  return { toDom: r.tDom - r.tKey, toSend: r.tSend - r.tKey, roundTrip: r.tReply - r.tSend, render: r.tDom - r.tReply, timings: r.timings, toFrame: r.tFrame - r.tKey, engineMs: r.took, results: r.results };
+  const r = await page.evaluate(() => (window as unknown as { __bench: Promise<{ tKey: number; tSend: number; tReply: number; timings: Record<string, number> | null; tDom: number; tFrame: number; results: number; took: number; origin: number }> }).__bench);
+  return { toDom: r.tDom - r.tKey, toSend: r.tSend - r.tKey, roundTrip: r.tReply - r.tSend, render: r.tDom - r.tReply, timings: r.timings, toFrame: r.tFrame - r.tKey, engineMs: r.took, results: r.results, keyAt: r.origin + r.tKey };
 }
 
 /** Times the last keystroke of each query; a query whose answer never shows is skipped (and counted). */
@@ -266,8 +268,9 @@ export async function keystrokes(page: Page, qs: readonly Query[]): Promise<Keys
  * is closed before every stop too, so the answer also pays creating it and loading the model; by
  * default it stays open across the stop, as an idle stop of the worker leaves it.
  */
-export async function afterRestart(ext: BenchExtension, page: Page, qs: readonly Query[], rounds: number, closeDocument = false): Promise<{ keystroke: KeystrokeTiming[]; message: number[]; startup: number[] }> {
+export async function afterRestart(ext: BenchExtension, page: Page, qs: readonly Query[], rounds: number, closeDocument = false): Promise<{ keystroke: KeystrokeTiming[]; message: number[]; startup: number[]; parts: FirstAnswerParts[] }> {
   const ks: KeystrokeTiming[] = [];
+  const parts: FirstAnswerParts[] = [];
   const msg: number[] = [];
   const startup: number[] = [];
   const stop = async () => {
@@ -281,7 +284,9 @@ export async function afterRestart(ext: BenchExtension, page: Page, qs: readonly
     await page.getByTestId('search-input').fill(q.slice(0, -1));
     await settled(page, q.slice(0, -1).trim());
     await stop();
-    ks.push(await keystroke(page, q, false));
+    const k = await keystroke(page, q, false);
+    ks.push(k);
+    parts.push(firstAnswerParts(k, await ext.evalSw<BootTrace>('globalThis.rereadDebug.bootTrace()')));
     // Message: a bare runtime.sendMessage from the page, round trip.
     const q2 = qs[(r + rounds) % qs.length]!.text;
     await stop();
@@ -303,7 +308,37 @@ export async function afterRestart(ext: BenchExtension, page: Page, qs: readonly
       }),
     );
   }
-  return { keystroke: ks, message: msg, startup };
+  return { keystroke: ks, message: msg, startup, parts };
+}
+
+interface BootTrace {
+  origin: number;
+  events: { what: string; at: number; ms?: number }[];
+}
+
+/**
+ * Where the first answer after a stop went, in ms from the keydown: the worker's start (its time
+ * origin), its modules evaluated, the search message arriving, `ready` (settings, dense init, forget
+ * marks), the reply sent, the DOM and the frame; and for each traced step of the first search
+ * (background/bootTrace.ts: whole-store loads, postings, dense lane, sections) its start and duration.
+ * `at:` keys are starts from the keydown, `ms:` keys durations.
+ */
+export type FirstAnswerParts = Record<string, number>;
+
+export function firstAnswerParts(k: KeystrokeTiming, trace: BootTrace): FirstAnswerParts {
+  const out: FirstAnswerParts = { 'at:worker start': trace.origin - k.keyAt };
+  const first = new Set<string>();
+  for (const e of trace.events) {
+    // The first of each kind: the first search's steps (later searches repeat the names).
+    const name = e.what.replace(/\(\d+\)|: \d+ pages/g, '').trim();
+    if (first.has(name)) continue;
+    first.add(name);
+    out[`at:${name}`] = e.at - k.keyAt;
+    if (e.ms !== undefined) out[`ms:${name}`] = e.ms;
+  }
+  out['at:results in DOM'] = k.toDom;
+  out['at:frame'] = k.toFrame;
+  return out;
 }
 
 /** Random reads of `reads` 388-byte records out of `records`, from IndexedDB in the worker (a separate database). */

@@ -20,6 +20,7 @@ import { sectionPostings } from '../../background/pageStore.js';
 import { vectorRecords, COARSE_BLOCK } from '../../background/vectorStore.js';
 import { blocksJson, sectionsJson } from '../../background/sections.js';
 import { currentIndexVersion, INDEX_VERSION_KEY } from '../../background/indexVersion.js';
+import { LOG_PREFIX } from '../../background/pageLog.js';
 import type { PageRecord, StatsRecord } from '../../background/db.js';
 import { normalize, quantize } from '../../src/vectors.js';
 import { Rng } from './rng.js';
@@ -165,7 +166,8 @@ const WRITE = `async ({ pages, sections, terms, blockKeys, blocks, meta }) => {
   const unpack = ({ b64, lens }) => { const s = atob(b64); const all = new Uint8Array(s.length); for (let i = 0; i < s.length; i++) all[i] = s.charCodeAt(i); const out = []; let o = 0; for (const n of lens) { out.push(all.slice(o, o + n)); o += n; } return out; };
   const db = await new Promise((res, rej) => { const r = indexedDB.open('reread'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); r.onblocked = () => rej(new Error('open blocked')); });
   const tx = db.transaction(['pages', 'sections', 'terms', 'postings', 'meta'], 'readwrite');
-  for (const p of pages) tx.objectStore('pages').put(p);
+  // As the product's putPage does: each page written is logged for the page table's snapshot (background/pageLog.ts).
+  for (const p of pages) { tx.objectStore('pages').put(p); tx.objectStore('meta').put(1, '${LOG_PREFIX}' + p.url); }
   const zs = unpack(sections.z);
   const bs = unpack(sections.b);
   sections.urls.forEach((url, i) => tx.objectStore('sections').put({ url, z: zs[i], b: bs[i], cv: sections.cv }));

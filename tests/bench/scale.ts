@@ -378,6 +378,19 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
     ];
     targetTable(report, targets);
 
+    // The first answer after a stop, in parts (tests/bench/browser.ts firstAnswerParts): medians over the stops.
+    const partKeys = [...new Set(restart.parts.flatMap((p) => Object.keys(p)))];
+    const firstAnswerParts = Object.fromEntries(partKeys.map((k) => [k, Math.round(dist(restart.parts.map((p) => p[k]).filter((x): x is number => x !== undefined)).median * 10) / 10]));
+    const starts = partKeys.filter((k) => k.startsWith('at:')).sort((a, b) => firstAnswerParts[a]! - firstAnswerParts[b]!);
+    report.table(
+      ['first answer after a stop: step (first search of the worker)', 'starts at ms from keydown (median)', 'takes ms (median)'],
+      starts.map((k) => {
+        const name = k.slice(3);
+        const d = firstAnswerParts[`ms:${name}`];
+        return [name, ms(firstAnswerParts[k]!), d === undefined ? '' : ms(d)];
+      }),
+    );
+
     const round = (x: number) => Math.round(x * 10) / 10;
     const json = {
       date: new Date().toISOString(),
@@ -403,6 +416,8 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
       lexicalSearchPhases: lexPhases.map((p) => ({ ...p, median: round(p.median), p95: round(p.p95), mean: round(p.mean) })),
       keystrokeBreakdown: breakdown.map((b) => ({ part: b.part.trim(), median: round(b.median), p95: round(b.p95) })),
       firstAnswerAfterStopMs: round(firstAnswer.median),
+      firstAnswerParts,
+      firstAnswerTraces: restart.parts,
       captureMsPerPage: round(cap1M.perPage.median),
       captureP95MsPerPage: round(cap1M.perPage.p95),
       ...(cap1k ? { captureMsPerPageAt1k: round(cap1k.perPage.median), captureSectionsAt1k: cap1k.sections } : {}),
