@@ -10,6 +10,7 @@ import type { Settings } from '../src/settings.js';
 import { quantize, type DenseIndex } from '../src/vectors.js';
 import type { LaneHit } from '../src/rrf.js';
 import type { DenseCalibration } from '../src/hybrid.js';
+import type { DenseLoading, DenseSearchOptions } from '../src/search.js';
 import type { DenseLane, Engine } from './engine.js';
 import { indexedText } from '../src/indexing.js';
 import { sectionsByIds } from './sections.js';
@@ -27,6 +28,11 @@ export interface EmbedderHost {
 
 export const EMBED_BATCH = 16;
 const QUERY_CACHE_SIZE = 256;
+/**
+ * How long a search waits for a dense index still loading once its lexical lane is done, ms: enough for
+ * a small index (a few thousand vectors) to be there; a larger one answers lexical-only (`denseLoading`).
+ */
+export const DENSE_GRACE_MS = 40;
 /** transformers.js's Cache API store, where downloaded model files are kept (under their hub URLs). */
 export const MODEL_CACHE = 'transformers-cache';
 const BUNDLED = MODELS.find((m) => m.bundled)!;
@@ -49,6 +55,13 @@ export class DenseService implements DenseLane {
   private readonly dims = new Map<string, number>();
   private download: DownloadTracker | null = null;
   private indexLoading: Promise<DenseIndex> | null = null;
+  /**
+   * Vectors stored and removed while the index loads (its batches are not one snapshot), applied in
+   * order once it is there; null when no load runs.
+   */
+  /** Loads started (or dropped): a load finishing after another started, or after a reset, is not kept. */
+  private loads = 0;
+  private loadLog: ({ id: number; codes: Int8Array; scale: number } | number)[] | null = null;
   private embedders = new Map<string, Promise<Embedder>>();
   private readonly queryCache = new Map<string, Float32Array | null>();
   private draining: Promise<void> | null = null;
@@ -59,6 +72,8 @@ export class DenseService implements DenseLane {
   constructor(
     private readonly engine: Engine,
     private readonly host: EmbedderHost,
+    /** Loads an index (tests wrap it to hold a load). */
+    private readonly load: typeof loadDenseIndex = loadDenseIndex,
   ) {}
 
   private async activeModel(): Promise<ModelInfo | null> {
@@ -152,24 +167,52 @@ export class DenseService implements DenseLane {
     return this.dims.get(model.id) ?? model.dim;
   }
 
-  private async residentIndex(model: ModelInfo, dim = this.dimOf(model)): Promise<DenseIndex> {
-    if (this.index && this.indexModel === model.id && this.indexDim === dim) return this.index;
+  /** The index, when it is loaded for this model and dimension (null while it loads). */
+  private readyIndex(model: ModelInfo, dim = this.dimOf(model)): DenseIndex | null {
+    return this.index && this.indexModel === model.id && this.indexDim === dim ? this.index : null;
+  }
+
+  /** The index, loading it if needed; a load not started yet starts after `after` (a search's lexical reads). */
+  private async residentIndex(model: ModelInfo, dim = this.dimOf(model), after?: Promise<void>): Promise<DenseIndex> {
+    const ready = this.readyIndex(model, dim);
+    if (ready) return ready;
     if (this.indexModel !== model.id || this.indexDim !== dim) {
       this.index = null;
       this.indexLoading = null;
+      this.loads++;
       this.indexModel = model.id;
       this.indexDim = dim;
     }
-    this.indexLoading ??= (async () => {
-      const db = await this.engine.db();
-      // Vectors of forgotten sections stay stored until the next sweep: never loaded.
-      await this.engine.delta.ready();
-      const dead = this.engine.delta.dead;
-      const idx = await loadDenseIndex(db, model.id, dim, { skip: (id) => dead.has(id) });
-      if (this.indexModel === model.id && this.indexDim === dim) this.index = idx;
-      return idx;
-    })();
-    return this.indexLoading;
+    if (!this.indexLoading) {
+      const generation = ++this.loads;
+      const loading: Promise<DenseIndex> = (async () => {
+        if (after) await after;
+        const db = await this.engine.db();
+        // Vectors of forgotten sections stay stored until the next sweep: never loaded.
+        await this.engine.delta.ready();
+        const dead = this.engine.delta.dead;
+        const log: NonNullable<typeof this.loadLog> = [];
+        this.loadLog = log;
+        try {
+          const idx = await traced('dense: index load', this.load(db, model.id, dim, { skip: (id) => dead.has(id) }));
+          // What was stored or removed while the batches were read, in order.
+          for (const op of log) {
+            if (typeof op === 'number') idx.remove(op);
+            else if (!dead.has(op.id)) idx.add(op.id, op.codes, op.scale);
+          }
+          if (this.loads === generation && this.indexModel === model.id && this.indexDim === dim) this.index = idx;
+          return idx;
+        } finally {
+          if (this.loadLog === log) this.loadLog = null;
+        }
+      })();
+      this.indexLoading = loading;
+      // A failed load is tried again by the next search.
+      loading.catch(() => {
+        if (this.indexLoading === loading) this.indexLoading = null;
+      });
+    }
+    return this.indexLoading!;
   }
 
   onChunksRemoved(ids: readonly number[]): void {
@@ -178,9 +221,12 @@ export class DenseService implements DenseLane {
       this.index = null;
       this.indexLoading = null;
       this.indexModel = null;
+      this.loadLog = null;
+      this.loads++;
       return;
     }
     for (const id of ids) this.index?.remove(id);
+    this.loadLog?.push(...ids);
   }
 
   onChunksAdded(): void {
@@ -233,6 +279,7 @@ export class DenseService implements DenseLane {
         });
         const stored = await storeVectors(db, model.id, embedder.dim, entries, batch.map((q) => q.id));
         if (this.index && this.indexModel === model.id && this.indexDim === embedder.dim) for (const e of stored) this.index.add(e.id, e.codes, e.scale);
+        else if (this.loadLog && this.indexModel === model.id && this.indexDim === embedder.dim) this.loadLog.push(...stored);
         this.lastError = undefined;
         this.host.keepAlive?.();
       }
@@ -299,12 +346,27 @@ export class DenseService implements DenseLane {
     return v ?? null;
   }
 
-  async search(text: string, k: number, allowed: ReadonlySet<number> | null): Promise<{ hits: LaneHit[]; calibration: DenseCalibration; timings?: Record<string, number> } | null> {
+  async search(text: string, k: number, allowed: ReadonlySet<number> | null, opts: DenseSearchOptions = {}): Promise<{ hits: LaneHit[]; calibration: DenseCalibration; timings?: Record<string, number> } | DenseLoading | null> {
     const model = await this.activeModel();
     if (!model || !text.trim()) return null;
-    // Both in parallel; when the loaded model's dimension differs from the guess, the index is reloaded.
-    const [embedder, guessed] = await Promise.all([traced('dense: embedder', this.embedder(model)), traced('dense: index load', this.residentIndex(model))]);
-    let index = guessed;
+    const embedding = traced('dense: embedder', this.embedder(model));
+    let index = this.readyIndex(model);
+    if (!index) {
+      // Not loaded (the first search after a start): the load starts once the lexical lane has read
+      // what it needs, and this search waits for it only briefly after that, unless told to wait.
+      const loading = this.residentIndex(model, this.dimOf(model), opts.lexicalDone);
+      if (opts.wait) index = await loading;
+      else {
+        const late = (opts.lexicalDone ?? Promise.resolve()).then(() => new Promise<null>((r) => setTimeout(() => r(null), DENSE_GRACE_MS)));
+        index = await Promise.race([loading, late]);
+        if (!index) {
+          // The query's vector is ready (cached) for the search that asks again.
+          void embedding.then((e) => this.queryVector(e, text)).catch(() => undefined);
+          return { loading: true };
+        }
+      }
+    }
+    const embedder = await embedding;
     if (embedder.dim !== this.indexDim) index = await this.residentIndex(model, embedder.dim);
     if (index.size === 0) return null;
     const t0 = performance.now();

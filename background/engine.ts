@@ -7,7 +7,7 @@
 import { countWords } from '../src/chunker.js';
 import type { DenseCalibration } from '../src/hybrid.js';
 import { ProtocolError, type CapturePayload, type CaptureResponse, type SearchRequest, type SearchResponse, type SiteCount, type Stats } from '../src/protocol.js';
-import { SupersededError } from '../src/search.js';
+import { SupersededError, type DenseLoading, type DenseSearchOptions } from '../src/search.js';
 import type { LaneHit } from '../src/rrf.js';
 import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
 import { captureAllowed, capturePage, type CaptureSource, type CutBy } from './capture.js';
@@ -28,8 +28,11 @@ import { StorageBudget, type QuotaLog, type StorageEstimate } from './storageBud
 export interface DenseLane {
   /** The model new chunks are queued for, or null when the lane is off. */
   queueModel(): string | null;
-  /** Null while the model is not loaded or the lane is off: the search runs lexical-only then. */
-  search(text: string, k: number, allowed: ReadonlySet<number> | null): Promise<{ hits: LaneHit[]; calibration: DenseCalibration; timings?: Record<string, number> } | null>;
+  /**
+   * Null while the model cannot be had or the lane is off, `{ loading: true }` while its index is still
+   * loading (unless opts.wait): the search runs lexical-only then.
+   */
+  search(text: string, k: number, allowed: ReadonlySet<number> | null, opts?: DenseSearchOptions): Promise<{ hits: LaneHit[]; calibration: DenseCalibration; timings?: Record<string, number> } | DenseLoading | null>;
   onChunksRemoved(ids: readonly number[]): void;
   onChunksAdded(): void;
   pending(): Promise<number>;

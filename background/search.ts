@@ -24,7 +24,7 @@ export function searchSource(engine: Engine, settings: SearchSource['settings'])
       const owner = await engine.pages.owners();
       return (id) => owner(id)?.url;
     },
-    dense: dense ? (text, k, allowed) => traced('dense lane', dense.search(text, k, allowed)) : null,
+    dense: dense ? (text, k, allowed, opts) => traced('dense lane', dense.search(text, k, allowed, opts)) : null,
     similarTerms: (term, maxEdits) => engine.lexical.similarTerms(term, maxEdits),
     ...(engine.lexicon ? { lexicon: engine.lexicon } : {}),
   };

@@ -224,20 +224,53 @@ export interface LoadOptions {
   residentBudget?: number;
   /** Ids not to load (sections forgotten, their vectors not swept yet). */
   skip?: (id: number) => boolean;
+  /** Records a read (default LOAD_BATCH). */
+  batch?: number;
 }
 
 /**
- * Loads one model's vectors into an index with a reader attached. Within the budget: one getAll over
- * the exact blocks (resident tier). Beyond it: one getAll over the coarse blocks only (storage tier).
+ * Records a read while loading: each read its own transaction, so a search's reads (postings, sections)
+ * wait for one batch at most, not for the whole load (IndexedDB serves a database's requests in order).
+ * 256 exact blocks: 4,096 vectors, 1.6 MB of codes at 384 dims.
+ */
+export const LOAD_BATCH = 256;
+
+/** Every record of m, in batches of `batch` records, each batch read in its own transaction. */
+async function readBatched(db: DB, m: string, batch: number, each: (b: VectorBlockRecord) => void): Promise<void> {
+  let from = 0;
+  let open = false;
+  for (;;) {
+    const part = await db.getAll('vectors', IDBKeyRange.bound([m, from], [m, Infinity], open, false), batch);
+    for (const b of part) each(b);
+    if (part.length < batch) return;
+    from = part[part.length - 1]!.f;
+    open = true;
+  }
+}
+
+/**
+ * Loads one model's vectors into an index with a reader attached. Within the budget: the exact blocks
+ * (resident tier). Beyond it: the coarse blocks only (storage tier). Read in batches (readBatched), not
+ * as one snapshot: vectors stored or removed meanwhile are for the caller to apply after (DenseService
+ * logs them while its load runs).
  */
 export async function loadDenseIndex(db: DB, model: string, dim: number, opts: LoadOptions = {}): Promise<DenseIndex> {
   const budget = opts.residentBudget ?? DEFAULT_RESIDENT_BUDGET;
   const skip = opts.skip ?? (() => false);
+  const batch = Math.max(1, opts.batch ?? LOAD_BATCH);
   const words = Math.ceil(dim / 32);
-  // Coarse blocks do not record the model's dimension: the active model's id fixes it.
-  const coarse = (await db.getAll('vectors', range(coarseModel(model)))).filter((b) => b.dim === coarseWidth(dim));
+  const width = coarseWidth(dim);
+  // Coarse blocks do not record the model's dimension: the active model's id fixes it. Read first (1/32
+  // of the exact blocks' bytes at 384 dims): their count decides the tier.
   let n = 0;
-  for (const b of coarse) for (const id of b.ids) if (!skip(id)) n++;
+  let coarseStored = 0;
+  const coarse: VectorBlockRecord[] = [];
+  await readBatched(db, coarseModel(model), Math.max(1, batch >> 4), (b) => {
+    if (b.dim !== width) return;
+    coarse.push(b);
+    coarseStored += b.ids.length;
+    for (const id of b.ids) if (!skip(id)) n++;
+  });
   const reader = new IdbCodeReader(db, model);
   if (n * dim > budget) {
     const index = new DenseIndex(dim, n, 'storage');
@@ -249,28 +282,36 @@ export async function loadDenseIndex(db: DB, model: string, dim: number, opts: L
     index.attachReader(reader);
     return index;
   }
-  const blocks = (await db.getAll('vectors', range(model))).filter((b) => b.dim === dim);
-  let total = 0;
-  let stored = 0;
-  for (const b of blocks) for (const id of b.ids) {
-    stored++;
-    if (!skip(id)) total++;
-  }
-  let coarseStored = 0;
-  for (const b of coarse) coarseStored += b.ids.length;
-  const index = new DenseIndex(dim, Math.max(1024, total));
+  coarse.length = 0;
+  const index = new DenseIndex(dim, Math.max(1024, n));
   index.residentBudget = budget;
-  for (const b of blocks) for (let i = 0; i < b.ids.length; i++) if (!skip(b.ids[i]!)) index.add(b.ids[i]!, b.codes.subarray(i * dim, (i + 1) * dim), b.scales[i]!);
-  if (stored > 0 && coarseStored !== stored) {
-    // Coarse blocks missing or out of step (an earlier layout): rewrite them from the exact ones.
-    const all = blocks.flatMap(unpack).sort((a, b) => a.id - b.id);
-    const tx = db.transaction('vectors', 'readwrite');
-    await tx.store.delete(range(coarseModel(model)));
-    await Promise.all(vectorRecords(model, dim, all).filter((r) => r.m !== model).map((r) => tx.store.put(r)));
-    await tx.done;
-  }
+  let stored = 0;
+  await readBatched(db, model, batch, (b) => {
+    if (b.dim !== dim) return;
+    stored += b.ids.length;
+    for (let i = 0; i < b.ids.length; i++) if (!skip(b.ids[i]!)) index.add(b.ids[i]!, b.codes.subarray(i * dim, (i + 1) * dim), b.scales[i]!);
+  });
+  if (stored > 0 && coarseStored !== stored) await rewriteCoarse(db, model, dim);
   index.attachReader(reader);
   return index;
+}
+
+/**
+ * Coarse blocks missing or out of step (an earlier layout): rewritten from the exact ones, read and
+ * written in one transaction (the batched load's counts may have moved with a write between batches;
+ * this checks them again on one snapshot and rewrites only if they still differ).
+ */
+async function rewriteCoarse(db: DB, model: string, dim: number): Promise<void> {
+  const tx = db.transaction('vectors', 'readwrite');
+  const [blocks, coarse] = await Promise.all([tx.store.getAll(range(model)), tx.store.getAll(range(coarseModel(model)))]);
+  const exact = blocks.filter((b) => b.dim === dim);
+  const count = (bs: VectorBlockRecord[]) => bs.reduce((s, b) => s + b.ids.length, 0);
+  if (count(exact) !== count(coarse.filter((b) => b.dim === coarseWidth(dim)))) {
+    const all = exact.flatMap(unpack).sort((a, b) => a.id - b.id);
+    await tx.store.delete(range(coarseModel(model)));
+    await Promise.all(vectorRecords(model, dim, all).filter((r) => r.m !== model).map((r) => tx.store.put(r)));
+  }
+  await tx.done;
 }
 
 /** Drops every vector of a model, both kinds (after a switch completes, or when the user removes a model). */

@@ -75,6 +75,11 @@ export interface SearchRequest {
    * which then stops at its next step and is answered with the error `superseded`.
    */
   box?: string;
+  /**
+   * Wait for the dense lane's index to load instead of answering without it: the search box asks again
+   * this way, once, after an answer marked `denseLoading`.
+   */
+  awaitDense?: boolean;
 }
 
 export type LaneRanks = { lexical?: number; dense?: number };
@@ -111,6 +116,11 @@ export interface SearchResponse {
   tookMs: number;
   /** Which lanes ran for this query. */
   lanesUsed: { lexical: boolean; dense: boolean };
+  /**
+   * The dense lane is on but its index was still loading (the first search after the worker started):
+   * these results are the lexical lane's alone. Asking again with `awaitDense` gives the hybrid answer.
+   */
+  denseLoading?: true;
   /**
    * Set when words the index does not know were searched as the nearest words it does:
    * "Showing results for `query`; search instead for `original`" (the same request with `exact`).

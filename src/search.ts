@@ -58,6 +58,21 @@ export interface DenseResult {
   timings?: Record<string, number>;
 }
 
+/** What the dense lane answers while its index is still loading (the search goes on without it). */
+export interface DenseLoading {
+  loading: true;
+}
+
+export interface DenseSearchOptions {
+  /**
+   * Resolves once the lexical lane has done its reads: a dense index not loaded yet starts loading then
+   * (its reads would queue the lexical lane's behind them), and is waited for only briefly after.
+   */
+  lexicalDone?: Promise<void>;
+  /** Wait for the index however long it takes to load (SearchRequest.awaitDense). */
+  wait?: boolean;
+}
+
 export interface SearchSource {
   settings: Settings;
   pages(): Promise<ReadonlyMap<string, PageView>>;
@@ -74,7 +89,7 @@ export interface SearchSource {
    */
   sectionPages?: () => Promise<(id: number) => string | undefined>;
   /** The dense lane: null while the model is not loaded or the lane is off (the search runs lexical-only). */
-  dense: ((text: string, k: number, allowed: ReadonlySet<number> | null) => Promise<DenseResult | null>) | null;
+  dense: ((text: string, k: number, allowed: ReadonlySet<number> | null, opts?: DenseSearchOptions) => Promise<DenseResult | DenseLoading | null>) | null;
   /** Index terms within maxEdits of `term`, nearest first (src/spelling.ts); absent: no typo correction. */
   similarTerms?: (term: string, maxEdits: number) => Promise<{ term: string; distance: number }[]>;
   /** Words of the language that are not typos even when the index lacks them ("bread"); absent: none known. */
@@ -216,16 +231,29 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   // The dense lane starts first (its query embedding runs in another process while the lexical lane
   // computes here), with the text as typed; it is asked again only if a typo was corrected.
   const denseOn = settings.denseEnabled && !!src.dense;
-  const denseDone = (r: DenseResult | null) => {
+  let loading = false;
+  const denseDone = (r: DenseResult | DenseLoading | null): DenseResult | null => {
     note('denseAt');
+    if (r && 'loading' in r) {
+      loading = true;
+      return null;
+    }
     for (const [k, v] of Object.entries(r?.timings ?? {})) timings[`dense.${k}`] = round1(v);
     return r;
   };
-  const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed).then(denseDone, () => null) : Promise.resolve(null);
-  const lexical = await lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections, mark);
+  let lexicalReadsDone = () => {};
+  const lexicalDone = new Promise<void>((resolve) => (lexicalReadsDone = resolve));
+  const denseOpts: DenseSearchOptions = { lexicalDone, ...(req.awaitDense ? { wait: true } : {}) };
+  const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : Promise.resolve(null);
+  let lexical: LexicalRun;
+  try {
+    lexical = await lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections, mark);
+  } finally {
+    lexicalReadsDone();
+  }
   mark('lexicalAt');
   const corrected = lexical.plan.words.some((w) => w.correction);
-  const dense = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed).then(denseDone, () => null) : await denseFirst;
+  const dense = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : await denseFirst;
   mark('lanesAt');
   const fused = fuseHybrid({
     lexical: lexical.hits,
@@ -239,6 +267,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const results = await present(src, fused, parsed, lexical.plan, limit, sections, mark);
   mark('presentAt');
   const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null }, timings };
+  if (loading && dense === null) response.denseLoading = true;
   if (corrected) {
     const query = correctedText(req.q, lexical.plan.words);
     if (query !== null) response.corrected = { query, original: req.q };

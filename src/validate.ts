@@ -263,6 +263,10 @@ export function validateSearch(v: unknown): SearchRequest {
     if (typeof v.exact !== 'boolean') fail('exact must be a boolean');
     if (v.exact) out.exact = true;
   }
+  if (v.awaitDense !== undefined) {
+    if (typeof v.awaitDense !== 'boolean') fail('awaitDense must be a boolean');
+    if (v.awaitDense) out.awaitDense = true;
+  }
   if (v.limit !== undefined) {
     if (typeof v.limit !== 'number' || !Number.isFinite(v.limit)) fail('limit must be a number');
     out.limit = Math.max(1, Math.min(200, Math.round(v.limit)));

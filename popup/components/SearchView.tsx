@@ -59,12 +59,23 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         return;
       }
       setStatus({ kind: 'searching' });
-      call('search', { q, limit, box, ...(excludeUrl ? { excludeUrl } : {}), ...(exactFor.current === q ? { exact: true } : {}) })
+      const req = { q, limit, box, ...(excludeUrl ? { excludeUrl } : {}), ...(exactFor.current === q ? { exact: true } : {}) };
+      call('search', req)
         .then((response) => {
           if (mine !== ticket.current) return; // a newer keystroke owns the screen
           setStatus({ kind: 'done', response });
           setSelected(0);
           onQueryChange?.(q);
+          // The first search after the worker started answers by words alone while the meaning index
+          // loads: ask once more, waiting for it, and the hybrid answer replaces this one (unless the
+          // user typed on: a newer keystroke supersedes it in the worker and owns the screen here).
+          if (response.denseLoading) {
+            call('search', { ...req, awaitDense: true })
+              .then((hybrid) => {
+                if (mine === ticket.current) setStatus({ kind: 'done', response: hybrid });
+              })
+              .catch(() => undefined);
+          }
         })
         .catch((e: unknown) => {
           if (mine !== ticket.current) return;
@@ -268,7 +279,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       )}
       {status.kind === 'done' && (
         <div class="search__meta" data-testid="search-meta">
-          {plural(results.length, 'page')} · {formatMs(status.response.tookMs)} · {status.response.lanesUsed.dense ? 'words + meaning' : 'words only'}
+          {plural(results.length, 'page')} · {formatMs(status.response.tookMs)} · {status.response.lanesUsed.dense ? 'words + meaning' : status.response.denseLoading ? 'words only (meaning is loading)' : 'words only'}
         </div>
       )}
       {stats?.modelDownload && (

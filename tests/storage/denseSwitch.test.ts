@@ -61,7 +61,7 @@ describe('dense lane: switching models', () => {
     expect(host.unloads).toEqual([BUNDLED]);
     expect(after.queue).toHaveLength(0);
     expect(new Set(after.vectors.map((v) => v.m.split('\u0000')[0]))).toEqual(new Set([OTHER]));
-    const hits = await dense.search('baking bread in the oven', 5, null);
-    expect(hits?.hits.length).toBeGreaterThan(0);
+    const hits = await dense.search('baking bread in the oven', 5, null, { wait: true });
+    expect(hits && 'hits' in hits ? hits.hits.length : 0).toBeGreaterThan(0);
   }, 60_000);
 });

@@ -211,6 +211,25 @@ describe('the storage tier over IndexedDB', { timeout: 60_000 }, () => {
     expect(await db.count('vectors')).toBe(0);
   });
 
+  it('loads the same index in batches of any size, both tiers, with skipped ids left out', async () => {
+    const db = await freshDb();
+    const ids = Array.from({ length: 700 }, (_, i) => i * 3 + 2);
+    await queue(db, ids);
+    await storeVectors(db, 'm', D, ids.map(real), ids);
+    const skip = (id: number) => id % 7 === 0;
+    const whole = await loadDenseIndex(db, 'm', D, { skip, batch: 1e6 });
+    expect(whole.size).toBe(ids.filter((id) => !skip(id)).length);
+    const q = normalize(Array.from(real(11).codes, (c) => c * real(11).scale))!;
+    for (const batch of [1, 3, 16, 100]) {
+      const parts = await loadDenseIndex(db, 'm', D, { skip, batch });
+      expect([...parts.liveIds()]).toEqual([...whole.liveIds()]);
+      expect(parts.search(q, { k: 20 })).toEqual(whole.search(q, { k: 20 }));
+      const tiered = await loadDenseIndex(db, 'm', D, { skip, batch, residentBudget: 10 * D });
+      expect(tiered.tier).toBe('storage');
+      expect([...tiered.liveIds()]).toEqual([...whole.liveIds()]);
+    }
+  });
+
   it('reads codes from id-aligned blocks with one get each, and from blocks of the earlier layout', async () => {
     const db = await freshDb();
     const ids = [3, 17, 18, 40, 41, 42, 1000];
