@@ -289,7 +289,7 @@ export async function loadDenseIndex(db: DB, model: string, dim: number, opts: L
   await readBatched(db, model, batch, (b) => {
     if (b.dim !== dim) return;
     stored += b.ids.length;
-    for (let i = 0; i < b.ids.length; i++) if (!skip(b.ids[i]!)) index.add(b.ids[i]!, b.codes.subarray(i * dim, (i + 1) * dim), b.scales[i]!);
+    index.addBlock(b.ids, b.codes, b.scales, skip);
   });
   if (stored > 0 && coarseStored !== stored) await rewriteCoarse(db, model, dim);
   index.attachReader(reader);

@@ -311,6 +311,49 @@ export class DenseIndex {
     this.maybeDemote();
   }
 
+  /**
+   * Adds a stored block's vectors (ids ascending, `dim` codes each, one scale each), as add() does each
+   * one, but without a view per vector and, for ids past the last one (a load in id order), without
+   * the search for the slot: the load's inner loop.
+   */
+  addBlock(ids: Uint32Array, codes: Int8Array, scales: Float32Array, skip?: (id: number) => boolean): void {
+    const { dim, words } = this;
+    if (codes.length !== ids.length * dim) throw new Error(`block of ${codes.length} codes for ${ids.length} vectors of ${dim} dims`);
+    for (let v = 0; v < ids.length; v++) {
+      const id = ids[v]!;
+      if (skip?.(id)) continue;
+      const base = v * dim;
+      if (!this.codes || (this.count > 0 && this.ids[this.count - 1]! >= id)) {
+        this.add(id, codes.subarray(base, base + dim), scales[v]!);
+        continue;
+      }
+      this.ensure(this.count + 1);
+      const s = this.count++;
+      this.ids[s] = id;
+      this.alive[s] = 1;
+      this.live++;
+      const out = this.codes;
+      out.set(codes.subarray(base, base + dim), s * dim);
+      let norm = 0;
+      const bits = this.bits;
+      let b = s * words;
+      for (let w = 0; w < words; w++, b++) {
+        let word = 0;
+        const end = Math.min(dim, (w + 1) * 32);
+        for (let i = w * 32, j = 0; i < end; i++, j++) {
+          const c = codes[base + i]!;
+          norm += c * c;
+          if (c > 0) word |= 1 << j;
+        }
+        bits[b] = word >>> 0;
+      }
+      const scale = scales[v]!;
+      this.scales![s] = scale;
+      this.invNorms![s] = norm > 0 ? 1 / (Math.sqrt(norm) * scale) : 0;
+      this.maybeDemote();
+    }
+  }
+
   /** Storage tier only: adds a vector by its sign bits (`words` 32-bit words), as stored coarse codes give them. */
   addBits(id: number, bits: Uint32Array): void {
     if (this.codes) throw new Error('addBits needs the storage tier (the resident tier keeps the int8 codes)');

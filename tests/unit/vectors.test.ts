@@ -435,3 +435,39 @@ describe('DenseIndex storage tier', { timeout: 60_000 }, () => {
     expect(() => new DenseIndex(64, 8, 'storage').addBits(1, new Uint32Array(3))).toThrow(/words/);
   });
 });
+
+describe('DenseIndex.addBlock', () => {
+  it('builds the same index as add() one vector at a time, in any id order, with skipped ids left out (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 70 }),
+        fc.array(fc.array(fc.integer({ min: 0, max: 400 }), { minLength: 1, maxLength: 20 }), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 2, max: 9 }),
+        (dim, groups, skipMod) => {
+          const skip = (id: number) => id % skipMod === 0;
+          const vec = (id: number) => Int8Array.from({ length: dim }, (_, i) => (((id + 1) * 31 + i * 17) % 255) - 127);
+          const one = new DenseIndex(dim, 4);
+          const many = new DenseIndex(dim, 4);
+          for (const g of groups) {
+            const ids = Uint32Array.from(new Set(g)).sort();
+            const codes = new Int8Array(ids.length * dim);
+            ids.forEach((id, i) => codes.set(vec(id), i * dim));
+            const scales = Float32Array.from(ids, (id) => 0.01 + (id % 5) / 100);
+            ids.forEach((id, i) => !skip(id) && one.add(id, vec(id), scales[i]!));
+            many.addBlock(ids, codes, scales, skip);
+          }
+          expect([...many.liveIds()]).toEqual([...one.liveIds()]);
+          const q = normalize(Array.from({ length: dim }, (_, i) => Math.sin(i + 1)))!;
+          expect(many.search(q, { k: 10 })).toEqual(one.search(q, { k: 10 }));
+          const internals = (x: DenseIndex) => x as unknown as { bits: Uint32Array; invNorms: Float32Array; codes: Int8Array; count: number };
+          const [a, b] = [internals(one), internals(many)];
+          expect(b.count).toBe(a.count);
+          expect([...b.bits.subarray(0, a.count * Math.ceil(dim / 32))]).toEqual([...a.bits.subarray(0, a.count * Math.ceil(dim / 32))]);
+          expect([...b.invNorms.subarray(0, a.count)]).toEqual([...a.invNorms.subarray(0, a.count)]);
+          expect([...b.codes.subarray(0, a.count * dim)]).toEqual([...a.codes.subarray(0, a.count * dim)]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
