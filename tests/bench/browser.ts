@@ -268,8 +268,9 @@ export async function keystrokes(page: Page, qs: readonly Query[]): Promise<Keys
  * is closed before every stop too, so the answer also pays creating it and loading the model; by
  * default it stays open across the stop, as an idle stop of the worker leaves it.
  */
-export async function afterRestart(ext: BenchExtension, page: Page, qs: readonly Query[], rounds: number, closeDocument = false): Promise<{ keystroke: KeystrokeTiming[]; message: number[]; startup: number[]; parts: FirstAnswerParts[] }> {
+export async function afterRestart(ext: BenchExtension, page: Page, qs: readonly Query[], rounds: number, closeDocument = false): Promise<{ keystroke: KeystrokeTiming[]; message: number[]; startup: number[]; parts: FirstAnswerParts[]; hybrid: (number | null)[] }> {
   const ks: KeystrokeTiming[] = [];
+  const hybrid: (number | null)[] = [];
   const parts: FirstAnswerParts[] = [];
   const msg: number[] = [];
   const startup: number[] = [];
@@ -286,6 +287,24 @@ export async function afterRestart(ext: BenchExtension, page: Page, qs: readonly
     await stop();
     const k = await keystroke(page, q, false);
     ks.push(k);
+    // An answer by words alone while the dense index loads (SearchResponse.denseLoading): when the
+    // search box's second answer, with both lanes, replaced it (ms from the keydown).
+    hybrid.push(
+      await page.evaluate(`new Promise((resolve) => {
+        const t0 = performance.now();
+        let first = true;
+        const check = () => {
+          const meta = document.querySelector('[data-testid="search-meta"]')?.textContent ?? '';
+          const loading = meta.includes('meaning is loading');
+          if (first && !loading) resolve(null); // the first answer was not words-only
+          else if (!loading) resolve(meta.includes('words + meaning') ? performance.timeOrigin + performance.now() : null);
+          else if (performance.now() - t0 > 30000) resolve(null);
+          else requestAnimationFrame(check);
+          first = false;
+        };
+        check();
+      })`).then((at) => (typeof at === 'number' ? at - k.keyAt : null)),
+    );
     parts.push(firstAnswerParts(k, await ext.evalSw<BootTrace>('globalThis.rereadDebug.bootTrace()')));
     // Message: a bare runtime.sendMessage from the page, round trip.
     const q2 = qs[(r + rounds) % qs.length]!.text;
@@ -308,7 +327,7 @@ export async function afterRestart(ext: BenchExtension, page: Page, qs: readonly
       }),
     );
   }
-  return { keystroke: ks, message: msg, startup, parts };
+  return { keystroke: ks, message: msg, startup, parts, hybrid };
 }
 
 interface BootTrace {

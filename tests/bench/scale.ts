@@ -313,6 +313,9 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
     const denseSearch = dist(denseRuns.search);
     const ksFrame = dist(ks.map((k) => k.toFrame));
     const firstAnswer = dist(restart.keystroke.map((k) => k.toFrame));
+    // The hybrid answer that replaced a words-only first answer (search box's second ask), when there was one.
+    const hybridAfterStop = restart.hybrid.filter((x): x is number => x !== null);
+    const firstHybrid = hybridAfterStop.length ? dist(hybridAfterStop) : null;
     const bytesPerPage = (usage1 - usage0) / pages;
     const diskPerPage = (du1 - du0) / pages;
     const textPerPage = textChars / pages;
@@ -337,6 +340,7 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
         ['engine.search, hybrid (dense on)', ms(denseSearch.median), ms(denseSearch.p95), ''],
         ['keystroke → next frame (search.html, dense on)', ms(ksFrame.median), ms(ksFrame.p95), `${ks.length} queries${ks.failed ? `, ${ks.failed} timed out` : ''}`],
         ['first answer after a worker stop: keystroke → frame', ms(firstAnswer.median), ms(firstAnswer.p95), `${restart.keystroke.length} stops; offscreen document kept (an idle stop leaves it)`],
+        ['  … its words + meaning answer replacing it: keystroke → DOM', firstHybrid ? ms(firstHybrid.median) : '—', firstHybrid ? ms(firstHybrid.p95) : '—', `${hybridAfterStop.length} of ${restart.keystroke.length} first answers were words-only (dense index loading)`],
       ],
     );
     // engine.search, lexical only (posting cache warm), by phase: where its slow queries spend their time.
@@ -416,6 +420,8 @@ export async function runScale(report: Report, opts: ScaleOptions): Promise<Scal
       lexicalSearchPhases: lexPhases.map((p) => ({ ...p, median: round(p.median), p95: round(p.p95), mean: round(p.mean) })),
       keystrokeBreakdown: breakdown.map((b) => ({ part: b.part.trim(), median: round(b.median), p95: round(b.p95) })),
       firstAnswerAfterStopMs: round(firstAnswer.median),
+      firstHybridAfterStopMs: firstHybrid ? round(firstHybrid.median) : null,
+      firstAnswersWordsOnly: hybridAfterStop.length,
       firstAnswerParts,
       firstAnswerTraces: restart.parts,
       captureMsPerPage: round(cap1M.perPage.median),

@@ -35,6 +35,39 @@ describe('dense lane', () => {
     expect(await searchPage(ext, { q: 'zzqvx wqqzy' })).toEqual([]);
   });
 
+  it('after a worker stop, the search box ends on the answer of both lanes (asking again if the first came by words alone)', async () => {
+    const page = await ext.ctx.newPage();
+    // What the page asks the worker and what it answers, as sent (nothing changed).
+    await page.addInitScript(() => {
+      const log: { req: Record<string, unknown>; res: Record<string, unknown> | undefined }[] = [];
+      (window as unknown as { __searches: typeof log }).__searches = log;
+      const send = chrome.runtime.sendMessage.bind(chrome.runtime) as (m: unknown) => Promise<{ ok: boolean; data?: Record<string, unknown> }>;
+      (chrome.runtime as unknown as { sendMessage: unknown }).sendMessage = async (m: { type?: string; payload?: Record<string, unknown> }) => {
+        const reply = await send(m);
+        if (m?.type === 'search') log.push({ req: m.payload ?? {}, res: reply?.data });
+        return reply;
+      };
+    });
+    await page.goto(ext.extensionUrl('search.html'));
+    expect(await ext.stopWorker()).toBeGreaterThan(0);
+    await page.getByTestId('search-input').fill('cake pastry');
+    await expect.poll(() => page.getByTestId('search-meta').textContent(), { timeout: 20_000 }).toContain('words + meaning');
+    const log = await page.evaluate(() => (window as unknown as { __searches: { req: Record<string, unknown>; res: Record<string, unknown> | undefined }[] }).__searches);
+    const last = log.filter((e) => e.req.q === 'cake pastry');
+    expect(last.length).toBeGreaterThan(0);
+    // Each answer marked denseLoading was asked again, waiting for the index, and that answer used both lanes.
+    for (const [i, e] of last.entries()) {
+      if (!e.res?.denseLoading) continue;
+      expect((e.res.lanesUsed as { dense: boolean }).dense).toBe(false);
+      const again = last.slice(i + 1).find((x) => x.req.awaitDense === true);
+      expect(again?.res?.lanesUsed).toEqual({ lexical: true, dense: true });
+    }
+    expect(last.at(-1)!.res?.lanesUsed).toEqual({ lexical: true, dense: true });
+    const rows = await page.evaluate(() => document.querySelectorAll('[data-testid="result"]').length);
+    expect(rows).toBeGreaterThan(0);
+    await page.close();
+  });
+
   it('embeds every chunk exactly once even when the worker is killed again and again', async () => {
     // Queue a large backlog straight through the engine (the capture path after validation).
     const pages = 60;
