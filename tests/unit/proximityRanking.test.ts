@@ -30,7 +30,7 @@ function corpus(seed: number): { src: MemorySource; queries: string[] } {
   const src = new MemorySource();
   for (let p = 0; p < 40; p++) {
     const title = words(1 + Math.floor(r() * 4));
-    const chunks = Array.from({ length: 1 + Math.floor(r() * 4) }, (_, i) => {
+    const chunks = Array.from({ length: 1 + Math.floor(r() * 4) }, () => {
       const heading = words(1 + Math.floor(r() * 3));
       return { headingPath: [title, heading], section: heading, anchor: {}, text: `${title} > ${heading}\n${words(20 + Math.floor(r() * 200))}` };
     });
