@@ -8,7 +8,7 @@ import { countWords } from '../src/chunker.js';
 import type { DenseCalibration } from '../src/hybrid.js';
 import type { CapturePayload, CaptureResponse, SearchRequest, SearchResponse, SiteCount, Stats } from '../src/protocol.js';
 import type { LaneHit } from '../src/rrf.js';
-import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
+import { DEFAULT_SETTINGS, mergeSettings, migrateStoredSettings, type Settings } from '../src/settings.js';
 import { captureAllowed, capturePage, type CaptureSource, type CutBy } from './capture.js';
 import { getDb, type DB } from './db.js';
 import { Delta } from './delta.js';
@@ -131,7 +131,7 @@ export class Engine {
     if (this.settingsCache) return this.settingsCache;
     const db = await this.db();
     const stored = await db.get('meta', 'settings');
-    this.settingsCache = mergeSettings(structuredClone(DEFAULT_SETTINGS) as Settings, stored ?? {});
+    this.settingsCache = mergeSettings(structuredClone(DEFAULT_SETTINGS) as Settings, migrateStoredSettings(stored ?? {}));
     return this.settingsCache;
   }
 
