@@ -73,15 +73,7 @@ export class DeadSet {
   }
 
   has(id: number): boolean {
-    let lo = 0;
-    let hi = this.firsts.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      if (this.firsts[mid]! > id) hi = mid - 1;
-      else if (this.ends[mid]! <= id) lo = mid + 1;
-      else return true;
-    }
-    return false;
+    return this.rangeOf(id) >= 0;
   }
 
   /** Whether every id in [first, end) is dead. */

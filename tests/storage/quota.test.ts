@@ -50,6 +50,32 @@ describe('storage limit', () => {
     expect((await verifyIndex(engine)).ok).toBe(true);
   });
 
+  it('does not forget again while the room the last eviction freed waits for compaction', async () => {
+    const { engine, now } = await filled(20);
+    const quota = 10_000_000;
+    // Near the limit, and the estimate stays there: deletes free room only when LevelDB compacts.
+    let usage = quota * (1 - HEADROOM_FRACTION / 2);
+    engine.storageEstimate = async () => ({ usage, quota });
+    const evicted = Math.ceil(20 * EVICT_FRACTION);
+    await engine.capture('https://example.com/n0', { title: 'n0', lang: 'en', blocks: blocks('newwordzero') }, now + 1000);
+    expect(engine.quotaLog.softEvictions).toBe(evicted);
+    // Captures go on and usage grows a little with each; the evicted share (10% of the usage) is
+    // counted as free already, so nothing more is forgotten.
+    for (let i = 1; i <= 4; i++) {
+      usage += 20_000;
+      await engine.capture(`https://example.com/n${i}`, { title: `n${i}`, lang: 'en', blocks: blocks(`newword${'abcd'[i - 1]}x`) }, now + 1000 + i);
+    }
+    expect(engine.quotaLog.softEvictions).toBe(evicted);
+    // Compaction: the usage falls by what was freed. Then it grows back past the cap: another share goes.
+    usage -= quota * 0.1;
+    await engine.capture('https://example.com/n5', { title: 'n5', lang: 'en', blocks: blocks('newwordfivex') }, now + 1010);
+    expect(engine.quotaLog.softEvictions).toBe(evicted);
+    usage = quota * (1 - HEADROOM_FRACTION / 2);
+    await engine.capture('https://example.com/n6', { title: 'n6', lang: 'en', blocks: blocks('newwordsixx') }, now + 1011);
+    expect(engine.quotaLog.softEvictions).toBeGreaterThan(evicted);
+    expect((await verifyIndex(engine)).ok).toBe(true);
+  });
+
   it('a limit learned from a refused write counts where the estimate overstates the quota', async () => {
     const { db, engine, now } = await filled(10);
     await db.put('meta', { usage: 2_000_000, at: Date.now() }, CEILING_KEY);
