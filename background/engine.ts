@@ -9,7 +9,7 @@ import type { DenseCalibration } from '../src/hybrid.js';
 import { ProtocolError, type CapturePayload, type CaptureResponse, type SearchRequest, type SearchResponse, type SiteCount, type Stats } from '../src/protocol.js';
 import { SupersededError, type DenseLoading, type DenseSearchOptions } from '../src/search.js';
 import type { LaneHit } from '../src/rrf.js';
-import { DEFAULT_SETTINGS, mergeSettings, type Settings } from '../src/settings.js';
+import { DEFAULT_SETTINGS, mergeSettings, migrateStoredSettings, type Settings } from '../src/settings.js';
 import { captureAllowed, capturePage, type CaptureSource, type CutBy } from './capture.js';
 import { getDb, type DB } from './db.js';
 import { Delta } from './delta.js';
@@ -137,7 +137,7 @@ export class Engine {
     if (this.settingsCache) return this.settingsCache;
     const db = await this.db();
     const stored = await traced('settings read', db.get('meta', 'settings'));
-    this.settingsCache = mergeSettings(structuredClone(DEFAULT_SETTINGS) as Settings, stored ?? {});
+    this.settingsCache = mergeSettings(structuredClone(DEFAULT_SETTINGS) as Settings, migrateStoredSettings(stored ?? {}));
     return this.settingsCache;
   }
 

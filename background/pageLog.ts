@@ -112,9 +112,9 @@ export function decodeSnapshot(s: PageTableSnapshot, each: (m: PageMeta, lens: U
       lastVisit: s.lastVisit[i]!,
       firstVisit: s.firstVisit[i]!,
       visitCount: s.visitCount[i]!,
-      chunkIds: Array.from(s.ids.subarray(at, end)),
+      chunkIds: toArray(s.ids, at, end),
     };
-    if (s.hasVisits[i]) m.visits = Array.from(s.visits.subarray(v, vEnd));
+    if (s.hasVisits[i]) m.visits = toArray(s.visits, v, vEnd);
     const e = extra.get(i);
     if (e?.kind) m.kind = e.kind;
     if (e?.fetchSkipped) m.fetchSkipped = e.fetchSkipped;
@@ -144,4 +144,11 @@ export function deletePage(tx: PagesTx, url: string): Promise<unknown> {
 /** The pages store was cleared or rebuilt: no snapshot, no log (the next load reads every page). */
 export function dropPageSnapshot(tx: PagesTx): Promise<unknown> {
   return Promise.all([tx.objectStore('meta').delete(SNAPSHOT_KEY), tx.objectStore('meta').delete(LOG_RANGE())]);
+}
+
+/** `a[from..to)` as a plain array (Array.from over a subarray view costs several times this loop). */
+function toArray(a: Uint32Array | Float64Array, from: number, to: number): number[] {
+  const out = new Array<number>(to - from);
+  for (let i = from; i < to; i++) out[i - from] = a[i]!;
+  return out;
 }

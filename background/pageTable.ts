@@ -50,7 +50,11 @@ export class PageTable {
    */
   private hidden = new Set<string>();
 
-  constructor(private readonly db: () => Promise<DB>) {}
+  /** `snapshot: false` reads every page at each load (a store that is only a getAll, as the eval's). */
+  constructor(
+    private readonly db: () => Promise<DB>,
+    private readonly opts: { snapshot?: boolean } = {},
+  ) {}
 
   private async load(): Promise<Loaded> {
     if (this.loaded) return this.loaded;
@@ -58,7 +62,7 @@ export class PageTable {
     this.loading ??= traced('page table load', (async () => {
       try {
         const db = await this.db();
-        let t = await traced('page table snapshot', this.fromSnapshot(db));
+        let t = this.opts.snapshot === false ? null : await traced('page table snapshot', this.fromSnapshot(db));
         if (t) mark('page table from the snapshot');
         else {
           mark('page table full read');

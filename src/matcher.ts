@@ -9,7 +9,7 @@
  * each query term's stem and checks only those: the same matches without tokenizing every word, with
  * positions exact where matches are near each other. Text with other characters takes `scan`.
  */
-import { forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
+import { FoldMap, forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
 
 /** Query words beyond this many are not told apart (they share the last bit). */
 export const MAX_MATCH_WORDS = 31;
@@ -46,8 +46,9 @@ export class QueryMatcher {
     });
     const probes = new Set<string>();
     for (const t of [...this.byTerm.keys(), ...this.byPart.keys()]) probes.add(t.length > 3 ? t.slice(0, -1) : t);
-    // A probe that holds another finds nothing the other does not.
-    this.probes = [...probes].filter((p) => ![...probes].some((q) => q !== p && p.includes(q)));
+    // A probe that starts with another finds nothing the other does not (hits count where a term may
+    // start: a probe merely inside another one's would be looked for at the wrong places).
+    this.probes = [...probes].filter((p) => ![...probes].some((q) => q !== p && p.startsWith(q)));
   }
 
   /**
@@ -58,8 +59,10 @@ export class QueryMatcher {
    */
   mayMatch(text: string): boolean {
     if (!this.probes.length) return false;
-    if (NON_ASCII.test(text)) return true;
-    const lower = text.toLowerCase();
+    // Other scripts: the folded text, as the tokenizer reads it (a final sigma's case depends on what
+    // follows it in the text, not in the word: such text is a maybe).
+    const lower = (NON_ASCII.test(text) ? FoldMap.of(text).folded : text).toLowerCase();
+    if (lower.includes('ς')) return true;
     for (const p of this.probes) if (lower.includes(p)) return true;
     return false;
   }
@@ -111,21 +114,36 @@ export class QueryMatcher {
   }
 
   /**
-   * `scan`'s matches, found faster on ASCII text: each probe is searched for in the lower-cased text
-   * and the tokenizer's word around each hit (letters, digits and `_`, joined by `.`, `-` or `::`)
-   * checked. Positions are exact between matches up to FAR_CHARS apart (all proximity looks at) and
-   * estimated beyond; `words` is an estimate.
+   * `scan`'s matches, found faster: each probe is searched for in the folded, lower-cased text, and
+   * the tokenizer's word around each hit that starts one of a word's terms (the word's start, or a
+   * part's: after `.`, `-`, `::`, `_`, or at a change of case) checked. Probes are prefixes of the
+   * terms they stand for, so a hit inside a part (`os` in "most") finds nothing a hit at some part's
+   * start does not. Positions are exact between matches up to FAR_CHARS apart (all proximity looks
+   * at) and estimated beyond; `words` is exact for text whose matches lie within FAR_CHARS of each
+   * other and of its ends (a heading: headingMatch divides by it), else an estimate. Text in a script
+   * without spaces (its words are the segmenter's), with characters outside the BMP, or whose lower
+   * case changes length, takes `scan`.
    */
   locate(text: string): TextMatches {
-    if (this.empty || NON_ASCII.test(text)) return this.scan(text);
-    const lower = text.toLowerCase();
+    if (this.empty) return this.scan(text);
+    let t = text;
+    let map: FoldMap | null = null;
+    if (NON_ASCII.test(text)) {
+      if (ASTRAL.test(text)) return this.scan(text);
+      map = FoldMap.of(text);
+      t = map.folded;
+      if (UNSPACED_SCRIPT.test(t) || ASTRAL.test(t)) return this.scan(text);
+    }
+    const lower = t.toLowerCase();
+    if (lower.length !== t.length || lower.includes('ς')) return this.scan(text);
+    const wide = map !== null;
     const found = new Map<number, { end: number; mask: number }>();
     for (const probe of this.probes) {
       for (let at = lower.indexOf(probe); at >= 0; at = lower.indexOf(probe, at + 1)) {
-        if (!isWordCode(lower.charCodeAt(at))) continue;
-        const [s, e] = wordAround(text, at);
+        if (!isWordAt(lower, at, wide) || !partStart(t, at, wide)) continue;
+        const [s, e] = wordAround(t, at, wide);
         if (!found.has(s)) {
-          const m = this.mask(text.slice(s, e));
+          const m = this.mask(t.slice(s, e));
           if (m) found.set(s, { end: e, mask: m });
         }
         at = Math.max(at, e - 1);
@@ -143,14 +161,16 @@ export class QueryMatcher {
     for (const s0 of starts) {
       const f = found.get(s0)!;
       const gap = s0 - prevEnd;
-      n += pos.length ? 1 + (gap > FAR_CHARS ? Math.round(gap / CHARS_PER_WORD) : wordsIn(text, prevEnd, s0)) : wordsIn(text, 0, Math.min(s0, FAR_CHARS)) + (s0 > FAR_CHARS ? Math.round((s0 - FAR_CHARS) / CHARS_PER_WORD) : 0);
+      n += pos.length ? 1 + (gap > FAR_CHARS ? Math.round(gap / CHARS_PER_WORD) : wordsIn(t, prevEnd, s0, wide)) : wordsIn(t, 0, Math.min(s0, FAR_CHARS), wide) + (s0 > FAR_CHARS ? Math.round((s0 - FAR_CHARS) / CHARS_PER_WORD) : 0);
       pos.push(n);
-      start.push(s0);
-      end.push(f.end);
+      start.push(map ? map.start(s0) : s0);
+      end.push(map ? map.end(f.end) : f.end);
       mask.push(f.mask);
       prevEnd = f.end;
     }
-    const words = pos.length ? n + 1 + Math.round((text.length - prevEnd) / CHARS_PER_WORD) : Math.round(text.length / CHARS_PER_WORD);
+    // After the last match: counted when short (a heading's words, which headingMatch divides by), else estimated.
+    const tail = t.length - prevEnd;
+    const words = pos.length ? n + 1 + (tail > FAR_CHARS ? Math.round(tail / CHARS_PER_WORD) : wordsIn(t, prevEnd, t.length, wide)) : Math.round(t.length / CHARS_PER_WORD);
     return { words, pos, start, end, mask };
   }
 }
@@ -160,46 +180,75 @@ const FAR_CHARS = 80;
 const CHARS_PER_WORD = 6;
 
 /** Words that start in text[from, to). */
-function wordsIn(text: string, from: number, to: number): number {
+function wordsIn(text: string, from: number, to: number, wide: boolean): number {
   let n = 0;
   for (let i = from; i < to; ) {
-    if (!isWordCode(text.charCodeAt(i))) {
+    if (!isWordAt(text, i, wide)) {
       i++;
       continue;
     }
     n++;
-    i = wordEnd(text, i);
+    i = wordEnd(text, i, wide);
   }
   return n;
 }
 
-/** The end of the word starting at i (ASCII word characters, joined by `.`, `-` or `::` before more of them). */
-function wordEnd(text: string, i: number): number {
+/** The end of the word starting at i (word characters, joined by `.`, `-` or `::` before more of them). */
+function wordEnd(text: string, i: number, wide: boolean): number {
   const len = text.length;
   for (;;) {
-    while (i < len && isWordCode(text.charCodeAt(i))) i++;
+    while (i < len && isWordAt(text, i, wide)) i++;
     const c = text.charCodeAt(i);
-    if ((c === 46 || c === 45) && i + 1 < len && isWordCode(text.charCodeAt(i + 1))) i += 1;
-    else if (c === 58 && text.charCodeAt(i + 1) === 58 && i + 2 < len && isWordCode(text.charCodeAt(i + 2))) i += 2;
+    if ((c === 46 || c === 45) && i + 1 < len && isWordAt(text, i + 1, wide)) i += 1;
+    else if (c === 58 && text.charCodeAt(i + 1) === 58 && i + 2 < len && isWordAt(text, i + 2, wide)) i += 2;
     else return i;
   }
 }
 
 /** The word holding offset `at` (a word character), as [start, end). */
-function wordAround(text: string, at: number): [number, number] {
+function wordAround(text: string, at: number, wide: boolean): [number, number] {
   let s = at;
   for (;;) {
-    while (s > 0 && isWordCode(text.charCodeAt(s - 1))) s--;
+    while (s > 0 && isWordAt(text, s - 1, wide)) s--;
     const c = text.charCodeAt(s - 1);
-    if ((c === 46 || c === 45) && s >= 2 && isWordCode(text.charCodeAt(s - 2))) s -= 1;
-    else if (c === 58 && text.charCodeAt(s - 2) === 58 && s >= 3 && isWordCode(text.charCodeAt(s - 3))) s -= 2;
+    if ((c === 46 || c === 45) && s >= 2 && isWordAt(text, s - 2, wide)) s -= 1;
+    else if (c === 58 && text.charCodeAt(s - 2) === 58 && s >= 3 && isWordAt(text, s - 3, wide)) s -= 2;
     else break;
   }
-  return [s, wordEnd(text, s)];
+  return [s, wordEnd(text, s, wide)];
 }
 
+/**
+ * Whether a term of the word around `at` may start at `at` (a word character): the word's start, a
+ * part's after a separator, or a change of case ("getElement": `E`; "HTTPServer": `S`), as the
+ * tokenizer cuts compounds. Conservative: any non-ASCII neighbour counts as a possible start.
+ */
+function partStart(text: string, at: number, wide: boolean): boolean {
+  if (at === 0) return true;
+  const p = text.charCodeAt(at - 1);
+  const c = text.charCodeAt(at);
+  if (p > 127 || c > 127) return true;
+  if (!isWordAt(text, at - 1, wide) || p === 95) return true;
+  if (!isUpper(c)) return false;
+  if (isLower(p) || isDigit(p)) return true;
+  return isUpper(p) && isLower(text.charCodeAt(at + 1));
+}
+
+const isUpper = (c: number) => c >= 65 && c <= 90;
+const isLower = (c: number) => c >= 97 && c <= 122;
+const isDigit = (c: number) => c >= 48 && c <= 57;
 const isWordCode = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+/** The tokenizer's word characters beyond ASCII (letters, digits, marks). */
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+/** A word character at i: ASCII's, and in `wide` text also the tokenizer's others. */
+function isWordAt(text: string, i: number, wide: boolean): boolean {
+  const c = text.charCodeAt(i);
+  if (c < 128) return isWordCode(c);
+  return wide && WORD_CHAR.test(text[i]!);
+}
 const NON_ASCII = /[^\x00-\x7f]/;
+const ASTRAL = /[\ud800-\udfff]/;
+const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 export interface TextMatches {
   words: number;

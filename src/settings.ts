@@ -29,6 +29,34 @@ export interface Settings {
     lexicalWeight: number;
     denseWeight: number;
   };
+  /**
+   * Which ranking defaults these settings were saved under (RANKING_DEFAULTS). The worker saves every
+   * setting together, so an earlier default stored this way was never chosen by the user unless the
+   * stored record says so: see migrateStoredSettings.
+   */
+  rankingDefaults: number;
+}
+
+/**
+ * Ranking defaults, numbered: 1 had BM25 k1 1.5; 2 has k1 1.2 (issue #13: better on every class of the
+ * evaluation's tuning corpora, tests/eval/README.md).
+ */
+export const RANKING_DEFAULTS = 2;
+const FORMER_K1: Record<number, number> = { 1: 1.5 };
+
+/**
+ * Stored settings as the worker reads them: settings saved under earlier ranking defaults (no
+ * `rankingDefaults`: version 1) that still hold that version's default k1 get today's (the value was
+ * written along with some other setting, not chosen). Any other value is the user's and stays.
+ */
+export function migrateStoredSettings(stored: unknown): unknown {
+  if (!stored || typeof stored !== 'object') return stored;
+  const s = stored as Record<string, unknown>;
+  const version = typeof s.rankingDefaults === 'number' ? s.rankingDefaults : 1;
+  const ranking = s.ranking && typeof s.ranking === 'object' ? (s.ranking as Record<string, unknown>) : null;
+  if (version >= RANKING_DEFAULTS || !ranking || ranking.k1 !== FORMER_K1[version]) return stored;
+  const { k1: _former, ...rest } = ranking;
+  return { ...s, ranking: rest };
 }
 
 export const DEFAULT_MODEL_MIRROR = 'https://huggingface.co/';
@@ -80,6 +108,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = {
   modelMirror: DEFAULT_MODEL_MIRROR,
   followHistoryDeletes: false,
   ranking: { k1: DEFAULT_BM25.k1, b: DEFAULT_BM25.b, rrfK: DEFAULT_RRF_K, lexicalWeight: 1, denseWeight: 1 },
+  rankingDefaults: RANKING_DEFAULTS,
 };
 
 function num(v: unknown, min: number, max: number, fallback: number): number {
@@ -121,5 +150,7 @@ export function mergeSettings(base: Settings, patch: unknown): Settings {
       lexicalWeight: num(r.lexicalWeight, 0, 10, base.ranking.lexicalWeight),
       denseWeight: num(r.denseWeight, 0, 10, base.ranking.denseWeight),
     },
+    // Always today's: what is merged is valid under the current defaults (stored records are migrated first).
+    rankingDefaults: RANKING_DEFAULTS,
   };
 }

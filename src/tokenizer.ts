@@ -194,7 +194,7 @@ function foldRun(run: string): RunFold {
  * that differ from folding the run whole (composition across characters, e.g. Hangul jamo), the run
  * maps as one block.
  */
-class FoldMap {
+export class FoldMap {
   /** Pieces in folded order: [foldedStart, originalStart, foldedLength, originalLength, linear (1|0)]. */
   private constructor(
     readonly folded: string,

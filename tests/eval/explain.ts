@@ -24,12 +24,16 @@ import { memorySource, MemoryIndex } from './lib/memorySource.js';
 import { NaiveIndex } from './lib/naive.js';
 import { CLASSES, loadQueries, type EvalQuery, type QueryClass } from './lib/queries.js';
 import { f3, table } from './lib/table.js';
+import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js';
+import fs from 'node:fs';
 
 const NOW = Date.UTC(2026, 5, 1);
 
 interface Config {
   name: string;
   lexical: Partial<LexicalOptions>;
+  /** BM25's k1 / b (Settings.ranking), when the what-if names them as `"ranking": {"k1": 1.2}`. */
+  ranking: Partial<Settings['ranking']>;
 }
 
 function args(argv: readonly string[]) {
@@ -41,10 +45,11 @@ function args(argv: readonly string[]) {
   for (const c of classes) if (!CLASSES.includes(c)) throw new Error(`unknown class ${c}`);
   const configs: Config[] = all('--config').map((s) => {
     const eq = s.indexOf('=');
-    return { name: s.slice(0, eq), lexical: JSON.parse(s.slice(eq + 1)) as Partial<LexicalOptions> };
+    const { ranking, ...lexical } = JSON.parse(s.slice(eq + 1)) as Partial<LexicalOptions> & { ranking?: Partial<Settings['ranking']> };
+    return { name: s.slice(0, eq), lexical, ranking: ranking ?? {} };
   });
-  if (!configs.length) configs.push({ name: 'shipped', lexical: {} });
-  return { corpora, classes, configs, show: Number(one('--show') ?? 0), against: one('--against') ?? 'naive', ids: one('--ids')?.split(',') ?? null };
+  if (!configs.length) configs.push({ name: 'shipped', lexical: {}, ranking: {} });
+  return { corpora, classes, configs, show: Number(one('--show') ?? 0), against: one('--against') ?? 'naive', ids: one('--ids')?.split(',') ?? null, json: one('--json') ?? null };
 }
 
 /** Deep-merges a what-if into the shipped lexical options (objects one level down: fields, common, proximity). */
@@ -57,6 +62,24 @@ function merged(w: Partial<LexicalOptions>): Partial<LexicalOptions> {
   return out as Partial<LexicalOptions>;
 }
 
+/** Mean of b - a with a 95% bootstrap interval (2,000 resamples, seeded by the label), and wins / losses. */
+function pairedCell(a: readonly number[], b: readonly number[], label: string): string {
+  const d = a.map((x, i) => b[i]! - x);
+  const n = d.length;
+  const mean = d.reduce((s, x) => s + x, 0) / n;
+  let seed = [...label].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 7) || 1;
+  const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const means: number[] = [];
+  for (let r = 0; r < 2000; r++) {
+    let s = 0;
+    for (let i = 0; i < n; i++) s += d[Math.floor(rand() * n)]!;
+    means.push(s / n);
+  }
+  means.sort((x, y) => x - y);
+  const sign = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(3);
+  return `${sign(mean)} [${sign(means[49]!)}, ${sign(means[1949]!)}] +${d.filter((x) => x > 1e-9).length}/-${d.filter((x) => x < -1e-9).length}`;
+}
+
 interface Listed {
   file: string;
   href: string;
@@ -66,6 +89,8 @@ interface Listed {
 async function main(): Promise<void> {
   const a = args(process.argv.slice(2));
   const rows: string[][] = [];
+  const paired: string[][] = [];
+  const dump: unknown[] = [];
   const details: string[] = [];
   for (const def of a.corpora) {
     const loaded = await loadCorpus(def);
@@ -88,8 +113,8 @@ async function main(): Promise<void> {
       }),
     );
     lists.set('naive', naiveLists);
-    const src = memorySource(idx, null, { lane: 'lexical' });
     for (const c of a.configs) {
+      const src = memorySource(idx, null, { lane: 'lexical', settings: { ...DEFAULT_SETTINGS, ranking: { ...DEFAULT_SETTINGS.ranking, ...c.ranking } } });
       const byQ = new Map<string, Listed[]>();
       const s: QueryScore[] = [];
       for (const q of queries) {
@@ -111,7 +136,15 @@ async function main(): Promise<void> {
         return cls === 'offtopic' ? `no results ${f3(c.noResults)}` : `${f3(c.ndcg10)} / ${f3(c.sectionHit1)}`;
       };
       rows.push([def.name, `${cls} (${n})`, ...names.map(cell)]);
+      // Each configuration after the first against the first, query by query: the mean paired difference
+      // of nDCG@10 with a 95% bootstrap interval, and how many queries it wins and loses (noise is what
+      // an interval spanning 0 says).
+      if (cls !== 'offtopic') {
+        const base = pick(scores.get(a.configs[0]!.name)!).map((x) => x.ndcg10);
+        paired.push([def.name, `${cls} (${n})`, ...names.slice(2).map((nm) => pairedCell(base, pick(scores.get(nm)!).map((x) => x.ndcg10), `${def.name}/${cls}/${nm}`))]);
+      }
     }
+    if (a.json) for (const [nm, s] of scores) queries.forEach((q, i) => dump.push({ corpus: def.name, config: nm, id: q.id, class: q.class, q: q.q, ndcg10: s[i]!.ndcg10, sectionHit1: s[i]!.sectionHit1 }));
     if (a.show > 0) {
       const first = a.configs[0]!.name;
       const other = a.against === 'naive' ? 'naive' : a.configs[Number(a.against)]!.name;
@@ -135,8 +168,13 @@ async function main(): Promise<void> {
       });
     }
   }
-  console.log(`explain (tuning corpora; lexical lane; nDCG@10 / §hit@1) — ${a.configs.map((c) => `${c.name}=${JSON.stringify(c.lexical)}`).join('; ')}`);
+  console.log(`explain (tuning corpora; lexical lane; nDCG@10 / §hit@1) — ${a.configs.map((c) => `${c.name}=${JSON.stringify({ ...c.lexical, ...(Object.keys(c.ranking).length ? { ranking: c.ranking } : {}) })}`).join('; ')}`);
   console.log(table(['corpus', 'class (n)', 'naive', ...a.configs.map((c) => c.name)], rows, ['l', 'l']));
+  if (a.configs.length > 1) {
+    console.log(`\nnDCG@10 against ${a.configs[0]!.name}, query by query: mean difference [95% paired bootstrap interval] +queries won / -lost`);
+    console.log(table(['corpus', 'class (n)', ...a.configs.slice(1).map((c) => c.name)], paired, ['l', 'l']));
+  }
+  if (a.json) fs.writeFileSync(a.json, JSON.stringify(dump));
   if (details.length) console.log(details.join('\n'));
 }
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, mergeSettings, normalizeSitePattern, type Settings } from '../../src/settings.js';
+import { DEFAULT_SETTINGS, mergeSettings, migrateStoredSettings, normalizeSitePattern, RANKING_DEFAULTS, type Settings } from '../../src/settings.js';
 
 const base = (): Settings => structuredClone(DEFAULT_SETTINGS) as Settings;
 
@@ -93,5 +93,35 @@ describe('normalizeSitePattern', () => {
 
   it.each(['', 'exa mple.com', '.example.com', 'a'.repeat(254), 'ex@mple.com', '日本.jp'])('refuses %s', (input) => {
     expect(normalizeSitePattern(input)).toBeNull();
+  });
+});
+
+describe('migrateStoredSettings: settings saved under earlier ranking defaults', () => {
+  const load = (stored: unknown) => mergeSettings(base(), migrateStoredSettings(stored));
+
+  it('moves a stored k1 that was the former default (1.5, saved along with other settings) to today\'s', () => {
+    const old = { paused: true, ranking: { k1: 1.5, b: 0.75, rrfK: 60, lexicalWeight: 1, denseWeight: 1 } };
+    const s = load(old);
+    expect(DEFAULT_SETTINGS.ranking.k1).not.toBe(1.5);
+    expect(s.ranking.k1).toBe(DEFAULT_SETTINGS.ranking.k1);
+    expect(s.paused).toBe(true);
+    expect(s.rankingDefaults).toBe(RANKING_DEFAULTS);
+    expect(old.ranking.k1).toBe(1.5); // the stored record is not modified in place
+  });
+
+  it("keeps a k1 the user chose: another value under the old defaults, or 1.5 saved under today's", () => {
+    expect(load({ ranking: { k1: 2, b: 0.5 } }).ranking).toEqual({ ...DEFAULT_SETTINGS.ranking, k1: 2, b: 0.5 });
+    const chosen = mergeSettings(base(), { ranking: { k1: 1.5 } });
+    expect(chosen.rankingDefaults).toBe(RANKING_DEFAULTS);
+    expect(load(structuredClone(chosen)).ranking.k1).toBe(1.5);
+  });
+
+  it('never throws on garbage', () => {
+    fc.assert(
+      fc.property(fc.anything({ maxDepth: 3 }), (v) => {
+        expect(() => load(v)).not.toThrow();
+      }),
+    );
+    for (const v of [null, undefined, 1, 'x', [], { ranking: null }, { ranking: 'k1' }, { rankingDefaults: 'x', ranking: { k1: 1.5 } }]) expect(() => load(v)).not.toThrow();
   });
 });

@@ -141,7 +141,7 @@ export interface SourceOptions {
 export function memorySource(idx: MemoryIndex, dense: DenseData | null, opts: SourceOptions): SearchSource {
   const settings = opts.settings ?? DEFAULT_SETTINGS;
   const db = { getAll: async () => idx.pageRecords } as unknown as DB;
-  const table = new PageTable(async () => db);
+  const table = new PageTable(async () => db, { snapshot: false });
   const modelCal = modelInfo(settings.model)?.calibration;
   if (!modelCal) throw new Error(`no calibration for ${settings.model}`);
   const calibration: DenseCalibration =
