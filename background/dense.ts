@@ -55,12 +55,12 @@ export class DenseService implements DenseLane {
   private readonly dims = new Map<string, number>();
   private download: DownloadTracker | null = null;
   private indexLoading: Promise<DenseIndex> | null = null;
+  /** Loads started (or dropped): a load finishing after another started, or after a reset, is not kept. */
+  private loads = 0;
   /**
    * Vectors stored and removed while the index loads (its batches are not one snapshot), applied in
    * order once it is there; null when no load runs.
    */
-  /** Loads started (or dropped): a load finishing after another started, or after a reset, is not kept. */
-  private loads = 0;
   private loadLog: ({ id: number; codes: Int8Array; scale: number } | number)[] | null = null;
   private embedders = new Map<string, Promise<Embedder>>();
   private readonly queryCache = new Map<string, Float32Array | null>();
