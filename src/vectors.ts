@@ -501,6 +501,8 @@ export class DenseIndex {
       return d;
     };
     let considered = 0;
+    /** An unrolled pass below reads every slot, dead ones too: they are excluded after it. */
+    let unrolled = false;
     if (subset) {
       for (let c = 0; c < subset.length; c++) {
         const s = subset[c]!;
@@ -523,15 +525,7 @@ export class DenseIndex {
         hist[d]!++;
       }
       considered = n;
-      if (this.holes > 0) {
-        for (let s = 0; s < n; s++) {
-          if (alive[s] === 0) {
-            hist[dists[s]!]!--;
-            dists[s] = EXCLUDED;
-            considered--;
-          }
-        }
-      }
+      unrolled = true;
     } else if (words === 4 && allowed === null) {
       // 100 dims (the bundled model) and up to 128: the same unrolled pass.
       const [q0, q1, q2, q3] = qb as unknown as number[];
@@ -542,15 +536,7 @@ export class DenseIndex {
         hist[d]!++;
       }
       considered = n;
-      if (this.holes > 0) {
-        for (let s = 0; s < n; s++) {
-          if (alive[s] === 0) {
-            hist[dists[s]!]!--;
-            dists[s] = EXCLUDED;
-            considered--;
-          }
-        }
-      }
+      unrolled = true;
     } else {
       for (let s = 0; s < this.count; s++) {
         if (alive[s] === 0 || (allowed !== null && !allowed.has(ids[s]!))) {
@@ -561,6 +547,15 @@ export class DenseIndex {
         dists[s] = d;
         hist[d]!++;
         considered++;
+      }
+    }
+    if (unrolled && this.holes > 0) {
+      for (let s = 0; s < this.count; s++) {
+        if (alive[s] === 0) {
+          hist[dists[s]!]!--;
+          dists[s] = EXCLUDED;
+          considered--;
+        }
       }
     }
     // Threshold: the smallest distance T with at least `hamming` vectors at or under it.
