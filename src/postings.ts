@@ -156,10 +156,10 @@ const scratchTf = new Uint32Array(GROUP);
 const hist = new Int32Array(33);
 
 /** Bytes a stream of `g` values takes at width `b`, from the histogram of their bit lengths. */
-function streamCost(g: number, b: number): number {
+function streamCost(g: number, b: number, top: number): number {
   let cost = 1 + ((g * b + 7) >> 3);
   let exceptions = 0;
-  for (let k = b + 1; k <= 32; k++) {
+  for (let k = b + 1; k <= top; k++) {
     if (!hist[k]) continue;
     exceptions += hist[k]!;
     cost += hist[k]! * (1 + Math.ceil((k - b) / 7)); // index byte, then the high bits as a varint
@@ -174,7 +174,7 @@ function bestWidth(g: number): [number, number] {
   let top = 32;
   while (top > 0 && !hist[top]) top--;
   for (let b = 0; b <= Math.min(top, MAX_WIDTH); b++) {
-    const c = streamCost(g, b);
+    const c = streamCost(g, b, top);
     if (c < bestCost) [best, bestCost] = [b, c];
   }
   return [best, bestCost];
@@ -256,55 +256,64 @@ function readStream(d: Uint8Array, pos: number, out: Uint32Array, at: number, g:
   return pos;
 }
 
-/** Bytes folded varints of entries[from, to) take (the usual tf in the delta's low bit). */
-function foldedCost(entries: readonly PostingEntry[], from: number, to: number, prev: number): number {
+/** Bytes folded varints of ids/tfs[from, to) take (the usual tf in the delta's low bit). */
+function foldedCost(ids: Uint32Array, tfs: Uint32Array, from: number, to: number, prev: number): number {
   let n = 1;
   for (let i = from; i < to; i++) {
-    const e = entries[i]!;
-    const usual = e.tf === USUAL_TF;
-    n += varintBytes((e.id - prev) * 2 + (usual ? 1 : 0)) + (usual ? 0 : varintBytes(e.tf));
-    prev = e.id;
+    const usual = tfs[i] === USUAL_TF;
+    n += varintBytes((ids[i]! - prev) * 2 + (usual ? 1 : 0)) + (usual ? 0 : varintBytes(tfs[i]!));
+    prev = ids[i]!;
   }
   return n;
 }
 
-/** entries[from, to) in the packed codec, deltas from `prev` (the block's key for its first entry). */
-function encodePacked(entries: readonly PostingEntry[], from: number, to: number, prev: number): Uint8Array {
-  const n = to - from;
+/** The entries ids/tfs[0, n) in the packed codec, deltas from `prev` (the block's key for its first entry). */
+function encodePacked(ids: Uint32Array, tfs: Uint32Array, n: number, prev: number): Uint8Array {
   // Per group at most: two stream headers, GROUP values of MAX_WIDTH bits each, exception counts, and
   // every value an exception (index byte and a 5-byte varint) — or folded varints (11 bytes an entry).
   const buf = new Uint8Array(Math.ceil(n / GROUP) * 4 + n * (2 * (MAX_WIDTH / 8) + 12) + 8);
   let pos = 0;
-  for (let s = from; s < to; s += GROUP) {
-    const g = Math.min(GROUP, to - s);
+  for (let s = 0; s < n; s += GROUP) {
+    const g = Math.min(GROUP, n - s);
     let p = prev;
     for (let i = 0; i < g; i++) {
-      const id = entries[s + i]!.id;
+      const id = ids[s + i]!;
       scratch[i] = id - p;
+      scratchTf[i] = (tfs[s + i]! ^ USUAL_TF) >>> 0;
       p = id;
     }
     histogram(scratch, g);
     const [bd, costD] = bestWidth(g);
-    const tfs = scratchTf;
-    for (let i = 0; i < g; i++) tfs[i] = (entries[s + i]!.tf ^ USUAL_TF) >>> 0;
-    histogram(tfs, g);
+    histogram(scratchTf, g);
     const [bt, costT] = bestWidth(g);
-    if (g < GROUP && foldedCost(entries, s, s + g, prev) < costD + costT) {
+    if (g < GROUP && foldedCost(ids, tfs, s, s + g, prev) < costD + costT) {
       buf[pos++] = FOLDED;
       for (let i = s; i < s + g; i++) {
-        const e = entries[i]!;
-        const usual = e.tf === USUAL_TF;
-        pos = writeVarint(buf, pos, (e.id - prev) * 2 + (usual ? 1 : 0));
-        if (!usual) pos = writeVarint(buf, pos, e.tf);
-        prev = e.id;
+        const usual = tfs[i] === USUAL_TF;
+        pos = writeVarint(buf, pos, (ids[i]! - prev) * 2 + (usual ? 1 : 0));
+        if (!usual) pos = writeVarint(buf, pos, tfs[i]!);
+        prev = ids[i]!;
       }
       continue;
     }
     pos = writeStream(buf, pos, scratch, g, bd);
-    pos = writeStream(buf, pos, tfs, g, bt);
+    pos = writeStream(buf, pos, scratchTf, g, bt);
     prev = p;
   }
   return buf.slice(0, pos);
+}
+
+/** Where a block's entries are staged to be encoded (a block holds at most BLOCK_SIZE). */
+const staged = emptyList(BLOCK_SIZE);
+
+/** Stages entries[from, to) at `at`; throws unless ids ascend (from `after`) and fit uint32, tfs too. */
+function stage(entries: readonly PostingEntry[], from: number, to: number, at: number, after: number): void {
+  for (let i = from; i < to; i++, at++) {
+    const e = entries[i]!;
+    if (!(e.id > after && e.id <= 0xffff_ffff && e.tf >= 0 && e.tf <= 0xffff_ffff)) throw new Error(e.id <= after ? 'posting ids must grow' : 'posting out of range');
+    staged.ids[at] = after = e.id;
+    staged.tfs[at] = e.tf;
+  }
 }
 
 /**
@@ -392,7 +401,8 @@ export function encodeBlock(entries: readonly PostingEntry[], first = entries[0]
   if (!entries.length) throw new Error('empty posting block');
   if (entries.length > BLOCK_SIZE) throw new Error('posting block above BLOCK_SIZE');
   if (first > entries[0]!.id) throw new Error('block key above its first entry');
-  return { first, n: entries.length, data: encodePacked(entries, 0, entries.length, first), codec: 'packed' };
+  stage(entries, 0, entries.length, 0, first - 1);
+  return { first, n: entries.length, data: encodePacked(staged.ids, staged.tfs, entries.length, first), codec: 'packed' };
 }
 
 /** The last (largest) chunk id in a block. */
@@ -449,12 +459,19 @@ export function appendToBlock(last: EncodedBlock | undefined, entries: readonly 
   const out: EncodedBlock[] = [];
   let i = 0;
   if (last) {
-    const held = decodeBlock(last);
-    if (entries.length && entries[0]!.id <= held[held.length - 1]!.id) throw new Error('posting ids must grow');
     i = Math.min(Math.max(0, BLOCK_SIZE - last.n), entries.length);
-    out.push(i ? encodeBlock(held.concat(entries.slice(0, i)), last.first) : last);
+    if (!i) out.push(last);
+    else {
+      decodeInto(last, staged, 0);
+      stage(entries, 0, i, last.n, staged.ids[last.n - 1]!);
+      out.push({ first: last.first, n: last.n + i, data: encodePacked(staged.ids, staged.tfs, last.n + i, last.first), codec: 'packed' });
+    }
+    if (i < entries.length && entries[i]!.id <= (i ? entries[i - 1]!.id : lastId(last))) throw new Error('posting ids must grow');
   }
-  for (; i < entries.length; i += BLOCK_SIZE) out.push(encodeBlock(entries.slice(i, Math.min(entries.length, i + BLOCK_SIZE))));
+  for (; i < entries.length; i += BLOCK_SIZE) {
+    if (i && entries[i]!.id <= entries[i - 1]!.id) throw new Error('posting ids must grow');
+    out.push(encodeBlock(entries.slice(i, Math.min(entries.length, i + BLOCK_SIZE))));
+  }
   return out;
 }
 
