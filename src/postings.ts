@@ -267,13 +267,16 @@ function foldedCost(ids: Uint32Array, tfs: Uint32Array, from: number, to: number
   return n;
 }
 
-/** The entries ids/tfs[0, n) in the packed codec, deltas from `prev` (the block's key for its first entry). */
-function encodePacked(ids: Uint32Array, tfs: Uint32Array, n: number, prev: number): Uint8Array {
+/**
+ * The entries ids/tfs[from, n) in the packed codec (`from` a multiple of GROUP), deltas from `prev` (the
+ * block's key for its first entry, else the entry before `from`).
+ */
+function encodePacked(ids: Uint32Array, tfs: Uint32Array, from: number, n: number, prev: number): Uint8Array {
   // Per group at most: two stream headers, GROUP values of MAX_WIDTH bits each, exception counts, and
   // every value an exception (index byte and a 5-byte varint) — or folded varints (11 bytes an entry).
-  const buf = new Uint8Array(Math.ceil(n / GROUP) * 4 + n * (2 * (MAX_WIDTH / 8) + 12) + 8);
+  const buf = new Uint8Array(Math.ceil((n - from) / GROUP) * 4 + (n - from) * (2 * (MAX_WIDTH / 8) + 12) + 8);
   let pos = 0;
-  for (let s = 0; s < n; s += GROUP) {
+  for (let s = from; s < n; s += GROUP) {
     const g = Math.min(GROUP, n - s);
     let p = prev;
     for (let i = 0; i < g; i++) {
@@ -319,50 +322,59 @@ function stage(entries: readonly PostingEntry[], from: number, to: number, at: n
 /**
  * Walks a packed block's layout without decoding it: every header, width, exception index and varint
  * inside the data, every group where it should be, nothing after the last. Throws when it is not.
+ * With `groups`, stops before that group and returns where it starts (an append re-encodes from there).
  */
-function packedLayout(d: Uint8Array, n: number): void {
+function packedLayout(d: Uint8Array, n: number, groups = -1): number {
+  const end = d.length;
   let pos = 0;
-  const bad = (why: string) => new Error(`malformed posting block (${why})`);
-  const varint = () => {
-    for (let k = 0; k < 5; k++) if (pos >= d.length) throw bad('truncated');
-    else if (!(d[pos++]! & 0x80)) return;
-    throw bad('varint too long');
-  };
-  const stream = (g: number) => {
-    if (pos >= d.length) throw bad('truncated');
-    const h = d[pos++]!;
-    const b = h & 0x1f;
-    if (b > MAX_WIDTH || (h & ~(0x1f | HAS_EXCEPTIONS)) !== 0) throw bad(`stream header ${h}`);
-    pos += (g * b + 7) >> 3;
-    if (pos > d.length) throw bad('truncated');
-    if (h & HAS_EXCEPTIONS) {
-      if (pos >= d.length) throw bad('truncated');
-      const count = d[pos++]!;
-      if (count < 1 || count > g) throw bad(`exception count ${count}`);
-      for (let k = 0; k < count; k++) {
-        if (pos >= d.length) throw bad('truncated');
-        if (d[pos++]! >= g) throw bad('exception index');
-        varint();
-      }
-    }
-  };
-  for (let left = n; left > 0; left -= GROUP) {
+  for (let left = n, k = 0; left > 0; left -= GROUP, k++) {
+    if (k === groups) return pos;
     const g = Math.min(GROUP, left);
-    if (pos >= d.length) throw bad('truncated');
+    if (pos >= end) throw malformed('truncated');
     if (d[pos] === FOLDED) {
-      if (left > GROUP) throw bad('folded group before the last');
+      if (left > GROUP) throw malformed('folded group before the last');
       pos++;
       for (let i = 0; i < g; i++) {
         const usual = d[pos]! & 1; // a varint's low bit is its first byte's
-        varint();
-        if (!usual) varint();
+        pos = skipVarint(d, pos);
+        if (!usual) pos = skipVarint(d, pos);
       }
       continue;
     }
-    stream(g);
-    stream(g);
+    for (let stream = 0; stream < 2; stream++) {
+      if (pos >= end) throw malformed('truncated');
+      const h = d[pos++]!;
+      const b = h & 0x1f;
+      if (b > MAX_WIDTH || (h & ~(0x1f | HAS_EXCEPTIONS)) !== 0) throw malformed(`stream header ${h}`);
+      pos += (g * b + 7) >> 3;
+      if (pos > end) throw malformed('truncated');
+      if (h & HAS_EXCEPTIONS) {
+        if (pos >= end) throw malformed('truncated');
+        const count = d[pos++]!;
+        if (count < 1 || count > g) throw malformed(`exception count ${count}`);
+        for (let e = 0; e < count; e++) {
+          if (pos >= end) throw malformed('truncated');
+          if (d[pos++]! >= g) throw malformed('exception index');
+          pos = skipVarint(d, pos);
+        }
+      }
+    }
   }
-  if (pos !== d.length) throw bad(`${d.length - pos} bytes after the last group`);
+  if (groups < 0 && pos !== end) throw malformed(`${end - pos} bytes after the last group`);
+  return pos;
+}
+
+function malformed(why: string): Error {
+  return new Error(`malformed posting block (${why})`);
+}
+
+/** Past the varint at `pos` (at most 5 bytes, all inside `d`). */
+function skipVarint(d: Uint8Array, pos: number): number {
+  for (let k = 0; k < 5; k++) {
+    if (pos >= d.length) throw malformed('truncated');
+    if (!(d[pos++]! & 0x80)) return pos;
+  }
+  throw malformed('varint too long');
 }
 
 function decodePackedInto(block: EncodedBlock, out: PostingList, offset: number, lenOf: LengthOf): number {
@@ -402,7 +414,7 @@ export function encodeBlock(entries: readonly PostingEntry[], first = entries[0]
   if (entries.length > BLOCK_SIZE) throw new Error('posting block above BLOCK_SIZE');
   if (first > entries[0]!.id) throw new Error('block key above its first entry');
   stage(entries, 0, entries.length, 0, first - 1);
-  return { first, n: entries.length, data: encodePacked(staged.ids, staged.tfs, entries.length, first), codec: 'packed' };
+  return { first, n: entries.length, data: encodePacked(staged.ids, staged.tfs, 0, entries.length, first), codec: 'packed' };
 }
 
 /** The last (largest) chunk id in a block. */
@@ -450,10 +462,10 @@ export function decodeBlocks(blocks: readonly EncodedBlock[], lenOf: LengthOf = 
 
 /**
  * Appends entries (ids all greater than the block's) to a term's last block. Returns the blocks to
- * write: the updated last block (same key) and any new blocks once it is full. The last block is
- * decoded and encoded again with its new entries (the packed codec cannot grow in place; a block is at
- * most BLOCK_SIZE entries, microseconds), so the result is byte for byte what encoding all its entries
- * in one go gives, whatever codec the last block was in.
+ * write: the updated last block (same key) and any new blocks once it is full. A packed last block
+ * keeps the bytes of its full groups; its short last group is encoded again with the new entries (a
+ * varint block is encoded again whole, once), so the result is byte for byte what encoding all its
+ * entries in one go gives, and an append costs the new postings and at most GROUP - 1 old ones.
  */
 export function appendToBlock(last: EncodedBlock | undefined, entries: readonly PostingEntry[]): EncodedBlock[] {
   const out: EncodedBlock[] = [];
@@ -464,7 +476,18 @@ export function appendToBlock(last: EncodedBlock | undefined, entries: readonly 
     else {
       decodeInto(last, staged, 0);
       stage(entries, 0, i, last.n, staged.ids[last.n - 1]!);
-      out.push({ first: last.first, n: last.n + i, data: encodePacked(staged.ids, staged.tfs, last.n + i, last.first), codec: 'packed' });
+      // A packed block's full groups do not change: only its last, short group is encoded again, with
+      // the new entries (what encoding the whole block gives: groups are encoded one by one).
+      const keep = last.codec === 'packed' ? Math.floor(last.n / GROUP) : 0;
+      const head = keep ? last.data.subarray(0, packedLayout(last.data, last.n, keep)) : null;
+      const rest = encodePacked(staged.ids, staged.tfs, keep * GROUP, last.n + i, keep ? staged.ids[keep * GROUP - 1]! : last.first);
+      let data = rest;
+      if (head) {
+        data = new Uint8Array(head.length + rest.length);
+        data.set(head);
+        data.set(rest, head.length);
+      }
+      out.push({ first: last.first, n: last.n + i, data, codec: 'packed' });
     }
     if (i < entries.length && entries[i]!.id <= (i ? entries[i - 1]!.id : lastId(last))) throw new Error('posting ids must grow');
   }

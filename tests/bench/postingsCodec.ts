@@ -41,6 +41,9 @@ let textChars = 0;
 const sampled = new Map<string, PostingEntry[][]>();
 let termsSeen = 0;
 const sampleEvery = 40;
+/** Postings kept for timing at most (the 1M run would hold millions otherwise). */
+const SAMPLE_MAX = 2_000_000;
+let sampledEntries = 0;
 
 function emit(term: string, list: PostingEntry[]): void {
   for (const c of Object.keys(codecs) as Codec[]) {
@@ -51,7 +54,13 @@ function emit(term: string, list: PostingEntry[]): void {
   entries += list.length;
   blocks++;
   if (list.length === BLOCK_SIZE) fullEntries += list.length;
-  sampled.get(term)?.push(list);
+  if (sampledEntries < SAMPLE_MAX) {
+    const kept = sampled.get(term);
+    if (kept) {
+      kept.push(list);
+      sampledEntries += list.length;
+    }
+  }
 }
 
 const open = new Map<string, PostingEntry[]>();
