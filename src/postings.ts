@@ -216,6 +216,45 @@ function writeStream(out: Uint8Array, pos: number, vals: Uint32Array, g: number,
 }
 
 /**
+ * Reads a stream without exceptions into `out[at, at + g)`: as running sums from `base` (`sum` 1: id
+ * deltas), or each value xor `base` (`sum` 0: tf codes).
+ */
+function unpackPlain(d: Uint8Array, pos: number, out: Uint32Array, at: number, g: number, base: number, sum: number): number {
+  const b = d[pos++]! & 0x1f;
+  const end = at + g;
+  if (b === 0) {
+    out.fill(base, at, end);
+    return pos;
+  }
+  const mask = 0xffffffff >>> (32 - b);
+  let acc = 0;
+  let have = 0;
+  if (sum) {
+    let id = base;
+    for (let i = at; i < end; i++) {
+      while (have < b) {
+        acc |= d[pos++]! << have;
+        have += 8;
+      }
+      out[i] = id += acc & mask;
+      acc >>>= b;
+      have -= b;
+    }
+  } else {
+    for (let i = at; i < end; i++) {
+      while (have < b) {
+        acc |= d[pos++]! << have;
+        have += 8;
+      }
+      out[i] = (acc & mask) ^ base;
+      acc >>>= b;
+      have -= b;
+    }
+  }
+  return pos;
+}
+
+/**
  * Reads a stream of `g` values written by writeStream into `out[at, at + g)`. The block's layout was
  * checked when it was read (`packedLayout`), so this does no bounds checks of its own.
  */
@@ -397,10 +436,18 @@ function decodePackedInto(block: EncodedBlock, out: PostingList, offset: number,
       }
       pos = r.pos;
     } else {
-      pos = readStream(d, pos, ids, offset, g);
-      for (let i = offset; i < end; i++) ids[i] = id += ids[i]!;
-      pos = readStream(d, pos, tfs, offset, g);
-      for (let i = offset; i < end; i++) tfs[i] = (tfs[i]! ^ USUAL_TF) >>> 0;
+      // The usual group has no exceptions: its ids summed and its tf codes restored as they are unpacked.
+      if (d[pos]! & HAS_EXCEPTIONS) {
+        pos = readStream(d, pos, ids, offset, g);
+        for (let i = offset; i < end; i++) ids[i] = id += ids[i]!;
+      } else {
+        pos = unpackPlain(d, pos, ids, offset, g, id, 1);
+        id = ids[end - 1]!;
+      }
+      if (d[pos]! & HAS_EXCEPTIONS) {
+        pos = readStream(d, pos, tfs, offset, g);
+        for (let i = offset; i < end; i++) tfs[i] = (tfs[i]! ^ USUAL_TF) >>> 0;
+      } else pos = unpackPlain(d, pos, tfs, offset, g, USUAL_TF, 0);
     }
     offset = end;
   }
