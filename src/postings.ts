@@ -79,12 +79,7 @@ function writeVarint(out: Uint8Array, pos: number, v: number): number {
 }
 
 function varintBytes(v: number): number {
-  let n = 1;
-  while (v >= 0x80) {
-    v = Math.floor(v / 128);
-    n++;
-  }
-  return n;
+  return v < 0x80 ? 1 : v < 0x4000 ? 2 : v < 0x20_0000 ? 3 : v < 0x1000_0000 ? 4 : v < 0x8_0000_0000 ? 5 : 6;
 }
 
 /** A cursor over varints (decoding never allocates per entry). */
@@ -167,17 +162,23 @@ function streamCost(g: number, b: number, top: number): number {
   return exceptions ? cost + 1 : cost;
 }
 
-/** The width that makes `vals[0, g)` (histogram in `hist`) cost least, and that cost. */
-function bestWidth(g: number): [number, number] {
+/** The cost bestWidth found for its width. */
+let bestCost = 0;
+
+/** The width that makes `vals[0, g)` (histogram in `hist`) cost least (its cost in `bestCost`). */
+function bestWidth(g: number): number {
   let best = 0;
-  let bestCost = Infinity;
+  bestCost = Infinity;
   let top = 32;
   while (top > 0 && !hist[top]) top--;
   for (let b = 0; b <= Math.min(top, MAX_WIDTH); b++) {
     const c = streamCost(g, b, top);
-    if (c < bestCost) [best, bestCost] = [b, c];
+    if (c < bestCost) {
+      best = b;
+      bestCost = c;
+    }
   }
-  return [best, bestCost];
+  return best;
 }
 
 function histogram(vals: Uint32Array, g: number): void {
@@ -307,13 +308,18 @@ function foldedCost(ids: Uint32Array, tfs: Uint32Array, from: number, to: number
 }
 
 /**
+ * Where a block is encoded before its bytes are copied out. Per group at most: two stream headers,
+ * GROUP values of MAX_WIDTH bits each, exception counts, and every value an exception (index byte and a
+ * 5-byte varint) — or folded varints (11 bytes an entry).
+ */
+const encodeBuffer = new Uint8Array((BLOCK_SIZE / GROUP) * 4 + BLOCK_SIZE * (2 * (MAX_WIDTH / 8) + 12) + 8);
+
+/**
  * The entries ids/tfs[from, n) in the packed codec (`from` a multiple of GROUP), deltas from `prev` (the
  * block's key for its first entry, else the entry before `from`).
  */
 function encodePacked(ids: Uint32Array, tfs: Uint32Array, from: number, n: number, prev: number): Uint8Array {
-  // Per group at most: two stream headers, GROUP values of MAX_WIDTH bits each, exception counts, and
-  // every value an exception (index byte and a 5-byte varint) — or folded varints (11 bytes an entry).
-  const buf = new Uint8Array(Math.ceil((n - from) / GROUP) * 4 + (n - from) * (2 * (MAX_WIDTH / 8) + 12) + 8);
+  const buf = encodeBuffer;
   let pos = 0;
   for (let s = from; s < n; s += GROUP) {
     const g = Math.min(GROUP, n - s);
@@ -325,9 +331,11 @@ function encodePacked(ids: Uint32Array, tfs: Uint32Array, from: number, n: numbe
       p = id;
     }
     histogram(scratch, g);
-    const [bd, costD] = bestWidth(g);
+    const bd = bestWidth(g);
+    const costD = bestCost;
     histogram(scratchTf, g);
-    const [bt, costT] = bestWidth(g);
+    const bt = bestWidth(g);
+    const costT = bestCost;
     if (g < GROUP && foldedCost(ids, tfs, s, s + g, prev) < costD + costT) {
       buf[pos++] = FOLDED;
       for (let i = s; i < s + g; i++) {
