@@ -14,7 +14,11 @@
  *   its tf codes (xor USUAL_TF, so the usual one is 0), each bit-packed at the width that costs least,
  *   the values that do not fit stored apart as exceptions (patched frame of reference, as Lucene and
  *   Tantivy pack 128 documents at a time); a last, short group may instead be varints with the usual tf
- *   folded into the delta's low bit (Lucene's tail), whichever is smaller. About 1.1 bytes an entry in
+ *   folded into the delta's low bit (Lucene's tail), whichever is smaller. A stream is a header byte
+ *   (width, and 0x20 when exceptions follow), the values' low bits LSB first, then the exception count
+ *   and, for each, its index in the group and its high bits as a varint; a folded group is the byte
+ *   0xff, then per entry the varint `delta * 2 + (tf is usual)` and the tf when it is not. A value that
+ *   starts 0, 0 (a count of 0) is refused: it is kept for a later codec. About 1.1 bytes an entry in
  *   full blocks of the synthetic corpus (2.07 as varints). Everything written since is packed; an old
  *   varint block becomes packed when a merge appends to it or a sweep removes from it.
  * A section's length in terms (BM25's document length) is not repeated in every posting of the section:
