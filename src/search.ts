@@ -127,6 +127,19 @@ export interface LexicalOptions {
    * `minWords` words. Absent: off.
    */
   prf?: { docs: number; terms: number; weight: number; minWords: number };
+  /** What-if: the field weights for a query in question form (isQuestion); absent: `fields` for every query. */
+  questionFields?: FieldWeights;
+}
+
+const QUESTION_START =
+  /^(?:how|what|why|when|where|which|who|whom|whose|can|could|do|does|did|is|are|should|would|will|may|wie|was|warum|wieso|weshalb|wann|wo|wer|welche[rsmn]?|kann|können|muss|soll|gibt|ist|sind|comment|pourquoi|quand|où|que|qu|quel|quelle|quels|quelles|qui|combien|est-ce|peut|puis|dois|cómo|qué|por qué|cuándo|dónde|cuál|quién)\b/iu;
+const QUESTION_END = /(?:[?？]|か|かな|ですか|吗|呢)\s*$/u;
+const ZH_QUESTION = /什么|怎么|怎样|哪|为什么|如何|能否|是否|能不能/u;
+
+/** Whether a query is in question form, in the languages Reread's stop words know: a question mark, a question word first, or a question particle. */
+export function isQuestion(text: string): boolean {
+  const t = text.trim();
+  return QUESTION_END.test(t) || QUESTION_START.test(t) || ZH_QUESTION.test(t);
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -255,7 +268,8 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : Promise.resolve(null);
   let lexical: LexicalRun;
   try {
-    lexical = await lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections, mark);
+    const lexQ = lex.questionFields && isQuestion(parsed.text) ? { ...lex, fields: lex.questionFields } : lex;
+    lexical = await lexicalLane(src, words, depth, allowed, lexQ, req.exact === true, sections, mark);
   } finally {
     lexicalReadsDone();
   }
