@@ -42,47 +42,6 @@ export const QUERY_STOPWORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
-/**
- * The closed classes the list above leaves out (what-if `moreStopwords`), from grammar: German and French
- * inflected articles, possessives and pronouns, prepositions, conjunctions, auxiliary and modal verbs,
- * question words, French elided forms (l', d', qu'...; not c', which would take "C"), English modals. Words that are also common
- * content words in another of these languages ("plus", "car", "or") are left out.
- */
-export const MORE_STOPWORDS: ReadonlySet<string> = new Set(
-  (
-    // English
-    'may might must ought ' +
-    // German
-    'kein keine keinem keinen keiner keines diesem diesen dieses jede jedem jeden jeder jedes welcher welches welchem welchen ' +
-    'mein meine meinem meinen meiner meines dein deine sein seine seinem seinen seiner ihre ihrem ihren ihrer unser unsere ' +
-    'mich mir dich dir ihn ihm euch beim gegen ohne seit unter vom während wegen zwischen damit denn doch sondern sowie weil ' +
-    'wann warum weshalb wieso wen wem wessen woher wohin womit wofür worauf woran wozu ' +
-    'seid waren wäre habe haben hast hätte werde wirst wurde wurden würde kannst können könnte musst müssen soll sollte sollen ' +
-    'darf dürfen wollen möchte schon sehr hier dort dann etwa ' +
-    // French
-    'l d j m n s t cet cette mon ton tes sa notre nos leurs quels quelles chaque moi toi lui y dont lequel laquelle lesquels ' +
-    'à chez depuis entre pendant sans sous vers donc ni si lorsque quand puisque pourquoi combien ' +
-    'suis es sommes êtes était étaient sera serait ai as a avons avez ont avait peut peux peuvent pouvez dois doit doivent devez ' +
-    'faut veux veut voulez'
-  ).split(' '),
-);
-
-/**
- * Function words of Japanese and Chinese as the segmenter cuts them (particles, auxiliaries, copulas,
- * question words and markers, pronouns, measure words): closed classes, listed from grammar, not from
- * any query set.
- */
-export const UNSPACED_STOPWORDS: ReadonlySet<string> = new Set(
-  (
-    // Japanese
-    'の は が を に で と も へ や か から まで より ね よ な だ です ます まし でし ませ ん た て し する して され れ られ ら ない ある あり いる い ' +
-    'さ れる られる てい って こと もの など これ それ あれ この その あの どこ 何 なに どう どの どれ どんな いつ 誰 なぜ ため よう ば う お ' +
-    // Chinese
-    '的 了 是 在 和 与 或 也 都 就 而 及 吗 呢 吧 啊 着 过 什么 什么时候 能不能 能否 怎么 怎样 如何 哪 哪些 哪个 哪里 为什么 谁 我 你 他 它 我们 你们 这 那 这个 那个 ' +
-    '这些 那些 有 把 被 让 给 对 从 到 中 上 个 些 会 能 要 想 可以'
-  ).split(' '),
-);
-
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 /** A word of a script written without spaces (its cut is the segmenter's guess, not the writer's). */
@@ -110,12 +69,6 @@ export interface CommonWordOptions {
   minSections: number;
   /** Whether common words add their BM25F score to the sections the other words found. */
   score: boolean;
-  /** Whether MORE_STOPWORDS are stop words too, and a hyphenated word of stop words only ("est-ce", "dois-je") is one. */
-  moreStopwords?: boolean;
-  /** Whether the function words of scripts without spaces (UNSPACED_STOPWORDS) are stop words too. */
-  unspacedStopwords?: boolean;
-  /** Whether common words count in the short fields (heading, ancestors, title) and in the heading match. */
-  commonInFields?: boolean;
 }
 
 export const DEFAULT_COMMON: Readonly<CommonWordOptions> = { commonShare: 1, stopwords: true, minSections: 100, score: true };
@@ -139,13 +92,7 @@ export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
  * must not be answered by every section holding "what is the".
  */
 export function markCommon(words: QueryWord[], df: (term: string) => number, N: number, opts: CommonWordOptions = DEFAULT_COMMON): void {
-  const isStop = (t: string) => QUERY_STOPWORDS.has(t) || (!!opts.moreStopwords && MORE_STOPWORDS.has(t)) || (!!opts.unspacedStopwords && UNSPACED_STOPWORDS.has(t));
-  const stop = words.map((w) => {
-    if (!opts.stopwords) return false;
-    const t = w.text.toLowerCase();
-    if (w.terms.length === 1) return isStop(t);
-    return !!opts.moreStopwords && /^[^-]+(?:-[^-]+)+$/.test(t) && t.split('-').every(isStop);
-  });
+  const stop = words.map((w) => opts.stopwords && w.terms.length === 1 && QUERY_STOPWORDS.has(w.text.toLowerCase()));
   const frequent = words.map((w) => N >= opts.minSections && w.terms.every((t) => df(t) > opts.commonShare * N));
   // Words the index does not know at all (typos) do not count as retrieving words here.
   const retrieves = (common: (i: number) => boolean) => words.some((w, i) => !common(i) && w.terms.some((t) => df(t) > 0));

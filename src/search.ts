@@ -19,13 +19,13 @@ import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
-import { correctedText, DEFAULT_COMMON, markCommon, MORE_STOPWORDS, QUERY_STOPWORDS, UNSPACED_STOPWORDS, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
+import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
 import { bestSnippet, type SnippetQuery } from './snippet.js';
 import { editDistance, maxEditsFor } from './spelling.js';
-import { foldText, tokenize, wordTerms } from './tokenizer.js';
+import { foldText, wordTerms } from './tokenizer.js';
 import { sectionHref } from './url.js';
 
 /** A stored page as search sees it. */
@@ -119,27 +119,6 @@ export interface LexicalOptions {
   /** Whether unknown words of scripts without spaces count against the coverage. */
   coverageUnspaced: boolean;
   typos: boolean;
-  /**
-   * What-if: pseudo-relevance feedback in the manner of RM3 (Lavrenko & Croft's relevance model mixed
-   * with the query): the best `docs` sections' terms, weighted by each section's share of the scores
-   * and the term's share of the section, the `terms` best of them by that weight times idf added to the
-   * query at `weight` (the best at `weight`, the rest in proportion). Only for queries of at least
-   * `minWords` words. Absent: off.
-   */
-  prf?: { docs: number; terms: number; weight: number; minWords: number };
-  /** What-if: the field weights for a query in question form (isQuestion); absent: `fields` for every query. */
-  questionFields?: FieldWeights;
-}
-
-const QUESTION_START =
-  /^(?:how|what|why|when|where|which|who|whom|whose|can|could|do|does|did|is|are|should|would|will|may|wie|was|warum|wieso|weshalb|wann|wo|wer|welche[rsmn]?|kann|können|muss|soll|gibt|ist|sind|comment|pourquoi|quand|où|que|qu|quel|quelle|quels|quelles|qui|combien|est-ce|peut|puis|dois|cómo|qué|por qué|cuándo|dónde|cuál|quién)\b/iu;
-const QUESTION_END = /(?:[?？]|か|かな|ですか|吗|呢)\s*$/u;
-const ZH_QUESTION = /什么|怎么|怎样|哪|为什么|如何|能否|是否|能不能/u;
-
-/** Whether a query is in question form, in the languages Reread's stop words know: a question mark, a question word first, or a question particle. */
-export function isQuestion(text: string): boolean {
-  const t = text.trim();
-  return QUESTION_END.test(t) || QUESTION_START.test(t) || ZH_QUESTION.test(t);
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -268,8 +247,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : Promise.resolve(null);
   let lexical: LexicalRun;
   try {
-    const lexQ = lex.questionFields && isQuestion(parsed.text) ? { ...lex, fields: lex.questionFields } : lex;
-    lexical = await lexicalLane(src, words, depth, allowed, lexQ, req.exact === true, sections, mark);
+    lexical = await lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections, mark);
   } finally {
     lexicalReadsDone();
   }
@@ -360,35 +338,10 @@ async function lexicalLane(
   const retrieve = (q: readonly QueryTerm[]): LexicalHit[] => {
     let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? k * 2 : k, allowed, params, fields: lex.fields });
     if (need > 1) out = out.filter((h) => wordsMatched(h) >= need);
-    if (scoringOnly.length && lex.common.score) out = addScores(out, scoringOnly, stats, { params, fields: lex.common.commonInFields === false ? BODY_ONLY : lex.fields });
+    if (scoringOnly.length && lex.common.score) out = addScores(out, scoringOnly, stats, { params, fields: lex.fields });
     return out.slice(0, k);
   };
   let hits = retrieve(query);
-  if (lex.prf && words.length >= lex.prf.minWords && hits.length) {
-    const fb = hits.slice(0, lex.prf.docs);
-    const unread = fb.map((h) => h.id).filter((id) => !sections.has(id));
-    if (unread.length) for (const v of await src.sections(unread)) sections.set(v.id, v);
-    const total = fb.reduce((a, h) => a + h.score, 0) || 1;
-    const inQuery = new Set(words.flatMap((w) => w.terms));
-    const rm = new Map<string, number>();
-    for (const h of fb) {
-      const v = sections.get(h.id);
-      if (!v) continue;
-      const terms = tokenize(v.text, TOKENIZER);
-      if (!terms.length) continue;
-      const share = h.score / total / terms.length;
-      for (const t of terms) if (!inQuery.has(t) && !QUERY_STOPWORDS.has(t) && !UNSPACED_STOPWORDS.has(t) && !MORE_STOPWORDS.has(t)) rm.set(t, (rm.get(t) ?? 0) + share);
-    }
-    const pool = [...rm].sort((a, b) => b[1] - a[1]).slice(0, lex.prf.terms * 3);
-    const more = await src.postings(pool.map(([t]) => t));
-    const ranked = pool
-      .map(([t, w]) => ({ t, w: w * idf(stats.N, Math.max(1, more.get(t)?.ids.length ?? 0)), list: more.get(t) }))
-      .filter((x) => x.list && x.list.ids.length > 1)
-      .sort((a, b) => b.w - a.w)
-      .slice(0, lex.prf.terms);
-    const top = ranked[0]?.w ?? 0;
-    if (top > 0) hits = retrieve([...query, ...ranked.map((x) => ({ term: x.t, postings: x.list!, weight: (lex.prf!.weight * x.w) / top }))]);
-  }
   mark('bm25At');
 
   // The query's distinct content words, each by the terms that stand for it (a repeated word counts once).
@@ -432,7 +385,6 @@ async function lexicalLane(
     const pq = { words: words.length, content: words.map((w) => !w.common), weight: weights, k1: src.settings.ranking.k1 };
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
     const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
-    const headingWeights = lex.common.commonInFields === false && !allCommon ? weights.map((w, i) => (words[i]!.common ? 0 : w)) : weights;
     // Sections of one page share its title and upper headings: each heading is matched once.
     const headingMatches = new Map<string, { match: number; sequence: boolean }>();
     const rescored = top.map((h) => {
@@ -456,7 +408,7 @@ async function lexicalLane(
           let m = headingMatches.get(heading);
           if (m === undefined) {
             const at = matcher.mayMatch(heading) ? matcher.locate(heading) : null;
-            m = { match: at ? headingMatch(at, headingWeights) : 0, sequence: !!at && sequenceCounts && proximityScore(at, pq, prox).sequence };
+            m = { match: at ? headingMatch(at, weights) : 0, sequence: !!at && sequenceCounts && proximityScore(at, pq, prox).sequence };
             headingMatches.set(heading, m);
           }
           if (m.match > best) best = m.match;
@@ -474,9 +426,6 @@ async function lexicalLane(
   }
   return { hits, plan };
 }
-
-/** Field weights for terms that count in the body only (what-if `common.commonInFields: false`; addScores only). */
-const BODY_ONLY: FieldWeights = { heading: 0, ancestors: 0, title: 0 };
 
 const EMPTY_LIST: PostingList = { ids: new Uint32Array(0), tfs: new Uint32Array(0), lens: new Uint32Array(0) };
 
