@@ -49,6 +49,14 @@ export class PageTable {
    * here, so no search, filter, count or site list shows them, while their records stay until purged.
    */
   private hidden = new Set<string>();
+  /** Bumped by every change to the table or to `hidden`: what the views below were built from. */
+  private version = 0;
+  /**
+   * While a forget's undo window is open (pages hidden), what every search would otherwise rebuild per
+   * keystroke: the visible pages and their section ids (a million ids at 1M sections). Rebuilt only
+   * when `version` moved.
+   */
+  private visibleCache: { version: number; pages: Map<string, PageMeta>; ids: Set<number> | null } | null = null;
 
   /** `snapshot: false` reads every page at each load (a store that is only a getAll, as the eval's). */
   constructor(
@@ -72,7 +80,10 @@ export class PageTable {
           for (const p of all) add(t, meta(p), p.lens);
         }
         for (const f of this.early.splice(0)) f(t);
-        if (epoch === this.epoch) this.loaded = t;
+        if (epoch === this.epoch) {
+          this.loaded = t;
+          this.version++;
+        }
         mark(`page table built: ${t.pages.size} pages`);
         return t;
       } finally {
@@ -170,9 +181,17 @@ export class PageTable {
   async all(): Promise<Map<string, PageMeta>> {
     const all = (await this.load()).pages;
     if (!this.hidden.size) return all;
-    const visible = new Map(all);
-    for (const url of this.hidden) visible.delete(url);
-    return visible;
+    return this.visible(all).pages;
+  }
+
+  /** The pages not hidden (call with the loaded table's pages, synchronously after the load). */
+  private visible(all: Map<string, PageMeta>): { pages: Map<string, PageMeta>; ids: Set<number> | null } {
+    if (this.visibleCache?.version !== this.version) {
+      const pages = new Map(all);
+      for (const url of this.hidden) pages.delete(url);
+      this.visibleCache = { version: this.version, pages, ids: null };
+    }
+    return this.visibleCache;
   }
 
   async get(url: string): Promise<PageMeta | undefined> {
@@ -197,9 +216,11 @@ export class PageTable {
   /** Marks pages as forgotten-pending-purge (or restores them). */
   hide(urls: Iterable<string>): void {
     for (const u of urls) this.hidden.add(u);
+    this.version++;
   }
   unhide(urls: Iterable<string>): void {
     for (const u of urls) this.hidden.delete(u);
+    this.version++;
   }
   /** The stored pages that are hidden. */
   async hiddenPages(): Promise<PageMeta[]> {
@@ -213,6 +234,7 @@ export class PageTable {
 
   /** Keeps the table in step after a write commits (no-op until loaded: the next load reads it). */
   put(p: PageRecord): void {
+    this.version++;
     const f = (t: Loaded) => {
       remove(t, p.url);
       add(t, meta(p), p.lens);
@@ -222,12 +244,14 @@ export class PageTable {
   }
 
   remove(url: string): void {
+    this.version++;
     if (this.loaded) remove(this.loaded, url);
     else if (this.loading) this.early.push((t) => remove(t, url));
   }
 
   reset(): void {
     this.epoch++;
+    this.version++;
     this.loaded = null;
     this.loading = null;
     this.early = [];
@@ -239,11 +263,21 @@ export class PageTable {
   }
 
   /** Allowed chunk ids for the query's filters, or null when nothing is filtered. */
-  async allowedChunks(q: ParsedQuery, excludeUrl?: string): Promise<Set<number> | null> {
+  async allowedChunks(q: ParsedQuery, excludeUrl?: string): Promise<ReadonlySet<number> | null> {
     const filtered = q.sites.length || q.excludeSites.length || q.after !== undefined || q.before !== undefined || excludeUrl || this.hidden.size;
     if (!filtered) return null;
+    const table = (await this.load()).pages;
+    if (!(q.sites.length || q.excludeSites.length || q.after !== undefined || q.before !== undefined || excludeUrl)) {
+      // Only the hidden pages are filtered out (an undo window is open): built once per change.
+      const view = this.visible(table);
+      if (!view.ids) {
+        view.ids = new Set<number>();
+        for (const p of view.pages.values()) for (const id of p.chunkIds) view.ids.add(id);
+      }
+      return view.ids;
+    }
     const allowed = new Set<number>();
-    for (const p of (await this.load()).pages.values()) {
+    for (const p of table.values()) {
       if (this.hidden.has(p.url)) continue;
       if (q.sites.length && !q.sites.some((s) => siteMatches(p.site, s))) continue;
       if (q.excludeSites.some((s) => siteMatches(p.site, s))) continue;

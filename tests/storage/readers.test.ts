@@ -173,6 +173,44 @@ describe('PageTable', () => {
     expect((await table.norms()).get(p1.addedChunkIds[1]!)).toBe(0);
   });
 
+  it('filters out hidden pages (an undo window), the view kept in step with every change and reused while nothing changes', async () => {
+    const db = await freshDb();
+    const now = new Date(2024, 0, 10).getTime();
+    const p1 = await writePage(db, pageInput('https://a.example/1', 'One', ['x', 'y'], now), TOKENIZER);
+    const p2 = await writePage(db, pageInput('https://b.example/2', 'Two', ['x'], now), TOKENIZER);
+    const table = new PageTable(() => Promise.resolve(db));
+    const ids = async (q = 'x') => {
+      const s = await table.allowedChunks(parseQuery(q, now));
+      return s === null ? null : [...s].sort((a, b) => a - b);
+    };
+    expect(await ids()).toBeNull();
+    table.hide(['https://a.example/1']);
+    expect(await ids()).toEqual(p2.addedChunkIds);
+    expect([...(await table.all()).keys()]).toEqual(['https://b.example/2']);
+    // Nothing changed: the same view, not a rebuilt one (what every keystroke in the window asks).
+    expect(await table.allowedChunks(parseQuery('y', now))).toBe(await table.allowedChunks(parseQuery('x', now)));
+    expect(await table.all()).toBe(await table.all());
+    // A capture during the window is visible at once; a removal is gone at once.
+    const p3 = await writePage(db, pageInput('https://c.example/3', 'Three', ['x'], now), TOKENIZER);
+    table.put(p3.page);
+    expect(await ids()).toEqual([...p2.addedChunkIds, ...p3.addedChunkIds]);
+    expect((await table.all()).has('https://c.example/3')).toBe(true);
+    table.remove('https://b.example/2');
+    expect(await ids()).toEqual(p3.addedChunkIds);
+    // Other filters still apply on top of the hidden pages.
+    expect(await ids('x site:c.example')).toEqual(p3.addedChunkIds);
+    expect(await ids('x site:a.example')).toEqual([]);
+    // Undo: the hidden page is back.
+    table.unhide(['https://a.example/1']);
+    expect(await ids()).toBeNull();
+    expect((await table.all()).has('https://a.example/1')).toBe(true);
+    table.hide(['https://c.example/3']);
+    expect(await ids()).toEqual(p1.addedChunkIds);
+    // A reset reloads from the store (b was removed only from the table, so it is back).
+    table.reset();
+    expect(await ids()).toEqual([...p1.addedChunkIds, ...p2.addedChunkIds]);
+  });
+
   it('recovers from a failed load', async () => {
     const db = await freshDb();
     await writePage(db, pageInput('https://a.example/', 'A', ['x']), TOKENIZER);
