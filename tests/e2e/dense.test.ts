@@ -128,11 +128,15 @@ describe('dense lane', () => {
       expect(await page.getByTestId('meaning-pending').textContent()).toBe('No page has these words; still searching by meaning…');
       expect(await page.getByTestId('no-results').count()).toBe(0);
       expect(await meta()).toMatch(/^0 pages · .+ · words only \(meaning is loading\)$/);
-      await page.emulateMedia({ colorScheme: 'light' });
-      await page.screenshot({ path: join(ARTIFACTS, 'screens', 'popup-meaning-pending.png') });
-      if (process.env.UPDATE_DOCS) copyFileSync(join(ARTIFACTS, 'screens', 'popup-meaning-pending.png'), join(ROOT, 'docs/screens', 'popup-meaning-pending.png'));
-      const bad = failing(await runAxe(page));
-      expect(bad, describeViolations(bad)).toEqual([]);
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.waitForTimeout(150);
+        const file = join(ARTIFACTS, 'screens', `popup-meaning-pending-${scheme}.png`);
+        await page.screenshot({ path: file });
+        if (process.env.UPDATE_DOCS) copyFileSync(file, join(ROOT, 'docs/screens', `popup-meaning-pending-${scheme}.png`));
+        const bad = failing(await runAxe(page));
+        expect(bad, describeViolations(bad)).toEqual([]);
+      }
     } finally {
       await release();
     }
