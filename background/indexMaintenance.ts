@@ -37,6 +37,17 @@ export const MERGE_AT = 8;
 export const MAX_BATCH_ENTRIES = 1_500_000;
 /** Quiet time after the last write before a smaller batch merges anyway. */
 export const IDLE_MS = 5_000;
+/**
+ * Captures come first: while one is under way, or one finished less than QUIET_MS ago (a burst of
+ * pages, a backfill), the job waits between steps instead of taking the write lock, so a capture never
+ * queues behind a merge or sweep step (the delta keeps the new pages searchable meanwhile).
+ */
+export const QUIET_MS = 1_000;
+/**
+ * Pending segments past which the job stops waiting for writes to pause (FTS5's crisis merge): readers
+ * hold every pending segment in memory, so a long backfill must not pile them up without bound.
+ */
+export const CRISIS_AT = 4 * MERGE_AT;
 /** Forgotten ids (as a share of live sections) that start a sweep. */
 export const SWEEP_FRACTION = 0.05;
 /** A tombstone older than this starts a sweep whatever the share (forgotten words leave the dictionary). */
@@ -128,6 +139,13 @@ export class IndexMaintenance {
   private running: Promise<void> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private lastWrite = 0;
+  /** Captures under way (writeStarted/writeEnded), and when the last one ended. */
+  private writing = 0;
+  private lastCapture = 0;
+  /** Ends the wait in `quiet` early. */
+  private wake: (() => void) | null = null;
+  /** Times the job waited for captures (tests, benchmarks). */
+  yields = 0;
   private plan: Plan | null = null;
   private stepTerms = 400;
   private stepBlocks = 400;
@@ -152,6 +170,40 @@ export class IndexMaintenance {
   auto = true;
 
   constructor(private readonly engine: Engine) {}
+
+  /** A capture is under way (storePage): the job lets it go first (`yieldToWrites`). */
+  writeStarted(): void {
+    this.writing++;
+  }
+
+  writeEnded(): void {
+    this.writing = Math.max(0, this.writing - 1);
+    this.lastCapture = Date.now();
+    // The delta reached the crisis bound: a job waiting for the captures to pause goes on now.
+    if (this.engine.delta.pending().length >= CRISIS_AT) this.wake?.();
+  }
+
+  /** Whether the next step waits for captures: one is under way or just done, and the delta is not in crisis. */
+  private yieldToWrites(): boolean {
+    return (this.writing > 0 || Date.now() - this.lastCapture < QUIET_MS) && this.engine.delta.pending().length < CRISIS_AT;
+  }
+
+  /** Waits until captures pause (or the delta reaches CRISIS_AT); nothing when forced. */
+  private async quiet(force: boolean): Promise<void> {
+    while (!force && this.yieldToWrites()) {
+      this.yields++;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(done, Math.max(20, QUIET_MS - (Date.now() - this.lastCapture)));
+        const self = this;
+        function done() {
+          clearTimeout(timer);
+          if (self.wake === done) self.wake = null;
+          resolve();
+        }
+        this.wake = done;
+      });
+    }
+  }
 
   /** After a write committed: run soon (a burst of captures merges once they pause, or every MERGE_AT). */
   noteWrite(): void {
@@ -213,6 +265,8 @@ export class IndexMaintenance {
       // the write lock, in a read-only transaction of the index's own stores (a capture's never overlaps
       // them): a capture then waits at most for the step's writes, not for its reads.
       const read = await this.readAhead(db);
+      // A capture that came during the read goes first (the read-ahead is used if still current).
+      await this.quiet(force);
       await engine.exclusive(() => this.mergeStep(db, read));
     }
     else if (await this.sweepWanted(db, force)) await engine.exclusive(() => this.sweepStep(db));
@@ -233,7 +287,7 @@ export class IndexMaintenance {
 
   private async loop(force: boolean): Promise<void> {
     try {
-      while (await this.step(force)) {
+      while ((await this.quiet(force), await this.step(force))) {
         this.lastError = undefined;
         this.keepAlive?.();
         // Let searches and captures in between.
