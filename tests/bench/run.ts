@@ -97,7 +97,7 @@ async function main(): Promise<void> {
       if (!profileDir) throw new Error('capture needs --scale-profile=DIR (a profile kept by the scale part)');
       const dists = (flags.get('capture-dists') ?? 'dist/chrome').split(',').filter(Boolean);
       const res = await runCapture(report, { profileDir: resolve(profileDir), dists, runs: Number(flags.get('capture-runs') ?? 2), pages: Number(flags.get('capture-pages') ?? 30), dense: flags.get('capture-dense') === 'on' });
-      writeJson(`capture-${basename(resolve(profileDir))}`, { machine: m, ...res });
+      writeJson(`capture-write-${basename(resolve(profileDir))}`, { machine: m, ...res });
       noSummary.add('capture');
     } else if (part === 'dayone') {
       const { runDayOne } = await import('./dayone.js');
