@@ -203,13 +203,12 @@ export class IndexMaintenance {
     while (!force && this.yieldToWrites()) {
       this.yields++;
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(done, Math.max(20, QUIET_MS - (Date.now() - this.lastCapture)));
-        const self = this;
-        function done() {
+        const done = () => {
           clearTimeout(timer);
-          if (self.wake === done) self.wake = null;
+          if (this.wake === done) this.wake = null;
           resolve();
-        }
+        };
+        const timer = setTimeout(done, Math.max(20, QUIET_MS - (Date.now() - this.lastCapture)));
         this.wake = done;
       });
     }
