@@ -1,9 +1,10 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { chunkSteps, CHUNKER_VERSION, type Block } from '../../src/chunker.js';
 import { cutSections, type Pace } from '../../src/sections.js';
 import { normalizeBlocks } from '../../src/validate.js';
 import { CHUNKER_VERSION_KEY, Recut, RECUT_KEY, type RecutMark } from '../../background/recut.js';
-import { pageSections, unpackBlocks } from '../../background/sections.js';
+import { isOneStream, oneStream, pageSections, recordBlocks } from '../../background/sections.js';
 import { verifyIndex } from '../../background/verify.js';
 import type { Engine } from '../../background/engine.js';
 import type { DB } from '../../background/db.js';
@@ -52,7 +53,10 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     await capture(engine, 'https://a.example/1', 'heron');
     const rec = (await db.get('sections', 'https://a.example/1'))!;
     expect(rec.cv).toBe(CHUNKER_VERSION);
-    expect(await unpackBlocks(rec.b!)).toEqual(normalizeBlocks(blocksOf('heron')).blocks);
+    // Format 2: the blocks in the record's one stream, beside the sections.
+    expect(rec.b).toBeUndefined();
+    expect(isOneStream(rec.z)).toBe(true);
+    expect(await recordBlocks(rec)).toEqual(normalizeBlocks(blocksOf('heron')).blocks);
     expect(await engine.recut.pending()).toBe(false);
     await engine.recut.run();
     expect(await db.get('meta', CHUNKER_VERSION_KEY)).toBe(CHUNKER_VERSION);
@@ -151,7 +155,10 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     await capture(engine, 'https://a.example/2', 'egret');
     await engine.recut.run();
     const rec = (await db.get('sections', 'https://a.example/1'))!;
-    await db.put('sections', { ...rec, z: new Uint8Array([1, 2, 3]) });
+    // Its texts refer past the end of its blocks (the blocks, in the same stream, still read).
+    const blob = JSON.parse(inflateRawSync(rec.z.subarray(2)).toString()) as { t: unknown[] };
+    blob.t = blob.t.map(() => [0, 1e9]);
+    await db.put('sections', { ...rec, z: oneStream(deflateRawSync(JSON.stringify(blob))) });
     expect((await verifyIndex(engine, false)).problems.some((p) => p.includes('cannot be read'))).toBe(true);
     const recut = new Recut(engine, { version: NEXT, cut: nextCut });
     await recut.run();
