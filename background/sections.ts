@@ -13,9 +13,11 @@
  *   sections and the blocks together (PageBlob), no `b`: one compression context for both (the headings
  *   and section names are found in the blocks), slice starts written relative to the text already
  *   referred to (mostly a small number: sections run through their blocks in order), and a section's
- *   name left out when it is the last heading of its path. 2.3% fewer bytes on the synthetic pages and
- *   3.7% on the Python manual than format 1 (tests/bench/textCodecs.ts), one stream to inflate instead
- *   of two on every read.
+ *   name left out when it is the last heading of its path. 2.1% fewer bytes on the scale part's
+ *   synthetic pages and 3.1% on the Python manual than format 1, compress and read CPU alike
+ *   (tests/bench/textCodecs.ts, bench/results/text-codecs.json); one stream to inflate instead of two.
+ *   Deflate stays the codec: what beats it per page (BWT as bzip2 does, -15% / -9%) is several times
+ *   slower to read back, and searches read sections on every keystroke; see issue 17's notes.
  *
  * Every reader of a section goes through `pageSections`/`sectionsByIds`, which also read the schema 1/2
  * forms (legacy.ts) so search keeps working while migrateV3 converts an old database.
