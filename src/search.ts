@@ -311,7 +311,8 @@ async function lexicalLane(
   mark: (phase: string) => void = () => undefined,
 ): Promise<LexicalRun> {
   const [postings, stats] = await Promise.all([src.postings([...new Set(words.flatMap((w) => w.terms))]), src.corpusStats()]);
-  if (lex.recut && src.unspacedTerms) await recutUnknown(src, words, postings);
+  // "Search instead for" (exact) searches the words as typed: no re-cut, as no typo correction.
+  if (lex.recut && !exact && src.unspacedTerms) await recutUnknown(src, words, postings);
   mark('postingsAt');
   const df = (t: string) => postings.get(t)?.ids.length ?? 0;
   markCommon(words, df, stats.N, lex.common);

@@ -134,6 +134,12 @@ describe('search: a remembered span of Japanese cut mid-word', () => {
     expect(res.corrected?.query).toBe('インストールするかはユーザが選');
   });
 
+  it('"search instead for" (exact) searches the words as typed: no re-cut', async () => {
+    const res = await search(source(pages), { q: '新しいカーネルパッケ', exact: true });
+    expect(res.corrected).toBeUndefined();
+    expect(res.results[0]?.whyMatched ?? []).not.toContain('パッケージ');
+  });
+
   it('without the re-cut the cut words find nothing and another page comes first (the test would catch it off)', async () => {
     const res = await search(source(pages), { q: '新しいカーネルパッケ' }, { lexical: { recut: false } });
     expect(res.results[0]?.url).not.toBe('https://ja.test/kernel');
