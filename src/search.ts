@@ -443,6 +443,9 @@ const EMPTY_LIST: PostingList = { ids: new Uint32Array(0), tfs: new Uint32Array(
 /** Candidate corrections of one word whose postings are read, at most (the nearest, alphabetically). */
 const MAX_CANDIDATES = 16;
 
+/** Fragments of unknown unspaced words looked up per query, at most (src/recut.ts). */
+const MAX_RECUT_FRAGMENTS = 16;
+
 /**
  * Cuts the query's unknown words of scripts without spaces again against the index's terms
  * (src/recut.ts), in place: each run of adjacent such words becomes the index terms it starts with
@@ -454,7 +457,7 @@ async function recutUnknown(src: SearchSource, words: QueryWord[], postings: Map
   if (!words.some(unknown)) return;
   const terms = await src.unspacedTerms!().catch(() => null);
   if (!terms?.size) return;
-  // Runs of adjacent unknown words, last first (so splicing keeps the earlier indexes).
+  // Runs of adjacent unknown words (spliced in last first, so the earlier indexes hold).
   const runs: [number, number][] = [];
   for (let i = 0; i < words.length; i++) {
     if (!unknown(words[i]!)) continue;
@@ -463,7 +466,10 @@ async function recutUnknown(src: SearchSource, words: QueryWord[], postings: Map
     runs.push([i, j]);
     i = j - 1;
   }
-  for (const [from, to] of runs.reverse()) {
+  // Fragments looked up, at most (a hostile query of 2,000 unknown characters must not read thousands of lists).
+  let budget = MAX_RECUT_FRAGMENTS;
+  const replaced: { from: number; to: number; out: QueryWord[] }[] = [];
+  for (const [from, to] of runs) {
     const run = words.slice(from, to);
     const folded = run.map((w) => w.terms[0]!).join('');
     // Offsets in the typed text hold while folding kept the characters (not so for half-width kana).
@@ -475,7 +481,7 @@ async function recutUnknown(src: SearchSource, words: QueryWord[], postings: Map
     for (const p of pieces) {
       const w: QueryWord = { text: p.text, ...(asTyped ? { start: at, end: at + p.text.length } : {}), terms: [p.text], common: false };
       at += p.text.length;
-      if (!p.known && [...p.text].length >= 2) {
+      if (!p.known && [...p.text].length >= 2 && budget-- > 0) {
         const candidates = terms.containing(p.text, MAX_CANDIDATES);
         const fresh = candidates.map((c) => c.term).filter((t) => !postings.has(t));
         if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
@@ -493,8 +499,9 @@ async function recutUnknown(src: SearchSource, words: QueryWord[], postings: Map
       const fresh = pieces.filter((p) => p.known && !postings.has(p.text)).map((p) => p.text);
       if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
     }
-    words.splice(from, to - from, ...out);
+    replaced.push({ from, to, out });
   }
+  for (const { from, to, out } of replaced.reverse()) words.splice(from, to - from, ...out);
 }
 
 /**

@@ -162,6 +162,17 @@ describe('search: a remembered span of Japanese cut mid-word', () => {
     expect(spy).toHaveBeenCalledTimes(1);
   });
 
+  it('looks up at most 16 fragments of a query (a hostile one of many unknown words reads few lists)', async () => {
+    const src = source(pages);
+    const spy = vi.spyOn(UnspacedTerms.prototype, 'containing');
+    // 200 unknown words, each a fragment of カーネル: every one would be looked up.
+    const q = Array.from({ length: 200 }, () => 'ネル').join(' ');
+    const res = await search(src, { q });
+    expect(res.results[0]?.url).toBe('https://ja.test/kernel');
+    expect(spy).toHaveBeenCalledTimes(16);
+    spy.mockRestore();
+  });
+
   it('garbage and hostile queries in unspaced scripts end gracefully', async () => {
     const src = source(pages);
     for (const q of ['猫猫猫猫猫猫猫猫', 'ー'.repeat(5000), '\ud800カーネ\udc00ル', 'の'.repeat(2000), '😀カーネル😀パッケ']) {
