@@ -18,6 +18,7 @@
 import type { CorpusStats, PostingList } from '../src/bm25.js';
 import { blockFromValue, decodeBlocks, emptyList, type LengthOf } from '../src/postings.js';
 import { TermDictionary } from '../src/spelling.js';
+import type { UnspacedTerms } from '../src/recut.js';
 import type { DB } from './db.js';
 import type { Delta, DeltaSnapshot, PendingSegment } from './delta.js';
 import { legacyActive, legacyPostings } from './legacy.js';
@@ -256,6 +257,15 @@ export class LexicalReader {
 
   /** Index terms within maxEdits of `term` (the dictionary is read from the stored terms on first use). */
   async similarTerms(term: string, maxEdits: number): Promise<{ term: string; distance: number }[]> {
+    return (await this.currentTerms()).near(term, maxEdits);
+  }
+
+  /** The index's terms of scripts without spaces (src/recut.ts), from the same dictionary. */
+  async unspacedTerms(): Promise<UnspacedTerms> {
+    return (await this.currentTerms()).unspaced;
+  }
+
+  private async currentTerms(): Promise<TermDictionary> {
     const [dict] = await traced('term dictionary', Promise.all([this.terms(), this.delta.ready()]));
     // Terms of captures not merged yet are only in the pending segments.
     for (const seg of this.delta.pending()) {
@@ -263,7 +273,7 @@ export class LexicalReader {
       for (const t of seg.terms.keys()) dict.add(t);
       this.dictionarySegments.add(seg.seq);
     }
-    return dict.near(term, maxEdits);
+    return dict;
   }
 
   private terms(): Promise<TermDictionary> {

@@ -26,6 +26,7 @@ export function searchSource(engine: Engine, settings: SearchSource['settings'])
     },
     dense: dense ? (text, k, allowed, opts) => traced('dense lane', dense.search(text, k, allowed, opts)) : null,
     similarTerms: (term, maxEdits) => engine.lexical.similarTerms(term, maxEdits),
+    unspacedTerms: () => engine.lexical.unspacedTerms(),
     ...(engine.lexicon ? { lexicon: engine.lexicon } : {}),
   };
 }

@@ -9,6 +9,7 @@ import { indexSection, TOKENIZER } from './indexing.js';
 import type { ParsedQuery } from './query.js';
 import type { PageView, SearchSource, SectionView } from './search.js';
 import { DEFAULT_SETTINGS, type Settings } from './settings.js';
+import type { UnspacedTerms } from './recut.js';
 import { TermDictionary } from './spelling.js';
 import { siteMatches, siteOf } from './url.js';
 
@@ -128,6 +129,10 @@ export class MemorySource implements SearchSource {
 
   async similarTerms(term: string, maxEdits: number): Promise<{ term: string; distance: number }[]> {
     return this.dictionary.near(term, maxEdits);
+  }
+
+  async unspacedTerms(): Promise<UnspacedTerms> {
+    return this.dictionary.unspaced;
   }
 
   async lexicon(): Promise<ReadonlySet<string> | null> {

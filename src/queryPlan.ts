@@ -11,6 +11,8 @@
  * - Typos: a word none of whose terms the index holds, and which is spellable (src/spelling.ts), is
  *   replaced by the nearest index term (fewest edits, then the most sections), weighted below an exact
  *   word. A query whose words are all known costs nothing here.
+ * - Words of scripts without spaces that the index does not know (a remembered span cut mid-word) are
+ *   cut again against the index's terms by search() (src/recut.ts), their fragments corrected like typos.
  */
 import { forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
 import { spellable } from './spelling.js';
@@ -52,6 +54,9 @@ export function unspacedWord(word: string): boolean {
 export interface QueryWord {
   /** The word as typed. */
   text: string;
+  /** Where it lies in the query text, [start, end) (absent for words made up by the plan). */
+  start?: number;
+  end?: number;
   /** Its index terms. */
   terms: string[];
   /** Very common: proximity only (see above). */
@@ -78,7 +83,7 @@ export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
   const out: QueryWord[] = [];
   forEachWordSpan(text, (word, start, end) => {
     const terms = [...new Set(wordTerms(word, tok))];
-    if (terms.length) out.push({ text: text.slice(start, end), terms, common: false });
+    if (terms.length) out.push({ text: text.slice(start, end), start, end, terms, common: false });
   });
   return out;
 }

@@ -26,6 +26,7 @@ import type { PageKind } from './pageKind.js';
 import { bestSnippet, type SnippetQuery } from './snippet.js';
 import { editDistance, maxEditsFor } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
+import { recutRun, type UnspacedTerms } from './recut.js';
 import { sectionHref } from './url.js';
 
 /** A stored page as search sees it. */
@@ -92,6 +93,11 @@ export interface SearchSource {
   dense: ((text: string, k: number, allowed: ReadonlySet<number> | null, opts?: DenseSearchOptions) => Promise<DenseResult | DenseLoading | null>) | null;
   /** Index terms within maxEdits of `term`, nearest first (src/spelling.ts); absent: no typo correction. */
   similarTerms?: (term: string, maxEdits: number) => Promise<{ term: string; distance: number }[]>;
+  /**
+   * The index's terms of scripts without spaces (src/recut.ts), for query words the segmenter cut
+   * differently than the pages; absent: such words are not cut again.
+   */
+  unspacedTerms?: () => Promise<UnspacedTerms>;
   /** Words of the language that are not typos even when the index lacks them ("bread"); absent: none known. */
   lexicon?: () => Promise<ReadonlySet<string> | null>;
 }
@@ -119,6 +125,8 @@ export interface LexicalOptions {
   /** Whether unknown words of scripts without spaces count against the coverage. */
   coverageUnspaced: boolean;
   typos: boolean;
+  /** Whether unknown words of scripts without spaces are cut again against the index's terms (src/recut.ts). */
+  recut: boolean;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -131,6 +139,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   minCoverage: 0.3,
   coverageUnspaced: false,
   typos: true,
+  recut: true,
 };
 
 /** Merges the typed query with the filter controls / URL parameters. */
@@ -302,6 +311,8 @@ async function lexicalLane(
   mark: (phase: string) => void = () => undefined,
 ): Promise<LexicalRun> {
   const [postings, stats] = await Promise.all([src.postings([...new Set(words.flatMap((w) => w.terms))]), src.corpusStats()]);
+  // "Search instead for" (exact) searches the words as typed: no re-cut, as no typo correction.
+  if (lex.recut && !exact && src.unspacedTerms) await recutUnknown(src, words, postings);
   mark('postingsAt');
   const df = (t: string) => postings.get(t)?.ids.length ?? 0;
   markCommon(words, df, stats.N, lex.common);
@@ -431,6 +442,67 @@ const EMPTY_LIST: PostingList = { ids: new Uint32Array(0), tfs: new Uint32Array(
 
 /** Candidate corrections of one word whose postings are read, at most (the nearest, alphabetically). */
 const MAX_CANDIDATES = 16;
+
+/** Fragments of unknown unspaced words looked up per query, at most (src/recut.ts). */
+const MAX_RECUT_FRAGMENTS = 16;
+
+/**
+ * Cuts the query's unknown words of scripts without spaces again against the index's terms
+ * (src/recut.ts), in place: each run of adjacent such words becomes the index terms it starts with
+ * and fragments, each fragment corrected to the nearest term containing it (fewest extra characters,
+ * then the most sections). Their postings join `postings`.
+ */
+async function recutUnknown(src: SearchSource, words: QueryWord[], postings: Map<string, PostingList>): Promise<void> {
+  const unknown = (w: QueryWord) => unspacedWord(w.text) && w.start !== undefined && w.terms.length === 1 && !postings.get(w.terms[0]!)?.ids.length;
+  if (!words.some(unknown)) return;
+  const terms = await src.unspacedTerms!().catch(() => null);
+  if (!terms?.size) return;
+  // Runs of adjacent unknown words (spliced in last first, so the earlier indexes hold).
+  const runs: [number, number][] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (!unknown(words[i]!)) continue;
+    let j = i + 1;
+    while (j < words.length && unknown(words[j]!) && words[j]!.start === words[j - 1]!.end) j++;
+    runs.push([i, j]);
+    i = j - 1;
+  }
+  // Fragments looked up, at most (a hostile query of 2,000 unknown characters must not read thousands of lists).
+  let budget = MAX_RECUT_FRAGMENTS;
+  const replaced: { from: number; to: number; out: QueryWord[] }[] = [];
+  for (const [from, to] of runs) {
+    const run = words.slice(from, to);
+    const folded = run.map((w) => w.terms[0]!).join('');
+    // Offsets in the typed text hold while folding kept the characters (not so for half-width kana).
+    const asTyped = run.map((w) => w.text).join('') === folded;
+    const pieces = recutRun(folded, terms);
+    if (pieces.length === 1 && !pieces[0]!.known && [...pieces[0]!.text].length < 2) continue;
+    const out: QueryWord[] = [];
+    let at = run[0]!.start!;
+    for (const p of pieces) {
+      const w: QueryWord = { text: p.text, ...(asTyped ? { start: at, end: at + p.text.length } : {}), terms: [p.text], common: false };
+      at += p.text.length;
+      if (!p.known && [...p.text].length >= 2 && budget-- > 0) {
+        const candidates = terms.containing(p.text, MAX_CANDIDATES);
+        const fresh = candidates.map((c) => c.term).filter((t) => !postings.has(t));
+        if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
+        let best: { term: string; extra: number } | undefined;
+        for (const c of candidates) {
+          const df = postings.get(c.term)?.ids.length ?? 0;
+          if (!df) continue;
+          if (!best || c.extra < best.extra || (c.extra === best.extra && df > (postings.get(best.term)?.ids.length ?? 0))) best = c;
+        }
+        if (best) w.correction = { term: best.term, distance: best.extra, display: best.term };
+      }
+      out.push(w);
+    }
+    if (pieces.some((p) => p.known)) {
+      const fresh = pieces.filter((p) => p.known && !postings.has(p.text)).map((p) => p.text);
+      if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
+    }
+    replaced.push({ from, to, out });
+  }
+  for (const { from, to, out } of replaced.reverse()) words.splice(from, to - from, ...out);
+}
 
 /**
  * Corrects the words the index does not know (and the language does not either) to their nearest index

@@ -11,6 +11,8 @@
  *   the vocabulary (SymSpell's delete dictionary would be faster still, at several times the memory).
  */
 
+import { UnspacedTerms } from './recut.js';
+
 export const MIN_TYPO_LENGTH = 4;
 
 /** At most this many edits for a word of this length (0: not corrected). */
@@ -69,13 +71,19 @@ export function editDistance(a: string, b: string, max: number): number {
 export class TermDictionary {
   private readonly buckets = new Map<string, string[]>();
   private readonly known = new Set<string>();
+  /** The terms of scripts without spaces, for cutting a query's unknown words in them again. */
+  readonly unspaced = new UnspacedTerms();
 
   get size(): number {
     return this.known.size;
   }
 
   add(term: string): void {
-    if (!spellable(term) || this.known.has(term)) return;
+    if (!spellable(term)) {
+      this.unspaced.add(term);
+      return;
+    }
+    if (this.known.has(term)) return;
     this.known.add(term);
     const key = term[0]! + term.length;
     let b = this.buckets.get(key);

@@ -5,12 +5,12 @@
  * as the results page shows it, is opened in Chromium and must land on the heading of the section that
  * holds the span (judged in the page's DOM, and the heading must be on screen after the navigation).
  * Also: a misspelled word is searched as the nearest word the pages use, the results page says so, and
- * "search instead for" searches the word as typed.
+ * "search instead for" searches the word as typed; a Japanese span cut mid-word finds its section.
  */
-import fs from 'node:fs';
+import fs, { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, searchPage, serve, until, FIXTURES, type Extension, type FixtureServer } from './harness.js';
+import { launch, searchPage, serve, until, ARTIFACTS, FIXTURES, type Extension, type FixtureServer } from './harness.js';
 import { resolveLinkSection } from '../fixtures/anchors/resolveLink.js';
 
 let ext: Extension;
@@ -75,6 +75,30 @@ describe('result links land on the section holding the passage', () => {
     }
     await tab.close();
     expect(misses).toEqual([]);
+  });
+});
+
+describe('a remembered Japanese span cut mid-word (src/recut.ts)', () => {
+  it('finds the section through the cut word, links to it and says what it searched', async () => {
+    const url = server.url('/anchors/ja-kernel.html');
+    const since = Date.now();
+    const page = await ext.ctx.newPage();
+    await page.goto(url, { waitUntil: 'load' });
+    await until(() => inWorker(`engine.captureLog.findLast((e) => e.url === ${JSON.stringify(url)} && e.at >= ${since})`), 'capture of ja-kernel.html');
+    await page.close();
+    const tab = await ext.ctx.newPage();
+    // 「カーネルパッケ」 is no word of the page (the segmenter keeps the katakana run whole); the other
+    // section says 新しい eight times. The index's terms カーネル + パッケージ stand for it.
+    const rows = await searchPage(ext, { q: '新しいカーネルパッケ' }, tab);
+    expect(rows[0]?.href).toBe(`${url}#kernel`);
+    await expect.poll(() => tab.getByTestId('corrected').textContent()).toContain('新しいカーネルパッケージ');
+    // Photographed to be looked at (tests/e2e/artifacts).
+    mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+    await tab.screenshot({ path: join(ARTIFACTS, 'screens', 'search-recut-ja.png') });
+    // "Search instead for" searches the words as typed (no re-cut, no banner again).
+    await tab.getByTestId('search-exact').click();
+    await expect.poll(() => tab.getByTestId('corrected').count()).toBe(0);
+    await tab.close();
   });
 });
 

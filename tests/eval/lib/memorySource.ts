@@ -161,6 +161,7 @@ export function memorySource(idx: MemoryIndex, dense: DenseData | null, opts: So
         return s ? [{ id: s.id, url: s.url, headingPath: s.headingPath, section: s.section, anchor: s.anchor, ...(s.parts ? { parts: s.parts } : {}), text: s.text }] : [];
       }),
     similarTerms: async (term, maxEdits) => idx.dictionary().near(term, maxEdits),
+    unspacedTerms: async () => idx.dictionary().unspaced,
     lexicon: async () => bundledLexicon(),
     dense: runDense
       ? async (text, k, allowed) => {
