@@ -88,9 +88,16 @@ export class DenseService implements DenseLane {
     return s?.model ?? null;
   }
 
-  /** Must be awaited once at start so queueModel() knows the settings. */
+  /** Must be awaited once at start so queueModel() knows the settings (all a search needs of it). */
   async init(): Promise<void> {
     await this.activeModel();
+  }
+
+  /**
+   * Embedding goes on with a backlog a stopped worker left. Not part of init: counting the queue is a
+   * read the first search need not wait for (background/main.ts runs it after the first reads).
+   */
+  async resumeBacklog(): Promise<void> {
     if ((await this.pending()) > 0) this.onChunksAdded();
   }
 

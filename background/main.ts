@@ -42,7 +42,7 @@ const engine = new Engine();
 const dense = new DenseService(engine, embedderHost);
 engine.dense = dense;
 engine.lexicon = bundledLexicon;
-// Settings are read once at start; a backlog left by a killed worker resumes right away.
+// What every message waits for: the settings (the dense lane's model choice) and the forget marks.
 const ready = traced('ready', Promise.all([
   traced('dense.init', dense.init()).catch((e: unknown) => console.warn('reread: dense lane init', e)),
   // Pages marked forgotten are hidden before any message is answered (a restart inside an undo window).
@@ -54,7 +54,12 @@ engine.maintenance.keepAlive = () => void browser.runtime.getPlatformInfo().catc
 engine.maintenance.schedule(2_000);
 // What the first search reads whatever it asks — the page table (section lengths, owners), the delta and
 // the corpus statistics — is read now, while the message that woke the worker waits for `ready`.
-void Promise.all([engine.pages.norms(), engine.delta.ready(), engine.lexical.corpusStats()]).catch(() => undefined);
+const firstReads = Promise.allSettled([engine.pages.norms(), engine.delta.ready(), engine.lexical.corpusStats()]);
+// An embedding backlog left by a stopped worker resumes once those are in (counting the queue would
+// take its turn among the first search's reads).
+void Promise.allSettled([ready, firstReads])
+  .then(() => dense.resumeBacklog())
+  .catch((e: unknown) => console.warn('reread: embedding backlog', e));
 
 const dayOne = new DayOne(engine, pageReader);
 
