@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { appendToBlock, BLOCK_SIZE, blockFromValue, blockValue, decodeBlock, decodeBlocks, decodeLegacyBlocks, decodeSegment, encodeBlock, encodeSegment, lastId, removeFromBlock, type EncodedBlock, type PostingEntry } from '../../src/postings.js';
+import { readFileSync } from 'node:fs';
+import { appendToBlock, BLOCK_SIZE, blockFromValue, blockValue, decodeBlock, decodeBlocks, decodeLegacyBlocks, decodeSegment, encodeBlock, encodeSegment, encodeVarintBlock, GROUP, lastId, removeFromBlock, USUAL_TF, type EncodedBlock, type PostingEntry } from '../../src/postings.js';
+import { tfCode } from '../../src/indexing.js';
 
 /**
  * Section lengths are not stored in postings (they come from the norms while decoding): the tests give
@@ -15,7 +17,7 @@ const entriesArb = (min = 0, maxLength = 1200) =>
     .chain((ids) =>
       fc.tuple(
         fc.constant(ids.sort((a, b) => a - b)),
-        fc.array(fc.tuple(fc.oneof(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 0xffff_ffff })), fc.integer({ min: 0, max: 0xffff_ffff })), {
+        fc.array(fc.tuple(fc.oneof(fc.constant(USUAL_TF), fc.integer({ min: 1, max: 5 }), fc.integer({ min: 1, max: 40 }), fc.integer({ min: 1, max: 0xffff_ffff })), fc.integer({ min: 0, max: 0xffff_ffff })), {
           minLength: ids.length,
           maxLength: ids.length,
         }),
@@ -47,15 +49,36 @@ describe('encodeBlock / decodeBlock', { timeout: 30_000 }, () => {
     );
   });
 
-  it('is compact for dense ids and small numbers: two bytes an entry, no length stored', () => {
-    const entries = Array.from({ length: 100 }, (_, i) => ({ id: 1000 + i, tf: 1, len: 100 }));
-    expect(encodeBlock(entries).data.length).toBe(200);
+  it('is compact for dense ids and the usual tf: a bit an entry, no length stored', () => {
+    const entries = Array.from({ length: 100 }, (_, i) => ({ id: 1000 + i, tf: USUAL_TF, len: 100 }));
+    // Deltas 0, 1, 1, ...: 1 bit each (13 bytes) and a header; the tf codes all usual: a header only.
+    expect(encodeBlock(entries).data.length).toBe(15);
     expect(decodeBlock(encodeBlock(entries), () => 100)).toEqual(entries);
     expect(decodeBlock(encodeBlock(entries)).map((e) => e.len)).toEqual(entries.map(() => 0));
   });
 
-  it('refuses an empty block and a key above the first entry', () => {
+  it('packs the usual tf code to nothing: it is the code of one body occurrence', () => {
+    expect(USUAL_TF).toBe(tfCode(1, false, false, false));
+  });
+
+  it('keeps a short last group as varints when that is smaller (rare terms: a few far-apart ids)', () => {
+    const entries = [3, 90_000, 400_000].map((id) => ({ id, tf: USUAL_TF, len: 0 }));
+    const block = encodeBlock(entries);
+    // Folded: the group marker, then each delta with the usual tf in its low bit (1 + 3 + 3 bytes).
+    expect(block.data.length).toBe(1 + 1 + 3 + 3);
+    expect(decodeBlock(block)).toEqual(entries);
+  });
+
+  it('stores values wider than the packed width as exceptions', () => {
+    const entries = Array.from({ length: GROUP }, (_, i) => ({ id: i === 70 ? 0xffff_fff0 : i + 1, tf: i === 5 ? 0xffff_ffff : USUAL_TF, len: 0 })).sort((a, b) => a.id - b.id);
+    const block = encodeBlock(entries);
+    expect(block.data.length).toBeLessThan(40);
+    expect(decodeBlock(block)).toEqual(entries);
+  });
+
+  it('refuses an empty block, more than BLOCK_SIZE entries and a key above the first entry', () => {
     expect(() => encodeBlock([])).toThrow();
+    expect(() => encodeBlock(Array.from({ length: BLOCK_SIZE + 1 }, (_, i) => ({ id: i, tf: 8, len: 0 })))).toThrow();
     expect(() => encodeBlock([{ id: 5, tf: 1, len: 1 }], 6)).toThrow();
   });
 
@@ -233,6 +256,170 @@ describe('stored blocks (blockValue / blockFromValue)', { timeout: 30_000 }, () 
     const big = blockValue(encodeBlock(Array.from({ length: 3 }, (_, i) => ({ id: i, tf: 1, len: 0 }))));
     big[0] = 0x80 | 0x7f; // a varint of more than BLOCK_SIZE
     expect(() => blockFromValue(0, big)).toThrow(/malformed/);
+  });
+});
+
+describe('blocks users already have: the varint codec (tests/fixtures/postings-v3-varint.json)', { timeout: 30_000 }, () => {
+  const fixture = JSON.parse(readFileSync(new URL('../fixtures/postings-v3-varint.json', import.meta.url), 'utf8')) as { blocks: { term: string; first: number; value: string; ids: number[]; tfs: number[] }[] };
+  const stored = fixture.blocks.map((b) => ({ ...b, value: Uint8Array.from(Buffer.from(b.value, 'base64')) }));
+  const entriesOf = (b: (typeof stored)[number]): PostingEntry[] => b.ids.map((id, i) => ({ id, tf: b.tfs[i]!, len: L(id) }));
+
+  it('has blocks of every shape: full, partial, single entries, a key below its first entry', () => {
+    expect(stored.some((b) => b.ids.length === BLOCK_SIZE)).toBe(true);
+    expect(stored.some((b) => b.ids.length === 1)).toBe(true);
+    expect(stored.some((b) => b.first < b.ids[0]!)).toBe(true);
+    expect(stored.every((b) => b.value[0] !== 0)).toBe(true); // no marker: the count comes first
+  });
+
+  it('decode to the entries they were written from', () => {
+    for (const b of stored) {
+      const block = blockFromValue(b.first, b.value);
+      expect(block.codec).toBeUndefined();
+      expect(decodeBlock(block, L)).toEqual(entriesOf(b));
+      expect(lastId(block)).toBe(b.ids.at(-1));
+    }
+  });
+
+  it('are stored back byte for byte when nothing changes them', () => {
+    for (const b of stored) {
+      const block = blockFromValue(b.first, b.value);
+      expect(blockValue(block)).toEqual(b.value);
+      expect(removeFromBlock(block, () => false)).toBe(block);
+    }
+  });
+
+  it('read as one list with packed blocks after them', () => {
+    const byTerm = new Map<string, typeof stored>();
+    for (const b of stored) byTerm.set(b.term, [...(byTerm.get(b.term) ?? []), b]);
+    for (const blocks of byTerm.values()) {
+      const old = blocks.map((b) => blockFromValue(b.first, b.value));
+      const last = blocks.at(-1)!.ids.at(-1)!;
+      const more = Array.from({ length: 700 }, (_, i) => ({ id: last + 1 + i * 3, tf: i % 5 ? USUAL_TF : 17, len: L(last + 1 + i * 3) }));
+      const fresh = appendToBlock(undefined, more).map((b) => blockFromValue(b.first, blockValue(b)));
+      expect(fresh.every((b) => b.codec === 'packed')).toBe(true);
+      const list = decodeBlocks([...old, ...fresh], L);
+      const want = [...blocks.flatMap(entriesOf), ...more];
+      expect([...list.ids]).toEqual(want.map((e) => e.id));
+      expect([...list.tfs]).toEqual(want.map((e) => e.tf));
+      expect([...list.lens]).toEqual(want.map((e) => e.len));
+    }
+  });
+
+  it('become packed when a merge appends to them or a sweep removes from them, losing nothing', () => {
+    for (const b of stored) {
+      const block = blockFromValue(b.first, b.value);
+      const next = b.ids.at(-1)! + 1;
+      const appended = appendToBlock(block, [{ id: next, tf: USUAL_TF, len: L(next) }]);
+      if (block.n < BLOCK_SIZE) {
+        expect(appended[0]!.codec).toBe('packed');
+        expect(appended[0]!.first).toBe(b.first);
+      }
+      expect(appended.flatMap((x) => decodeBlock(blockFromValue(x.first, blockValue(x)), L))).toEqual([...entriesOf(b), { id: next, tf: USUAL_TF, len: L(next) }]);
+      const kept = removeFromBlock(block, (id) => id === b.ids[0]);
+      if (b.ids.length === 1) expect(kept).toBeNull();
+      else {
+        expect(kept!.codec).toBe('packed');
+        expect(kept!.first).toBe(b.first);
+        expect(decodeBlock(blockFromValue(kept!.first, blockValue(kept!)), L)).toEqual(entriesOf(b).slice(1));
+      }
+    }
+  });
+
+  it('take at least a third more bytes than the same entries packed', () => {
+    let varint = 0;
+    let packed = 0;
+    for (const b of stored) {
+      varint += b.value.length;
+      packed += blockValue(encodeBlock(entriesOf(b), b.first)).length;
+    }
+    expect(packed / varint).toBeLessThan(0.75);
+  });
+});
+
+describe('the format marker', { timeout: 30_000 }, () => {
+  const entries = Array.from({ length: 300 }, (_, i) => ({ id: 10 + i * 2, tf: i % 7 ? USUAL_TF : 9, len: L(10 + i * 2) }));
+
+  it('starts every packed value, and decides how the value is read', () => {
+    const packed = blockValue(encodeBlock(entries));
+    const varint = blockValue(encodeVarintBlock(entries));
+    expect(packed[0]).toBe(0);
+    expect(varint[0]).not.toBe(0);
+    expect(blockFromValue(10, packed).codec).toBe('packed');
+    expect(blockFromValue(10, varint).codec).toBeUndefined();
+    expect(decodeBlock(blockFromValue(10, packed), L)).toEqual(entries);
+    expect(decodeBlock(blockFromValue(10, varint), L)).toEqual(entries);
+  });
+
+  it('packed bytes read as varints (or the reverse) are not the entries', () => {
+    const p = encodeBlock(entries);
+    const v = encodeVarintBlock(entries);
+    const asVarint = (() => {
+      try {
+        return decodeBlock({ first: 10, n: p.n, data: p.data }, L);
+      } catch {
+        return null;
+      }
+    })();
+    expect(asVarint).not.toEqual(entries);
+    // The varint value with a marker put in front: refused, or not the entries.
+    const forged = Uint8Array.from([0, ...blockValue(v)]);
+    let read: PostingEntry[] | null = null;
+    try {
+      read = decodeBlock(blockFromValue(10, forged), L);
+    } catch {
+      read = null;
+    }
+    expect(read).not.toEqual(entries);
+  });
+
+  it('mixes codecs in one term, old blocks first (property)', () => {
+    fc.assert(
+      fc.property(entriesArb(0, 1500), fc.integer({ min: 0, max: 3 }), (all, oldBlocks) => {
+        const blocks: EncodedBlock[] = [];
+        for (let i = 0, k = 0; i < all.length; i += BLOCK_SIZE, k++) {
+          const slice = all.slice(i, i + BLOCK_SIZE);
+          const b = k < oldBlocks ? encodeVarintBlock(slice) : encodeBlock(slice);
+          blocks.push(blockFromValue(b.first, blockValue(b)));
+        }
+        const list = decodeBlocks(blocks, L);
+        expect([...list.ids]).toEqual(all.map((e) => e.id));
+        expect([...list.tfs]).toEqual(all.map((e) => e.tf));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('malformed packed blocks', { timeout: 30_000 }, () => {
+  it('every truncation is refused when read', () => {
+    fc.assert(
+      fc.property(entriesArb(0, 400), (entries) => {
+        const value = blockValue(encodeBlock(entries));
+        for (let cut = 1; cut < value.length; cut++) expect(() => blockFromValue(entries[0]!.id, value.subarray(0, cut))).toThrow(/malformed/);
+        expect(() => blockFromValue(entries[0]!.id, Uint8Array.from([...value, 0]))).toThrow(/malformed/);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('a corrupted byte is refused, or decodes to n entries without reading past the data (property)', () => {
+    fc.assert(
+      fc.property(entriesArb(0, 600), fc.nat(), fc.integer({ min: 0, max: 255 }), (entries, at, byte) => {
+        const value = blockValue(encodeBlock(entries));
+        const i = 1 + (at % (value.length - 1)); // keep the marker: a packed block, damaged
+        value[i] = byte;
+        let block: EncodedBlock;
+        try {
+          block = blockFromValue(entries[0]!.id, value);
+        } catch (e) {
+          expect(String(e)).toMatch(/malformed/);
+          return;
+        }
+        const list = decodeBlocks([block]);
+        expect(list.ids.length).toBe(block.n);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
