@@ -137,4 +137,20 @@ describe('the first search after a start', { timeout: 60_000 }, () => {
     for (const id of gone) expect(index.has(id)).toBe(false);
     expect(index.size).toBe(PAGES.length);
   });
+
+  it('a backlog left by a stopped worker: init() does not count it (a search waits for init), resumeBacklog() embeds it', async () => {
+    const db = await freshDb();
+    const stopped = engineOn(db);
+    // Stored with the queue entries, never embedded: a worker stopped before it drained them.
+    for (const [i, [url, title, text]] of PAGES.entries()) stopped.applyWrite((await writePage(db, pageInput(url, title, [text], 1_700_000_000_000 + i, BUNDLED), TOKENIZER)).batch);
+    const engine = engineOn(db);
+    const dense = new DenseService(engine, host);
+    engine.dense = dense;
+    await dense.init();
+    await dense.idle();
+    expect(await dense.pending()).toBe(PAGES.length);
+    await dense.resumeBacklog();
+    await dense.idle();
+    expect(await dense.pending()).toBe(0);
+  });
 });
