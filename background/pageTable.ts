@@ -14,7 +14,6 @@ import {
   encodeSnapshot,
   forEachPageIds,
   fromV1,
-  LOG_PREFIX,
   LOG_RANGE,
   loggedUrls,
   pageIds,
