@@ -3,6 +3,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   test: {
+    // Unit, storage and eval files run two at a time (vitest's default on two cores is one: cores - 1).
+    // The browser projects below stay one file at a time (fileParallelism: false).
+    maxWorkers: 2,
     projects: [
       {
         extends: true,

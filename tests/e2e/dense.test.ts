@@ -1,10 +1,15 @@
 /**
  * The dense lane in the real extension: chunks are embedded in the service worker after they are
- * stored, a paraphrase that shares no word with a page finds it, and a worker killed again and again
- * while embedding ends with exactly one vector per chunk.
+ * stored, a paraphrase that shares no word with a page finds it, the search box answers by words while
+ * the meaning index is still loading after a stop and then shows the answer of both lanes, and a worker
+ * killed again and again while embedding ends with exactly one vector per chunk.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engineStats, launch, readStats, searchPage, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
+import { copyFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ARTIFACTS, ROOT, engineStats, launch, readStats, searchPage, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
+import { readResultRows } from '../shared/contract.js';
+import { describeViolations, failing, runAxe } from './axe.js';
 
 let ext: Extension;
 let server: FixtureServer;
@@ -65,6 +70,64 @@ describe('dense lane', () => {
     expect(last.at(-1)!.res?.lanesUsed).toEqual({ lexical: true, dense: true });
     const rows = await page.evaluate(() => document.querySelectorAll('[data-testid="result"]').length);
     expect(rows).toBeGreaterThan(0);
+    await page.close();
+  });
+
+  it('while the meaning index loads after a stop, the popup says "words only (meaning is loading)", then the answer of both lanes replaces it', async () => {
+    // With three pages the index loads well inside the 40 ms a search waits for it (DENSE_GRACE_MS), so
+    // this path is never taken by itself here. Nothing in the extension is changed to take it: after the
+    // stop, a second connection to the extension's database holds a write transaction on the vectors
+    // store (a request issued as each one ends keeps it open), so the index load, which reads that store,
+    // waits, as a slow load on a large profile would. The lexical lane reads no vector: it answers.
+    const page = await ext.ctx.newPage();
+    await page.setViewportSize({ width: 560, height: 600 });
+    await page.goto(ext.extensionUrl('popup.html'));
+    await page.getByTestId('search-input').waitFor();
+    expect(await ext.stopWorker()).toBeGreaterThan(0);
+    const held = await ext.evalSw<boolean>(`new Promise((resolve, reject) => {
+      const open = indexedDB.open('reread');
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const db = open.result;
+        const tx = db.transaction('vectors', 'readwrite');
+        const store = tx.objectStore('vectors');
+        const hold = (globalThis.__vectorsHold = { release: false, rounds: 0 });
+        const spin = () => { if (hold.release) return; hold.rounds++; store.count().onsuccess = spin; };
+        spin();
+        tx.oncomplete = tx.onabort = () => db.close();
+        resolve(true);
+      };
+    })`);
+    expect(held).toBe(true);
+    const meta = () => page.getByTestId('search-meta').textContent({ timeout: 1000 }).catch(() => '');
+    const release = () => ext.evalSw('(globalThis.__vectorsHold.release = true)');
+    try {
+      await page.getByTestId('search-input').fill('sourdough starter');
+      await expect.poll(meta, { timeout: 20_000 }).toMatch(/^\d+ pages? · .+ · words only \(meaning is loading\)$/);
+      const first = await page.evaluate(readResultRows);
+      expect(first[0]?.href.startsWith(server.url('/bread.html'))).toBe(true);
+      expect(first.flatMap((r) => r.lanes)).not.toContain('dense');
+      // The state a user sees until the index is there: photographed in both themes and checked by axe.
+      mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+      for (const scheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await page.waitForTimeout(150);
+        const file = join(ARTIFACTS, 'screens', `popup-meaning-loading-${scheme}.png`);
+        await page.screenshot({ path: file });
+        if (process.env.UPDATE_DOCS) copyFileSync(file, join(ROOT, 'docs/screens', `popup-meaning-loading-${scheme}.png`));
+        const bad = failing(await runAxe(page));
+        expect(bad, describeViolations(bad)).toEqual([]);
+      }
+      // Still held: the box is waiting for the second answer, and nothing has replaced the first.
+      expect(await meta()).toContain('meaning is loading');
+      expect(await ext.evalSw<number>('globalThis.__vectorsHold.rounds')).toBeGreaterThan(0);
+    } finally {
+      await release();
+    }
+    await expect.poll(meta, { timeout: 20_000 }).toMatch(/ · words \+ meaning$/);
+    const both = await page.evaluate(readResultRows);
+    expect(both[0]?.href.startsWith(server.url('/bread.html'))).toBe(true);
+    expect(both.flatMap((r) => r.lanes)).toContain('dense');
     await page.close();
   });
 
