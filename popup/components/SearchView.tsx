@@ -74,7 +74,10 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
               .then((hybrid) => {
                 if (mine === ticket.current) setStatus({ kind: 'done', response: hybrid });
               })
-              .catch(() => undefined);
+              .catch(() => {
+                // The meaning lane could not answer: what the words found is the answer, said as such.
+                if (mine === ticket.current) setStatus({ kind: 'done', response: wordsOnly(response) });
+              });
           }
         })
         .catch((e: unknown) => {
@@ -247,7 +250,12 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           </button>
         </p>
       )}
-      {status.kind === 'done' && results.length === 0 && (
+      {status.kind === 'done' && results.length === 0 && status.response.denseLoading && (
+        <p class="search__empty" data-testid="meaning-pending" role="status">
+          No page has these words; still searching by meaning…
+        </p>
+      )}
+      {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && (
         <div class="search__empty" data-testid="no-results">
           <p>
             <strong>Nothing you have read matches “{query}”.</strong>
@@ -299,4 +307,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       )}
     </div>
   );
+}
+
+/** An answer marked as waiting for the meaning lane, as the final words-only answer it became. */
+function wordsOnly(response: SearchResponse): SearchResponse {
+  const settled = { ...response };
+  delete settled.denseLoading;
+  return settled;
 }

@@ -73,7 +73,7 @@ describe('dense lane', () => {
     await page.close();
   });
 
-  it('while the meaning index loads after a stop, the popup says "words only (meaning is loading)", then the answer of both lanes replaces it', async () => {
+  it('while the meaning index loads after a stop, the popup says "words only (meaning is loading)" (and, when no word matches, that it is still searching by meaning), then the answer of both lanes replaces it', async () => {
     // With three pages the index loads well inside the 40 ms a search waits for it (DENSE_GRACE_MS), so
     // this path is never taken by itself here. Nothing in the extension is changed to take it: after the
     // stop, a second connection to the extension's database holds a write transaction on the vectors
@@ -121,13 +121,27 @@ describe('dense lane', () => {
       // Still held: the box is waiting for the second answer, and nothing has replaced the first.
       expect(await meta()).toContain('meaning is loading');
       expect(await ext.evalSw<number>('globalThis.__vectorsHold.rounds')).toBeGreaterThan(0);
+      // A query only meaning can answer: no word matches, and the box says it is still looking by
+      // meaning rather than "Nothing you have read matches" (which would be wrong a moment later).
+      await page.getByTestId('search-input').fill('cake pastry');
+      await page.getByTestId('meaning-pending').waitFor({ timeout: 20_000 });
+      expect(await page.getByTestId('meaning-pending').textContent()).toBe('No page has these words; still searching by meaning…');
+      expect(await page.getByTestId('no-results').count()).toBe(0);
+      expect(await meta()).toMatch(/^0 pages · .+ · words only \(meaning is loading\)$/);
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.screenshot({ path: join(ARTIFACTS, 'screens', 'popup-meaning-pending.png') });
+      if (process.env.UPDATE_DOCS) copyFileSync(join(ARTIFACTS, 'screens', 'popup-meaning-pending.png'), join(ROOT, 'docs/screens', 'popup-meaning-pending.png'));
+      const bad = failing(await runAxe(page));
+      expect(bad, describeViolations(bad)).toEqual([]);
     } finally {
       await release();
     }
+    // The index loaded: the meaning lane's answer replaces the words-only one.
     await expect.poll(meta, { timeout: 20_000 }).toMatch(/ · words \+ meaning$/);
+    expect(await page.getByTestId('meaning-pending').count()).toBe(0);
     const both = await page.evaluate(readResultRows);
     expect(both[0]?.href.startsWith(server.url('/bread.html'))).toBe(true);
-    expect(both.flatMap((r) => r.lanes)).toContain('dense');
+    expect(both[0]?.lanes).toEqual(['dense']);
     await page.close();
   });
 

@@ -10,6 +10,7 @@
  *
  *   npm run eval:explain -- --class natural,topical --show 10
  *   npm run eval:explain -- --config 'shipped={}' --config 'one={"minMatchWords":1}' --corpus git
+ *   npm run eval:explain -- --corpus debian-faq --by-lang     # each class's rows split by the queries' language too
  *
  * A what-if here changes only options search() already reads (src/search.ts LexicalOptions), so what is
  * measured is the shipped code path with other settings, never a copy of it.
@@ -49,7 +50,7 @@ function args(argv: readonly string[]) {
     return { name: s.slice(0, eq), lexical, ranking: ranking ?? {} };
   });
   if (!configs.length) configs.push({ name: 'shipped', lexical: {}, ranking: {} });
-  return { corpora, classes, configs, show: Number(one('--show') ?? 0), against: one('--against') ?? 'naive', ids: one('--ids')?.split(',') ?? null, json: one('--json') ?? null };
+  return { corpora, classes, configs, show: Number(one('--show') ?? 0), against: one('--against') ?? 'naive', ids: one('--ids')?.split(',') ?? null, json: one('--json') ?? null, byLang: argv.includes('--by-lang') };
 }
 
 /** Deep-merges a what-if into the shipped lexical options (objects one level down: fields, common, proximity). */
@@ -127,21 +128,29 @@ async function main(): Promise<void> {
       lists.set(c.name, byQ);
     }
     const names = ['naive', ...a.configs.map((c) => c.name)];
+    // Rows: each class, then all; with --by-lang, each class's languages too (a corpus of several languages).
+    const langs = [...new Set(queries.map((q) => q.lang))].sort();
+    const groups: { label: string; offtopic: boolean; has: (q: EvalQuery) => boolean }[] = [];
     for (const cls of [...a.classes, 'all' as const]) {
-      const pick = (s: QueryScore[]) => s.filter((_, i) => (cls === 'all' ? queries[i]!.class !== 'offtopic' : queries[i]!.class === cls));
+      const inClass = (q: EvalQuery) => (cls === 'all' ? q.class !== 'offtopic' : q.class === cls);
+      groups.push({ label: cls, offtopic: cls === 'offtopic', has: inClass });
+      if (a.byLang && langs.length > 1 && cls !== 'offtopic') for (const lang of langs) groups.push({ label: `${cls} ${lang}`, offtopic: false, has: (q) => inClass(q) && q.lang === lang });
+    }
+    for (const g of groups) {
+      const pick = (s: QueryScore[]) => s.filter((_, i) => g.has(queries[i]!));
       const n = pick(scores.get('naive')!).length;
       if (!n) continue;
       const cell = (nm: string) => {
         const c = aggregate(pick(scores.get(nm)!));
-        return cls === 'offtopic' ? `no results ${f3(c.noResults)}` : `${f3(c.ndcg10)} / ${f3(c.sectionHit1)}`;
+        return g.offtopic ? `no results ${f3(c.noResults)}` : `${f3(c.ndcg10)} / ${f3(c.sectionHit1)}`;
       };
-      rows.push([def.name, `${cls} (${n})`, ...names.map(cell)]);
+      rows.push([def.name, `${g.label} (${n})`, ...names.map(cell)]);
       // Each configuration after the first against the first, query by query: the mean paired difference
       // of nDCG@10 with a 95% bootstrap interval, and how many queries it wins and loses (noise is what
       // an interval spanning 0 says).
-      if (cls !== 'offtopic') {
+      if (!g.offtopic) {
         const base = pick(scores.get(a.configs[0]!.name)!).map((x) => x.ndcg10);
-        paired.push([def.name, `${cls} (${n})`, ...names.slice(2).map((nm) => pairedCell(base, pick(scores.get(nm)!).map((x) => x.ndcg10), `${def.name}/${cls}/${nm}`))]);
+        paired.push([def.name, `${g.label} (${n})`, ...names.slice(2).map((nm) => pairedCell(base, pick(scores.get(nm)!).map((x) => x.ndcg10), `${def.name}/${g.label}/${nm}`))]);
       }
     }
     if (a.json) for (const [nm, s] of scores) queries.forEach((q, i) => dump.push({ corpus: def.name, config: nm, id: q.id, class: q.class, q: q.q, ndcg10: s[i]!.ndcg10, sectionHit1: s[i]!.sectionHit1 }));
