@@ -29,6 +29,9 @@ import { legacyActive } from './legacy.js';
 import { readStats } from './pageStore.js';
 import { mark, traced } from './bootTrace.js';
 
+/** How long after a load from the snapshot its page count is checked, ms: after the first searches' reads. */
+export const COUNT_DELAY_MS = 1500;
+
 export type PageMeta = Pick<PageRecord, 'url' | 'site' | 'title' | 'lastVisit' | 'firstVisit' | 'visitCount' | 'chunkIds' | 'visits' | 'kind' | 'fetchSkipped'>;
 
 /**
@@ -38,8 +41,6 @@ export type PageMeta = Pick<PageRecord, 'url' | 'site' | 'title' | 'lastVisit' |
  */
 interface Lazy {
   core: SnapshotCore;
-  /** Resolves with the columns (null: they could not be read or do not match the core). */
-  columns: Promise<SnapshotColumns | null>;
   cols: SnapshotColumns | null;
   extra: Map<number, SnapshotColumns['extra'][number]> | null;
   pending: Uint8Array;
@@ -93,11 +94,50 @@ export class PageTable {
    */
   private visibleCache: { version: number; pages: Map<string, PageMeta>; ids: Set<number> | null } | null = null;
 
-  /** `snapshot: false` reads every page at each load (a store that is only a getAll, as the eval's). */
+  /** A table loaded from the snapshot whose page count is still to be checked against the store. */
+  private countPending: Loaded | null = null;
+  private countTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The last snapshot disagreed with the store's page count: loads read every page until it is written again. */
+  private distrusted = false;
+
+  /**
+   * `snapshot: false` reads every page at each load (a store that is only a getAll, as the eval's);
+   * `countDelayMs`: how long after a load from the snapshot its page count is checked (COUNT_DELAY_MS).
+   */
   constructor(
     private readonly db: () => Promise<DB>,
-    private readonly opts: { snapshot?: boolean } = {},
+    private readonly opts: { snapshot?: boolean; countDelayMs?: number } = {},
   ) {}
+
+  /**
+   * Checks the table loaded from the snapshot against the store's page count, now (the load schedules
+   * it COUNT_DELAY_MS later). The other checks at load (live sections, total length, latest visit)
+   * catch every page written or deleted past the log that has a section or a newer visit; this one the
+   * rest: a page without sections, which no search can return, so the table may hold it for that
+   * while. On a disagreement the table is dropped, and loads read every page until maintenance wrote
+   * the snapshot again. A write that commits during the count makes it count again.
+   */
+  async checkCount(): Promise<void> {
+    const t = this.countPending;
+    clearTimeout(this.countTimer);
+    this.countPending = null;
+    if (!t) return;
+    let disagreed = 0;
+    for (let tries = 0; tries < 4 && disagreed < 2; tries++) {
+      const version = this.version;
+      const count = await (await this.db()).count('pages').catch(() => null);
+      if (this.loaded !== t || count === null) return;
+      if (version !== this.version) continue;
+      if (count === t.slotOf.size) return;
+      disagreed++;
+    }
+    if (disagreed < 2) return;
+    console.warn(`reread: page table snapshot out of date (${t.slotOf.size} pages, the store holds another number); reading every page`);
+    this.distrusted = true;
+    this.staleSnapshot = true;
+    this.onStale?.();
+    this.reset();
+  }
 
   /**
    * The table with its norms and owners (what a query's postings need); pages of the snapshot may not
@@ -109,7 +149,7 @@ export class PageTable {
     this.loading ??= traced('page table load', (async () => {
       try {
         const db = await this.db();
-        let t = this.opts.snapshot === false ? null : await traced('page table snapshot', this.fromSnapshot(db));
+        let t = this.opts.snapshot === false || this.distrusted ? null : await traced('page table snapshot', this.fromSnapshot(db));
         if (t) mark('page table from the snapshot');
         else {
           mark('page table full read');
@@ -122,6 +162,11 @@ export class PageTable {
         if (epoch === this.epoch) {
           this.loaded = t;
           this.version++;
+          if (this.lastLoad?.from === 'snapshot') {
+            clearTimeout(this.countTimer);
+            this.countPending = t;
+            this.countTimer = setTimeout(() => void this.checkCount(), this.opts.countDelayMs ?? COUNT_DELAY_MS);
+          }
         }
         mark(`page table built: ${t.slotOf.size} pages`);
         return t;
@@ -157,12 +202,15 @@ export class PageTable {
     const coreRead = metaStore.get(SNAPSHOT_KEY) as Promise<SnapshotCore | SnapshotV1 | undefined>;
     const currentRead = logRead.then((keys) => Promise.all(loggedUrls(keys).sort().map((u) => pages.get(u).then((p) => [u, p] as const))));
     currentRead.catch(() => undefined);
-    const checks = Promise.all([pages.count(), readStats(tx), pages.index('lastVisit').openKeyCursor(null, 'prev').then((c) => (c ? (c.key as number) : null))]);
+    // The page count is not among these: counting the store walks every record (70-250 ms at 50,000
+    // pages in Chromium, the whole critical path of the first search), so it is checked after the
+    // first searches (checkCount).
+    const checks = Promise.all([readStats(tx), pages.index('lastVisit').openKeyCursor(null, 'prev').then((c) => (c ? (c.key as number) : null))]);
     checks.catch(() => undefined);
-    // The columns in a transaction of their own, so the answers above do not wait for them. (A snapshot
-    // written between the two shows as another `gen`: the pages are then read from the store.)
-    const columnsRead = db.transaction('meta').store.get(COLUMNS_KEY) as Promise<SnapshotColumns | undefined>;
-    columnsRead.catch(() => undefined);
+    // The columns in a transaction of their own, started once the core is in and checked: read beside
+    // it, they delayed it (one backend, one worker thread). (A snapshot written between the two shows
+    // as another `gen`: the pages are then read from the store.)
+    const columnsRead = () => db.transaction('meta').store.get(COLUMNS_KEY) as Promise<SnapshotColumns | undefined>;
     const [logKeys, stored] = await Promise.all([logRead, coreRead]);
     mark('page table snapshot read');
     if (!stored || (stored.v !== SNAPSHOT_VERSION && stored.v !== 1)) return null;
@@ -173,26 +221,27 @@ export class PageTable {
       return null;
     }
     let core: SnapshotCore;
-    let columns: Promise<SnapshotColumns | null>;
+    let columns: () => Promise<SnapshotColumns | null>;
     if (stored.v === 1) {
       // The first form: everything in the one record. Loaded as it is; maintenance writes the current form.
       const both = fromV1(stored);
       core = both.core;
-      columns = Promise.resolve(both.columns);
+      columns = () => Promise.resolve(both.columns);
       this.staleSnapshot = true;
       this.onStale?.();
     } else {
       core = stored;
       const gen = stored.gen;
-      columns = columnsRead.then(
-        (c) => (c && c.v === SNAPSHOT_VERSION && c.gen === gen && c.sites.length === core.urls.length ? c : null),
-        () => null,
-      );
+      columns = () =>
+        columnsRead().then(
+          (c) => (c && c.v === SNAPSHOT_VERSION && c.gen === gen && c.sites.length === core.urls.length ? c : null),
+          () => null,
+        );
     }
     const t = emptyTable();
     const n = core.urls.length;
     // The lengths go to the norms; what stays is what builds a page (its ids).
-    const lazy: Lazy = { core: { ...core, lens: new Uint16Array(0) }, columns, cols: null, extra: null, pending: new Uint8Array(n).fill(1), left: n };
+    const lazy: Lazy = { core: { ...core, lens: new Uint16Array(0) }, cols: null, extra: null, pending: new Uint8Array(n).fill(1), left: n };
     t.lazy = lazy;
     for (let i = 0; i < n; i++) {
       t.slotOf.set(core.urls[i]!, i);
@@ -215,7 +264,9 @@ export class PageTable {
           owner.set(id, page + 1);
         }),
     );
-    const [loggedPages, [count, stats, latest]] = await Promise.all([currentRead, checks]);
+    mark('page table core built');
+    const [loggedPages, [stats, latest]] = await Promise.all([currentRead, checks]);
+    mark('page table checks read');
     const logged = loggedPages.map(([u]) => u);
     const current = loggedPages.map(([, p]) => p);
     for (const url of logged) {
@@ -236,16 +287,16 @@ export class PageTable {
     let last: number | null = null;
     for (let i = 0; i < n; i++) if (lazy.pending[i] && (last === null || core.lastVisit[i]! > last)) last = core.lastVisit[i]!;
     for (const p of current) if (p && (last === null || p.lastVisit > last)) last = p.lastVisit;
-    const stale = t.slotOf.size !== count || N !== stats.N || total !== stats.totalLength || last !== latest;
+    const stale = N !== stats.N || total !== stats.totalLength || last !== latest;
     if (stale) {
-      console.warn(`reread: page table snapshot out of date (${t.slotOf.size} pages vs ${count}, N ${N} vs ${stats.N}, length ${total} vs ${stats.totalLength}); reading every page`);
+      console.warn(`reread: page table snapshot out of date (N ${N} vs ${stats.N}, length ${total} vs ${stats.totalLength}, latest visit ${last} vs ${latest}); reading every page`);
       this.staleSnapshot = true;
       this.onStale?.();
       return null;
     }
     t.complete = traced(
       'page table columns',
-      columns.then(async (cols) => {
+      columns().then(async (cols) => {
         if (cols) {
           lazy.cols = cols;
           lazy.extra = new Map(cols.extra.map((e) => [e.i, e]));
@@ -298,6 +349,7 @@ export class PageTable {
       await Promise.all([meta.delete(LOG_RANGE()), meta.put(core, SNAPSHOT_KEY), meta.put(columns, COLUMNS_KEY)]);
       await tx.done;
       this.staleSnapshot = false;
+      this.distrusted = false;
     } catch (e) {
       // Storage full, most likely: the snapshot only makes loads faster; not again in this worker's life.
       this.snapshotBlocked = true;
@@ -331,12 +383,16 @@ export class PageTable {
     return (await this.load()).norms;
   }
 
-  /** The (visible) page owning a chunk id; a function over the loaded table. */
-  async owners(): Promise<(id: number) => PageMeta | undefined> {
-    const t = await this.full();
+  /**
+   * The (visible) page owning a chunk id — its URL and chunk ids, the whole page when it can be built —
+   * a function over the loaded table. Does not wait for the snapshot's columns: the first search reads
+   * its sections with the core alone.
+   */
+  async owners(): Promise<(id: number) => Pick<PageMeta, 'url' | 'chunkIds'> | undefined> {
+    const t = await this.load();
     return (id) => {
       const slot = t.owner.get(id);
-      const p = slot ? pageAt(t, slot - 1) : undefined;
+      const p = slot ? ownerAt(t, slot - 1) : undefined;
       return p && !this.hidden.has(p.url) ? p : undefined;
     };
   }
@@ -378,6 +434,8 @@ export class PageTable {
   }
 
   reset(): void {
+    clearTimeout(this.countTimer);
+    this.countPending = null;
     this.epoch++;
     this.version++;
     this.loaded = null;
@@ -479,6 +537,15 @@ function pageAt(t: Loaded, slot: number): PageMeta | undefined {
   t.slots[slot] = m;
   built(t, lazy, slot);
   return m;
+}
+
+/** The page in a slot, or while the snapshot's columns are not in, its URL and chunk ids from the core. */
+function ownerAt(t: Loaded, slot: number): Pick<PageMeta, 'url' | 'chunkIds'> | undefined {
+  const p = pageAt(t, slot);
+  if (p) return p;
+  const lazy = t.lazy;
+  if (!lazy?.pending[slot]) return undefined;
+  return { url: lazy.core.urls[slot]!, chunkIds: pageIds(lazy.core, slot) };
 }
 
 /** A snapshot slot no longer waits to be built; the last one lets the snapshot's columns go. */
