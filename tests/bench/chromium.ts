@@ -125,8 +125,17 @@ export async function launchSnapshot(opts: SnapshotOptions = {}): Promise<BenchE
           const my = ++id;
           const reply = new Promise((resolve, reject) => pending.set(my, { resolve, reject }));
           await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: my, method: c.method, params: c.params ?? {} }) });
-          const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`service worker did not answer ${c.method} in ${evalTimeoutMs} ms`)), evalTimeoutMs));
-          out.push((await Promise.race([reply, timer])) as T);
+          // The timer is cleared once the reply is in: left pending it kept the bench's process alive for
+          // up to evalTimeoutMs (10 min in the scale part) after its results were written.
+          let timeout: ReturnType<typeof setTimeout> | undefined;
+          const timer = new Promise<never>((_, reject) => {
+            timeout = setTimeout(() => reject(new Error(`service worker did not answer ${c.method} in ${evalTimeoutMs} ms`)), evalTimeoutMs);
+          });
+          try {
+            out.push((await Promise.race([reply, timer])) as T);
+          } finally {
+            clearTimeout(timeout);
+          }
         }
         return out;
       } finally {
