@@ -68,7 +68,7 @@ export class Forget {
     await (await this.engine.db()).put('meta', this.marks ?? [], MARKS_KEY);
   }
 
-  private pagesIn(scope: ForgetScope, table: Map<string, PageMeta>): PageMeta[] {
+  private pagesIn(scope: ForgetScope, table: ReadonlyMap<string, PageMeta>): PageMeta[] {
     return [...table.values()].filter((p) => inScope(p, scope));
   }
 

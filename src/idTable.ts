@@ -36,6 +36,25 @@ export class IdTable {
     for (let i = 0; i < ids.length; i++) this.set(ids[i]!, typeof values === 'number' ? values : (values[i] ?? 0));
   }
 
+  /**
+   * Sets ids first, first+1, … to values[from], values[from+1], … up to values[to - 1] (or to `values`
+   * itself when a number): a page's ids are one run, so a load fills them a table page at a time.
+   */
+  setRun(first: number, values: ArrayLike<number> | number, from: number, to: number): void {
+    let id = first;
+    let at = from;
+    while (at < to) {
+      const p = id >>> PAGE_BITS;
+      const off = id & (PAGE - 1);
+      const n = Math.min(to - at, PAGE - off);
+      const page = (this.pages[p] ??= new Uint32Array(PAGE));
+      if (typeof values === 'number') page.fill(values, off, off + n);
+      else for (let i = 0; i < n; i++) page[off + i] = values[at + i]!;
+      id += n;
+      at += n;
+    }
+  }
+
   clear(ids: readonly number[]): void {
     for (const id of ids) this.set(id, 0);
   }

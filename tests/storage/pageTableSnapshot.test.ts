@@ -4,14 +4,19 @@
  * lengths (the norms), owners — after captures, re-captures, revisits, title-only entries, forgets,
  * merges and sweeps, with the snapshot written at any point in between (a stop anywhere); a snapshot
  * that disagrees with the store is detected and the full read takes over; a forgotten page leaves
- * nothing in the snapshot or the log.
+ * nothing in the snapshot or the log. The snapshot is two records: the core (URLs, ids, lengths) makes
+ * the norms and owners without building a page object, the columns make a page object when one is
+ * asked for (owners, what a result's sections are read by, need only the core); a snapshot of the
+ * first form (one record) still loads, and is written again. The store's page count (slow to count at
+ * 50,000 pages) is checked after the load, not before it.
  */
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/chunker.js';
-import type { DB, StatsRecord } from '../../background/db.js';
+import type { DB, PageRecord, StatsRecord } from '../../background/db.js';
+import type { ParsedQuery } from '../../src/query.js';
 import type { Engine } from '../../background/engine.js';
-import { LOG_RANGE, SNAPSHOT_KEY } from '../../background/pageLog.js';
-import { PageTable } from '../../background/pageTable.js';
+import { COLUMNS_KEY, encodeSnapshot, forEachSection, LOG_RANGE, loggedUrls, pageIds, putPage, SNAPSHOT_KEY, SNAPSHOT_VERSION, type SnapshotV1 } from '../../background/pageLog.js';
+import { PageTable, type PageMeta } from '../../background/pageTable.js';
 import { markFetchSkipped, recordVisit, writeTitlePages } from '../../background/pageStore.js';
 import { TOKENIZER } from '../../src/indexing.js';
 import { verifyIndex } from '../../background/verify.js';
@@ -97,7 +102,7 @@ describe('page table snapshot', () => {
     expect(froms.filter((f) => f === 'snapshot').length).toBeGreaterThanOrEqual(8);
     await settle(engine);
     expect(await same(db, engine)).toBe('snapshot');
-    expect(engine.pages.lastLoad).toEqual({ from: 'snapshot', logged: 0 });
+    expect(engine.pages.lastLoad).toEqual({ from: 'snapshot', logged: 0, version: SNAPSHOT_VERSION });
     expect((await verifyIndex(engine, false)).problems).toEqual([]);
   });
 
@@ -110,7 +115,7 @@ describe('page table snapshot', () => {
     await engine.maintenance.run();
     expect(await db.get('meta', SNAPSHOT_KEY)).toBeDefined();
     await engine.capture('https://a.example/1', { title: 'One', lang: 'en', blocks: blocks('one', 2) }, T0 + 1);
-    expect(await db.count('meta', LOG_RANGE())).toBe(1);
+    expect(loggedUrls(await db.getAllKeys('meta', LOG_RANGE()))).toEqual(['https://a.example/1']);
     expect(await engine.pages.snapshotWanted(db)).toBe(false); // one logged page: cheaper to read at load
     expect(await engine.pages.snapshotWanted(db, true)).toBe(true);
     expect(await same(db, engine)).toBe('snapshot');
@@ -214,4 +219,216 @@ describe('page table snapshot', () => {
     expect(metaDump).not.toContain('My diary');
     expect(await same(db, engine)).toBe('snapshot');
   });
+
+  it('the core alone gives the norms and owners; pages are built when asked for, filters need none built', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    for (let i = 0; i < 6; i++) await engine.capture(`https://${i % 2 ? 'odd' : 'even'}.example/${i}`, { title: `P${i}`, lang: 'en', blocks: blocks(`t${i}`, 1 + (i % 3)) }, T0 + i * 1000);
+    await engine.pages.writeSnapshot(db);
+    const want = await expected(db);
+    engine.pages.reset();
+    const norms = await engine.pages.norms();
+    expect(engine.pages.lastLoad?.from).toBe('snapshot');
+    for (const [id, len] of want.norms) expect(norms.get(id)).toBe(len);
+    expect(engine.pages.unbuiltPages).toBe(6); // no page object for the norms
+    // Filters on the columns: the same ids as on a table read page by page, and still nothing built.
+    const queries = [{ sites: ['odd.example'] }, { excludeSites: ['odd.example'] }, { after: T0 + 2500 }, { before: T0 + 2500, sites: ['even.example'] }];
+    const full = new PageTable(() => Promise.resolve(db), { snapshot: false });
+    for (const q of queries) {
+      const parsed = { text: '', phrases: [], excludeWords: [], excludePhrases: [], sites: [], excludeSites: [], ...q } as unknown as ParsedQuery;
+      const got = await engine.pages.allowedChunks(parsed, 'https://even.example/4');
+      expect([...got!].sort(), JSON.stringify(q)).toEqual([...(await full.allowedChunks(parsed, 'https://even.example/4'))!].sort());
+      expect(got!.size).toBeGreaterThan(0);
+    }
+    expect(engine.pages.unbuiltPages).toBe(6);
+    // A result's owner builds its page alone.
+    const owners = await engine.pages.owners();
+    const id = want.pages.get('https://odd.example/3')!.chunkIds[0]!;
+    expect(owners(id)).toEqual(expect.objectContaining({ url: 'https://odd.example/3', title: 'P3', site: 'odd.example' }));
+    expect(engine.pages.unbuiltPages).toBe(5);
+    // Writes to pages not built yet, then the whole table is what the full read gives.
+    await engine.capture('https://even.example/2', { title: 'P2 changed', lang: 'en', blocks: blocks('changed', 2) }, T0 + 20_000);
+    await engine.deleteUrls(['https://odd.example/5']);
+    engine.pages.hide(['https://even.example/0']);
+    const q = { text: '', phrases: [], excludeWords: [], excludePhrases: [], sites: ['even.example'], excludeSites: [] } as unknown as ParsedQuery;
+    const allowed = await engine.pages.allowedChunks(q);
+    expect([...allowed!].sort((a, b) => a - b)).toEqual([...(await db.getAll('pages')).filter((p) => p.site === 'even.example' && p.url !== 'https://even.example/0').flatMap((p) => p.chunkIds)].sort((a, b) => a - b));
+    expect(await engine.pages.get('https://even.example/0')).toBeUndefined();
+    engine.pages.unhide(['https://even.example/0']);
+    const after = await expected(db);
+    const all = await engine.pages.all();
+    const fields = (m: PageMeta) => stripUndefined({ url: m.url, site: m.site, title: m.title, lastVisit: m.lastVisit, firstVisit: m.firstVisit, visitCount: m.visitCount, chunkIds: m.chunkIds, visits: m.visits, kind: m.kind, fetchSkipped: m.fetchSkipped });
+    const sorted = <V>(m: Map<string, V>) => [...m].sort(([a], [b]) => a.localeCompare(b));
+    expect(sorted(new Map([...all].map(([u, m]) => [u, fields(m)])))).toEqual(sorted(new Map([...after.pages].map(([u, m]) => [u, fields(m as PageMeta)]))));
+    expect(engine.pages.unbuiltPages).toBe(0);
+    const n2 = await engine.pages.norms();
+    for (const [i, len] of after.norms) expect(n2.get(i)).toBe(len);
+    for (const [i] of want.norms) if (!after.norms.has(i)) expect(n2.get(i)).toBe(0);
+  });
+
+  it('a snapshot of the first form (one record) loads what the full read gives, and maintenance writes it again', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    for (let i = 0; i < 5; i++) await engine.capture(`https://a.example/${i}`, { title: `P${i}`, lang: 'en', blocks: blocks(`t${i}`, 1 + (i % 3)) }, T0 + i * 1000);
+    await writeTitlePages(db, [{ url: 'https://b.example/t', site: 'b.example', title: 'A title only', text: 'b example t', lastVisit: T0 + 13_000, visitCount: 2, hash: 'h1' }], TOKENIZER, null).then((r) => engine.applyWrite(r));
+    await markFetchSkipped(db, 'https://b.example/t', 'no text', T0 + 14_000);
+    await settle(engine);
+    // As the build before this one left it: one record, every id listed, no columns record.
+    const pages = await db.getAll('pages');
+    const tx = db.transaction(['meta'], 'readwrite');
+    await Promise.all([tx.objectStore('meta').delete(LOG_RANGE()), tx.objectStore('meta').put(snapshotV1(pages), SNAPSHOT_KEY)]);
+    await tx.done;
+    await engine.capture('https://a.example/9', { title: 'P9', lang: 'en', blocks: blocks('t9', 2) }, T0 + 30_000); // logged since
+    expect(await same(db, engine)).toBe('snapshot');
+    expect(engine.pages.lastLoad).toEqual({ from: 'snapshot', logged: 1, version: 1 });
+    expect(await engine.pages.snapshotWanted(db)).toBe(true);
+    await engine.maintenance.run();
+    expect(((await db.get('meta', SNAPSHOT_KEY)) as { v: number }).v).toBe(SNAPSHOT_VERSION);
+    expect(await same(db, engine)).toBe('snapshot');
+    expect(engine.pages.lastLoad).toEqual({ from: 'snapshot', logged: 0, version: SNAPSHOT_VERSION });
+    expect(await engine.pages.snapshotWanted(db, true)).toBe(false);
+  });
+
+  it('columns missing or of another snapshot: the pages are read from the store, and the snapshot is written again', async () => {
+    for (const damage of ['missing', 'another snapshot'] as const) {
+      const db = await freshDb();
+      const engine = engineOn(db);
+      for (let i = 0; i < 4; i++) await engine.capture(`https://a.example/${i}`, { title: `P${i}`, lang: 'en', blocks: blocks(`t${i}`, 2) }, T0 + i);
+      await engine.pages.writeSnapshot(db);
+      if (damage === 'missing') await db.delete('meta', COLUMNS_KEY);
+      else await db.put('meta', encodeSnapshot(await db.getAll('pages'), 12345).columns, COLUMNS_KEY);
+      const from = await same(db, engine);
+      expect(from, damage).toBe(damage === 'missing' ? 'full' : 'snapshot');
+      expect(await engine.pages.snapshotWanted(db), damage).toBe(true);
+      await engine.pages.writeSnapshot(db);
+      expect(await same(db, engine), damage).toBe('snapshot');
+      expect(await engine.pages.snapshotWanted(db, true), damage).toBe(false);
+    }
+  });
+
+  it('a result reads its sections with the core alone: owners give URL and chunk ids before the columns are read', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    for (let i = 0; i < 5; i++) await engine.capture(`https://a.example/${i}`, { title: `P${i}`, lang: 'en', blocks: blocks(`t${i}`, 1 + (i % 3)) }, T0 + i * 1000);
+    await engine.pages.writeSnapshot(db);
+    await engine.capture('https://a.example/9', { title: 'P9', lang: 'en', blocks: blocks('t9', 2) }, T0 + 9000); // logged since
+    const want = await expected(db);
+    engine.pages.reset();
+    // The columns' transaction starts only once the core is checked: it holds no answer for owners().
+    let columnsDone = false;
+    const realTransaction = db.transaction.bind(db);
+    (db as { transaction: unknown }).transaction = ((...args: Parameters<DB['transaction']>) => {
+      const tx = realTransaction(...args);
+      if (args[0] === 'meta') void tx.done.then(() => (columnsDone = true));
+      return tx;
+    }) as DB['transaction'];
+    const owners = await engine.pages.owners();
+    expect(engine.pages.lastLoad?.from).toBe('snapshot');
+    expect(columnsDone).toBe(false);
+    for (const [id, url] of want.owner) {
+      const o = owners(id);
+      expect(o?.url).toBe(url);
+      expect(o?.chunkIds).toEqual(want.pages.get(url)!.chunkIds);
+    }
+    // The snapshot's pages were not built for it (no title); the logged page was read whole.
+    expect(owners(want.pages.get('https://a.example/1')!.chunkIds[0]!)).not.toHaveProperty('title');
+    expect(engine.pages.unbuiltPages).toBe(5);
+    (db as { transaction: unknown }).transaction = realTransaction;
+    // A page wanted whole waits for the columns.
+    expect((await engine.pages.get('https://a.example/1'))?.title).toBe('P1');
+    expect(await same(db, engine)).toBe('snapshot');
+  });
+
+  it('a page without sections written or deleted past the log: found by the page count after the load, then every page is read until the snapshot is written again', async () => {
+    for (const bypass of ['new page', 'deleted page'] as const) {
+      const db = await freshDb();
+      const engine = engineOn(db);
+      for (let i = 0; i < 3; i++) await engine.capture(`https://a.example/${i}`, { title: `P${i}`, lang: 'en', blocks: blocks(`t${i}`, 2) }, T0 + i * 1000);
+      const empty = { url: 'https://a.example/empty', site: 'a.example', title: 'Nothing', lang: 'en', firstVisit: T0, lastVisit: T0, visitCount: 1, hash: 'e', chunkIds: [], words: 0, lens: [] };
+      if (bypass === 'deleted page') await db.put('pages', empty);
+      await engine.pages.writeSnapshot(db);
+      // Written as an older build would: no log entry; no section, no newer visit: the load's checks pass.
+      if (bypass === 'new page') await db.put('pages', empty);
+      else await db.delete('pages', empty.url);
+      engine.pages.reset();
+      await engine.pages.all();
+      expect(engine.pages.lastLoad?.from, bypass).toBe('snapshot');
+      await engine.pages.checkCount();
+      expect(engine.pages.lastLoad?.from, bypass).toBe('snapshot'); // dropped, not read again yet
+      expect(await engine.pages.snapshotWanted(db), bypass).toBe(true);
+      expect(await same(db, engine), bypass).toBe('full');
+      engine.pages.reset();
+      expect(await same(db, engine), bypass).toBe('full'); // not the snapshot again until it is rewritten
+      await engine.pages.writeSnapshot(db);
+      expect(await same(db, engine), bypass).toBe('snapshot');
+      await engine.pages.checkCount();
+      expect(await same(db, engine), bypass).toBe('snapshot');
+    }
+  });
+
+  it('the page count check is not fooled by captures and forgets that commit while it counts', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    for (let i = 0; i < 4; i++) await engine.capture(`https://a.example/${i}`, { title: `P${i}`, lang: 'en', blocks: blocks(`t${i}`, 2) }, T0 + i * 1000);
+    await engine.pages.writeSnapshot(db);
+    for (let round = 0; round < 4; round++) {
+      engine.pages.reset();
+      await engine.pages.all();
+      expect(engine.pages.lastLoad?.from).toBe('snapshot');
+      await Promise.all([
+        engine.pages.checkCount(),
+        round % 2 ? engine.deleteUrls([`https://a.example/${round}`]) : engine.capture(`https://b.example/${round}`, { title: `B${round}`, lang: 'en', blocks: blocks(`b${round}`, 1) }, T0 + 50_000 + round),
+      ]);
+      await engine.pages.all();
+      expect(await engine.pages.snapshotWanted(db), `round ${round}`).toBe(round % 2 === 1); // a delete drops the snapshot; a capture only logs
+      await engine.pages.writeSnapshot(db);
+    }
+  });
+
+  it('ids that are not one run and lengths past 16 bits survive the snapshot', async () => {
+    const page = (url: string, chunkIds: number[], lens: number[]) => ({ url, site: 'a.example', title: url, lang: 'en', firstVisit: T0, lastVisit: T0, visitCount: 1, hash: url, chunkIds, words: 1, lens });
+    const pages = [page('https://a.example/run', [10, 11, 12], [3, 4, 5]), page('https://a.example/odd', [20, 25, 21], [6, 7, 8]), page('https://a.example/empty', [], []), page('https://a.example/long', [30], [70_000]), page('https://a.example/odd2', [41, 40], [1, 2])];
+    const { core } = encodeSnapshot(pages);
+    expect(core.lens).toBeInstanceOf(Uint32Array);
+    expect(pages.map((_, i) => pageIds(core, i))).toEqual(pages.map((p) => p.chunkIds));
+    const seen: [number, number, number][] = [];
+    forEachSection(core, (i, id, len) => seen.push([i, id, len]));
+    expect(seen).toEqual(pages.flatMap((p, i) => p.chunkIds.map((id, k) => [i, id, p.lens[k]!] as [number, number, number])));
+    expect(encodeSnapshot(pages.slice(0, 3)).core.lens).toBeInstanceOf(Uint16Array);
+    // Through the store: written with the log as the product writes, loaded from the snapshot.
+    const db = await freshDb();
+    const tx = db.transaction(['pages', 'meta'], 'readwrite');
+    for (const p of pages) await putPage(tx, p);
+    await tx.objectStore('meta').put({ N: 9, totalLength: 70_036, nextChunkId: 42, nextSeq: 0 }, 'stats');
+    await tx.done;
+    const engine = engineOn(db);
+    await engine.pages.writeSnapshot(db);
+    expect(await same(db, engine)).toBe('snapshot');
+  });
 });
+
+/** The first form of the snapshot (one record, every chunk id listed), as that build wrote it. */
+function snapshotV1(pages: readonly PageRecord[]): SnapshotV1 {
+  const n = pages.length;
+  const ids = pages.flatMap((p) => p.chunkIds);
+  const s: SnapshotV1 = { v: 1, urls: [], sites: [], titles: [], firstVisit: new Float64Array(n), lastVisit: new Float64Array(n), visitCount: new Float64Array(n), idEnd: new Uint32Array(n), ids: Uint32Array.from(ids), lens: Uint32Array.from(pages.flatMap((p) => p.lens!)), visitEnd: new Uint32Array(n), visits: Float64Array.from(pages.flatMap((p) => p.visits ?? [])), hasVisits: new Uint8Array(n), extra: [] };
+  let at = 0;
+  let v = 0;
+  pages.forEach((p, i) => {
+    s.urls.push(p.url);
+    s.sites.push(p.site);
+    s.titles.push(p.title);
+    s.firstVisit[i] = p.firstVisit;
+    s.lastVisit[i] = p.lastVisit;
+    s.visitCount[i] = p.visitCount;
+    at += p.chunkIds.length;
+    s.idEnd[i] = at;
+    if (p.visits) s.hasVisits[i] = 1;
+    v += p.visits?.length ?? 0;
+    s.visitEnd[i] = v;
+    if (p.kind || p.fetchSkipped) s.extra.push({ i, ...(p.kind ? { kind: p.kind } : {}), ...(p.fetchSkipped ? { fetchSkipped: p.fetchSkipped } : {}) });
+  });
+  return s;
+}
+
+const stripUndefined = <T extends object>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;

@@ -32,4 +32,23 @@ describe('IdTable', () => {
     expect(t.get(3)).toBe(0);
     expect(t.bytes).toBe(0);
   });
+
+  it('setRun fills a run of ids as set() one by one would, across table pages (property)', () => {
+    // Runs up to 40,000 ids from anywhere (a table page holds 16,384), with lengths from a part of a larger array.
+    const run = fc.record({ first: fc.integer({ min: 0, max: 100_000 }), length: fc.integer({ min: 0, max: 40_000 }), offset: fc.integer({ min: 0, max: 50 }), seed: fc.integer({ min: 1, max: 1000 }), constant: fc.option(fc.integer({ min: 1, max: 0xffff_ffff })) });
+    fc.assert(
+      fc.property(fc.array(run, { maxLength: 5 }), (runs) => {
+        const t = new IdTable();
+        const m = new Map<number, number>();
+        for (const { first, length, offset, seed, constant } of runs) {
+          const values = Uint32Array.from({ length: offset + length }, (_, i) => (i * seed) % 70_000);
+          t.setRun(first, constant ?? values, offset, offset + length);
+          for (let i = 0; i < length; i++) m.set(first + i, constant ?? values[offset + i]!);
+        }
+        for (const [id, v] of m) if (t.get(id) !== v) expect(t.get(id), `id ${id}`).toBe(v);
+        for (const { first, length } of runs) expect(t.get(first + length)).toBe(m.get(first + length) ?? 0);
+      }),
+      { numRuns: 40 },
+    );
+  });
 });
