@@ -7,11 +7,12 @@
  * Also: a misspelled word is searched as the nearest word the pages use, the results page says so, and
  * "search instead for" searches the word as typed; a Japanese span cut mid-word finds its section.
  */
-import fs, { mkdirSync } from 'node:fs';
+import fs, { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, searchPage, serve, until, ARTIFACTS, FIXTURES, type Extension, type FixtureServer } from './harness.js';
+import { launch, searchPage, serve, until, ARTIFACTS, FIXTURES, ROOT, type Extension, type FixtureServer } from './harness.js';
+import { describeViolations, failing, runAxe } from './axe.js';
 import { resolveLinkSection } from '../fixtures/anchors/resolveLink.js';
 
 let ext: Extension;
@@ -178,6 +179,33 @@ describe('a remembered Japanese span cut mid-word (src/recut.ts)', () => {
     await tab.getByTestId('search-exact').click();
     await expect.poll(() => tab.getByTestId('corrected').count()).toBe(0);
     await tab.close();
+  });
+  it('shows the highlights as a reader would, on the results page and in the popup, light and dark (axe-clean)', async () => {
+    // The page is captured by the test above. Photographed (tests/e2e/artifacts; docs/screens with
+    // UPDATE_DOCS=1) at widths where a "more" row is cut inside its highlights.
+    mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const surface of ['search', 'popup'] as const) {
+        const tab = await ext.ctx.newPage();
+        await tab.emulateMedia({ colorScheme: scheme });
+        if (surface === 'search') {
+          await tab.setViewportSize({ width: 640, height: 560 });
+          await searchPage(ext, { q: '新しいカーネルパッケ' }, tab);
+        } else {
+          await tab.setViewportSize({ width: 560, height: 420 });
+          await tab.goto(ext.extensionUrl('popup.html'));
+          await tab.getByTestId('search-input').fill('新しいカーネルパッケ');
+          await tab.getByTestId('more-link').first().waitFor();
+        }
+        expect(await tab.locator('[data-testid=result-snippet] mark').allTextContents()).toContain('新しいカーネルパッケージ');
+        const report = await runAxe(tab);
+        expect(failing(report), describeViolations(failing(report))).toEqual([]);
+        const name = `${surface}-ja-highlights-${scheme}.png`;
+        await tab.screenshot({ path: join(ARTIFACTS, 'screens', name) });
+        if (process.env.UPDATE_DOCS) copyFileSync(join(ARTIFACTS, 'screens', name), join(ROOT, 'docs/screens', name));
+        await tab.close();
+      }
+    }
   });
 });
 
