@@ -66,15 +66,19 @@ export interface PageRecord {
 }
 
 /**
- * A page's sections (schema 3): `z` is the deflate-raw of a SectionsBlob (sections.ts). When `b` is
- * present, the texts in `z` may be references into it: the two are written together and `b` is never
- * replaced without `z` (a record gains `b` only while its texts are written out).
+ * A page's sections (schema 3), in one of two formats (sections.ts; both read for ever):
+ * - format 1: `z` is the deflate-raw of a SectionsBlob. When `b` is present, the texts in `z` may be
+ *   references into it: the two are written together and `b` is never replaced without `z` (a record
+ *   gains `b` only while its texts are written out).
+ * - format 2 (`z` starts with the byte 0xfe, which no deflate stream starts with): the sections and the
+ *   page's blocks in one deflate-raw stream; no `b`.
  */
 export interface SectionsRecord {
   url: string;
   z: Uint8Array;
   /**
-   * The blocks the sections were cut from (deflate-raw, sections.ts packBlocks) and the chunker that
+   * The blocks the sections were cut from (format 1: deflate-raw, sections.ts packBlocks; format 2 keeps
+   * them in `z`, sections.ts recordBlocks reads either) and the chunker that
    * cut them (CHUNKER_VERSION; '' unknown): what background/recut.ts cuts again when the chunker
    * changes. Absent on pages stored before blocks were kept (they keep their cut).
    */

@@ -16,7 +16,7 @@ import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
 import { exportJsonl, importJsonl } from './transfer.js';
 import { verifyIndex } from './verify.js';
-import { pageSections, unpackBlocks } from './sections.js';
+import { pageSections, recordBlocks } from './sections.js';
 import { lexicalLane } from './search.js';
 import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
@@ -273,5 +273,7 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
   /** The blocks and chunker version stored for a page (background/recut.ts cuts them again). */
   pageBlocks: async (url: string) => {
     const rec = await (await engine.db()).get('sections', url);
-    return rec?.b ? { blocks: await unpackBlocks(rec.b), chunker: rec.cv ?? null, bytes: rec.b.byteLength, textBytes: rec.z.byteLength } : null;
+    const blocks = rec ? await recordBlocks(rec) : null;
+    // bytes: the blocks' stream (format 1), or the record's one stream (format 2, sections and blocks).
+    return rec && blocks ? { blocks, chunker: rec.cv ?? null, bytes: (rec.b ?? rec.z).byteLength, textBytes: rec.z.byteLength, oneStream: !rec.b } : null;
   } };

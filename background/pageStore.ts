@@ -20,10 +20,10 @@ import type { CaptureOutcome } from '../src/protocol.js';
 import type { PageKind } from '../src/pageKind.js';
 import type { TitleEntry } from '../src/historyEntries.js';
 import { addVisit } from '../src/forget.js';
-import { EMPTY_STATS, type DB, type PageRecord, type RereadDB, type StatsRecord, type StoreName } from './db.js';
+import { EMPTY_STATS, type DB, type PageRecord, type RereadDB, type SectionsRecord, type StatsRecord, type StoreName } from './db.js';
 import type { DeadRange, DeltaList, PendingSegment } from './delta.js';
 import { legacyActive, legacyLens, removeLegacyPage } from './legacy.js';
-import { forgetAllSections, forgetPage, packBlocks, packSections, sectionsJson } from './sections.js';
+import { forgetAllSections, forgetPage, keepsBlocks, packBlocks, packPage, packSections, sectionsJson } from './sections.js';
 import { deletePage, putPage } from './pageLog.js';
 
 export interface PageInput {
@@ -195,10 +195,13 @@ interface Prepared {
   /** Each chunk's postings. */
   docs: SectionPostings[];
   lens: number[];
+  /** The page's sections record's `z`: format 2 (its blocks in the same stream) when the input has blocks, else format 1. */
   z: Uint8Array;
-  /** The page's blocks, deflated (absent when the input has none). */
-  b: Uint8Array | null;
+  /** Whether `z` keeps the page's blocks. */
+  kept: boolean;
 }
+
+const keeps = (rec: SectionsRecord | undefined): boolean => !!rec && keepsBlocks(rec);
 
 /** Whether the input rewrites the stored page's sections: new content, or a re-cut (same texts, anchors may differ). */
 const rewrites = (stored: PageRecord | undefined, input: PageInput): boolean => !stored || stored.hash !== input.hash || !!input.recut;
@@ -221,7 +224,7 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
     const rtx = db.transaction(['pages', 'sections']);
     const before = await Promise.all(inputs.map((i) => rtx.objectStore('pages').get(i.url)));
     const lacksBlocks = await Promise.all(
-      inputs.map(async (input, i) => !!input.blocks && !!before[i] && !rewrites(before[i], input) && before[i]!.chunkIds.length > 0 && !(await rtx.objectStore('sections').get(input.url))?.b),
+      inputs.map(async (input, i) => !!input.blocks && !!before[i] && !rewrites(before[i], input) && before[i]!.chunkIds.length > 0 && !keeps(await rtx.objectStore('sections').get(input.url))),
     );
     await rtx.done;
     const prepared = new Map<string, Prepared>();
@@ -231,8 +234,9 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
         if (lacksBlocks[i]) revisitBlocks.set(input.url, await packBlocks(input.blocks!));
         if (!rewrites(before[i], input)) return;
         const docs = input.chunks.map((c) => sectionPostings(input.title, c, tok));
-        const [z, b] = await Promise.all([packSections(input.chunks, input.chunks.length ? input.blocks : undefined), input.blocks && input.chunks.length ? packBlocks(input.blocks) : null]);
-        prepared.set(input.url, { input, docs, lens: docs.map((d) => d.len), z, b });
+        const kept = !!input.blocks && input.chunks.length > 0;
+        const z = kept ? await packPage(input.chunks, input.blocks!) : await packSections(input.chunks);
+        prepared.set(input.url, { input, docs, lens: docs.map((d) => d.len), z, kept });
       }),
     );
     // The batch's postings, ids relative to its first new id (pages get consecutive ids in input order).
@@ -262,7 +266,8 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
           if (b) {
             // Its cut is of an unknown chunker (cv ''): the next chunker change re-cuts it.
             const rec = await tx.objectStore('sections').get(input.url);
-            if (rec && !rec.b) puts.push(tx.objectStore('sections').put({ ...rec, b, cv: '' }));
+            // (A format-1 record whose texts are written out: `b` beside them, format 1 still.)
+            if (rec && !keepsBlocks(rec)) puts.push(tx.objectStore('sections').put({ ...rec, b, cv: '' }));
           }
           pages.push({ outcome: 'revisit', page, removedChunkIds: [], addedChunkIds: [] });
           continue;
@@ -290,7 +295,7 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
           kindOf,
         );
         puts.push(putPage(tx, page));
-        if (ids.length) puts.push(tx.objectStore('sections').put({ url: input.url, z: prep.z, ...(prep.b ? { b: prep.b, cv: input.chunker ?? '' } : {}) }));
+        if (ids.length) puts.push(tx.objectStore('sections').put({ url: input.url, z: prep.z, ...(prep.kept ? { cv: input.chunker ?? '' } : {}) }));
         if (input.embedModel) for (const id of ids) puts.push(tx.objectStore('embedQueue').put({ id, model: input.embedModel }));
         stats.N += ids.length;
         stats.totalLength += prep.lens.reduce((a, b) => a + b, 0);

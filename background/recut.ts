@@ -20,7 +20,7 @@ import type { DB, SectionsRecord } from './db.js';
 import type { Engine } from './engine.js';
 import { storePage } from './capture.js';
 import { migrationPending } from './migrateV3.js';
-import { unpackBlocks, unpackSections } from './sections.js';
+import { keepsBlocks, recordBlocks, unpackSections } from './sections.js';
 
 /** meta: the chunker every stored page (with blocks) was cut with, once no pass is pending. */
 export const CHUNKER_VERSION_KEY = 'chunkerVersion';
@@ -123,7 +123,7 @@ export class Recut {
       const records = await db.getAll('sections', mark.after ? IDBKeyRange.lowerBound(mark.after, true) : null, this.batch);
       if (!records.length) break;
       for (const rec of records) {
-        if (rec.b && rec.cv !== this.version) {
+        if (keepsBlocks(rec) && rec.cv !== this.version) {
           try {
             if (await this.recutPage(db, rec)) mark.rewritten++;
           } catch (e) {
@@ -152,7 +152,7 @@ export class Recut {
     if (!page) return false; // forgotten meanwhile
     let blocks: Block[];
     try {
-      blocks = await unpackBlocks(rec.b!);
+      blocks = (await recordBlocks(rec))!;
     } catch (e) {
       console.warn(`reread: the blocks of ${rec.url} cannot be read; its sections are kept`, e);
       return false;

@@ -4,7 +4,7 @@
  * here. Instead the records the product would hold for those pages once captured and fully merged are
  * built in Node with the product's own functions — the chunker, pageStore.sectionPostings, the posting codec
  * (appendToBlock / blockValue: blocks fill as merges fill them, full but for each term's last),
- * sections.sectionsJson and blocksJson deflated (zlib's deflate-raw, the format CompressionStream writes), vectorStore's
+ * sections.pageJson deflated (zlib's deflate-raw, the format CompressionStream writes) as a format-2 record, vectorStore's
  * vectorRecords — and written into the extension's IndexedDB from an extension page, a batch per
  * transaction. The last pages of each phase go through engine.capture: that is where the write path is
  * measured. verifyIndex (in the 52k run) checks that what was written is what the product would store.
@@ -18,7 +18,7 @@ import { TOKENIZER } from '../../src/indexing.js';
 import { appendToBlock, blockValue, type EncodedBlock } from '../../src/postings.js';
 import { sectionPostings } from '../../background/pageStore.js';
 import { vectorRecords, COARSE_BLOCK } from '../../background/vectorStore.js';
-import { blocksJson, sectionsJson } from '../../background/sections.js';
+import { oneStream, pageJson } from '../../background/sections.js';
 import { currentIndexVersion, INDEX_VERSION_KEY } from '../../background/indexVersion.js';
 import { LOG_PREFIX } from '../../background/pageLog.js';
 import type { PageRecord, StatsRecord } from '../../background/db.js';
@@ -34,8 +34,8 @@ interface OpenList {
 /** One transaction's worth of records. */
 export interface Batch {
   pages: PageRecord[];
-  /** Each page's sections record: sections, and the blocks they were cut from (kept to re-cut). */
-  sections: { url: string; z: Uint8Array; b: Uint8Array }[];
+  /** Each page's sections record: sections, and the blocks they were cut from (kept to re-cut), in one format-2 stream. */
+  sections: { url: string; z: Uint8Array }[];
   terms: [string, number][];
   blocks: { key: [number, number]; value: Uint8Array }[];
   /** Section text characters in the batch (for bytes ÷ text). */
@@ -101,7 +101,7 @@ export class BulkIndex {
       this.pages++;
       out.chunks += ids.length;
       out.pages.push({ url: p.url, site: siteOf(p.url), title: payload.title, lang: payload.lang, firstVisit: p.date, lastVisit: p.date, visitCount: 1, hash, chunkIds: ids, words, lens });
-      if (ids.length) out.sections.push({ url: p.url, z: deflateRawSync(sectionsJson(chunks, payload.blocks)), b: deflateRawSync(blocksJson(payload.blocks)) });
+      if (ids.length) out.sections.push({ url: p.url, z: oneStream(deflateRawSync(pageJson(chunks, payload.blocks))) });
     }
     return out;
   }
@@ -169,8 +169,7 @@ const WRITE = `async ({ pages, sections, terms, blockKeys, blocks, meta }) => {
   // As the product's putPage does: each page written is logged for the page table's snapshot (background/pageLog.ts).
   for (const p of pages) { tx.objectStore('pages').put(p); tx.objectStore('meta').put(1, '${LOG_PREFIX}' + p.url); }
   const zs = unpack(sections.z);
-  const bs = unpack(sections.b);
-  sections.urls.forEach((url, i) => tx.objectStore('sections').put({ url, z: zs[i], b: bs[i], cv: sections.cv }));
+  sections.urls.forEach((url, i) => tx.objectStore('sections').put({ url, z: zs[i], cv: sections.cv }));
   for (const [t, id] of terms) tx.objectStore('terms').put(id, t);
   const values = unpack(blocks);
   blockKeys.forEach((k, i) => tx.objectStore('postings').put(values[i], k));
@@ -183,7 +182,7 @@ const WRITE = `async ({ pages, sections, terms, blockKeys, blocks, meta }) => {
 export async function writeBatch(page: Page, batch: Pick<Batch, 'pages' | 'sections' | 'terms' | 'blocks'>, meta: [string, unknown][] = []): Promise<void> {
   const arg = {
     pages: batch.pages,
-    sections: { urls: batch.sections.map((s) => s.url), z: pack(batch.sections.map((s) => s.z)), b: pack(batch.sections.map((s) => s.b)), cv: CHUNKER_VERSION },
+    sections: { urls: batch.sections.map((s) => s.url), z: pack(batch.sections.map((s) => s.z)), cv: CHUNKER_VERSION },
     terms: batch.terms,
     blockKeys: batch.blocks.map((b) => b.key),
     blocks: pack(batch.blocks.map((b) => b.value)),

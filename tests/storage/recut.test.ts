@@ -1,9 +1,10 @@
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { chunkSteps, CHUNKER_VERSION, type Block } from '../../src/chunker.js';
 import { cutSections, type Pace } from '../../src/sections.js';
 import { normalizeBlocks } from '../../src/validate.js';
 import { CHUNKER_VERSION_KEY, Recut, RECUT_KEY, type RecutMark } from '../../background/recut.js';
-import { pageSections, unpackBlocks } from '../../background/sections.js';
+import { forgetAllSections, isOneStream, oneStream, packBlocks, packSections, pageSections, recordBlocks } from '../../background/sections.js';
 import { verifyIndex } from '../../background/verify.js';
 import type { Engine } from '../../background/engine.js';
 import type { DB } from '../../background/db.js';
@@ -52,7 +53,10 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     await capture(engine, 'https://a.example/1', 'heron');
     const rec = (await db.get('sections', 'https://a.example/1'))!;
     expect(rec.cv).toBe(CHUNKER_VERSION);
-    expect(await unpackBlocks(rec.b!)).toEqual(normalizeBlocks(blocksOf('heron')).blocks);
+    // Format 2: the blocks in the record's one stream, beside the sections.
+    expect(rec.b).toBeUndefined();
+    expect(isOneStream(rec.z)).toBe(true);
+    expect(await recordBlocks(rec)).toEqual(normalizeBlocks(blocksOf('heron')).blocks);
     expect(await engine.recut.pending()).toBe(false);
     await engine.recut.run();
     expect(await db.get('meta', CHUNKER_VERSION_KEY)).toBe(CHUNKER_VERSION);
@@ -151,7 +155,10 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     await capture(engine, 'https://a.example/2', 'egret');
     await engine.recut.run();
     const rec = (await db.get('sections', 'https://a.example/1'))!;
-    await db.put('sections', { ...rec, z: new Uint8Array([1, 2, 3]) });
+    // Its texts refer past the end of its blocks (the blocks, in the same stream, still read).
+    const blob = JSON.parse(inflateRawSync(rec.z.subarray(2)).toString()) as { t: unknown[] };
+    blob.t = blob.t.map(() => [0, 1e9]);
+    await db.put('sections', { ...rec, z: oneStream(deflateRawSync(JSON.stringify(blob))) });
     expect((await verifyIndex(engine, false)).problems.some((p) => p.includes('cannot be read'))).toBe(true);
     const recut = new Recut(engine, { version: NEXT, cut: nextCut });
     await recut.run();
@@ -161,5 +168,38 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     expect((await verifyIndex(engine, false)).problems).toEqual([]);
     expect(await db.get('meta', CHUNKER_VERSION_KEY)).toBe(NEXT);
     expect(await db.get('meta', RECUT_KEY)).toBeUndefined();
+  });
+});
+
+describe('sections records of both formats in one database', { timeout: 60_000 }, () => {
+  it('a format-1 page (blocks beside its texts) and format-2 pages are read, searched, verified and re-cut alike', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    await capture(engine, 'https://a.example/new', 'heron');
+    await capture(engine, 'https://a.example/old', 'egret');
+    await engine.recut.run(); // records this release's chunker
+    // The second page as main wrote it before format 2: its texts refer to the blocks stored beside them.
+    const cut = await cutSections(blocksOf('egret'));
+    const rec = (await db.get('sections', 'https://a.example/old'))!;
+    await db.put('sections', { url: rec.url, z: await packSections(cut.sections, cut.blocks), b: await packBlocks(cut.blocks), cv: rec.cv });
+    forgetAllSections(db); // nothing decoded before the swap is kept
+    const fresh = await Promise.all(['https://a.example/new', 'https://a.example/old'].map((u) => db.get('sections', u)));
+    expect(fresh.map((r) => [isOneStream(r!.z), !!r!.b])).toEqual([
+      [true, false],
+      [false, true],
+    ]);
+    expect((await chunksOf(db, 'https://a.example/old')).map((s) => s.text)).toEqual(cut.sections.map((s) => s.text));
+    expect((await engine.search({ q: 'egretm3' })).results[0]!.href).toMatch(/^https:\/\/a\.example\/old/);
+    expect((await engine.search({ q: 'heronm3' })).results[0]!.href).toMatch(/^https:\/\/a\.example\/new/);
+    expect((await verifyIndex(engine, false)).problems).toEqual([]);
+    // A new chunker cuts both again from their kept blocks; the old page is then written in format 2.
+    await new Recut(engine, { version: NEXT, cut: nextCut }).run();
+    const after = await Promise.all(['https://a.example/new', 'https://a.example/old'].map((u) => db.get('sections', u)));
+    expect(after.map((r) => [r!.cv, isOneStream(r!.z), !!r!.b])).toEqual([
+      [NEXT, true, false],
+      [NEXT, true, false],
+    ]);
+    expect((await engine.search({ q: 'egretx100' })).results[0]!.href).toMatch(/^https:\/\/a\.example\/old#:~:text=egretx\d+/);
+    expect((await verifyIndex(engine, false)).problems).toEqual([]);
   });
 });
