@@ -82,7 +82,9 @@ export async function storePage(engine: Engine, input: StoreInput): Promise<Capt
   const source = input.source ?? {};
   const words = chunks.reduce((n, c) => n + c.words, 0);
   const hash = contentHash(title, chunks);
-  return engine.exclusive(async () => {
+  // Background maintenance waits while captures are under way (indexMaintenance.ts yieldToWrites).
+  engine.maintenance.writeStarted();
+  return engine.exclusive(async (): Promise<CaptureResponse> => {
     const db = await engine.db();
     if (input.recut) {
       // Re-cut only the page as it was read; a page changed, forgotten or marked forgotten meanwhile is left alone.
@@ -100,5 +102,5 @@ export async function storePage(engine: Engine, input: StoreInput): Promise<Capt
     const result = await engine.budget.writeLocked(url, () => writePage(db, { ...page, embedModel: engine.dense?.queueModel() ?? null, ...(input.recut ? { recut: true } : {}) }, TOKENIZER));
     engine.applyWrite(result.batch);
     return { outcome: result.outcome, chunks: result.page.chunkIds.length };
-  });
+  }).finally(() => engine.maintenance.writeEnded());
 }

@@ -20,9 +20,20 @@
  *
  * The job runs after writes (debounced), at worker start, and from an alarm (maintenance.ts); between
  * steps it yields and calls `keepAlive` (an extension API call keeps the MV3 worker alive).
+ *
+ * Captures come first (issue 17: at a million sections a merge step held the write lock 58 ms median,
+ * 368 ms p95, 642 ms max, mostly reading last blocks from a large LevelDB, and captures queued behind
+ * it). As Lucene merges on its own threads without the writer's lock and only commits a merge under it,
+ * a merge step reads its terms' ids and last blocks first (readAhead: a read-only transaction of `terms`
+ * and `postings`, which no capture's transaction includes) and takes the lock only to write; what it
+ * read is used if nothing rewrote it meanwhile (`generation`, the cursor), else read again under the
+ * lock. And as FTS5 leaves merging to idle moments until a level holds too many segments (crisis
+ * merge), the job waits between steps while captures are under way or just done (QUIET_MS), until
+ * CRISIS_AT segments are pending.
  */
 import { appendToBlock, BLOCK_SIZE, blockFromValue, blockValue, lastId, removeFromBlock, type EncodedBlock, type PostingEntry } from '../src/postings.js';
-import type { DB, TermIdsRecord } from './db.js';
+import type { IDBPTransaction } from 'idb';
+import type { DB, RereadDB, TermIdsRecord } from './db.js';
 import type { PendingSegment } from './delta.js';
 import type { Engine } from './engine.js';
 import { migrateStep, migrationPending } from './migrateV3.js';
@@ -36,6 +47,17 @@ export const MERGE_AT = 8;
 export const MAX_BATCH_ENTRIES = 1_500_000;
 /** Quiet time after the last write before a smaller batch merges anyway. */
 export const IDLE_MS = 5_000;
+/**
+ * Captures come first: while one is under way, or one finished less than QUIET_MS ago (a burst of
+ * pages, a backfill), the job waits between steps instead of taking the write lock, so a capture never
+ * queues behind a merge or sweep step (the delta keeps the new pages searchable meanwhile).
+ */
+export const QUIET_MS = 1_000;
+/**
+ * Pending segments past which the job stops waiting for writes to pause (FTS5's crisis merge): readers
+ * hold every pending segment in memory, so a long backfill must not pile them up without bound.
+ */
+export const CRISIS_AT = 4 * MERGE_AT;
 /** Forgotten ids (as a share of live sections) that start a sweep. */
 export const SWEEP_FRACTION = 0.05;
 /** A tombstone older than this starts a sweep whatever the share (forgotten words leave the dictionary). */
@@ -51,6 +73,8 @@ const STEP_TARGET_MS = 25;
  * on from where this one stopped; the sweep does the rest once there is room.
  */
 const PURGE_BUDGET_MS = 3_000;
+/** Last blocks a read-ahead asks for at once (beside captures: see readSlice). */
+const READ_AHEAD_WAVE = 8;
 /** Bytes of last blocks kept in memory between merges. */
 const TAIL_CACHE_MAX_BYTES = 16_000_000;
 
@@ -79,6 +103,16 @@ interface SweepState {
   currentKept: boolean;
 }
 
+/** What a merge step read before taking the write lock (readAhead), and the state it read it for. */
+interface ReadAhead {
+  generation: number;
+  upTo: number;
+  after: string;
+  slice: string[];
+  ids: Map<string, number>;
+  tails: Map<number, EncodedBlock | null>;
+}
+
 interface Plan {
   upTo: number;
   segments: readonly PendingSegment[];
@@ -101,7 +135,7 @@ export interface MaintenanceStatus {
   running: boolean;
   merges: number;
   sweeps: number;
-  /** Wall time of merge steps so far, and the postings they merged (for the benchmarks). */
+  /** Wall time of merge steps so far (their read-aheads included), and the postings they merged (for the benchmarks). */
   mergeMs: number;
   mergedPostings: number;
   lastError?: string;
@@ -115,6 +149,13 @@ export class IndexMaintenance {
   private running: Promise<void> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private lastWrite = 0;
+  /** Captures under way (writeStarted/writeEnded), and when the last one ended. */
+  private writing = 0;
+  private lastCapture = 0;
+  /** Ends the wait in `quiet` early. */
+  private wake: (() => void) | null = null;
+  /** Times the job waited for captures (tests, benchmarks). */
+  yields = 0;
   private plan: Plan | null = null;
   private stepTerms = 400;
   private stepBlocks = 400;
@@ -125,10 +166,53 @@ export class IndexMaintenance {
   private lastError: string | undefined;
   /** Where the last purge stopped in the postings and vectors stores (null: from the start). */
   private purgeFrom: { postings: [number, number] | null; vectors: [string, number] | null } = { postings: null, vectors: null };
+  /**
+   * Bumped whenever what a merge step read ahead may have gone stale: posting blocks rewritten or
+   * deleted, dictionary entries deleted, pending segments purged, everything reset (all under the write
+   * lock). A step whose read-ahead straddles a bump reads again under the lock.
+   */
+  private generation = 0;
+  /** Tests: called between a merge step's read-ahead and its taking the write lock. */
+  afterReadAhead: (() => Promise<void>) | null = null;
+  /** Merge steps whose read-ahead was used, and those that read again under the lock (stale or none). */
+  readAheads = { used: 0, stale: 0 };
   /** Tests and benchmarks turn the automatic job off to step it by hand. */
   auto = true;
 
   constructor(private readonly engine: Engine) {}
+
+  /** A capture is under way (storePage): the job lets it go first (`yieldToWrites`). */
+  writeStarted(): void {
+    this.writing++;
+  }
+
+  writeEnded(): void {
+    this.writing = Math.max(0, this.writing - 1);
+    this.lastCapture = Date.now();
+    // The delta reached the crisis bound: a job waiting for the captures to pause goes on now.
+    if (this.engine.delta.pending().length >= CRISIS_AT) this.wake?.();
+  }
+
+  /** Whether the next step waits for captures: one is under way or just done, and the delta is not in crisis. */
+  private yieldToWrites(): boolean {
+    return (this.writing > 0 || Date.now() - this.lastCapture < QUIET_MS) && this.engine.delta.pending().length < CRISIS_AT;
+  }
+
+  /** Waits until captures pause (or the delta reaches CRISIS_AT); nothing when forced. */
+  private async quiet(force: boolean): Promise<void> {
+    while (!force && this.yieldToWrites()) {
+      this.yields++;
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          if (this.wake === done) this.wake = null;
+          resolve();
+        };
+        const timer = setTimeout(done, Math.max(20, QUIET_MS - (Date.now() - this.lastCapture)));
+        this.wake = done;
+      });
+    }
+  }
 
   /** After a write committed: run soon (a burst of captures merges once they pause, or every MERGE_AT). */
   noteWrite(): void {
@@ -168,6 +252,7 @@ export class IndexMaintenance {
 
   /** Forget in-memory state that mirrors the main index (after a repair or forgetting everything). */
   reset(): void {
+    this.generation++;
     this.plan = null;
     this.purgeFrom = { postings: null, vectors: null };
     this.tails.clear();
@@ -184,7 +269,15 @@ export class IndexMaintenance {
     const db = await engine.db();
     await engine.delta.ready();
     if (await migrationPending(db)) await engine.exclusive(() => migrateStep(engine, this));
-    else if (await this.mergeWanted(db, force)) await engine.exclusive(() => this.mergeStep(db));
+    else if (await this.mergeWanted(db, force)) {
+      // The slow part of a merge step, reading its terms' ids and last blocks, is done first, outside
+      // the write lock, in a read-only transaction of the index's own stores (a capture's never overlaps
+      // them): a capture then waits at most for the step's writes, not for its reads.
+      const read = await this.readAhead(db);
+      // A capture that came during the read goes first (the read-ahead is used if still current).
+      await this.quiet(force);
+      await engine.exclusive(() => this.mergeStep(db, read));
+    }
     else if (await this.sweepWanted(db, force)) await engine.exclusive(() => this.sweepStep(db));
     // Last, the page table's snapshot (pageLog.ts), once enough pages were written since the last one.
     else if (await engine.pages.snapshotWanted(db, force)) await engine.pages.writeSnapshot(db);
@@ -203,7 +296,7 @@ export class IndexMaintenance {
 
   private async loop(force: boolean): Promise<void> {
     try {
-      while (await this.step(force)) {
+      while ((await this.quiet(force), await this.step(force))) {
         this.lastError = undefined;
         this.keepAlive?.();
         // Let searches and captures in between.
@@ -251,29 +344,119 @@ export class IndexMaintenance {
     return this.plan;
   }
 
-  /** One step of the merge (starting one if none is under way); false when the batch is done. */
-  private async mergeStep(db: DB): Promise<boolean> {
+  /** The batch of pending segments a new merge takes (oldest first, up to MAX_BATCH_ENTRIES postings). */
+  private newBatch(): MergeState | null {
+    const pending = this.engine.delta.pending();
+    if (!pending.length) return null;
+    let entries = 0;
+    let upTo = pending[0]!.seq;
+    for (const s of pending) {
+      if (entries && entries + s.entries > MAX_BATCH_ENTRIES) break;
+      entries += s.entries;
+      upTo = s.seq;
+    }
+    return { upTo, after: '' };
+  }
+
+  /** The terms of the plan's next step after the cursor (empty: the batch is merged). */
+  private sliceAfter(plan: Plan, after: string): string[] {
+    let start = lowerBound(plan.terms, after);
+    if (start < plan.terms.length && plan.terms[start] === after) start++;
+    return plan.terms.slice(start, start + this.stepTerms);
+  }
+
+  /**
+   * The dictionary ids of these terms and their last blocks (absent: a term new to the dictionary),
+   * from the cache or read in `tx`.
+   */
+  private async readSlice(tx: IDBPTransaction<RereadDB, ('terms' | 'postings' | 'meta')[], IDBTransactionMode>, slice: readonly string[], wave = Infinity): Promise<{ ids: Map<string, number>; tails: Map<number, EncodedBlock | null> }> {
+    let ids: Map<string, number>;
+    if (wave >= slice.length) ids = await this.engine.termIds.lookup(tx as never, slice);
+    else {
+      ids = new Map();
+      for (let i = 0; i < slice.length; i += wave * 4) for (const [t, id] of await this.engine.termIds.lookup(tx as never, slice.slice(i, i + wave * 4))) ids.set(t, id);
+    }
+    const postings = tx.objectStore('postings');
+    // Last blocks not in memory, read in parallel (a term new to the dictionary has none).
+    const unknown: number[] = [];
+    for (const t of slice) if (ids.has(t) && !this.tails.has(ids.get(t)!)) unknown.push(ids.get(t)!);
+    const last = (id: number) => postings.openCursor(IDBKeyRange.bound([id, 0], [id, Infinity]), 'prev');
+    let read: Awaited<ReturnType<typeof last>>[];
+    if (wave >= unknown.length) read = await Promise.all(unknown.map(last));
+    else {
+      // A few at a time: the database answers requests in order, and a capture's requests queued
+      // behind hundreds of these would wait for all of them.
+      read = [];
+      for (let i = 0; i < unknown.length; i += wave) read.push(...(await Promise.all(unknown.slice(i, i + wave).map(last))));
+    }
+    const tails = new Map<number, EncodedBlock | null>();
+    for (const t of slice) {
+      const id = ids.get(t);
+      if (id !== undefined && this.tails.has(id)) tails.set(id, this.tails.get(id)!);
+    }
+    unknown.forEach((id, i) => {
+      const c = read[i];
+      let block: EncodedBlock | null = null;
+      if (c) {
+        try {
+          block = blockFromValue((c.key as [number, number])[1], c.value);
+        } catch {
+          block = null; // malformed: verifyIndex reports it; new postings start a new block
+        }
+      }
+      tails.set(id, block);
+    });
+    return { ids, tails };
+  }
+
+  /**
+   * Reads what the next merge step needs (its terms' ids, their last blocks) without the write lock, in
+   * a read-only transaction of `terms` and `postings`, which no capture's transaction includes: it runs
+   * beside captures instead of in front of them. Null when no step is due or the read failed (the step
+   * then reads under the lock, as it always may).
+   */
+  private async readAhead(db: DB): Promise<ReadAhead | null> {
+    const started = performance.now();
+    try {
+      const generation = this.generation;
+      const state = ((await db.get('meta', MERGE_KEY)) as MergeState | undefined) ?? this.newBatch();
+      if (!state) return null;
+      const plan = this.planFor(state.upTo);
+      const slice = this.sliceAfter(plan, state.after);
+      if (!slice.length) return null;
+      const tx = db.transaction(['terms', 'postings']);
+      const { ids, tails } = await this.readSlice(tx as never, slice, READ_AHEAD_WAVE);
+      await tx.done;
+      return { generation, upTo: state.upTo, after: state.after, slice, ids, tails };
+    } catch {
+      return null;
+    } finally {
+      // Merge time, though outside the lock (mergeMs is what merging cost, for the benchmarks).
+      this.stats.mergeMs += performance.now() - started;
+      await this.afterReadAhead?.();
+    }
+  }
+
+  /**
+   * One step of the merge (starting one if none is under way), under the write lock; false when the
+   * batch is done. With a read-ahead still current (same cursor, nothing rewritten since) the step
+   * only writes: its blocks, new dictionary entries, the id counter and the cursor, in one transaction.
+   */
+  private async mergeStep(db: DB, ahead: ReadAhead | null = null): Promise<boolean> {
     const delta = this.engine.delta;
     let state = (await db.get('meta', MERGE_KEY)) as MergeState | undefined;
     if (!state) {
-      const pending = delta.pending();
-      if (!pending.length) return false;
-      let entries = 0;
-      let upTo = pending[0]!.seq;
-      for (const s of pending) {
-        if (entries && entries + s.entries > MAX_BATCH_ENTRIES) break;
-        entries += s.entries;
-        upTo = s.seq;
-      }
-      state = { upTo, after: '' };
+      // The batch the read-ahead planned, while its segments are pending (a purge may have taken some).
+      state = (ahead && !ahead.after && delta.pending().some((s) => s.seq === ahead.upTo) ? { upTo: ahead.upTo, after: '' } : this.newBatch()) ?? undefined;
+      if (!state) return false;
       await db.put('meta', state, MERGE_KEY);
     }
     const plan = this.planFor(state.upTo);
     const started = performance.now();
-    let start = lowerBound(plan.terms, state.after);
-    if (start < plan.terms.length && plan.terms[start] === state.after) start++;
-    if (start >= plan.terms.length) return this.finishMerge(db, plan);
-    const slice = plan.terms.slice(start, start + this.stepTerms);
+    const current = ahead && ahead.generation === this.generation && ahead.upTo === state.upTo && ahead.after === state.after ? ahead : null;
+    if (ahead) this.readAheads[current ? 'used' : 'stale']++;
+    const slice = current ? current.slice : this.sliceAfter(plan, state.after);
+    if (!slice.length) return this.finishMerge(db, plan);
     const dead = delta.dead;
 
     const tx = db.transaction(['terms', 'postings', 'meta'], 'readwrite');
@@ -285,7 +468,7 @@ export class IndexMaintenance {
       tx,
       async () => {
         const counter = ((await tx.objectStore('meta').get(TERM_IDS_KEY)) as TermIdsRecord | undefined) ?? { next: 1 };
-        const ids = await this.engine.termIds.lookup(tx, slice);
+        const { ids, tails } = current ?? (await this.readSlice(tx, slice));
         /** The batch's live postings of a term above `after` (the last id its blocks hold). */
         const entriesOf = (t: string, after: number): PostingEntry[] => {
           const out: PostingEntry[] = [];
@@ -300,28 +483,11 @@ export class IndexMaintenance {
           return out;
         };
         const postings = tx.objectStore('postings');
-        // Last blocks not in memory, read in parallel (a term new to the dictionary has none).
-        const unknown: number[] = [];
-        for (const t of slice) if (ids.has(t) && !this.tails.has(ids.get(t)!)) unknown.push(ids.get(t)!);
-        const read = await Promise.all(unknown.map((id) => postings.openCursor(IDBKeyRange.bound([id, 0], [id, Infinity]), 'prev')));
-        const tails = new Map<number, EncodedBlock | null>();
-        unknown.forEach((id, i) => {
-          const c = read[i];
-          let block: EncodedBlock | null = null;
-          if (c) {
-            try {
-              block = blockFromValue((c.key as [number, number])[1], c.value);
-            } catch {
-              block = null; // malformed: verifyIndex reports it; new postings start a new block
-            }
-          }
-          tails.set(id, block);
-        });
         for (const t of slice) {
           let id = ids.get(t);
-          const tail = id === undefined ? null : tails.has(id) ? tails.get(id)! : (this.tails.get(id) ?? null);
+          const tail = id === undefined ? null : (tails.get(id) ?? null);
           const entries = entriesOf(t, tail ? lastId(tail) : -1);
-          if (id !== undefined && tails.has(id)) newTails.set(id, tail);
+          if (id !== undefined) newTails.set(id, tail);
           // A term whose postings are all forgotten gets no dictionary entry.
           if (!entries.length) continue;
           if (id === undefined) {
@@ -379,6 +545,7 @@ export class IndexMaintenance {
 
   /** Drops the cached last blocks of these terms (their blocks were rewritten elsewhere). */
   forgetTails(ids: Iterable<number>): void {
+    this.generation++;
     for (const id of ids) {
       const b = this.tails.get(id);
       if (b === undefined) continue;
@@ -405,6 +572,7 @@ export class IndexMaintenance {
     await Promise.all([...gone].map((seq) => tx.store.delete(seq)));
     await tx.done;
     delta.removeSegments(gone);
+    this.generation++;
     this.plan = null; // a merge under way plans again from what is pending (its cursor is a term: it resumes the same)
     return gone.size;
   }
@@ -487,6 +655,7 @@ export class IndexMaintenance {
         cursor = await cursor.continue();
       }
       await tx.done;
+      this.generation++;
       this.engine.termIds.forget(gone);
       out.terms = gone.length;
     }
@@ -608,6 +777,7 @@ export class IndexMaintenance {
       if (!cursor) state.emptied = [];
       await tx.objectStore('meta').put(state, SWEEP_KEY);
       await tx.done;
+      this.generation++;
       this.engine.termIds.forget(gone);
       return true;
     }

@@ -19,12 +19,18 @@
  *   --scale-profile=DIR  keep the loaded browser profile in DIR; a later run with the same DIR and
  *                  --scale-sections skips the loading (minutes at 1M) and measures the queries only
  *   --scale-dist=PATH  the build the scale part loads (default dist/chrome), e.g. main's, for before/after
+ * `capture` (never by default) measures capture write per page on a profile kept by `scale`
+ * (tests/bench/captureScale.ts), builds side by side, alternating run by run:
+ *   --scale-profile=DIR  the kept profile (required)
+ *   --capture-dists=A,B  builds to compare (default dist/chrome)
+ *   --capture-runs=2  runs of each build;  --capture-pages=30  fresh pages a run
+ *   --capture-dense=off  the dense lane while capturing (on: pages embedded meanwhile)
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { machine, Report, RESULTS, writeJson, type Machine } from './report.js';
 
-const PARTS = ['lexical', 'dense', 'browser', 'dayone', 'scale'] as const;
+const PARTS = ['lexical', 'dense', 'browser', 'dayone', 'scale', 'capture'] as const;
 /** What `all` (and no part named) runs. */
 const DEFAULT_PARTS: readonly Part[] = ['lexical', 'dense', 'browser', 'dayone'];
 type Part = (typeof PARTS)[number];
@@ -85,6 +91,14 @@ async function main(): Promise<void> {
         writeJson(`scale-${sections}`, res.json);
         noSummary.add('scale');
       }
+    } else if (part === 'capture') {
+      const { runCapture } = await import('./captureScale.js');
+      const profileDir = flags.get('scale-profile');
+      if (!profileDir) throw new Error('capture needs --scale-profile=DIR (a profile kept by the scale part)');
+      const dists = (flags.get('capture-dists') ?? 'dist/chrome').split(',').filter(Boolean);
+      const res = await runCapture(report, { profileDir: resolve(profileDir), dists, runs: Number(flags.get('capture-runs') ?? 2), pages: Number(flags.get('capture-pages') ?? 30), dense: flags.get('capture-dense') === 'on' });
+      writeJson(`capture-write-${basename(resolve(profileDir))}`, { machine: m, ...res });
+      noSummary.add('capture');
     } else if (part === 'dayone') {
       const { runDayOne } = await import('./dayone.js');
       const res = await runDayOne(report, { entries: Number(flags.get('history-entries') ?? (quick ? 5_000 : 50_000)), backfillPages: Number(flags.get('backfill-pages') ?? (quick ? 100 : 300)), pdfPages: flags.has('pdf-pages') ? String(flags.get('pdf-pages')).split(',').map(Number).filter((n) => n > 0) : quick ? [10, 50] : [10, 50, 200] });
@@ -126,7 +140,7 @@ function writeSummary(report: Report, parts: Part[], m: Machine, timings: Record
 
 /** The part's own output: from its "## " heading to the next part's. */
 function extract(body: string, part: Part): string {
-  const titles: Record<Part, string> = { lexical: '## Lexical', dense: '## Dense', browser: '## Chromium', dayone: '## Day one', scale: '## A million sections' };
+  const titles: Record<Part, string> = { lexical: '## Lexical', dense: '## Dense', browser: '## Chromium', dayone: '## Day one', scale: '## A million sections', capture: '## Capture write per page on a kept profile' };
   const start = body.indexOf(titles[part]);
   if (start < 0) return '';
   const rest = body.slice(start + 3);
@@ -137,7 +151,12 @@ function extract(body: string, part: Part): string {
   return body.slice(start, end).trim();
 }
 
-main().catch((e: unknown) => {
-  console.error(e);
-  process.exit(1);
-});
+// Exits once done: a browser part can leave a handle open (a closed context's pipe) that kept the
+// process, and the benchmark lock around it, alive after "wrote … summary.md".
+main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

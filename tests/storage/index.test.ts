@@ -35,13 +35,19 @@ type Op =
   | { kind: 'deleteSite'; site: string }
   | { kind: 'search'; q: number }
   /** Maintenance steps (merge, sweep), then maybe a worker restart: a new engine, nothing in memory. */
-  | { kind: 'steps'; n: number; restart: boolean };
+  | { kind: 'steps'; n: number; restart: boolean }
+  /**
+   * One maintenance step with something else between a merge step's read-ahead and its write: a
+   * capture, a forget (and a purge of what it left, as near the quota), another step, or a worker stop.
+   */
+  | { kind: 'interleave'; what: 'put' | 'delete' | 'purge' | 'step' | 'stop'; url: number; version: number };
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ kind: fc.constant('put' as const), url: fc.nat(URLS.length - 1), version: fc.nat(2) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), url: fc.nat(URLS.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteSite' as const), site: fc.constantFrom('a.example', 'b.example', 'docs.b.example') }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('search' as const), q: fc.nat(QUERIES.length - 1) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('steps' as const), n: fc.integer({ min: 1, max: 40 }), restart: fc.boolean() }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('interleave' as const), what: fc.constantFrom('put' as const, 'delete' as const, 'purge' as const, 'step' as const, 'stop' as const), url: fc.nat(URLS.length - 1), version: fc.nat(2) }) },
 );
 
 /** An engine whose maintenance takes tiny steps (a merge spans many), run by hand. */
@@ -90,6 +96,31 @@ describe('incremental index equals a rebuild', () => {
           } else if (o.kind === 'deleteSite') {
             await engine.deleteSite(o.site);
             for (const u of [...live.keys()]) if (new URL(u).hostname.replace(/^www\./, '').endsWith(o.site)) live.delete(u);
+          } else if (o.kind === 'interleave') {
+            const old = engine;
+            let reached!: () => void;
+            const at = new Promise<void>((r) => (reached = r));
+            old.maintenance.afterReadAhead = async () => {
+              old.maintenance.afterReadAhead = null;
+              reached();
+              if (o.what === 'stop') return new Promise<void>(() => undefined); // never goes on: the worker is gone
+              if (o.what === 'put') {
+                const c = versions[o.url]![o.version]!;
+                await old.capture(URLS[o.url]!, { title: c.title, lang: 'en', blocks: blocksOf(c) }, now);
+                live.set(URLS[o.url]!, c);
+              } else if (o.what === 'step') await old.maintenance.step(true);
+              else {
+                await old.deleteUrls([URLS[o.url]!]);
+                live.delete(URLS[o.url]!);
+                if (o.what === 'purge') await old.exclusive(() => old.maintenance.purgeDeadLocked());
+              }
+            };
+            const step = old.maintenance.step(true);
+            if (o.what === 'stop') {
+              await Promise.race([at, step]);
+              engine = smallSteps(db);
+            } else await step;
+            old.maintenance.afterReadAhead = null;
           } else if (o.kind === 'steps') {
             for (let i = 0; i < o.n && (await engine.maintenance.step(true)); i++);
             if (o.restart) engine = smallSteps(db);

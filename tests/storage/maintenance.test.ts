@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PostingList } from '../../src/bm25.js';
 import { DeadSet } from '../../background/delta.js';
-import { IDLE_MS, MERGE_AT, SWEEP_FRACTION } from '../../background/indexMaintenance.js';
+import { CRISIS_AT, IDLE_MS, MERGE_AT, MERGE_KEY, QUIET_MS, SWEEP_FRACTION } from '../../background/indexMaintenance.js';
 import { verifyIndex } from '../../background/verify.js';
 import { engineOn, freshDb, logicalIndex, readAll } from './helpers.js';
 
@@ -37,7 +37,7 @@ describe('DeadSet', () => {
 });
 
 describe('scheduling', { timeout: 60_000 }, () => {
-  it(`merges by itself after ${MERGE_AT} pending segments, without waiting for a pause`, async () => {
+  it(`merges by itself after ${MERGE_AT} pending segments once captures pause for ${QUIET_MS} ms, well before the idle delay`, async () => {
     const db = await freshDb();
     const engine = engineOn(db, { auto: true });
     for (let i = 0; i < MERGE_AT; i++) await engine.capture(`https://a.example/${i}`, page(i), 1_700_000_000_000 + i);
@@ -45,6 +45,46 @@ describe('scheduling', { timeout: 60_000 }, () => {
     await until(async () => (await readAll(db)).segments.length === 0 && !engine.maintenance.status().running, IDLE_MS - 2000);
     expect(engine.maintenance.status().merges).toBeGreaterThanOrEqual(1);
     expect((await readAll(db)).postings.length).toBeGreaterThan(0);
+    expect((await verifyIndex(engine)).problems).toEqual([]);
+  });
+
+  it(`a burst of captures is never held back by a merge: merging waits for a pause, up to ${CRISIS_AT} pending segments`, async () => {
+    const db = await freshDb();
+    const engine = engineOn(db, { auto: true });
+    // Every merge and sweep step is noted, and whether a capture was under way (asked or held the lock) then.
+    let capturing = 0;
+    let stepsDuringCaptures = 0;
+    const exclusive = engine.exclusive.bind(engine);
+    engine.exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+      const byMaintenance = /IndexMaintenance\.step/.test(new Error().stack ?? '');
+      return exclusive(async () => {
+        if (capturing && byMaintenance) stepsDuringCaptures++;
+        return fn();
+      });
+    };
+    const burst = async (from: number, n: number) => {
+      for (let i = from; i < from + n; i++) {
+        capturing++;
+        await engine.capture(`https://a.example/${i}`, page(i), 1_700_000_000_000 + i).finally(() => capturing--);
+      }
+    };
+    // Captures back to back, past MERGE_AT: no merge step takes the lock between them.
+    await burst(0, MERGE_AT * 2);
+    expect(stepsDuringCaptures).toBe(0);
+    expect(engine.maintenance.yields).toBeGreaterThan(0);
+    expect(await db.get('meta', MERGE_KEY)).toBeUndefined();
+    expect((await readAll(db)).segments).toHaveLength(MERGE_AT * 2);
+    // The new pages are searchable meanwhile (from the delta).
+    expect((await engine.search({ q: `word${MERGE_AT * 2 - 1}x` })).results).toHaveLength(1);
+    // A pause: everything merges.
+    await until(async () => (await readAll(db)).segments.length === 0 && !engine.maintenance.status().running, QUIET_MS + 5_000);
+    expect((await verifyIndex(engine)).problems).toEqual([]);
+    // A burst past the crisis bound: merge steps go on between the captures (each waits at most for one).
+    stepsDuringCaptures = 0;
+    await burst(1000, CRISIS_AT + MERGE_AT * 2);
+    expect(stepsDuringCaptures).toBeGreaterThan(0);
+    await until(async () => (await readAll(db)).segments.length === 0 && !engine.maintenance.status().running, QUIET_MS + 20_000);
+    expect((await engine.search({ q: 'river' })).results.length).toBeGreaterThan(0);
     expect((await verifyIndex(engine)).problems).toEqual([]);
   });
 
