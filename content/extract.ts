@@ -3,9 +3,10 @@
  *
  * `walkBlocks` walks the live body in time slices (so no task it runs takes long) and keeps what is
  * rendered and readable: headings (with the id a link can jump to), paragraphs, list items, definition
- * lists, quotes, code (`pre`) and tables as text. It leaves out navigation, site header and footer,
- * asides, cookie banners and other fixed overlays, hidden and aria-hidden elements, scripts and styles,
- * and never reads form controls or editable regions. Along the way it
+ * lists, quotes, code (`pre`) and tables as text. It leaves out navigation (`nav`, `role=navigation`, or
+ * a class or id that names it), site header and footer, asides, cookie banners and other fixed overlays,
+ * hidden and aria-hidden elements, scripts and styles, and never reads form controls or editable
+ * regions. Along the way it
  * - notes the page's `main` landmark, which the caller prefers when it holds most of the text;
  * - turns definition entries with an id (Sphinx `<dt id="os.path.join">`, glossary terms) into
  *   sub-sections, so each can be its own result with its own anchor;
@@ -45,6 +46,14 @@ const SKIP_TAGS = new Set([
 ]);
 const SKIP_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'toolbar', 'textbox', 'searchbox', 'combobox', 'listbox', 'tooltip']);
 const BOILERPLATE = /(?:^|[\s_-])(?:cookies?|consent|gdpr|cmp-|onetrust|newsletter|subscribe-popup|share-?bar|breadcrumbs?|skip-?link|sidebar|sphinxsidebar|related|footer|masthead|site-?header|toc-?drawer)(?:$|[\s_-])/i;
+/**
+ * Class or id words that name page navigation (the words, not one generator's class): DocBook's
+ * `navheader`/`navfooter` (前へ 目次 次へ, Prev Up Next), texinfo's `nav-panel`, Bootstrap's `navbar`,
+ * WordPress's `nav-links`/`post-navigation`, `pagination`/`pager` link rows. What `<nav>` and
+ * `role=navigation` say, for pages that say it with a class. Read outside the main content only, like
+ * BOILERPLATE, and never on an element that holds the page's own title or article (see `namesNavigation`).
+ */
+const NAVIGATION = /(?:^|[\s_-])(?:nav|navbar|navheader|navfooter|navigation|navpanel|pagination|pager)(?:$|[\s_-])/i;
 const HEADINGS: Record<string, number> = { H1: 1, H2: 2, H3: 3, H4: 4, H5: 5, H6: 6 };
 const BLOCK_TAGS = new Set([
   'P', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'LI', 'UL', 'OL', 'DL', 'DT', 'DD', 'BLOCKQUOTE', 'FIGURE', 'FIGCAPTION',
@@ -105,6 +114,16 @@ const VISIBILITY = { visibilityProperty: true };
 
 function isHiddenAttr(el: Element): boolean {
   return el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true';
+}
+
+/**
+ * Whether a class or id marks `el` as page navigation. An element that holds the page's title (`h1`),
+ * a main landmark or an article is a layout wrapper whatever its class says (`<div class="nav-open">`
+ * around a page whose menu is open): dropping it would drop the page.
+ */
+function namesNavigation(el: Element, cls: string | null, id: string): boolean {
+  if (!(cls && NAVIGATION.test(cls)) && !(id && NAVIGATION.test(id))) return false;
+  return !el.querySelector('h1, main, article, [role="main"]');
 }
 
 /** Editable regions are never read: their text is the user's, not the page's. */
@@ -406,6 +425,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       const cls = el.getAttribute('class');
       const id = tag === 'SECTION' ? '' : el.id;
       if ((cls && BOILERPLATE.test(cls)) || (id && BOILERPLATE.test(id))) return true;
+      if (namesNavigation(el, cls, id)) return true;
     }
     if (live) {
       if (!rendered(el)) return true;

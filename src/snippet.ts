@@ -1,5 +1,8 @@
 /**
  * Snippets as plain segments ({text, match}); the UI renders them as text nodes, never as HTML.
+ * Marked words that touch (新しい|カーネル|パッケージ: an unspaced script cut into words; `½` folded
+ * into two) are one marked segment, so they read, and are drawn, as one run; words with anything
+ * between them (a space, a hyphen) stay separate marks. No segment is ever empty.
  */
 import { QueryMatcher } from './matcher.js';
 import { forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
@@ -38,15 +41,16 @@ export class TermMarker {
     return hit;
   }
 
-  /** The extents [start, end) of the marked words of `text`, ascending and disjoint, flattened. */
+  /** The extents [start, end) of the marked runs of `text` (touching words joined), ascending and disjoint, flattened. */
   spans(text: string): number[] {
     const out: number[] = [];
     if (!this.terms.size) return out;
     forEachWordSpan(text, (word, start, end) => {
       if (!this.marks(word)) return;
       const n = out.length;
-      // Two words inside one changed character (`½` folds to `1⁄2`) share its extent.
-      if (n && start < out[n - 1]!) out[n - 1] = Math.max(out[n - 1]!, end);
+      // Two words inside one changed character (`½` folds to `1⁄2`) share its extent; words that touch
+      // (unspaced scripts) are one run.
+      if (n && start <= out[n - 1]!) out[n - 1] = Math.max(out[n - 1]!, end);
       else out.push(start, end);
     });
     return out;
@@ -168,7 +172,10 @@ export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36): Snipp
       if (e0 <= s0) continue;
       const prefix = text + body.slice(tStart(i), tEnd(i));
       if (s0 > plainFrom) segs.push({ text: prefix.slice(plainFrom, s0), match: false });
-      segs.push({ text: prefix.slice(s0, e0), match: true });
+      const prev = segs[segs.length - 1];
+      // A match that touches the one before it (新しい|カーネル) joins it: one run, one mark.
+      if (s0 === plainFrom && prev?.match) prev.text += prefix.slice(s0, e0);
+      else segs.push({ text: prefix.slice(s0, e0), match: true });
       plainFrom = e0;
     }
     text += body.slice(tStart(i), tEnd(i));

@@ -23,8 +23,9 @@ import { KindNote } from './KindNote.js';
 import { displayLocation, siteLabel } from '../../src/url.js';
 
 export function Snippet({ segments }: { segments: readonly SnippetSegment[] }) {
-  // Page-derived text is only ever rendered as text nodes (Preact escapes it), never as HTML.
-  return <>{segments.map((s, i) => (s.match ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>))}</>;
+  // Page-derived text is only ever rendered as text nodes (Preact escapes it), never as HTML. An empty
+  // segment is not drawn (an empty <mark> would still paint its padding as a yellow sliver).
+  return <>{segments.map((s, i) => (!s.text ? null : s.match ? <mark key={i}>{s.text}</mark> : <span key={i}>{s.text}</span>))}</>;
 }
 
 function LaneBadges({ lanes }: { lanes: ResultSection['lanes'] }) {

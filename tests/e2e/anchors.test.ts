@@ -7,10 +7,12 @@
  * Also: a misspelled word is searched as the nearest word the pages use, the results page says so, and
  * "search instead for" searches the word as typed; a Japanese span cut mid-word finds its section.
  */
-import fs, { mkdirSync } from 'node:fs';
+import fs, { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Page } from 'playwright';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launch, searchPage, serve, until, ARTIFACTS, FIXTURES, type Extension, type FixtureServer } from './harness.js';
+import { launch, searchPage, serve, until, ARTIFACTS, FIXTURES, ROOT, type Extension, type FixtureServer } from './harness.js';
+import { describeViolations, failing, runAxe } from './axe.js';
 import { resolveLinkSection } from '../fixtures/anchors/resolveLink.js';
 
 let ext: Extension;
@@ -19,6 +21,74 @@ let server: FixtureServer;
 const DIR = join(FIXTURES, 'anchors');
 const expected = JSON.parse(fs.readFileSync(join(DIR, 'expected.json'), 'utf8')) as { page: string; query: string; heading: string }[];
 const PAGES = [...new Set(expected.map((e) => e.page))];
+
+/**
+ * Resizes the results page from `from` to `to` px wide by `step`, and at each width looks at every
+ * "more" row that overflows: for each mark that may not fit before the ellipsis, counts the pixels of
+ * the highlight colour in the part of the row it would cover (one screenshot per width, decoded in the
+ * page). A mark shown whole (its colour reaches its own end inside the row) is fine; any other colour
+ * there is a cut highlight. Returns how many marks were checked and where a cut one was painted.
+ */
+async function clippedMarkPaint(tab: Page, from: number, to: number, step: number): Promise<{ checked: number; painted: string[] }> {
+  const painted: string[] = [];
+  let checked = 0;
+  for (let width = from; width <= to; width += step) {
+    await tab.setViewportSize({ width, height: 700 });
+    // In viewport pixels: the part of each overflowing row a mark that may not fit would cover.
+    const marks = await tab.evaluate(() => {
+      const out: { row: number; left: number; end: number; right: number; top: number; bottom: number; colour: string }[] = [];
+      document.querySelectorAll('[data-testid=more-link]').forEach((el, row) => {
+        if (el.scrollWidth <= el.clientWidth) return;
+        const box = el.getBoundingClientRect();
+        const cs = getComputedStyle(el);
+        const right = box.left + el.clientWidth - parseFloat(cs.paddingRight);
+        const ctx = document.createElement('canvas').getContext('2d')!;
+        ctx.font = cs.font;
+        const ellipsis = ctx.measureText('…').width;
+        for (const m of el.querySelectorAll('mark')) {
+          const r = m.getBoundingClientRect();
+          // Fits before the ellipsis: shown whole, not under test. Starts past the row: not shown.
+          if (r.right <= right - ellipsis + 0.5 || r.left >= right) continue;
+          out.push({ row, left: r.left, end: r.right, right, top: box.top, bottom: box.bottom, colour: getComputedStyle(m).backgroundColor });
+        }
+      });
+      return out;
+    });
+    if (!marks.length) continue;
+    checked += marks.length;
+    const png = (await tab.screenshot({ animations: 'disabled' })).toString('base64');
+    const bad = await tab.evaluate(
+      async ({ png, marks }) => {
+        const bytes = Uint8Array.from(atob(png), (c) => c.charCodeAt(0));
+        const bmp = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+        const ctx = new OffscreenCanvas(bmp.width, bmp.height).getContext('2d')!;
+        ctx.drawImage(bmp, 0, 0);
+        const out: string[] = [];
+        for (const m of marks) {
+          const [r, g, b] = m.colour.match(/\d+/g)!.map(Number) as [number, number, number];
+          const x0 = Math.floor(m.left);
+          const y0 = Math.ceil(m.top);
+          const w = Math.floor(m.right) - x0;
+          const h = Math.floor(m.bottom) - y0;
+          if (w <= 0 || h <= 0) continue;
+          const px = ctx.getImageData(x0, y0, w, h).data;
+          const isMark = (i: number) => Math.abs(px[i]! - r) + Math.abs(px[i + 1]! - g) + Math.abs(px[i + 2]! - b) <= 6;
+          let hits = 0;
+          for (let i = 0; i < px.length; i += 4) if (isMark(i)) hits++;
+          // Painted to its own end, inside the row: the mark was shown whole (the ellipsis came after it).
+          const last = Math.floor(m.end - 2) - x0;
+          let whole = false;
+          if (hits && last >= 0 && last < w) for (let y = 0; y < h && !whole; y++) whole = isMark((y * w + last) * 4);
+          if (hits && !whole) out.push(`row ${m.row}: ${hits} highlight pixels where a cut mark would be`);
+        }
+        return out;
+      },
+      { png, marks },
+    );
+    painted.push(...bad.map((b) => `width ${width}, ${b}`));
+  }
+  return { checked, painted };
+}
 
 async function inWorker<T>(expr: string): Promise<T> {
   const w = await ext.sw();
@@ -95,10 +165,47 @@ describe('a remembered Japanese span cut mid-word (src/recut.ts)', () => {
     // Photographed to be looked at (tests/e2e/artifacts).
     mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
     await tab.screenshot({ path: join(ARTIFACTS, 'screens', 'search-recut-ja.png') });
+    // Touching marked words (新しい|カーネル|パッケージ) are one highlight, and no mark is empty.
+    const marks = await tab.locator('[data-testid=result-snippet] mark').allTextContents();
+    expect(marks).toContain('新しいカーネルパッケージ');
+    expect(await tab.evaluate(() => [...document.querySelectorAll('mark')].filter((m) => !m.textContent || m.nextSibling?.nodeName === 'MARK').length)).toBe(0);
+    // A "more" row cut by its ellipsis never shows a mark without its text: at every width, the
+    // highlight colour is not painted where a mark does not fit before the ellipsis.
+    expect(await tab.getByTestId('more-link').count()).toBeGreaterThan(0);
+    const cut = await clippedMarkPaint(tab, 460, 530, 5);
+    expect(cut.checked).toBeGreaterThan(5);
+    expect(cut.painted).toEqual([]);
     // "Search instead for" searches the words as typed (no re-cut, no banner again).
     await tab.getByTestId('search-exact').click();
     await expect.poll(() => tab.getByTestId('corrected').count()).toBe(0);
     await tab.close();
+  });
+  it('shows the highlights as a reader would, on the results page and in the popup, light and dark (axe-clean)', async () => {
+    // The page is captured by the test above. Photographed (tests/e2e/artifacts; docs/screens with
+    // UPDATE_DOCS=1) at widths where a "more" row is cut inside its highlights.
+    mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+    for (const scheme of ['light', 'dark'] as const) {
+      for (const surface of ['search', 'popup'] as const) {
+        const tab = await ext.ctx.newPage();
+        await tab.emulateMedia({ colorScheme: scheme });
+        if (surface === 'search') {
+          await tab.setViewportSize({ width: 640, height: 560 });
+          await searchPage(ext, { q: '新しいカーネルパッケ' }, tab);
+        } else {
+          await tab.setViewportSize({ width: 560, height: 420 });
+          await tab.goto(ext.extensionUrl('popup.html'));
+          await tab.getByTestId('search-input').fill('新しいカーネルパッケ');
+          await tab.getByTestId('more-link').first().waitFor();
+        }
+        expect(await tab.locator('[data-testid=result-snippet] mark').allTextContents()).toContain('新しいカーネルパッケージ');
+        const report = await runAxe(tab);
+        expect(failing(report), describeViolations(failing(report))).toEqual([]);
+        const name = `${surface}-ja-highlights-${scheme}.png`;
+        await tab.screenshot({ path: join(ARTIFACTS, 'screens', name) });
+        if (process.env.UPDATE_DOCS) copyFileSync(join(ARTIFACTS, 'screens', name), join(ROOT, 'docs/screens', name));
+        await tab.close();
+      }
+    }
   });
 });
 

@@ -121,6 +121,20 @@ describe('capture: pages are captured sensibly', () => {
     expect(chunks.find((c) => c.text.includes('公共图书馆每天'))?.anchor).toEqual({ id: 'zh' });
     expect(chunks.find((c) => c.text.includes('הספרייה העירונית פתוחה'))?.headingPath).toEqual(['المكتبة العامة', 'הספרייה העירונית']);
   });
+
+  it("leaves a DocBook page's navheader and navfooter out and keeps its chapter and its contents page", async () => {
+    const url = server.url('/hard/docbook-nav.html');
+    await visitAndCapture(url);
+    const all = (await chunksOf(url)).map((c) => c.text).join('\n');
+    for (const nav of ['前へ', '次へ', 'Prev', 'Next', 'ハシバミ選択', 'ヤマセミ利用']) expect(all).not.toContain(nav);
+    expect(all).toContain('4.2. ツグミソウの花は何色ですか?');
+    expect(await found('snowmarrow')).toContain(url);
+    // Neither neighbour's title finds this page any more.
+    expect(await found('ヤマセミ')).not.toContain(url);
+    const toc = server.url('/hard/docbook-toc.html');
+    await visitAndCapture(toc);
+    expect(await found('wrenwhistle')).toContain(toc);
+  });
 });
 
 describe('capture: what must never be stored', () => {

@@ -3,11 +3,14 @@
  * offscreen document or background page): the same function the content script runs on the live page,
  * and what it returns is what the background accepts.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { chunkBlocks, CHUNKER_VERSION } from '../../src/chunker.js';
 import { validateCapture } from '../../src/validate.js';
 import { captureDocument } from '../../content/pageCapture.js';
+import { parseDocument } from '../eval/lib/dom.js';
 
 const words = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`).join(' ');
 
@@ -36,5 +39,43 @@ describe('captureDocument on a parsed page', () => {
   it('returns null for a document without a body', async () => {
     const doc = { body: null } as unknown as Document;
     expect(await captureDocument(doc, { live: false, fallbackTitle: 'x' })).toBeNull();
+  });
+});
+
+/** Captures a page as the backfill and the evaluation do (parsed, no layout; Readability on small pages): its sections' texts. */
+async function sectionsOf(html: string): Promise<string[]> {
+  const got = await captureDocument(parseDocument(html), { live: false, fallbackTitle: 'example.com' });
+  return got ? got.payload.sections.map((s) => s.text) : [];
+}
+const HARD = join(import.meta.dirname, '../fixtures/hard');
+
+describe('page navigation is not content (content/extract.ts NAVIGATION)', () => {
+  it('leaves a DocBook navheader and navfooter out of every section and keeps the chapter', async () => {
+    const texts = await sectionsOf(readFileSync(join(HARD, 'docbook-nav.html'), 'utf8'));
+    const all = texts.join('\n');
+    // The nav rows: link labels (前へ 次へ, Prev Up Next) and the neighbours' titles, which are plain cells.
+    for (const nav of ['前へ', '次へ', 'Prev', 'Next', 'ハシバミ選択', 'ヤマセミ利用', 'ホーム']) expect(all).not.toContain(nav);
+    // The chapter: its table of contents and both sections, each with its own words.
+    expect(texts.some((t) => t.includes('4.2. ツグミソウの花は何色ですか?') && t.includes('4.1.'))).toBe(true);
+    expect(texts.some((t) => t.includes('quillbramble'))).toBe(true);
+    expect(texts.some((t) => t.includes('snowmarrow'))).toBe(true);
+  });
+
+  it("keeps a table of contents page's contents (a page of links is still a page)", async () => {
+    const all = (await sectionsOf(readFileSync(join(HARD, 'docbook-toc.html'), 'utf8'))).join('\n');
+    for (const entry of ['1. 定義と概要', '1.2. 名前の由来は? (wrenwhistle)', '4.2. ツグミソウの花は何色ですか?']) expect(all).toContain(entry);
+    expect(all).not.toContain('ハシバミ定義');
+    expect(all).not.toMatch(/次へ|Next/);
+  });
+
+  it('never drops a wrapper that holds the page because its class mentions navigation', async () => {
+    const body = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    const all = (
+      await sectionsOf(`<!doctype html><html lang="en"><head><title>T</title></head><body><div class="page nav-open">
+        <div class="pagination"><a href="/1">1</a> <a href="/2">2</a> <a href="/3">older posts</a></div>
+        <h1>Gentian meadows</h1><p>${body} gentianwort.</p></div></body></html>`)
+    ).join('\n');
+    expect(all).toContain('gentianwort');
+    expect(all).not.toContain('older posts');
   });
 });

@@ -125,6 +125,35 @@ describe('highlighting marks what the index matched', { timeout: 30_000 }, () =>
     expect(join(segs)).toBe('私は東京に住んでいます。');
   });
 
+  it('marks touching words of an unspaced script as one run, in highlights and snippets', () => {
+    const text = 'Debian では新しいカーネルパッケージをインストールします。';
+    const q = query('新しいカーネルパッケージ');
+    // The segmenter cuts the query and the text into 新しい | カーネル | パッケージ: one mark, not three.
+    for (const segs of [highlight(text, q), makeSnippet(text, q)]) {
+      expect(marked(segs)).toEqual(['新しいカーネルパッケージ']);
+      expect(join(segs)).toBe(text);
+    }
+    // Words with anything between them stay separate marks: a space, a particle that was not searched.
+    expect(marked(highlight('new kernel', query('new kernel')))).toEqual(['new', 'kernel']);
+    expect(marked(highlight('新しいのカーネル', q))).toEqual(['新しい', 'カーネル']);
+  });
+
+  it('never gives two marks in a row nor an empty segment (property)', () => {
+    const cjk = fc.array(fc.constantFrom('新しい', 'カーネル', 'パッケージ', 'を', 'の', '東京', ' ', '。', 'cat'), { maxLength: 40 }).map((xs) => xs.join(''));
+    const qArb = fc.array(fc.constantFrom('新しい', 'カーネル', 'パッケージ', '東京', 'cats'), { minLength: 1, maxLength: 3 }).map((ws) => ws.join(''));
+    fc.assert(
+      fc.property(fc.oneof(cjk, textArb), qArb, fc.integer({ min: 1, max: 12 }), (text, q, max) => {
+        for (const segs of [highlight(text, query(q)), makeSnippet(text, query(q), max)]) {
+          segs.forEach((s, i) => {
+            expect(s.text.length).toBeGreaterThan(0);
+            if (i > 0) expect(s.match && segs[i - 1]!.match).toBe(false);
+          });
+        }
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('marks the original characters of folded words (decomposed accents, ligatures, full-width)', () => {
     const text = 'Un cafe\u0301 et une ﬁle, ＡＢＣ.';
     expect(marked(highlight(text, query('café file abc')))).toEqual(['cafe\u0301', 'ﬁle', 'ＡＢＣ']);
