@@ -96,8 +96,13 @@ async function main(): Promise<void> {
       const profileDir = flags.get('scale-profile');
       if (!profileDir) throw new Error('capture needs --scale-profile=DIR (a profile kept by the scale part)');
       const dists = (flags.get('capture-dists') ?? 'dist/chrome').split(',').filter(Boolean);
-      const res = await runCapture(report, { profileDir: resolve(profileDir), dists, runs: Number(flags.get('capture-runs') ?? 2), pages: Number(flags.get('capture-pages') ?? 30), dense: flags.get('capture-dense') === 'on' });
-      writeJson(`capture-write-${basename(resolve(profileDir))}`, { machine: m, ...res });
+      const dense = flags.get('capture-dense') === 'on';
+      const pages = Number(flags.get('capture-pages') ?? 30);
+      const res = await runCapture(report, { profileDir: resolve(profileDir), dists, runs: Number(flags.get('capture-runs') ?? 2), pages, dense });
+      // The dense setting and the page count are in the file's name and body, so a run with the lane on
+      // (or a longer burst) does not overwrite the plain one's results.
+      const suffix = `${pages !== 30 ? `-${pages}pages` : ''}${dense ? '-dense' : ''}`;
+      writeJson(`capture-write-${basename(resolve(profileDir))}${suffix}`, { machine: m, dense, pages, ...res });
       noSummary.add('capture');
     } else if (part === 'dayone') {
       const { runDayOne } = await import('./dayone.js');
