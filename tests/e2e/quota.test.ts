@@ -26,6 +26,13 @@ const PAGES = 150;
 /** Pages only the last test visits: the first two visit a varying number of pages, up to PAGES + 20. */
 const FRESH = 1000;
 /**
+ * The repeated-overflow test visits at least 20 pages and goes on until three captures evicted, at most
+ * this many. How many pages an eviction makes room for varies with LevelDB's compactions and with how
+ * much merging ran meanwhile: since merges wait while captures are under way (issue 17), 20 pages saw
+ * 2 evicting captures in a clean-clone run on a quiet machine, where 3-5 were usual before.
+ */
+const MAX_OVERFLOW_PAGES = 50;
+/**
  * The first two tests visit pages until Chromium refuses writes: when that happens varies with its
  * cached room and LevelDB's flushes (first refusal after 13 to 37 pages in seven runs, 2-3 s a
  * page on a loaded machine), so they get more than the e2e default of 120 s.
@@ -121,7 +128,7 @@ async function visitAndWait(tab: Page, url: string): Promise<'stored' | 'quota'>
 
 beforeAll(async () => {
   server = await serve({});
-  for (let i = 0; i < PAGES + 25; i++) server.routes.set(`/q/${i}.html`, pageHtml(i));
+  for (let i = 0; i < PAGES + 25 + MAX_OVERFLOW_PAGES; i++) server.routes.set(`/q/${i}.html`, pageHtml(i));
   for (const i of [FRESH, FRESH + 1]) server.routes.set(`/q/${i}.html`, pageHtml(i));
   dist = limitedStorageDist();
   ext = await launch({ dist });
@@ -229,7 +236,8 @@ describe('storage full', () => {
     let refused = 0;
     const start = await quotaLog();
     peak = 0;
-    for (const end = next + 20; next < end; next++) {
+    let visited = 0;
+    for (; visited < MAX_OVERFLOW_PAGES && (visited < 20 || evictingCaptures < 3); visited++, next++) {
       const before = await quotaLog();
       if ((await visitOne(tab, next)) === 'quota') refused++;
       const after = await quotaLog();
@@ -237,12 +245,12 @@ describe('storage full', () => {
     }
     await tab.close();
     const q = await quotaLog();
-    log('repeated overflow', JSON.stringify({ refused, evictingCaptures, peakUsage: peak, peakShare: +(peak / QUOTA).toFixed(2), start, end: q }), await cdpUsage());
+    log('repeated overflow', JSON.stringify({ visited, refused, evictingCaptures, peakUsage: peak, peakShare: +(peak / QUOTA).toFixed(2), start, end: q }), await cdpUsage());
     // Between LevelDB compactions the room freed by an eviction is not yet free (measured: usage
     // peaks at 105-143% of the quota), so now and then a page is refused — with the user told and
     // nothing half-written. Seen 0-1 times in 20 in the runs so far; more means the recovery broke.
     expect(q.capturesRefused - start.capturesRefused).toBe(refused);
-    expect(refused).toBeLessThanOrEqual(2);
+    expect(refused).toBeLessThanOrEqual(Math.max(2, Math.ceil(visited / 10)));
     expect(evictingCaptures).toBeGreaterThanOrEqual(3);
     const stored = await checkStored();
     expect([...stored].filter((u) => /\/q\/\d+\.html$/.test(u)).length).toBeGreaterThan(3);
