@@ -4,10 +4,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
-import { chunkBlocks, type Block } from '../../src/chunker.js';
-import { MemorySource } from '../../src/memorySource.js';
 import { recutRun, UnspacedTerms } from '../../src/recut.js';
 import { search } from '../../src/search.js';
+import { h, p, source } from './pagesSource.js';
 import { TermDictionary } from '../../src/spelling.js';
 
 const terms = (...ts: string[]) => {
@@ -104,14 +103,6 @@ describe('recutRun', () => {
   });
 });
 
-const h = (level: number, text: string, id?: string): Block => ({ kind: 'heading', level, text, ...(id ? { id } : {}) });
-const p = (text: string): Block => ({ kind: 'text', text });
-
-function source(pages: { url: string; title: string; blocks: Block[] }[]): MemorySource {
-  const src = new MemorySource();
-  for (const pg of pages) src.addPage({ url: pg.url, title: pg.title, chunks: chunkBlocks(pg.blocks).chunks });
-  return src;
-}
 
 describe('search: a remembered span of Japanese cut mid-word', () => {
   const pages = [

@@ -3,18 +3,9 @@
  * common words in questions, typos, and what a result says it matched.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { chunkBlocks, type Block } from '../../src/chunker.js';
-import { MemorySource } from '../../src/memorySource.js';
 import { search } from '../../src/search.js';
+import { h, p, source } from './pagesSource.js';
 
-const h = (level: number, text: string, id?: string): Block => ({ kind: 'heading', level, text, ...(id ? { id } : {}) });
-const p = (text: string): Block => ({ kind: 'text', text });
-
-function source(pages: { url: string; title: string; blocks: Block[] }[]): MemorySource {
-  const src = new MemorySource();
-  for (const pg of pages) src.addPage({ url: pg.url, title: pg.title, chunks: chunkBlocks(pg.blocks).chunks });
-  return src;
-}
 
 const filler = (seed: string, n: number) => Array.from({ length: n }, (_, i) => `${seed}${i % 7}`).join(' ');
 
