@@ -4,7 +4,7 @@
  * into two) are one marked segment, so they read, and are drawn, as one run; words with anything
  * between them (a space, a hyphen) stay separate marks. No segment is ever empty.
  */
-import { QueryMatcher } from './matcher.js';
+import { QueryMatcher, type TextMatches } from './matcher.js';
 import { forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
 
 export interface SnippetSegment {
@@ -97,17 +97,132 @@ export interface Snippet {
 }
 
 /**
- * The window of about `maxWords` (whitespace-separated) words that holds the most of the query: the
- * sum of the weights of the distinct query words in it, then the most matching words, then the
- * earliest; with ellipses where it was cut and whitespace collapsed.
+ * Where a snippet window may start or end. Words of spaced scripts are cut at whitespace, as before;
+ * a run of an unspaced script (Japanese, Chinese, Thai…) has no whitespace for hundreds of characters,
+ * so it is cut at the starts of the words the tokenizer's segmenter finds there (punctuation stays with
+ * the word before it: a window never opens on 。). Any piece still longer than MAX_UNIT_CHARS (a long
+ * URL, base64, one endless hostile word) is cut by length, never inside a surrogate pair nor before a
+ * combining mark. A window is then a run of units, so its length is bounded.
+ */
+const MAX_UNIT_CHARS = 48;
+/** What a unit of an unspaced script costs in a window, in fifths of a word (see bestSnippet). */
+const UNSPACED_COST = 3;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+/** Context before the first match: at most this many spaced words, this wide (a wide character counts 2), and not past a sentence's start. */
+const CONTEXT_WORDS = 4;
+const CONTEXT_WIDTH = 24;
+/** A unit that ends a sentence of an unspaced script: the window may open right after it. */
+const SENTENCE_END = /[。．！？]$/;
+const WIDE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60]/u;
+const MARK = /\p{M}/u;
+
+interface Units {
+  start: number[];
+  end: number[];
+  /** Whitespace lies before unit i (it begins a whitespace-separated token). */
+  spaced: boolean[];
+}
+
+/**
+ * The body's units, in order; they cover every non-whitespace character. `wordStarts`: where the
+ * tokenizer's words start (forEachWordSpan), needed when the body has an unspaced script.
+ */
+export function snippetUnits(body: string, wordStarts: readonly number[] = wordStartsOf(body)): Units {
+  const u: Units = { start: [], end: [], spaced: [] };
+  let w = 0;
+  for (const t of body.matchAll(/\S+/g)) {
+    const ts = t.index;
+    const te = ts + t[0].length;
+    const cuts = [ts];
+    if (t[0].length > 1 && UNSPACED.test(t[0])) {
+      while (w < wordStarts.length && wordStarts[w]! <= ts) w++;
+      for (; w < wordStarts.length && wordStarts[w]! < te; w++) if (wordStarts[w]! > cuts[cuts.length - 1]!) cuts.push(wordStarts[w]!);
+    }
+    cuts.push(te);
+    for (let c = 0; c + 1 < cuts.length; c++) {
+      let from = cuts[c]!;
+      const to = cuts[c + 1]!;
+      while (to - from > MAX_UNIT_CHARS) {
+        const cut = lengthCut(body, from, from + MAX_UNIT_CHARS);
+        pushUnit(u, from, cut, from === ts);
+        from = cut;
+      }
+      pushUnit(u, from, to, from === ts);
+    }
+  }
+  return u;
+}
+
+function wordStartsOf(body: string): number[] {
+  const starts: number[] = [];
+  if (UNSPACED.test(body)) forEachWordSpan(body, (_w, s) => starts.push(s));
+  return starts;
+}
+
+/**
+ * `matcher.scan(body)`, and the starts of all the body's words when it has an unspaced script: one
+ * walk over the words instead of two (segmenting Japanese is most of a snippet's cost).
+ */
+function scanWords(body: string, matcher: QueryMatcher): { m: TextMatches; wordStarts: number[] } {
+  const wordStarts: number[] = [];
+  if (!UNSPACED.test(body)) return { m: matcher.scan(body), wordStarts };
+  const m: TextMatches = { words: 0, pos: [], start: [], end: [], mask: [] };
+  const empty = matcher.empty;
+  forEachWordSpan(body, (word, s, e) => {
+    wordStarts.push(s);
+    const bits = empty ? 0 : matcher.mask(word);
+    if (bits) {
+      m.pos.push(m.words);
+      m.start.push(s);
+      m.end.push(e);
+      m.mask.push(bits);
+    }
+    m.words++;
+  });
+  return { m, wordStarts };
+}
+
+function pushUnit(u: Units, start: number, end: number, spaced: boolean): void {
+  u.start.push(start);
+  u.end.push(end);
+  u.spaced.push(spaced);
+}
+
+/** A cut at or before `at` (and after `from`) that splits neither a surrogate pair nor a base from its marks. */
+function lengthCut(text: string, from: number, at: number): number {
+  const splitsPair = (i: number) => {
+    const c = text.charCodeAt(i);
+    return c >= 0xdc00 && c <= 0xdfff && i > 0 && text.charCodeAt(i - 1) >= 0xd800 && text.charCodeAt(i - 1) <= 0xdbff;
+  };
+  let cut = at;
+  while (cut > from + 1 && (splitsPair(cut) || MARK.test(String.fromCodePoint(text.codePointAt(cut)!)))) cut--;
+  if (cut > from + 1) return cut;
+  // Nothing but marks: cut by length, still never inside a pair.
+  return splitsPair(at) ? at - 1 : at;
+}
+
+function width(text: string): number {
+  let n = 0;
+  for (const ch of text) n += WIDE.test(ch) ? 2 : 1;
+  return n;
+}
+
+/**
+ * The window of about `maxWords` words (units, see `snippetUnits`; one of an unspaced script counts
+ * 3/5) that holds the most of the query: the sum of the weights of the distinct query words in it,
+ * then the most matching words, then the earliest. It opens a little before its first match
+ * (CONTEXT_*: a few words, or the start of the sentence), so the match shows where a surface cuts the
+ * snippet short (a one-line "more" row, the popup's two lines); text whose first match is that near
+ * its start is shown from the start. Ellipses where it was cut (`… ` at whitespace, `…` inside an
+ * unspaced run) and whitespace collapsed.
  */
 export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36): Snippet {
-  const tokens = [...body.matchAll(/\S+/g)];
-  const nWords = tokens.length;
-  const tStart = (i: number) => tokens[i]!.index;
-  const tEnd = (i: number) => tokens[i]!.index + tokens[i]![0].length;
-  const m = q.matcher.scan(body);
-  // Each match lies in one token (tokens split at whitespace, words never span it).
+  const { m, wordStarts } = scanWords(body, q.matcher);
+  const units = snippetUnits(body, wordStarts);
+  const nWords = units.start.length;
+  const tStart = (i: number) => units.start[i]!;
+  const tEnd = (i: number) => units.end[i]!;
+  // Each match counts in the unit it starts in.
   const tokMask = new Uint32Array(nWords);
   const tokOf: number[] = [];
   for (let k = 0, i = 0; k < m.start.length; k++) {
@@ -115,62 +230,86 @@ export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36): Snipp
     tokOf.push(i);
     if (i < nWords) tokMask[i]! |= m.mask[k]!;
   }
+  // Window sizes in fifths of a word: a word of an unspaced script (often one or two characters: の,
+  // カーネル) is 3/5 of one, so a Japanese window is about as long on screen as an English one.
+  const pre = new Float64Array(nWords + 1);
+  for (let i = 0; i < nWords; i++) pre[i + 1] = pre[i]! + (UNSPACED.test(body.slice(tStart(i), tEnd(i))) ? UNSPACED_COST : 5);
+  const budget = maxWords * 5;
+  const fits = (from: number, to: number) => pre[to]! - pre[from]! <= budget; // units [from, to)
   let start = 0;
-  if (nWords > maxWords && m.start.length) {
-    const counts = new Int32Array(32);
-    let weight = 0;
-    let hits = 0;
-    const add = (mask: number, d: number) => {
-      if (!mask) return;
-      hits += d;
-      for (let b = 0; mask; b++, mask >>>= 1) {
-        if (!(mask & 1)) continue;
-        const before = counts[b]!;
-        counts[b] = before + d;
-        if (before === 0 && d > 0) weight += q.weights[b] ?? 1;
-        else if (before + d === 0) weight -= q.weights[b] ?? 1;
-      }
-    };
-    let best = -1;
-    let bestHits = -1;
+  if (m.start.length) {
     let bestStart = 0;
-    for (let i = 0; i < nWords; i++) {
-      add(tokMask[i]!, 1);
-      if (i >= maxWords) add(tokMask[i - maxWords]!, -1);
-      if (i >= maxWords - 1 && (weight > best + 1e-9 || (Math.abs(weight - best) <= 1e-9 && hits > bestHits))) {
-        best = weight;
-        bestHits = hits;
-        bestStart = i - maxWords + 1;
+    let bestEnd = nWords;
+    let best = -1;
+    if (!fits(0, nWords)) {
+      const counts = new Int32Array(32);
+      let weight = 0;
+      let hits = 0;
+      const add = (mask: number, d: number) => {
+        if (!mask) return;
+        hits += d;
+        for (let b = 0; mask; b++, mask >>>= 1) {
+          if (!(mask & 1)) continue;
+          const before = counts[b]!;
+          counts[b] = before + d;
+          if (before === 0 && d > 0) weight += q.weights[b] ?? 1;
+          else if (before + d === 0) weight -= q.weights[b] ?? 1;
+        }
+      };
+      let bestHits = -1;
+      for (let i = 0, lo = 0; i < nWords; i++) {
+        add(tokMask[i]!, 1);
+        while (!fits(lo, i + 1)) add(tokMask[lo++]!, -1);
+        if (weight > best + 1e-9 || (Math.abs(weight - best) <= 1e-9 && hits > bestHits)) {
+          best = weight;
+          bestHits = hits;
+          bestStart = lo;
+          bestEnd = i + 1;
+        }
       }
-    }
-    // The chosen window ends on a match. Start a little before its first match instead, for context,
-    // but never so early that its last match falls out of the window.
+    } else best = 1;
     if (best > 0) {
+      // The chosen window's first and last matches; open a little before the first, never so early
+      // that the last falls out.
       let first = bestStart;
-      while (!tokMask[first]) first++;
-      let last = bestStart + maxWords - 1;
-      while (!tokMask[last]) last--;
-      start = Math.max(0, last - maxWords + 1, first - 4);
-      start = Math.max(0, Math.min(start, nWords - maxWords));
+      while (first < nWords && !tokMask[first]) first++;
+      let last = bestEnd - 1;
+      while (last > first && !tokMask[last]) last--;
+      let s = first;
+      let wide = 0;
+      let words = 0;
+      while (s > 0 && fits(s - 1, last + 1)) {
+        const k = s - 1;
+        const text = body.slice(tStart(k), tEnd(k));
+        if (SENTENCE_END.test(text)) break;
+        wide += width(text) + (units.spaced[s] ? 1 : 0);
+        if (!UNSPACED.test(text)) words++;
+        if (wide > CONTEXT_WIDTH || words > CONTEXT_WORDS) break;
+        s = k;
+      }
+      // Text that reaches its first match within the context anyway is shown from its start.
+      start = s > 0 && width(body.slice(tStart(0), tStart(first))) <= CONTEXT_WIDTH + 4 && fits(0, last + 1) ? 0 : s;
     }
   }
-  const end = Math.min(nWords, start + maxWords);
-  // The window's text with single spaces, and the marked extents mapped into it.
+  let end = start;
+  while (end < nWords && fits(start, end + 1)) end++;
+  // The window's text (a single space where there was whitespace) and the marked extents mapped into it.
   const segs: SnippetSegment[] = [];
   let text = '';
   let plainFrom = 0;
   const focus = focusIn(tokMask, start, end, q, m, tokOf);
   let k = 0;
   for (let i = start; i < end; i++) {
-    if (i > start) text += ' ';
+    if (i > start && units.spaced[i]) text += ' ';
     const base = text.length - tStart(i);
-    while (k < m.start.length && tokOf[k]! < i) k++;
-    for (; k < m.start.length && tokOf[k] === i; k++) {
-      if (!(m.mask[k]! & q.marked)) continue;
-      const s0 = Math.max(base + m.start[k]!, plainFrom);
-      const e0 = base + Math.min(m.end[k]!, tEnd(i));
+    const prefix = text + body.slice(tStart(i), tEnd(i));
+    // Matches that overlap this unit, clipped to it (a match cut by a length cut spans two units).
+    while (k < m.start.length && m.end[k]! <= tStart(i)) k++;
+    for (let j = k; j < m.start.length && m.start[j]! < tEnd(i); j++) {
+      if (!(m.mask[j]! & q.marked) || m.end[j]! <= tStart(i)) continue;
+      const s0 = Math.max(base + Math.max(m.start[j]!, tStart(i)), plainFrom);
+      const e0 = base + Math.min(m.end[j]!, tEnd(i));
       if (e0 <= s0) continue;
-      const prefix = text + body.slice(tStart(i), tEnd(i));
       if (s0 > plainFrom) segs.push({ text: prefix.slice(plainFrom, s0), match: false });
       const prev = segs[segs.length - 1];
       // A match that touches the one before it (新しい|カーネル) joins it: one run, one mark.
@@ -178,11 +317,11 @@ export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36): Snipp
       else segs.push({ text: prefix.slice(s0, e0), match: true });
       plainFrom = e0;
     }
-    text += body.slice(tStart(i), tEnd(i));
+    text = prefix;
   }
   if (plainFrom < text.length) segs.push({ text: text.slice(plainFrom), match: false });
-  if (start > 0) segs.unshift({ text: '… ', match: false });
-  if (end < nWords) segs.push({ text: ' …', match: false });
+  if (start > 0) segs.unshift({ text: units.spaced[start] ? '… ' : '…', match: false });
+  if (end < nWords) segs.push({ text: units.spaced[end] ? ' …' : '…', match: false });
   return { segments: segs, focus };
 }
 

@@ -83,7 +83,8 @@ describe('makeSnippet', { timeout: 30_000 }, () => {
     fc.assert(
       fc.property(hostileText(400), fc.uniqueArray(fc.constantFrom('a', 'cat', '漢', 'x'), { maxLength: 3 }), fc.integer({ min: 1, max: 50 }), (body, terms, max) => {
         const segs = makeSnippet(body, plain(terms), max);
-        const inner = join(segs).replace(/^… /, '').replace(/ …$/, '');
+        // Cut at whitespace: `… `; inside an unspaced run: `…` (stripping a prefix keeps a substring one).
+        const inner = join(segs).replace(/^… ?/, '').replace(/ ?…$/, '');
         expect(body.replace(/\s+/g, ' ').trim().includes(inner)).toBe(true);
       }),
       { numRuns: 1000 },
@@ -102,6 +103,131 @@ describe('makeSnippet', { timeout: 30_000 }, () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('snippet windows in unspaced scripts', { timeout: 60_000 }, () => {
+  const ja = query;
+  /** Display width as the window's context counts it: CJK and full-width characters are 2. */
+  const wide = (t: string) => [...t].reduce((n, c) => n + (/[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60]/u.test(c) ? 2 : 1), 0);
+  const beforeFirstMark = (segs: SnippetSegment[]) => {
+    const i = segs.findIndex((s) => s.match);
+    return i < 0 ? null : join(segs.slice(0, i));
+  };
+  const LONG_JA =
+    '新しいリリースでは新しい機能と新しい翻訳が加わります。リリースの予定はお知らせで伝えられ、文書もリリースごとに用意されます。' +
+    '古いリリースの利用者も手順で移行できます。準備には数か月かかります。版が凍結されると変更は受け付けられず、不具合の修正だけが入ります。' +
+    'システムをアップグレードする前にはバックアップを取ってください。';
+
+  it('opens a Japanese window at the sentence holding the match, not at the paragraph start', () => {
+    const segs = makeSnippet(LONG_JA, ja('アップグレード'));
+    expect(marked(segs)).toEqual(['アップグレード']);
+    // Cut inside the run: an ellipsis without a space, then the sentence from its start.
+    expect(beforeFirstMark(segs)).toBe('…システムを');
+    expect(LONG_JA.includes(join(segs).slice(1))).toBe(true);
+  });
+
+  it('gives a match mid-sentence some words of context, cut at word boundaries', () => {
+    const body = `${'凍結された版では変更は受け付けられず不具合の修正だけが入りますがその間も'.repeat(3)}新しいカーネルパッケージが用意されることがあります`;
+    const segs = makeSnippet(body, ja('カーネル'));
+    const before = beforeFirstMark(segs)!;
+    expect(before.startsWith('…')).toBe(true);
+    expect(wide(before)).toBeGreaterThanOrEqual(8); // some context…
+    expect(wide(before)).toBeLessThanOrEqual(26); // …but the match near the start (12 CJK characters at most)
+    // The window opens where the segmenter starts a word.
+    const at = body.indexOf(join(segs).slice(1));
+    const words: number[] = [];
+    forEachWordSpan(body, (_w, s) => words.push(s));
+    expect(at).toBeGreaterThan(0);
+    expect(words).toContain(at);
+  });
+
+  it('does the same for Chinese and Thai', () => {
+    const zh = `${'我们在这里讨论了很多关于系统配置的问题并且给出了详细的说明'.repeat(4)}请先备份数据然后升级内核版本`;
+    const segsZh = makeSnippet(zh, ja('内核'));
+    expect(marked(segsZh)).toEqual(['内核']);
+    expect(wide(beforeFirstMark(segsZh)!)).toBeLessThanOrEqual(26);
+    const th = `${'ภาษาไทยเป็นภาษาที่เขียนติดกันโดยไม่มีการเว้นวรรคระหว่างคำ'.repeat(4)}กรุณาสำรองข้อมูลก่อนอัปเกรดระบบ`;
+    const segsTh = makeSnippet(th, ja('ข้อมูล'));
+    expect(marked(segsTh)).toEqual(['ข้อมูล']);
+    expect(beforeFirstMark(segsTh)!.length).toBeLessThanOrEqual(26);
+  });
+
+  it('keeps English as it was: about four words before the match, `… ` at whitespace', () => {
+    const filler = (n: number, w: string) => Array.from({ length: n }, (_, i) => `${w}${i % 10}`).join(' ');
+    const segs = makeSnippet(`${filler(100, 'pre')} the zephyrine litter box ${filler(100, 'post')}`, plain(['zephyrine']), 20);
+    expect(beforeFirstMark(segs)).toBe('… pre7 pre8 pre9 the ');
+  });
+
+  it('shows text whose first match is near its start from the start', () => {
+    const segs = makeSnippet(LONG_JA, ja('リリース'));
+    expect(segs[0]).toEqual({ text: '新しい', match: false });
+    expect(segs[segs.length - 1]!.text).toBe('…');
+  });
+
+  // Words of several scripts, punctuation, spaces; the needle is put in somewhere.
+  const VOCAB = ['新しい', 'リリース', 'では', 'の', 'を', '。', '、', '機能', '翻訳', '我们', '系统', 'ภาษา', 'ไทย', 'word', 'text', ' ', ' ', '\u3000', '「', '」', '😀', '𠀀', 'x\u0301', '(', '.', '-'];
+  const flowing = fc.array(fc.constantFrom(...VOCAB), { maxLength: 400 }).map((xs) => xs.join(''));
+  const needleAt = (text: string, at: number, needle: string) => {
+    let i = Math.floor(at * (text.length + 1));
+    // Not between a surrogate pair, not before a combining mark.
+    while (i > 0 && i < text.length && /[\udc00-\udfff\u0300-\u036f]/.test(text[i]!)) i--;
+    return text.slice(0, i) + needle + text.slice(i);
+  };
+  /** Bounded: at most max·5/3 units (a unit of an unspaced script costs 3/5 of a word), each of at most 48 code units, the spaces between them, two ellipses. */
+  const bound = (max: number) => Math.ceil((max * 5) / 3) * 49 + 4;
+  const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+  it('always holds the match, near its start, never splits a surrogate pair, and is bounded (property)', () => {
+    fc.assert(
+      fc.property(flowing, fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('アップグレード', 'カーネル', '升级', ' needle '), fc.integer({ min: 4, max: 40 }), (text, at, needle, max) => {
+        const body = needleAt(text, at, needle);
+        const q = ja(needle.trim());
+        const segs = makeSnippet(body, q, max);
+        const out = join(segs);
+        // The match is in the window, marked.
+        expect(marked(segs).join('')).toContain(needle.trim());
+        // Near the start: at most the context (24 wide), an ellipsis and its space, and the rest of the
+        // unit the match starts in (a word glued to punctuation before it, as `「` or `(`: 4 at most here).
+        expect(wide(beforeFirstMark(segs)!)).toBeLessThanOrEqual(24 + 2 + 4 * 2);
+        // A surrogate pair is never cut (the body has none alone).
+        for (const s of segs) expect(LONE.test(s.text)).toBe(false);
+        expect(out.length).toBeLessThanOrEqual(bound(max));
+        // And it is the body's text.
+        expect(body.replace(/\s+/g, ' ').includes(out.replace(/^… ?/, '').replace(/ ?…$/, ''))).toBe(true);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('holds the match in any text, long unspaced runs and astral characters included (property)', () => {
+    // Runs without whitespace far longer than a unit, astral characters at odd and even offsets.
+    const astral = fc.oneof(
+      fc.string({ unit: fc.constantFrom('😀', '𝐀', 'a', '\u0301', '👩‍💻', 'ab'), minLength: 60, maxLength: 400 }),
+      fc.string({ unit: fc.constantFrom('😀', '𠀀', '漢', 'a', '\u0301', '👩‍💻', 'の', 'ab'), minLength: 60, maxLength: 400 }),
+    );
+    const anyText = fc.oneof(hostileText(400), astral, fc.tuple(astral, hostileText(100), astral).map((xs) => xs.join('')));
+    fc.assert(
+      fc.property(anyText, fc.double({ min: 0, max: 1, noNaN: true }), fc.integer({ min: 1, max: 40 }), (text, at, max) => {
+        const body = needleAt(text, at, ' zephyrine ');
+        const segs = makeSnippet(body, plain(['zephyrine']), max);
+        expect(marked(segs)).toContain('zephyrine');
+        expect(join(segs).length).toBeLessThanOrEqual(bound(max));
+        // A pair whole in the body is whole in the snippet (its edges included).
+        const lones = (t: string) => (t.match(new RegExp(LONE.source, 'g')) ?? []).length;
+        expect(lones(join(segs))).toBeLessThanOrEqual(lones(body));
+        if (!lones(body)) for (const s of segs) expect(LONE.test(s.text)).toBe(false);
+      }),
+      { numRuns: 1500 },
+    );
+  });
+
+  it('cuts an endless word by length, at code point boundaries', () => {
+    const body = `a${'😀'.repeat(500)}x\u0301\u0301\u0301 zephyrine a${'𝐀'.repeat(500)} ${'𠀀'.repeat(500)}`;
+    const segs = makeSnippet(body, plain(['zephyrine']), 10);
+    expect(marked(segs)).toEqual(['zephyrine']);
+    for (const s of segs) expect(LONE.test(s.text)).toBe(false);
+    expect(join(segs).length).toBeLessThanOrEqual(bound(10));
   });
 });
 
