@@ -17,6 +17,7 @@
 import { Readability } from '@mozilla/readability';
 import type { Block, BlockKind } from '../src/chunker.js';
 import { countWords } from '../src/chunker.js';
+import { classNamesNavigation, idNamesNavigation } from '../src/navigationNames.js';
 
 export const EXTRACT_LIMITS = {
   maxChars: 2_000_000,
@@ -46,14 +47,6 @@ const SKIP_TAGS = new Set([
 ]);
 const SKIP_ROLES = new Set(['navigation', 'banner', 'contentinfo', 'search', 'dialog', 'alertdialog', 'menu', 'menubar', 'toolbar', 'textbox', 'searchbox', 'combobox', 'listbox', 'tooltip']);
 const BOILERPLATE = /(?:^|[\s_-])(?:cookies?|consent|gdpr|cmp-|onetrust|newsletter|subscribe-popup|share-?bar|breadcrumbs?|skip-?link|sidebar|sphinxsidebar|related|footer|masthead|site-?header|toc-?drawer)(?:$|[\s_-])/i;
-/**
- * Class or id words that name page navigation (the words, not one generator's class): DocBook's
- * `navheader`/`navfooter` (前へ 目次 次へ, Prev Up Next), texinfo's `nav-panel`, Bootstrap's `navbar`,
- * WordPress's `nav-links`/`post-navigation`, `pagination`/`pager` link rows. What `<nav>` and
- * `role=navigation` say, for pages that say it with a class. Read outside the main content only, like
- * BOILERPLATE, and never on an element that holds the page's own title or article (see `namesNavigation`).
- */
-const NAVIGATION = /(?:^|[\s_-])(?:nav|navbar|navheader|navfooter|navigation|navpanel|pagination|pager)(?:$|[\s_-])/i;
 const HEADINGS: Record<string, number> = { H1: 1, H2: 2, H3: 3, H4: 4, H5: 5, H6: 6 };
 const BLOCK_TAGS = new Set([
   'P', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'LI', 'UL', 'OL', 'DL', 'DT', 'DD', 'BLOCKQUOTE', 'FIGURE', 'FIGCAPTION',
@@ -117,12 +110,15 @@ function isHiddenAttr(el: Element): boolean {
 }
 
 /**
- * Whether a class or id marks `el` as page navigation. An element that holds the page's title (`h1`),
- * a main landmark or an article is a layout wrapper whatever its class says (`<div class="nav-open">`
- * around a page whose menu is open): dropping it would drop the page.
+ * Whether a class or id marks `el` as page navigation (src/navigationNames.ts: `navheader`, `topNav`,
+ * `site-nav`, `pagination`…). Read outside the main content only, like BOILERPLATE. An element that is
+ * or holds the page's title (`h1`), a main landmark or an article is a layout wrapper whatever its
+ * class says (`<div class="nav-open">` around a page whose menu is open, `<article class="nav-menu">`):
+ * dropping it would drop the page.
  */
-function namesNavigation(el: Element, cls: string | null, id: string): boolean {
-  if (!(cls && NAVIGATION.test(cls)) && !(id && NAVIGATION.test(id))) return false;
+function namesNavigation(el: Element, tag: string, cls: string | null, id: string): boolean {
+  if (!(cls && classNamesNavigation(cls)) && !(id && idNamesNavigation(id))) return false;
+  if (tag === 'H1' || tag === 'MAIN' || tag === 'ARTICLE' || el.getAttribute('role') === 'main') return false;
   return !el.querySelector('h1, main, article, [role="main"]');
 }
 
@@ -425,7 +421,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       const cls = el.getAttribute('class');
       const id = tag === 'SECTION' ? '' : el.id;
       if ((cls && BOILERPLATE.test(cls)) || (id && BOILERPLATE.test(id))) return true;
-      if (namesNavigation(el, cls, id)) return true;
+      if (namesNavigation(el, tag, cls, id)) return true;
     }
     if (live) {
       if (!rendered(el)) return true;

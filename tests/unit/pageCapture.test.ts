@@ -68,6 +68,18 @@ describe('page navigation is not content (content/extract.ts NAVIGATION)', () =>
     expect(all).not.toMatch(/次へ|Next/);
   });
 
+  it('leaves out navigation named in camelCase, kebab or snake case, by class or id (src/navigationNames.ts)', async () => {
+    const all = (await sectionsOf(readFileSync(join(HARD, 'nav-names.html'), 'utf8'))).join('\n');
+    // topNav, site-nav, navBar, sidebar-nav, main_navigation, paginationWrapper, id SideNav: each row's own word.
+    for (const nav of ['quarrelwick', 'brindlefen', 'tattersloe', 'mottlegrass', 'gorsepuddle', 'wimbleshank', 'flinderbrook']) expect(all).not.toContain(nav);
+    for (const kept of ['Marsh orchids of the lowlands', 'fenwhistle', 'reedlantern']) expect(all).toContain(kept);
+  });
+
+  it('keeps content whose class only looks like navigation: canvas, unavailable, navigation-guide, navy, an article, the h1 wrapper', async () => {
+    const all = (await sectionsOf(readFileSync(join(HARD, 'nav-lookalikes.html'), 'utf8'))).join('\n');
+    for (const kept of ['hollowmere', 'saltgrove', 'brackwater', 'ferncaster', 'glimmerstone', 'quillmarsh']) expect(all).toContain(kept);
+  });
+
   it('never drops a wrapper that holds the page because its class mentions navigation', async () => {
     const body = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
     const all = (
