@@ -3,12 +3,14 @@
  * section lengths, N, total length) and compares it with what is stored — the main index's blocks (via
  * the term dictionary), the pending segments and, while a schema-2 database migrates, the legacy blocks,
  * less the ids forgotten by tombstones. It also checks the block structure, the dictionary, the pages'
- * section records, the vectors and the embedding queue against the pages. Postings of ids no page owns
- * (and no tombstone covers) are reported as orphans.
+ * section records, the vectors and the embedding queue against the pages, and the page table's
+ * snapshot against the pages store (verifySnapshot.ts). Postings of ids no page owns (and no tombstone
+ * covers) are reported as orphans.
  *
  * `repair` rebuilds everything derived from the sections: dictionary and blocks from scratch (segments
  * and tombstones applied), section lengths, statistics; vectors and queue entries of sections that are
- * gone are dropped, and a page whose sections cannot be read is forgotten (nothing of it can be shown).
+ * gone are dropped, and a page whose sections cannot be read is forgotten (nothing of it can be shown);
+ * a wrong page table snapshot is dropped and written again.
  * It holds the whole index in memory: for repairs and tests, not for a million sections.
  */
 import { appendToBlock, BLOCK_SIZE, blockFromValue, blockValue, decodeBlock, decodeLegacyBlock, decodeSegment, type PostingEntry } from '../src/postings.js';
@@ -21,7 +23,8 @@ import type { Engine } from './engine.js';
 import { MERGE_KEY, SWEEP_KEY, TERM_IDS_KEY } from './indexMaintenance.js';
 import { unpackTexts } from './legacy.js';
 import { readStats, sectionPostings } from './pageStore.js';
-import { deletePage, putPage } from './pageLog.js';
+import { COLUMNS_KEY, deletePage, LOG_RANGE, putPage, SNAPSHOT_KEY } from './pageLog.js';
+import { checkPageSnapshot, rewritePageSnapshot } from './verifySnapshot.js';
 import { forgetAllSections, packSections, unpackSections } from './sections.js';
 
 const MAX_PROBLEMS = 50;
@@ -47,7 +50,9 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
     const stores: StoreName[] = ['pages', 'sections', 'terms', 'postings', 'segments', 'tombstones', 'meta', 'vectors', 'embedQueue'];
     const tx = db.transaction(legacy ? [...stores, ...LEGACY_STORES] : stores);
     const all = <S extends StoreName>(s: S) => Promise.all([tx.objectStore(s).getAllKeys(), tx.objectStore(s).getAll()]);
-    const [pages, sectionRecords, [termKeys, termIds], [postingKeys, postingValues], [segKeys, segments], [deadKeys, tombstones], stats, vectors, queue, chunks, texts, [oldKeys, oldPostings]] = await Promise.all([
+    const meta = tx.objectStore('meta');
+    const snapshotRead = Promise.all([meta.get(SNAPSHOT_KEY), meta.get(COLUMNS_KEY), meta.getAllKeys(LOG_RANGE())]);
+    const [pages, sectionRecords, [termKeys, termIds], [postingKeys, postingValues], [segKeys, segments], [deadKeys, tombstones], stats, vectors, queue, chunks, texts, [oldKeys, oldPostings], [snapshot, snapshotColumns, logKeys]] = await Promise.all([
       tx.objectStore('pages').getAll(),
       tx.objectStore('sections').getAll(),
       all('terms'),
@@ -60,6 +65,7 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
       legacy ? tx.objectStore('chunks').getAll() : [],
       legacy ? tx.objectStore('texts').getAll() : [],
       legacy ? all('postingsV2') : [[], []],
+      snapshotRead,
     ]);
     await tx.done;
 
@@ -265,7 +271,11 @@ export async function verifyIndex(engine: Engine, repair = false): Promise<Verif
       if (vecSeen.has(`${q.model}/${q.id}`)) report(`chunk ${q.id} is queued and already embedded`);
     }
 
+    // The page table's snapshot: what a worker loads instead of reading every page.
+    const snapshotWrong = checkPageSnapshot(snapshot, snapshotColumns, logKeys, pages, report);
+
     if (repair && problems.length) await rebuild(engine, db, expected, stats, maxId, vectors, queue);
+    if (repair && snapshotWrong) await rewritePageSnapshot(engine, db);
     return { ok: problems.length === 0, problems, checked: { chunks: owner.size, terms: expected.postings.size, vectors: vectorCount } };
   });
 }

@@ -15,7 +15,7 @@ import type { Block } from '../../src/chunker.js';
 import type { DB, PageRecord, StatsRecord } from '../../background/db.js';
 import type { ParsedQuery } from '../../src/query.js';
 import type { Engine } from '../../background/engine.js';
-import { COLUMNS_KEY, encodeSnapshot, forEachSection, LOG_RANGE, loggedUrls, pageIds, putPage, SNAPSHOT_KEY, SNAPSHOT_VERSION, type SnapshotV1 } from '../../background/pageLog.js';
+import { COLUMNS_KEY, encodeSnapshot, forEachSection, LOG_RANGE, loggedUrls, pageIds, putPage, SNAPSHOT_KEY, SNAPSHOT_VERSION, type SnapshotColumns, type SnapshotCore, type SnapshotV1 } from '../../background/pageLog.js';
 import { PageTable, type PageMeta } from '../../background/pageTable.js';
 import { markFetchSkipped, recordVisit, writeTitlePages } from '../../background/pageStore.js';
 import { TOKENIZER } from '../../src/indexing.js';
@@ -304,6 +304,75 @@ describe('page table snapshot', () => {
       expect(await same(db, engine), damage).toBe('snapshot');
       expect(await engine.pages.snapshotWanted(db, true), damage).toBe(false);
     }
+  });
+
+  it('verifyIndex compares the snapshot with the store, page by page; repair writes a wrong one again', async () => {
+    type Damage = 'title' | 'older visit' | 'forgotten page listed' | 'swapped sites' | 'columns of another snapshot' | 'unknown version' | 'columns without core';
+    // The first four load as if right (the loader checks only totals): what a search would then get wrong.
+    const silent: Damage[] = ['title', 'older visit', 'forgotten page listed', 'swapped sites'];
+    const all: Damage[] = [...silent, 'columns of another snapshot', 'unknown version', 'columns without core'];
+    for (const damage of all) {
+      const db = await freshDb();
+      const engine = engineOn(db);
+      for (let i = 0; i < 4; i++) await engine.capture(`https://${i % 2 ? 'a' : 'b'}.example/${i}`, { title: `P${i}`, lang: 'en', blocks: blocks(`t${i}`, 2) }, T0 + i * 86_400_000);
+      await engine.pages.writeSnapshot(db);
+      await engine.capture('https://a.example/9', { title: 'P9', lang: 'en', blocks: blocks('t9', 2) }, T0 + 9 * 86_400_000); // logged since
+      expect((await verifyIndex(engine)).problems, damage).toEqual([]);
+      const pages = await db.getAll('pages');
+      const core = (await db.get('meta', SNAPSHOT_KEY)) as SnapshotCore;
+      const columns = (await db.get('meta', COLUMNS_KEY)) as SnapshotColumns;
+      const at = (url: string) => core.urls.indexOf(url);
+      if (damage === 'title') columns.titles[at('https://a.example/1')] = 'Not the title';
+      else if (damage === 'older visit') core.lastVisit[at('https://b.example/2')] = T0 - 30 * 86_400_000;
+      else if (damage === 'swapped sites') {
+        const [x, y] = [at('https://a.example/1'), at('https://b.example/2')];
+        [columns.sites[x], columns.sites[y]] = [columns.sites[y]!, columns.sites[x]!];
+      }
+      else if (damage === 'forgotten page listed') {
+        // A forgotten page's URL and title left behind (a page without sections: no total moves).
+        const stale = { ...pages[0]!, url: 'https://gone.example/secret', title: 'A forgotten title', chunkIds: [], lens: [], lastVisit: T0 - 86_400_000 };
+        const again = encodeSnapshot([...pages.filter((p) => core.urls.includes(p.url)), stale], core.gen);
+        Object.assign(core, again.core);
+        Object.assign(columns, again.columns);
+      } else if (damage === 'columns of another snapshot') columns.gen = core.gen + 1;
+      else if (damage === 'unknown version') (core as unknown as { v: number }).v = 99;
+      if (damage === 'columns without core') await db.delete('meta', SNAPSHOT_KEY);
+      else await Promise.all([db.put('meta', core, SNAPSHOT_KEY), db.put('meta', columns, COLUMNS_KEY)]);
+      if (silent.includes(damage)) {
+        engine.pages.reset();
+        await engine.pages.all();
+        expect(engine.pages.lastLoad?.from, damage).toBe('snapshot');
+      }
+      const report = await verifyIndex(engine);
+      expect(report.ok, damage).toBe(false);
+      expect(report.problems.every((p) => p.startsWith('page table snapshot: ')), report.problems.join('\n')).toBe(true);
+      const repaired = await verifyIndex(engine, true);
+      expect(repaired.problems, damage).toEqual(report.problems);
+      expect((await verifyIndex(engine)).problems, damage).toEqual([]);
+      // Written again from the store: a fresh worker loads it, and it is what reading every page gives.
+      expect(await same(db, engine), damage).toBe('snapshot');
+      expect(JSON.stringify(await db.getAll('meta'))).not.toContain('A forgotten title');
+    }
+  });
+
+  it('verifyIndex names what differs', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    for (let i = 0; i < 3; i++) await engine.capture(`https://a.example/${i}`, { title: `P${i}`, lang: 'en', blocks: blocks(`t${i}`, 2) }, T0 + i);
+    await engine.pages.writeSnapshot(db);
+    const core = (await db.get('meta', SNAPSHOT_KEY)) as SnapshotCore;
+    const columns = (await db.get('meta', COLUMNS_KEY)) as SnapshotColumns;
+    columns.titles[1] = 'x';
+    columns.visitCount[1] = 99;
+    core.lastVisit[0] = 1;
+    await Promise.all([db.put('meta', core, SNAPSHOT_KEY), db.put('meta', columns, COLUMNS_KEY)]);
+    // Written past the log (an older build, a bug): the snapshot's copy is then the wrong one.
+    await db.put('pages', { ...(await db.get('pages', 'https://a.example/2'))!, firstVisit: T0 - 5 });
+    expect((await verifyIndex(engine)).problems.sort()).toEqual([
+      'page table snapshot: https://a.example/0: last visit differ from the store',
+      'page table snapshot: https://a.example/1: title, visit count differ from the store',
+      'page table snapshot: https://a.example/2: first visit differ from the store',
+    ]);
   });
 
   it('a result reads its sections with the core alone: owners give URL and chunk ids before the columns are read', async () => {
