@@ -121,6 +121,8 @@ interface Units {
   end: number[];
   /** Whitespace lies before unit i (it begins a whitespace-separated token). */
   spaced: boolean[];
+  /** Unit i is (holds) a word of an unspaced script. */
+  unspaced: boolean[];
 }
 
 /**
@@ -128,13 +130,16 @@ interface Units {
  * tokenizer's words start (forEachWordSpan), needed when the body has an unspaced script.
  */
 export function snippetUnits(body: string, wordStarts: readonly number[] = wordStartsOf(body)): Units {
-  const u: Units = { start: [], end: [], spaced: [] };
+  const u: Units = { start: [], end: [], spaced: [], unspaced: [] };
+  // Words of unspaced scripts were found only if the body has some: else no token needs the test.
+  const mayBe = wordStarts.length > 0;
   let w = 0;
   for (const t of body.matchAll(/\S+/g)) {
     const ts = t.index;
     const te = ts + t[0].length;
     const cuts = [ts];
-    if (t[0].length > 1 && UNSPACED.test(t[0])) {
+    const unspaced = mayBe && UNSPACED.test(t[0]);
+    if (unspaced && t[0].length > 1) {
       while (w < wordStarts.length && wordStarts[w]! <= ts) w++;
       for (; w < wordStarts.length && wordStarts[w]! < te; w++) if (wordStarts[w]! > cuts[cuts.length - 1]!) cuts.push(wordStarts[w]!);
     }
@@ -144,10 +149,10 @@ export function snippetUnits(body: string, wordStarts: readonly number[] = wordS
       const to = cuts[c + 1]!;
       while (to - from > MAX_UNIT_CHARS) {
         const cut = lengthCut(body, from, from + MAX_UNIT_CHARS);
-        pushUnit(u, from, cut, from === ts);
+        pushUnit(u, from, cut, from === ts, unspaced && UNSPACED.test(body.slice(from, cut)));
         from = cut;
       }
-      pushUnit(u, from, to, from === ts);
+      pushUnit(u, from, to, from === ts, unspaced && ((cuts.length === 2 && from === ts) || UNSPACED.test(body.slice(from, to))));
     }
   }
   return u;
@@ -182,10 +187,11 @@ function scanWords(body: string, matcher: QueryMatcher): { m: TextMatches; wordS
   return { m, wordStarts };
 }
 
-function pushUnit(u: Units, start: number, end: number, spaced: boolean): void {
+function pushUnit(u: Units, start: number, end: number, spaced: boolean, unspaced: boolean): void {
   u.start.push(start);
   u.end.push(end);
   u.spaced.push(spaced);
+  u.unspaced.push(unspaced);
 }
 
 /** A cut at or before `at` (and after `from`) that splits neither a surrogate pair nor a base from its marks. */
@@ -233,7 +239,7 @@ export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36): Snipp
   // Window sizes in fifths of a word: a word of an unspaced script (often one or two characters: の,
   // カーネル) is 3/5 of one, so a Japanese window is about as long on screen as an English one.
   const pre = new Float64Array(nWords + 1);
-  for (let i = 0; i < nWords; i++) pre[i + 1] = pre[i]! + (UNSPACED.test(body.slice(tStart(i), tEnd(i))) ? UNSPACED_COST : 5);
+  for (let i = 0; i < nWords; i++) pre[i + 1] = pre[i]! + (units.unspaced[i] ? UNSPACED_COST : 5);
   const budget = maxWords * 5;
   const fits = (from: number, to: number) => pre[to]! - pre[from]! <= budget; // units [from, to)
   let start = 0;
@@ -283,7 +289,7 @@ export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36): Snipp
         const text = body.slice(tStart(k), tEnd(k));
         if (SENTENCE_END.test(text)) break;
         wide += width(text) + (units.spaced[s] ? 1 : 0);
-        if (!UNSPACED.test(text)) words++;
+        if (!units.unspaced[k]) words++;
         if (wide > CONTEXT_WIDTH || words > CONTEXT_WORDS) break;
         s = k;
       }
