@@ -97,7 +97,7 @@ export interface Snippet {
 }
 
 /**
- * Where a snippet window may start or end. Words of spaced scripts are cut at whitespace, as before;
+ * Where a snippet window may start or end: its units. A word of a spaced script ends at whitespace;
  * a run of an unspaced script (Japanese, Chinese, Thai…) has no whitespace for hundreds of characters,
  * so it is cut at the starts of the words the tokenizer's segmenter finds there (punctuation stays with
  * the word before it: a window never opens on 。). Any piece still longer than MAX_UNIT_CHARS (a long
