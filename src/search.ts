@@ -23,7 +23,7 @@ import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYP
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
-import { bestSnippet, type SnippetQuery } from './snippet.js';
+import { bestSnippet, type SnippetLead, type SnippetQuery } from './snippet.js';
 import { editDistance, maxEditsFor } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
@@ -607,10 +607,10 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     }
   }
   mark('sectionsAt');
-  const section = (h: Hit): ResultSection => {
+  const section = (h: Hit, lead: SnippetLead = 'passage'): ResultSection => {
     const c = h.chunk;
     const bodyAt = c.text.includes('\n') && c.headingPath.length ? c.text.indexOf('\n') + 1 : 0;
-    const snip = bestSnippet(c.text.slice(bodyAt), snippetQuery);
+    const snip = bestSnippet(c.text.slice(bodyAt), snippetQuery, undefined, lead);
     // The sub-section the passage lies in (a merged heading), else the section's own.
     const part = snip.focus >= 0 ? partAt(c, bodyAt + snip.focus) : null;
     const headingPath = part ? part.headingPath : c.headingPath;
@@ -635,7 +635,8 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       lastVisit: page.lastVisit,
       visitCount: page.visitCount,
       ...(page.kind ? { kind: page.kind } : {}),
-      more: g.more.map(section),
+      // A "more" row is one line: its snippet opens near the match.
+      more: g.more.map((h) => section(h, 'row')),
     };
   });
 }

@@ -111,6 +111,14 @@ const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script
 /** Context before the first match: at most this many spaced words, this wide (a wide character counts 2), and not past a sentence's start. */
 const CONTEXT_WORDS = 4;
 const CONTEXT_WIDTH = 24;
+/**
+ * Where a snippet is shown: `row` (one line cut by an ellipsis: a "more" row) opens within CONTEXT_WIDTH
+ * of the first match; `passage` (the result's own snippet: two lines in the popup, whole on the results
+ * page) may show text from its start, or more of what comes before when the text ends, while the first
+ * match stays within PASSAGE_LEAD (about the popup's first line).
+ */
+export type SnippetLead = 'passage' | 'row';
+const PASSAGE_LEAD = 96;
 /** A unit that ends a sentence of an unspaced script: the window may open right after it. */
 const SENTENCE_END = /[。．！？]$/;
 const WIDE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff01-\uff60]/u;
@@ -218,11 +226,11 @@ function width(text: string): number {
  * 3/5) that holds the most of the query: the sum of the weights of the distinct query words in it,
  * then the most matching words, then the earliest. It opens a little before its first match
  * (CONTEXT_*: a few words, or the start of the sentence), so the match shows where a surface cuts the
- * snippet short (a one-line "more" row, the popup's two lines); text whose first match is that near
- * its start is shown from the start. Ellipses where it was cut (`… ` at whitespace, `…` inside an
+ * snippet short (a one-line "more" row, the popup's two lines); how much more may come before it
+ * depends on the surface (`lead`). Ellipses where it was cut (`… ` at whitespace, `…` inside an
  * unspaced run) and whitespace collapsed.
  */
-export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36): Snippet {
+export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36, lead: SnippetLead = 'passage'): Snippet {
   const { m, wordStarts } = scanWords(body, q.matcher);
   const units = snippetUnits(body, wordStarts);
   const nWords = units.start.length;
@@ -293,8 +301,21 @@ export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36): Snipp
         if (wide > CONTEXT_WIDTH || words > CONTEXT_WORDS) break;
         s = k;
       }
-      // Text that reaches its first match within the context anyway is shown from its start.
-      start = s > 0 && width(body.slice(tStart(0), tStart(first))) <= CONTEXT_WIDTH + 4 && fits(0, last + 1) ? 0 : s;
+      // How much may come before the first match: a row shows the match only that near its start.
+      const leadMax = lead === 'row' ? CONTEXT_WIDTH + 4 : PASSAGE_LEAD;
+      if (s > 0 && fits(0, last + 1) && width(body.slice(tStart(0), tStart(first))) <= leadMax) start = 0; // shown from its start
+      else {
+        start = s;
+        if (lead === 'passage') {
+          // A window the text's end leaves short takes more of what comes before, within the lead.
+          let wide = width(body.slice(tStart(start), tStart(first)));
+          while (start > 0 && fits(start - 1, nWords)) {
+            wide += width(body.slice(tStart(start - 1), tEnd(start - 1))) + (units.spaced[start] ? 1 : 0);
+            if (wide > leadMax) break;
+            start--;
+          }
+        }
+      }
     }
   }
   let end = start;
@@ -373,6 +394,6 @@ function focusIn(tokMask: Uint32Array, start: number, end: number, q: SnippetQue
 }
 
 /** `bestSnippet` for a marker: every match weighs the same, so the window with the most matches wins. */
-export function makeSnippet(body: string, marker: TermMarker, maxWords = 36): SnippetSegment[] {
-  return bestSnippet(body, { matcher: marker.matcher, weights: [1], marked: 1 }, maxWords).segments;
+export function makeSnippet(body: string, marker: TermMarker, maxWords = 36, lead: SnippetLead = 'passage'): SnippetSegment[] {
+  return bestSnippet(body, { matcher: marker.matcher, weights: [1], marked: 1 }, maxWords, lead).segments;
 }

@@ -120,16 +120,25 @@ describe('snippet windows in unspaced scripts', { timeout: 60_000 }, () => {
     'システムをアップグレードする前にはバックアップを取ってください。';
 
   it('opens a Japanese window at the sentence holding the match, not at the paragraph start', () => {
-    const segs = makeSnippet(LONG_JA, ja('アップグレード'));
+    // A one-line "more" row.
+    const segs = makeSnippet(LONG_JA, ja('アップグレード'), 36, 'row');
     expect(marked(segs)).toEqual(['アップグレード']);
     // Cut inside the run: an ellipsis without a space, then the sentence from its start.
     expect(beforeFirstMark(segs)).toBe('…システムを');
     expect(LONG_JA.includes(join(segs).slice(1))).toBe(true);
+    // A result's own snippet, where the text ends soon after the match, takes more of what comes
+    // before it, the match still within about a line (96 wide: 48 CJK characters).
+    const passage = makeSnippet(LONG_JA, ja('アップグレード'));
+    const before = beforeFirstMark(passage)!;
+    expect(before.startsWith('…')).toBe(true);
+    expect(before.endsWith('システムを')).toBe(true);
+    expect(wide(before)).toBeGreaterThan(40);
+    expect(wide(before)).toBeLessThanOrEqual(96 + 2);
   });
 
   it('gives a match mid-sentence some words of context, cut at word boundaries', () => {
     const body = `${'凍結された版では変更は受け付けられず不具合の修正だけが入りますがその間も'.repeat(3)}新しいカーネルパッケージが用意されることがあります`;
-    const segs = makeSnippet(body, ja('カーネル'));
+    const segs = makeSnippet(body, ja('カーネル'), 36, 'row');
     const before = beforeFirstMark(segs)!;
     expect(before.startsWith('…')).toBe(true);
     expect(wide(before)).toBeGreaterThanOrEqual(8); // some context…
@@ -144,11 +153,11 @@ describe('snippet windows in unspaced scripts', { timeout: 60_000 }, () => {
 
   it('does the same for Chinese and Thai', () => {
     const zh = `${'我们在这里讨论了很多关于系统配置的问题并且给出了详细的说明'.repeat(4)}请先备份数据然后升级内核版本`;
-    const segsZh = makeSnippet(zh, ja('内核'));
+    const segsZh = makeSnippet(zh, ja('内核'), 36, 'row');
     expect(marked(segsZh)).toEqual(['内核']);
     expect(wide(beforeFirstMark(segsZh)!)).toBeLessThanOrEqual(26);
     const th = `${'ภาษาไทยเป็นภาษาที่เขียนติดกันโดยไม่มีการเว้นวรรคระหว่างคำ'.repeat(4)}กรุณาสำรองข้อมูลก่อนอัปเกรดระบบ`;
-    const segsTh = makeSnippet(th, ja('ข้อมูล'));
+    const segsTh = makeSnippet(th, ja('ข้อมูล'), 36, 'row');
     expect(marked(segsTh)).toEqual(['ข้อมูล']);
     expect(beforeFirstMark(segsTh)!.length).toBeLessThanOrEqual(26);
   });
@@ -157,6 +166,15 @@ describe('snippet windows in unspaced scripts', { timeout: 60_000 }, () => {
     const filler = (n: number, w: string) => Array.from({ length: n }, (_, i) => `${w}${i % 10}`).join(' ');
     const segs = makeSnippet(`${filler(100, 'pre')} the zephyrine litter box ${filler(100, 'post')}`, plain(['zephyrine']), 20);
     expect(beforeFirstMark(segs)).toBe('… pre7 pre8 pre9 the ');
+  });
+
+  it('a passage keeps about a line before a late match in a short text; a row keeps a few words', () => {
+    const body = 'Return True if path refers to an existing directory entry that is a symbolic link. Always False if symbolic links are not supported by the Python runtime. Changed in version 3.6: Accepts a path-like object.';
+    const passage = beforeFirstMark(makeSnippet(body, query('python')))!;
+    expect(passage.startsWith('… ')).toBe(true);
+    expect(passage.length).toBeGreaterThan(60);
+    expect(passage.length).toBeLessThanOrEqual(96 + 2);
+    expect(beforeFirstMark(makeSnippet(body, query('python'), 36, 'row'))).toBe('… not supported by the ');
   });
 
   it('shows text whose first match is near its start from the start', () => {
@@ -180,16 +198,17 @@ describe('snippet windows in unspaced scripts', { timeout: 60_000 }, () => {
 
   it('always holds the match, near its start, never splits a surrogate pair, and is bounded (property)', () => {
     fc.assert(
-      fc.property(flowing, fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('アップグレード', 'カーネル', '升级', ' needle '), fc.integer({ min: 4, max: 40 }), (text, at, needle, max) => {
+      fc.property(flowing, fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom('アップグレード', 'カーネル', '升级', ' needle '), fc.integer({ min: 4, max: 40 }), fc.constantFrom('row' as const, 'passage' as const), (text, at, needle, max, lead) => {
         const body = needleAt(text, at, needle);
         const q = ja(needle.trim());
-        const segs = makeSnippet(body, q, max);
+        const segs = makeSnippet(body, q, max, lead);
         const out = join(segs);
         // The match is in the window, marked.
         expect(marked(segs).join('')).toContain(needle.trim());
-        // Near the start: at most the context (24 wide), an ellipsis and its space, and the rest of the
-        // unit the match starts in (a word glued to punctuation before it, as `「` or `(`: 4 at most here).
-        expect(wide(beforeFirstMark(segs)!)).toBeLessThanOrEqual(24 + 2 + 4 * 2);
+        // Near the start: at most the lead (a row: 28 wide; a passage: 96), an ellipsis and its space,
+        // and the rest of the unit the match starts in (a word glued to punctuation before it, as `「`
+        // or `(`: 4 at most here).
+        expect(wide(beforeFirstMark(segs)!)).toBeLessThanOrEqual((lead === 'row' ? 28 : 96) + 2 + 4 * 2);
         // A surrogate pair is never cut (the body has none alone).
         for (const s of segs) expect(LONE.test(s.text)).toBe(false);
         expect(out.length).toBeLessThanOrEqual(bound(max));
