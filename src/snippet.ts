@@ -215,6 +215,14 @@ function lengthCut(text: string, from: number, at: number): number {
   return splitsPair(at) ? at - 1 : at;
 }
 
+/** Unit k ends a sentence: `。！？`, or `.!?` before whitespace and a capital (not `e.g. foo`). */
+function endsSentence(body: string, units: Units, k: number): boolean {
+  const text = body.slice(units.start[k]!, units.end[k]!);
+  if (SENTENCE_END.test(text)) return true;
+  const next = units.start[k + 1];
+  return next !== undefined && units.spaced[k + 1]! && /[.!?]["')\]]?$/.test(text) && /^["'(]?\p{Lu}/u.test(body.slice(next, next + 2));
+}
+
 function width(text: string): number {
   let n = 0;
   for (const ch of text) n += WIDE.test(ch) ? 2 : 1;
@@ -309,10 +317,20 @@ export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36, lead: 
         if (lead === 'passage') {
           // A window the text's end leaves short takes more of what comes before, within the lead.
           let wide = width(body.slice(tStart(start), tStart(first)));
+          const from = start;
           while (start > 0 && fits(start - 1, nWords)) {
             wide += width(body.slice(tStart(start - 1), tEnd(start - 1))) + (units.spaced[start] ? 1 : 0);
             if (wide > leadMax) break;
             start--;
+          }
+          // Opened mid-sentence: from the first sentence that starts in what was added, if one does.
+          if (start > 0) {
+            for (let k = start; k < from; k++) {
+              if (endsSentence(body, units, k)) {
+                start = k + 1;
+                break;
+              }
+            }
           }
         }
       }

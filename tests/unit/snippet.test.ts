@@ -168,10 +168,12 @@ describe('snippet windows in unspaced scripts', { timeout: 60_000 }, () => {
     expect(beforeFirstMark(segs)).toBe('… pre7 pre8 pre9 the ');
   });
 
-  it('a passage keeps about a line before a late match in a short text; a row keeps a few words', () => {
+  it('a passage keeps up to about a line before a late match, from a sentence start; a row keeps a few words', () => {
     const body = 'Return True if path refers to an existing directory entry that is a symbolic link. Always False if symbolic links are not supported by the Python runtime. Changed in version 3.6: Accepts a path-like object.';
-    const passage = beforeFirstMark(makeSnippet(body, query('python')))!;
-    expect(passage.startsWith('… ')).toBe(true);
+    expect(beforeFirstMark(makeSnippet(body, query('python')))).toBe('… Always False if symbolic links are not supported by the ');
+    // No sentence starts in reach: as much as the lead allows (e.g. does not end a sentence).
+    const run = 'see the notes on links e.g. symbolic links and junctions which are followed when the path names one and are not supported by the Python runtime at all.';
+    const passage = beforeFirstMark(makeSnippet(run, query('python')))!;
     expect(passage.length).toBeGreaterThan(60);
     expect(passage.length).toBeLessThanOrEqual(96 + 2);
     expect(beforeFirstMark(makeSnippet(body, query('python'), 36, 'row'))).toBe('… not supported by the ');
