@@ -187,7 +187,11 @@ describe('snippet windows in unspaced scripts', { timeout: 60_000 }, () => {
 
   // Words of several scripts, punctuation, spaces; the needle is put in somewhere.
   const VOCAB = ['新しい', 'リリース', 'では', 'の', 'を', '。', '、', '機能', '翻訳', '我们', '系统', 'ภาษา', 'ไทย', 'word', 'text', ' ', ' ', '\u3000', '「', '」', '😀', '𠀀', 'x\u0301', '(', '.', '-'];
-  const flowing = fc.array(fc.constantFrom(...VOCAB), { maxLength: 400 }).map((xs) => xs.join(''));
+  const flowing = fc.oneof(
+    fc.array(fc.constantFrom(...VOCAB), { maxLength: 400 }).map((xs) => xs.join('')),
+    // Prose with no whitespace at all, as Japanese and Chinese are written.
+    fc.array(fc.constantFrom(...VOCAB.filter((w) => !/\s/.test(w))), { minLength: 30, maxLength: 300 }).map((xs) => xs.join('')),
+  );
   const needleAt = (text: string, at: number, needle: string) => {
     let i = Math.floor(at * (text.length + 1));
     // Not between a surrogate pair, not before a combining mark.
