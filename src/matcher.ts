@@ -9,7 +9,7 @@
  * each query term's stem and checks only those: the same matches without tokenizing every word, with
  * positions exact where matches are near each other. Text with other characters takes `scan`.
  */
-import { FoldMap, forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
+import { FoldMap, forEachWordSpan, hasNonAscii, wordTerms, type TokenizerOptions } from './tokenizer.js';
 
 /** Query words beyond this many are not told apart (they share the last bit). */
 export const MAX_MATCH_WORDS = 31;
@@ -61,7 +61,7 @@ export class QueryMatcher {
     if (!this.probes.length) return false;
     // Other scripts: the folded text, as the tokenizer reads it (a final sigma's case depends on what
     // follows it in the text, not in the word: such text is a maybe).
-    const lower = (NON_ASCII.test(text) ? FoldMap.of(text).folded : text).toLowerCase();
+    const lower = (hasNonAscii(text) ? FoldMap.of(text).folded : text).toLowerCase();
     if (lower.includes('ς')) return true;
     for (const p of this.probes) if (lower.includes(p)) return true;
     return false;
@@ -128,7 +128,7 @@ export class QueryMatcher {
     if (this.empty) return this.scan(text);
     let t = text;
     let map: FoldMap | null = null;
-    if (NON_ASCII.test(text)) {
+    if (hasNonAscii(text)) {
       if (ASTRAL.test(text)) return this.scan(text);
       map = FoldMap.of(text);
       t = map.folded;
@@ -246,7 +246,6 @@ function isWordAt(text: string, i: number, wide: boolean): boolean {
   if (c < 128) return isWordCode(c);
   return wide && WORD_CHAR.test(text[i]!);
 }
-const NON_ASCII = /[^\x00-\x7f]/;
 const ASTRAL = /[\ud800-\udfff]/;
 const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
