@@ -349,7 +349,7 @@ export class TopK {
   sorted(): { id: number; score: number }[] {
     const out: { id: number; score: number }[] = [];
     for (let i = 0; i < this.n; i++) out.push({ id: this.ids[i]!, score: this.scores[i]! });
-    const worse = (a: { id: number; score: number }, b: { id: number; score: number }) => a.score < b.score || (a.score === b.score && a.id > b.id);
-    return out.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
+    // a after b when a is worse: a lower score, or the same score and a larger id (as `worse`).
+    return out.sort((a, b) => (a.score < b.score ? 1 : a.score > b.score ? -1 : a.score !== b.score ? 0 : a.id > b.id ? 1 : a.id < b.id ? -1 : 0));
   }
 }

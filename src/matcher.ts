@@ -137,19 +137,33 @@ export class QueryMatcher {
     const lower = t.toLowerCase();
     if (lower.length !== t.length || lower.includes('ς')) return this.scan(text);
     const wide = map !== null;
-    const found = new Map<number, { end: number; mask: number }>();
+    // The words found, in parallel arrays (no object per hit). One probe finds them in text order, each
+    // once; several probes may find a word twice (a word carrying two query terms) and out of order.
+    const hs: number[] = [];
+    const he: number[] = [];
+    const hm: number[] = [];
+    const seen = this.probes.length > 1 ? new Set<number>() : null;
     for (const probe of this.probes) {
       for (let at = lower.indexOf(probe); at >= 0; at = lower.indexOf(probe, at + 1)) {
         if (!isWordAt(lower, at, wide) || !partStart(t, at, wide)) continue;
-        const [s, e] = wordAround(t, at, wide);
-        if (!found.has(s)) {
+        const s = wordStart(t, at, wide);
+        const e = wordEnd(t, s, wide);
+        if (seen === null || !seen.has(s)) {
           const m = this.mask(t.slice(s, e));
-          if (m) found.set(s, { end: e, mask: m });
+          if (m) {
+            hs.push(s);
+            he.push(e);
+            hm.push(m);
+            seen?.add(s);
+          }
         }
         at = Math.max(at, e - 1);
       }
     }
-    const starts = [...found.keys()].sort((a, b) => a - b);
+    let order: number[] | null = null;
+    if (seen !== null) {
+      order = hs.map((_, i) => i).sort((a, b) => hs[a]! - hs[b]!);
+    }
     const pos: number[] = [];
     const start: number[] = [];
     const end: number[] = [];
@@ -158,15 +172,17 @@ export class QueryMatcher {
     // counted), estimated from the characters between matches farther apart.
     let n = 0;
     let prevEnd = 0;
-    for (const s0 of starts) {
-      const f = found.get(s0)!;
+    for (let k = 0; k < hs.length; k++) {
+      const i = order === null ? k : order[k]!;
+      const s0 = hs[i]!;
+      const e0 = he[i]!;
       const gap = s0 - prevEnd;
       n += pos.length ? 1 + (gap > FAR_CHARS ? Math.round(gap / CHARS_PER_WORD) : wordsIn(t, prevEnd, s0, wide)) : wordsIn(t, 0, Math.min(s0, FAR_CHARS), wide) + (s0 > FAR_CHARS ? Math.round((s0 - FAR_CHARS) / CHARS_PER_WORD) : 0);
       pos.push(n);
       start.push(map ? map.start(s0) : s0);
-      end.push(map ? map.end(f.end) : f.end);
-      mask.push(f.mask);
-      prevEnd = f.end;
+      end.push(map ? map.end(e0) : e0);
+      mask.push(hm[i]!);
+      prevEnd = e0;
     }
     // After the last match: counted when short (a heading's words, which headingMatch divides by), else estimated.
     const tail = t.length - prevEnd;
@@ -205,8 +221,8 @@ function wordEnd(text: string, i: number, wide: boolean): number {
   }
 }
 
-/** The word holding offset `at` (a word character), as [start, end). */
-function wordAround(text: string, at: number, wide: boolean): [number, number] {
+/** The start of the word holding offset `at` (a word character); its end is wordEnd's. */
+function wordStart(text: string, at: number, wide: boolean): number {
   let s = at;
   for (;;) {
     while (s > 0 && isWordAt(text, s - 1, wide)) s--;
@@ -215,7 +231,7 @@ function wordAround(text: string, at: number, wide: boolean): [number, number] {
     else if (c === 58 && text.charCodeAt(s - 2) === 58 && s >= 3 && isWordAt(text, s - 3, wide)) s -= 2;
     else break;
   }
-  return [s, wordEnd(text, s, wide)];
+  return s;
 }
 
 /**
