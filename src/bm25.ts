@@ -332,7 +332,9 @@ export class TopK {
   }
 
   private grow(): void {
-    const size = Math.min(this.k, Math.max(16, this.ids.length * 2));
+    // First to k when k is a results page's depth (the lexical lane's 90-180: one allocation instead of
+    // five), else doubling from 256, so a huge k with few entries stays small.
+    const size = Math.min(this.k, Math.max(256, this.ids.length * 2));
     const ids = new Float64Array(size);
     const scores = new Float64Array(size);
     ids.set(this.ids);
