@@ -332,7 +332,9 @@ export class TopK {
   }
 
   private grow(): void {
-    const size = Math.min(this.k, Math.max(16, this.ids.length * 2));
+    // First to k when k is a results page's depth (the lexical lane's 90-180: one allocation instead of
+    // five), else doubling from 256, so a huge k with few entries stays small.
+    const size = Math.min(this.k, Math.max(256, this.ids.length * 2));
     const ids = new Float64Array(size);
     const scores = new Float64Array(size);
     ids.set(this.ids);
@@ -349,7 +351,7 @@ export class TopK {
   sorted(): { id: number; score: number }[] {
     const out: { id: number; score: number }[] = [];
     for (let i = 0; i < this.n; i++) out.push({ id: this.ids[i]!, score: this.scores[i]! });
-    const worse = (a: { id: number; score: number }, b: { id: number; score: number }) => a.score < b.score || (a.score === b.score && a.id > b.id);
-    return out.sort((a, b) => (worse(a, b) ? 1 : worse(b, a) ? -1 : 0));
+    // a after b when a is worse: a lower score, or the same score and a larger id (as `worse`).
+    return out.sort((a, b) => (a.score < b.score ? 1 : a.score > b.score ? -1 : a.score !== b.score ? 0 : a.id > b.id ? 1 : a.id < b.id ? -1 : 0));
   }
 }

@@ -9,7 +9,7 @@
  * each query term's stem and checks only those: the same matches without tokenizing every word, with
  * positions exact where matches are near each other. Text with other characters takes `scan`.
  */
-import { FoldMap, forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
+import { FoldMap, forEachWordSpan, hasNonAscii, wordTerms, type TokenizerOptions } from './tokenizer.js';
 
 /** Query words beyond this many are not told apart (they share the last bit). */
 export const MAX_MATCH_WORDS = 31;
@@ -61,7 +61,7 @@ export class QueryMatcher {
     if (!this.probes.length) return false;
     // Other scripts: the folded text, as the tokenizer reads it (a final sigma's case depends on what
     // follows it in the text, not in the word: such text is a maybe).
-    const lower = (NON_ASCII.test(text) ? FoldMap.of(text).folded : text).toLowerCase();
+    const lower = (hasNonAscii(text) ? FoldMap.of(text).folded : text).toLowerCase();
     if (lower.includes('ς')) return true;
     for (const p of this.probes) if (lower.includes(p)) return true;
     return false;
@@ -128,7 +128,7 @@ export class QueryMatcher {
     if (this.empty) return this.scan(text);
     let t = text;
     let map: FoldMap | null = null;
-    if (NON_ASCII.test(text)) {
+    if (hasNonAscii(text)) {
       if (ASTRAL.test(text)) return this.scan(text);
       map = FoldMap.of(text);
       t = map.folded;
@@ -137,19 +137,33 @@ export class QueryMatcher {
     const lower = t.toLowerCase();
     if (lower.length !== t.length || lower.includes('ς')) return this.scan(text);
     const wide = map !== null;
-    const found = new Map<number, { end: number; mask: number }>();
+    // The words found, in parallel arrays (no object per hit). One probe finds them in text order, each
+    // once; several probes may find a word twice (a word carrying two query terms) and out of order.
+    const hs: number[] = [];
+    const he: number[] = [];
+    const hm: number[] = [];
+    const seen = this.probes.length > 1 ? new Set<number>() : null;
     for (const probe of this.probes) {
       for (let at = lower.indexOf(probe); at >= 0; at = lower.indexOf(probe, at + 1)) {
         if (!isWordAt(lower, at, wide) || !partStart(t, at, wide)) continue;
-        const [s, e] = wordAround(t, at, wide);
-        if (!found.has(s)) {
+        const s = wordStart(t, at, wide);
+        const e = wordEnd(t, s, wide);
+        if (seen === null || !seen.has(s)) {
           const m = this.mask(t.slice(s, e));
-          if (m) found.set(s, { end: e, mask: m });
+          if (m) {
+            hs.push(s);
+            he.push(e);
+            hm.push(m);
+            seen?.add(s);
+          }
         }
         at = Math.max(at, e - 1);
       }
     }
-    const starts = [...found.keys()].sort((a, b) => a - b);
+    let order: number[] | null = null;
+    if (seen !== null) {
+      order = hs.map((_, i) => i).sort((a, b) => hs[a]! - hs[b]!);
+    }
     const pos: number[] = [];
     const start: number[] = [];
     const end: number[] = [];
@@ -158,15 +172,17 @@ export class QueryMatcher {
     // counted), estimated from the characters between matches farther apart.
     let n = 0;
     let prevEnd = 0;
-    for (const s0 of starts) {
-      const f = found.get(s0)!;
+    for (let k = 0; k < hs.length; k++) {
+      const i = order === null ? k : order[k]!;
+      const s0 = hs[i]!;
+      const e0 = he[i]!;
       const gap = s0 - prevEnd;
       n += pos.length ? 1 + (gap > FAR_CHARS ? Math.round(gap / CHARS_PER_WORD) : wordsIn(t, prevEnd, s0, wide)) : wordsIn(t, 0, Math.min(s0, FAR_CHARS), wide) + (s0 > FAR_CHARS ? Math.round((s0 - FAR_CHARS) / CHARS_PER_WORD) : 0);
       pos.push(n);
       start.push(map ? map.start(s0) : s0);
-      end.push(map ? map.end(f.end) : f.end);
-      mask.push(f.mask);
-      prevEnd = f.end;
+      end.push(map ? map.end(e0) : e0);
+      mask.push(hm[i]!);
+      prevEnd = e0;
     }
     // After the last match: counted when short (a heading's words, which headingMatch divides by), else estimated.
     const tail = t.length - prevEnd;
@@ -205,8 +221,8 @@ function wordEnd(text: string, i: number, wide: boolean): number {
   }
 }
 
-/** The word holding offset `at` (a word character), as [start, end). */
-function wordAround(text: string, at: number, wide: boolean): [number, number] {
+/** The start of the word holding offset `at` (a word character); its end is wordEnd's. */
+function wordStart(text: string, at: number, wide: boolean): number {
   let s = at;
   for (;;) {
     while (s > 0 && isWordAt(text, s - 1, wide)) s--;
@@ -215,7 +231,7 @@ function wordAround(text: string, at: number, wide: boolean): [number, number] {
     else if (c === 58 && text.charCodeAt(s - 2) === 58 && s >= 3 && isWordAt(text, s - 3, wide)) s -= 2;
     else break;
   }
-  return [s, wordEnd(text, s, wide)];
+  return s;
 }
 
 /**
@@ -246,7 +262,6 @@ function isWordAt(text: string, i: number, wide: boolean): boolean {
   if (c < 128) return isWordCode(c);
   return wide && WORD_CHAR.test(text[i]!);
 }
-const NON_ASCII = /[^\x00-\x7f]/;
 const ASTRAL = /[\ud800-\udfff]/;
 const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 

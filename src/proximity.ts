@@ -56,7 +56,8 @@ export interface ProximityScore {
 
 /** Positions of each query word, ascending. */
 function positions(m: TextMatches, words: number): number[][] {
-  const out: number[][] = Array.from({ length: words }, () => []);
+  const out: number[][] = [];
+  for (let i = 0; i < words; i++) out.push([]);
   for (let k = 0; k < m.pos.length; k++) {
     const bits = m.mask[k]!;
     for (let i = 0; i < words && i < MAX_MATCH_WORDS; i++) if (bits & (1 << i)) out[i]!.push(m.pos[k]!);
@@ -98,10 +99,11 @@ function unorderedCount(a: readonly number[], b: readonly number[], window: numb
   return n;
 }
 
-export function proximityScore(m: TextMatches, q: ProximityQuery, params: ProximityParams): ProximityScore {
+/** `sequence`: whether to look for the exact sequence (when false, `sequence` is false and the score the same). */
+export function proximityScore(m: TextMatches, q: ProximityQuery, params: ProximityParams, sequence = true): ProximityScore {
   if (q.words < 2 || !m.pos.length) return { score: 0, sequence: false };
   const pos = positions(m, Math.min(q.words, MAX_MATCH_WORDS));
-  const sequence = q.words <= MAX_MATCH_WORDS && hasSequence(pos);
+  sequence &&= q.words <= MAX_MATCH_WORDS && hasSequence(pos);
   const sat = (x: number) => (x * (q.k1 + 1)) / (x + q.k1);
   let score = 0;
   let prev = -1;

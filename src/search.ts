@@ -291,9 +291,14 @@ interface LexicalRun {
 }
 
 /** The lexical lane alone, as search() runs it for a query's free text (the benchmarks time this). */
-export async function lexicalSearch(src: SearchSource, text: string, k: number, opts: { lexical?: Partial<LexicalOptions>; allowed?: ReadonlySet<number> | null } = {}): Promise<LaneHit[]> {
+export async function lexicalSearch(
+  src: SearchSource,
+  text: string,
+  k: number,
+  opts: { lexical?: Partial<LexicalOptions>; allowed?: ReadonlySet<number> | null; mark?: (phase: string) => void } = {},
+): Promise<LaneHit[]> {
   const lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
-  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, false, new Map())).hits;
+  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, false, new Map(), opts.mark)).hits;
 }
 
 /**
@@ -333,6 +338,7 @@ async function lexicalLane(
   });
   const plan: Plan = { words, weights, wordOfTerm, marked };
 
+  mark('planAt');
   const query: QueryTerm[] = scored.map((t) => ({ term: t.term, postings: postings.get(t.term) ?? EMPTY_LIST, weight: t.weight }));
   // Common words score the sections the other words found (Lucene's common-terms idea), never retrieve.
   const scoredSet = new Set(scored.map((t) => t.term));
@@ -345,7 +351,21 @@ async function lexicalLane(
   const retrieving = new Set(scored.filter((t) => df(t.term) > 0).map((t) => t.word)).size;
   const need = retrieving >= lex.minMatchFrom ? Math.min(retrieving, Math.max(lex.minMatchWords, Math.ceil(retrieving * lex.minMatchShare))) : 1;
   const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
-  const wordsMatched = (h: LexicalHit) => new Set(h.terms.map((t) => wordOfTerm.get(t)).filter((w) => w !== undefined)).size;
+  // How many distinct query words a hit's terms stand for (called for up to 2k hits: no allocation
+  // while the words fit a bit mask).
+  const wordsMatched = (h: LexicalHit): number => {
+    if (words.length > 31) return new Set(h.terms.map((t) => wordOfTerm.get(t)).filter((w) => w !== undefined)).size;
+    let bits = 0;
+    let n = 0;
+    for (const t of h.terms) {
+      const w = wordOfTerm.get(t);
+      if (w !== undefined && !(bits & (1 << w))) {
+        bits |= 1 << w;
+        n++;
+      }
+    }
+    return n;
+  };
   const retrieve = (q: readonly QueryTerm[]): LexicalHit[] => {
     let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? k * 2 : k, allowed, params, fields: lex.fields });
     if (need > 1) out = out.filter((h) => wordsMatched(h) >= need);
@@ -378,6 +398,7 @@ async function lexicalLane(
     if (best < lex.minCoverage) hits = [];
   }
 
+  mark('coverageAt');
   const prox = lex.proximity;
   const useProximity = words.length >= 2;
   if ((useProximity || prox.heading > 0) && prox.candidates > 0 && hits.length > 1) {
@@ -406,7 +427,8 @@ async function lexicalLane(
       // Proximity needs two of the query's words in the section: the others are not read.
       if (useProximity && wordsMatched(h) >= 2) {
         const at = bodyMatcher.locate(v.text);
-        const p = proximityScore(at, pq, prox);
+        // The sequence is read off this scan only when it covered every word (else maySequence, below).
+        const p = proximityScore(at, pq, prox, sequenceCounts && bodyMatcher === matcher);
         score += p.score;
         if (sequenceCounts) sequence = bodyMatcher === matcher ? p.sequence : maySequence(at, pq) && proximityScore(matcher.locate(v.text), pq, prox).sequence;
       }
@@ -414,8 +436,8 @@ async function lexicalLane(
       if (prox.heading > 0 && (h.fields === undefined || h.fields !== 0 || v.parts)) {
         // Any heading over the text (its own, those above, a merged sub-section's) or the page's title.
         let best = 0;
-        for (const heading of [...v.headingPath, ...(v.parts ?? []).flatMap((p) => p.headingPath), pages.get(v.url)?.title ?? '']) {
-          if (!heading) continue;
+        const consider = (heading: string) => {
+          if (!heading) return;
           let m = headingMatches.get(heading);
           if (m === undefined) {
             const at = matcher.mayMatch(heading) ? matcher.locate(heading) : null;
@@ -427,13 +449,17 @@ async function lexicalLane(
           // in the section: a chapter's title ("Zum Debian-Projekt beitragen") must not rank below every
           // sentence elsewhere that uses the same words in the same order.
           if (m.sequence) sequence = true;
-        }
+        };
+        for (const heading of v.headingPath) consider(heading);
+        if (v.parts) for (const part of v.parts) for (const heading of part.headingPath) consider(heading);
+        consider(pages.get(v.url)?.title ?? '');
         score += prox.heading * best * weightSum;
       }
       return { h, score, sequence };
     });
     rescored.sort((a, b) => Number(b.sequence) - Number(a.sequence) || b.score - a.score || a.h.id - b.h.id);
     hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...hits.slice(top.length)];
+    mark('proximityAt');
   }
   return { hits, plan };
 }

@@ -273,9 +273,10 @@ describe('TopK', { timeout: 30_000 }, () => {
   it('keeps the k best like a full sort (property)', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.integer({ min: 0, max: 10_000 }), { maxLength: 300 }),
-        fc.array(fc.constantFrom(0, 1, 1.5, 2, -1, 1e-300, 7), { minLength: 300, maxLength: 300 }),
-        fc.integer({ min: 1, max: 50 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 10_000 }), { maxLength: 700 }),
+        fc.array(fc.constantFrom(0, 1, 1.5, 2, -1, 1e-300, 7), { minLength: 700, maxLength: 700 }),
+        // Up to past the heap's first allocation (256) and its doubling.
+        fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 200, max: 600 })),
         (ids, scores, k) => {
           const heap = new TopK(k);
           const all = ids.map((id, i) => ({ id, score: scores[i]! }));

@@ -42,6 +42,22 @@ describe('QueryMatcher.mayMatch', () => {
   });
 });
 
+describe('proximityScore without the sequence', () => {
+  it('scores as with it, and says no sequence (property)', () => {
+    fc.assert(
+      fc.property(text, query, fc.integer({ min: 0, max: 15 }), (t, q, contentBits) => {
+        const words = queryWords(q, TOKENIZER);
+        const m = new QueryMatcher(words.map((w) => w.terms), TOKENIZER, true).locate(t);
+        const pq = { words: words.length, content: words.map((_, i) => !!(contentBits & (1 << i)) || i === 0), weight: words.map((_, i) => 1 + i / 3), k1: 1.2 };
+        const params = { ordered: 0.5, unordered: 0.25, window: 8, sequenceMinWords: 3, heading: 1, candidates: 30 };
+        const full = proximityScore(m, pq, params);
+        expect(proximityScore(m, pq, params, false)).toEqual({ score: full.score, sequence: false });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
 describe('maySequence: the exact sequence from a scan of the content words only', () => {
   const pq = (n: number, content: boolean[]) => ({ words: n, content, weight: Array.from({ length: n }, () => 1), k1: 1.5 });
   it('never rules out a text that holds the sequence, and scores the pairs as the full scan does (property)', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foldText, MAX_TOKEN_LENGTH, queryTerms, stem, termFrequencies, tokenize } from '../../src/tokenizer.js';
+import { foldText, hasNonAscii, MAX_TOKEN_LENGTH, queryTerms, stem, termFrequencies, tokenize } from '../../src/tokenizer.js';
 import { hostileText } from './arbitraries.js';
 
 describe('tokenize: identifiers', () => {
@@ -237,5 +237,22 @@ describe('queryTerms, termFrequencies, stem', () => {
     expect(stem('running')).toBe('runn');
     expect(stem('err_5041s')).toBe('err_5041s');
     expect(tokenize('the cats', { stem: true, stopwords: true })).toEqual(['cat']);
+  });
+});
+
+describe('hasNonAscii (the sticky ASCII-prefix scan that replaced /[^\\x00-\\x7f]/.test)', () => {
+  it('answers as the plain pattern does, on any text (property), and again on the next call', () => {
+    const plain = /[^\x00-\x7f]/;
+    const asciiHeavy = fc.string({ unit: fc.oneof({ weight: 20, arbitrary: fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 }) }, { weight: 1, arbitrary: fc.string({ unit: 'binary', minLength: 1, maxLength: 1 }) }), maxLength: 300 });
+    fc.assert(
+      fc.property(fc.oneof(hostileText(300), asciiHeavy), (t) => {
+        expect(hasNonAscii(t)).toBe(plain.test(t));
+        // The pattern keeps state between calls (lastIndex): a second call, after another text, agrees.
+        hasNonAscii('x'.repeat(t.length + 3) + 'é');
+        expect(hasNonAscii(t)).toBe(plain.test(t));
+      }),
+      { numRuns: 3000 },
+    );
+    for (const [t, want] of [['', false], ['\x7f', false], ['\x80', true], ['abc', false], ['abcé', true], ['éabc', true], ['a\nb\u2028', true], ['\ud83d\ude00', true]] as const) expect(hasNonAscii(t)).toBe(want);
   });
 });
