@@ -122,6 +122,14 @@ export interface LexicalOptions {
    * pages only by its generic words ("best", "recipe").
    */
   minCoverage: number;
+  /**
+   * A section (of the first ten) holding at least this many of the query's distinct content words
+   * passes the coverage gate whatever their weight (0: no such exception): a long paraphrased question
+   * on a small index has words no page holds (inflections, compounds: `zurückgenommen`,
+   * `Konfigurationsskript`), which weigh the most, while its answer holds three or more of its other
+   * words; an off-topic question matches a section by one or two generic words (tests/eval/README.md).
+   */
+  coverageWords: number;
   /** Whether unknown words of scripts without spaces count against the coverage. */
   coverageUnspaced: boolean;
   typos: boolean;
@@ -137,6 +145,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   minMatchWords: 2,
   minMatchFrom: 3,
   minCoverage: 0.3,
+  coverageWords: 3,
   coverageUnspaced: false,
   typos: true,
   recut: true,
@@ -392,8 +401,14 @@ async function lexicalLane(
     for (const h of hits.slice(0, 10)) {
       const matched = new Set(h.terms);
       let covered = 0;
-      for (const c of content.values()) if (c.terms.some((t) => matched.has(t))) covered += c.weight;
-      best = Math.max(best, covered / total);
+      let count = 0;
+      for (const c of content.values()) {
+        if (c.terms.some((t) => matched.has(t))) {
+          covered += c.weight;
+          count++;
+        }
+      }
+      best = Math.max(best, lex.coverageWords > 0 && count >= lex.coverageWords ? 1 : covered / total);
     }
     if (best < lex.minCoverage) hits = [];
   }

@@ -40,7 +40,7 @@ interface Config {
 function args(argv: readonly string[]) {
   const all = (name: string) => argv.flatMap((a, i) => (a === name && argv[i + 1] !== undefined ? [argv[i + 1]!] : []));
   const one = (name: string) => all(name)[0];
-  const corpora = (one('--corpus')?.split(',') ?? ['python', 'git', 'debian-faq']).map(corpus);
+  const corpora = (one('--corpus')?.split(',') ?? ['python', 'git', 'debian-faq', 'maint-guide']).map(corpus);
   for (const c of corpora) if (c.name === HELD_OUT) throw new Error(`${HELD_OUT} is held out: it is never looked at query by query`);
   const classes = (one('--class')?.split(',') ?? ['natural', 'topical']) as QueryClass[];
   for (const c of classes) if (!CLASSES.includes(c)) throw new Error(`unknown class ${c}`);

@@ -98,6 +98,27 @@ describe('questions and common words', () => {
     expect((await search(s, { q: 'what is the best recipe for writing a loop' })).results[0]?.url).toBe('https://docs.test/recipes');
   });
 
+  it('answers a long paraphrased question whose rarest words no page holds, when one section holds three of its words', async () => {
+    // The question avoids the answer's own terms (`watch`, `scanner`): six of its nine content words are
+    // on no page and weigh the most, so the answer covers under 0.3 of its weight; but it holds three of
+    // the question's words (`newer`, `upstream`, `tarball`), where an off-topic question above matches
+    // one or two generic words.
+    // The known words are everyday words here (each on a third of the pages), as on real ones.
+    const topic = ['newer', 'upstream', 'tarball'];
+    const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`Note number ${i} on the ${topic[i % 3]} one is kept short, said the ${i}th reader of the notes.`)] }));
+    const s = source([
+      ...everyday,
+      { url: 'https://docs.test/watch', title: 'The watch file', blocks: [h(1, 'The watch file'), p('The watch file tells the scanner where upstream releases are published: when a newer upstream tarball appears, it is downloaded and unpacked next to the old one.')] },
+      { url: 'https://docs.test/control', title: 'The control file', blocks: [h(1, 'The control file'), p('The control file names the source package, its maintainer and the binary packages built from it.')] },
+    ]);
+    const unknown = ['helper', 'spots', 'authors', 'homepage', 'grabs', 'unattended'];
+    s.words = new Set(unknown);
+    const q = 'which helper spots a newer upstream tarball on the authors homepage and grabs it unattended';
+    expect((await search(s, { q })).results[0]?.url).toBe('https://docs.test/watch');
+    // Coverage alone (the rule before) answers it with nothing: the test would catch the exception gone.
+    expect((await search(s, { q }, { lexical: { coverageWords: 0 } })).results).toEqual([]);
+  });
+
   it('does not ask a section for two words when one of three is a word no page holds', async () => {
     // `obliterate` is on no page: the question can still be answered by `reflog` or `expiry`, which no
     // one section holds together (counting the unknown word, the two-word minimum left nothing).

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type CorpusName = 'python' | 'git' | 'debian-faq' | 'devref';
+export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'devref';
 
 export interface CorpusDef {
   name: CorpusName;
@@ -41,6 +41,7 @@ function walk(dir: string, keep: (rel: string) => boolean): string[] {
 
 const DEBIAN_FAQ_LANGS = ['en', 'de', 'fr', 'ja', 'zh-cn'];
 const DEVREF_LANGS = ['en', 'de', 'fr', 'ja'];
+const MAINT_GUIDE_LANGS = ['en', 'de', 'fr', 'ja'];
 
 export const CORPORA: readonly CorpusDef[] = [
   {
@@ -79,6 +80,26 @@ export const CORPORA: readonly CorpusDef[] = [
       return walk(this.root, (rel) => {
         const m = /^(?:([a-z-]+)\/)?[\w-]+\.([a-z-]+)\.html$/.exec(rel);
         return !!m && DEBIAN_FAQ_LANGS.includes(m[2]!) && (m[1] ?? 'en') === m[2];
+      });
+    },
+    lang: (file) => /\.([a-z-]+)\.html$/.exec(file)?.[1] ?? 'en',
+  },
+  {
+    // A tuning corpus shaped like the held-out one (the same four languages, a dozen long chapter pages a
+    // language, Debian packaging prose) without being it: questions that trail naive BM25 on devref should
+    // have a counterpart here that can be looked at query by query.
+    name: 'maint-guide',
+    title: "Debian New Maintainers' Guide in English, German, French and Japanese",
+    generator: 'DocBook XSL (<a id> inside the heading, one page a chapter)',
+    packages: ['maint-guide', 'maint-guide-de', 'maint-guide-fr', 'maint-guide-ja'],
+    root: '/usr/share/doc',
+    heldOut: false,
+    files() {
+      // Each language's package installs `maint-guide[-<lang>]/html/<chapter>.<lang>.html`; nothing else under
+      // /usr/share/doc is read (the PDF and text editions are not pages).
+      return MAINT_GUIDE_LANGS.flatMap((lang) => {
+        const dir = lang === 'en' ? 'maint-guide' : `maint-guide-${lang}`;
+        return walk(path.join(this.root, dir, 'html'), (rel) => rel.endsWith(`.${lang}.html`) && !rel.includes('/')).map((f) => `${dir}/html/${f}`);
       });
     },
     lang: (file) => /\.([a-z-]+)\.html$/.exec(file)?.[1] ?? 'en',
