@@ -251,8 +251,28 @@ describe('a downloadable model from a mirror', () => {
   it('removing the active downloaded model falls back to the built-in one', async () => {
     // Download again (the mirror is back), make it active, then remove it.
     mirror = await startMirror(mirror.port);
-    await options.getByTestId('models').getByRole('radio', { name: /MiniLM/ }).check();
+    // The pick shows at once and stays while the worker takes its time to save it (a loaded machine): the
+    // save is held in the worker until the page has had two model-status answers (it polls every second
+    // and redraws the list from them). Before, such a redraw put the radio back on the built-in model until
+    // the save was answered (Playwright's check() then failed under load: "did not change its state").
+    await ext.evalSw(`(() => {
+      const update = engine.updateSettings;
+      engine.updateSettings = (p) => new Promise((resolve) => (globalThis.__releaseSave = () => { engine.updateSettings = update; resolve(update.call(engine, p)); }));
+      globalThis.__statusAnswers = 0;
+      const status = dense.modelStatus;
+      dense.modelStatus = () => status.call(dense).finally(() => globalThis.__statusAnswers++);
+      return true;
+    })()`);
+    const radio = (name: RegExp) => options.getByTestId('models').getByRole('radio', { name });
+    await radio(/MiniLM/).check();
+    await until(() => ext.evalSw<boolean>('typeof globalThis.__releaseSave === "function"'), 'the save held in the worker');
+    const answers = await ext.evalSw<number>('globalThis.__statusAnswers');
+    await until(async () => (await ext.evalSw<number>('globalThis.__statusAnswers')) >= answers + 2, 'two model-status answers while the save is held', 10_000, 100);
+    expect(await radio(/MiniLM/).isChecked()).toBe(true);
+    expect(await radio(/Built-in/).isChecked()).toBe(false);
+    await ext.evalSw('(globalThis.__releaseSave(), true)');
     await until(() => allEmbeddedWith(MINILM), 'on MiniLM again', 30_000, 200);
+    expect(await radio(/MiniLM/).isChecked()).toBe(true);
     await options.getByTestId('models').locator(`[data-model="${MINILM}"]`).getByTestId('model-remove').click();
     await options.getByTestId('confirm-model-ok').click();
     await expect.poll(() => options.getByTestId('options-message').textContent()).toMatch(/now uses Built-in/);
