@@ -30,6 +30,9 @@ export default defineConfig({
           // a fresh worker per file cost 1.5-2.5 s a file here. Each file launches its own browser and
           // shares nothing else (the harness keeps per-browser state only, keyed by the browser).
           isolate: false,
+          // Last, after Firefox's group (vitest wants a group of its own for a project whose files run in
+          // one worker, as these do).
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -42,9 +45,8 @@ export default defineConfig({
           hookTimeout: 120_000,
           fileParallelism: false,
           isolate: false,
-          // A group of its own: vitest runs groups one after another (unit, then this, then the Chromium
-          // project, which fileParallelism: false puts in a last group of its own), so two browsers never
-          // run at once on two cores (that makes both flaky).
+          // A group of its own: vitest runs groups one after another (unit and eval, then this, then the
+          // Chromium project's), so two browsers never run at once on two cores (that makes both flaky).
           sequence: { groupOrder: 1 },
         },
       },
