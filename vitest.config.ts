@@ -26,6 +26,13 @@ export default defineConfig({
           hookTimeout: 120_000,
           // One browser at a time: the machine has two cores.
           fileParallelism: false,
+          // The files run one after another in one worker that keeps its imports (Playwright, the harness):
+          // a fresh worker per file cost 1.5-2.5 s a file here. Each file launches its own browser and
+          // shares nothing else (the harness keeps per-browser state only, keyed by the browser).
+          isolate: false,
+          // Last, after Firefox's group (vitest wants a group of its own for a project whose files run in
+          // one worker, as these do).
+          sequence: { groupOrder: 2 },
         },
       },
       {
@@ -37,9 +44,9 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
-          // A group of its own: vitest runs groups one after another (unit, then this, then the Chromium
-          // project, which fileParallelism: false puts in a last group of its own), so two browsers never
-          // run at once on two cores (that makes both flaky).
+          isolate: false,
+          // A group of its own: vitest runs groups one after another (unit and eval, then this, then the
+          // Chromium project's), so two browsers never run at once on two cores (that makes both flaky).
           sequence: { groupOrder: 1 },
         },
       },

@@ -94,11 +94,17 @@ function Options() {
   }, []);
 
   const save = async (patch: Partial<Settings>) => {
+    // The choice shows at once. The radios and checkboxes are drawn from `settings`: until the worker
+    // answered, any re-render (the counters every 2 s, the model status every second) put the old choice
+    // back, so a model picked while the worker was busy jumped back to the previous one for a while.
+    setSettings((s) => (s ? { ...s, ...patch } : s));
     try {
       setSettings(await call('settings/set', patch));
       setMessage('Saved.');
     } catch (e) {
       setMessage((e as Error).message);
+      // Not saved: show what is stored again.
+      call('settings/get', {}).then(setSettings, () => undefined);
     }
   };
   /** Counts, site lists and pending forgets are read again right after anything changes them. */

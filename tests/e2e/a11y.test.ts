@@ -52,7 +52,8 @@ async function shoot(page: Page, label: string): Promise<void> {
   const name = label.replace(/\.html/, '').replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').toLowerCase();
   mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
   const file = join(ARTIFACTS, 'screens', `${name}.png`);
-  await page.waitForTimeout(150);
+  // A frame painted since the last change (instead of a fixed 150 ms): what the screenshot shows is what axe checks next.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
   await page.screenshot({ path: file, fullPage: label.startsWith('options') && !label.includes('dialog') });
   if (process.env.UPDATE_DOCS && DOCS.test(name)) {
     mkdirSync(join(ROOT, 'docs/screens'), { recursive: true });

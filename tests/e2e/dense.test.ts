@@ -8,11 +8,31 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARTIFACTS, ROOT, engineStats, launch, readStats, searchPage, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
+import type { Page } from 'playwright';
 import { readResultRows } from '../shared/contract.js';
 import { describeViolations, failing, runAxe } from './axe.js';
 
 let ext: Extension;
 let server: FixtureServer;
+
+/**
+ * Photographs `page` in the light and the dark theme (tests/e2e/artifacts/screens/NAME-{light,dark}.png;
+ * with UPDATE_DOCS=1 also docs/screens/) and checks each with axe. Each shot waits until the page
+ * matches the scheme and has painted a frame since (rather than a fixed 150 ms).
+ */
+async function photograph(page: Page, name: string): Promise<void> {
+  mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForFunction((s) => matchMedia(`(prefers-color-scheme: ${s})`).matches, scheme);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    const file = join(ARTIFACTS, 'screens', `${name}-${scheme}.png`);
+    await page.screenshot({ path: file });
+    if (process.env.UPDATE_DOCS) copyFileSync(file, join(ROOT, 'docs/screens', `${name}-${scheme}.png`));
+    const bad = failing(await runAxe(page));
+    expect(bad, describeViolations(bad)).toEqual([]);
+  }
+}
 
 beforeAll(async () => {
   server = await serve();
@@ -108,16 +128,7 @@ describe('dense lane', () => {
       expect(first[0]?.href.startsWith(server.url('/bread.html'))).toBe(true);
       expect(first.flatMap((r) => r.lanes)).not.toContain('dense');
       // The state a user sees until the index is there: photographed in both themes and checked by axe.
-      mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.waitForTimeout(150);
-        const file = join(ARTIFACTS, 'screens', `popup-meaning-loading-${scheme}.png`);
-        await page.screenshot({ path: file });
-        if (process.env.UPDATE_DOCS) copyFileSync(file, join(ROOT, 'docs/screens', `popup-meaning-loading-${scheme}.png`));
-        const bad = failing(await runAxe(page));
-        expect(bad, describeViolations(bad)).toEqual([]);
-      }
+      await photograph(page, 'popup-meaning-loading');
       // Still held: the box is waiting for the second answer, and nothing has replaced the first.
       expect(await meta()).toContain('meaning is loading');
       expect(await ext.evalSw<number>('globalThis.__vectorsHold.rounds')).toBeGreaterThan(0);
@@ -128,15 +139,7 @@ describe('dense lane', () => {
       expect(await page.getByTestId('meaning-pending').textContent()).toBe('No page has these words; still searching by meaning…');
       expect(await page.getByTestId('no-results').count()).toBe(0);
       expect(await meta()).toMatch(/^0 pages · .+ · words only \(meaning is loading\)$/);
-      for (const scheme of ['light', 'dark'] as const) {
-        await page.emulateMedia({ colorScheme: scheme });
-        await page.waitForTimeout(150);
-        const file = join(ARTIFACTS, 'screens', `popup-meaning-pending-${scheme}.png`);
-        await page.screenshot({ path: file });
-        if (process.env.UPDATE_DOCS) copyFileSync(file, join(ROOT, 'docs/screens', `popup-meaning-pending-${scheme}.png`));
-        const bad = failing(await runAxe(page));
-        expect(bad, describeViolations(bad)).toEqual([]);
-      }
+      await photograph(page, 'popup-meaning-pending');
     } finally {
       await release();
     }

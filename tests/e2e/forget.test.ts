@@ -179,7 +179,8 @@ describe('the popup and retention', () => {
     expect((await found('sourdough')).length).toBe(1);
     // No longer captured.
     server.routes.set('/new.html', '<html><head><title>New</title></head><body><h1>New</h1><p>The word quillfeather appears only on this page, which must not be saved now that its site is excluded.</p></body></html>');
-    await visit(ext, [server.url('/new.html')]);
+    // Excluded: nothing to wait for, so the page is kept open past the time a capture takes.
+    await visit(ext, [server.url('/new.html')], { dwellMs: 1300 });
     expect(await found('quillfeather')).toEqual([]);
     await ext.evalSw(`engine.updateSettings({ excludedSites: [] }).then(() => true)`);
     await popup.close();

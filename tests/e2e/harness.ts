@@ -322,12 +322,25 @@ export async function searchPage(ext: Extension, params: Record<string, string>,
   return rows;
 }
 
-/** Visits pages one after another, each kept open until it was captured (or `dwellMs`). */
-export async function visit(ext: Extension, urls: string[], dwellMs = 1300): Promise<void> {
+/** The engine's capture log holds a capture of `url` made at or after `since` (a page's own clock). */
+export const capturedSince = (url: string, since: number) => `engine.captureLog.some((l) => l.url === ${JSON.stringify(url)} && l.at >= ${since})`;
+
+/**
+ * Visits pages one after another in one tab, each kept open until the engine logged its capture (the
+ * state the callers want), at most `timeoutMs` a page: a page still missing then is left to the caller's
+ * own assertions. `{ dwellMs }` instead keeps each page open that long whatever happens: for pages that
+ * must NOT be captured (an excluded site), where there is no state to wait for.
+ * (A fixed 1.3 s a page before: closing a tab while its capture was still being sent, on a loaded
+ * machine, could lose that capture, and on a quiet one the wait was longer than the capture.)
+ */
+export async function visit(ext: Extension, urls: string[], opts: { dwellMs?: number; timeoutMs?: number } = {}): Promise<void> {
   const page = await ext.ctx.newPage();
   for (const u of urls) {
+    // The log's times come from the worker's clock, this machine's as well; a second of slack.
+    const since = Date.now() - 1000;
     await page.goto(u, { waitUntil: 'load' });
-    await page.waitForTimeout(dwellMs);
+    if (opts.dwellMs !== undefined) await page.waitForTimeout(opts.dwellMs);
+    else await until(() => ext.evalSw<boolean>(capturedSince(u, since)), `the capture of ${u}`, opts.timeoutMs ?? 20_000, 100).catch(() => undefined);
   }
   await page.close();
 }

@@ -66,17 +66,20 @@ for (const version of [1, 2] as const) {
   describe(`schema ${version} -> 3 in Chromium`, () => {
     it(`a v${version} database opens after a worker restart, migrates (through another stop), and every page is found from search.html`, async () => {
       expect(await ext.evalSw<number>(`(${WRITE_DUMP})(${JSON.stringify(text)})`)).toBe(version);
+      // Every search loads search.html afresh, in one tab (a new tab for each of the 64 searches cost
+      // a tab's opening and closing each time).
+      const tab = await ext.ctx.newPage();
       expect(await ext.stopWorker()).toBeGreaterThan(0);
 
       // The first search wakes the worker, which opens the database at version 3 and starts moving it.
       for (const p of pages.slice(0, 3)) {
-        const rows = await searchPage(ext, { q: p.title });
+        const rows = await searchPage(ext, { q: p.title }, tab);
         expect(rows.map((r) => r.href.split('#')[0]), p.title).toContain(p.url);
       }
       // Stopped again while it migrates (or just after): the next start resumes.
       await ext.stopWorker();
       for (const p of pages) {
-        const rows = await searchPage(ext, { q: p.title });
+        const rows = await searchPage(ext, { q: p.title }, tab);
         expect(rows.map((r) => r.href.split('#')[0]), p.title).toContain(p.url);
       }
       type State = { version: number; pages: number; withLens: number; sections: number; chunks: number; texts: number; legacyPostings: number; phase: string | null };
@@ -91,10 +94,11 @@ for (const version of [1, 2] as const) {
 
       // After another restart, from the new layout: snippets read as text, phrases still match.
       await ext.stopWorker();
-      const rows = await searchPage(ext, { q: version === 1 ? '"virtual environment"' : '"json"' });
+      const rows = await searchPage(ext, { q: version === 1 ? '"virtual environment"' : '"json"' }, tab);
       expect(rows.length).toBeGreaterThan(0);
       expect(rows[0]!.snippet.toLowerCase()).toContain(version === 1 ? 'virtual' : 'json');
-      for (const p of pages) expect((await searchPage(ext, { q: p.title })).map((r) => r.href.split('#')[0]), p.title).toContain(p.url);
+      for (const p of pages) expect((await searchPage(ext, { q: p.title }, tab)).map((r) => r.href.split('#')[0]), p.title).toContain(p.url);
+      await tab.close();
     });
   });
 }

@@ -31,8 +31,11 @@ interface Mirror {
   close(): Promise<void>;
 }
 
-/** A model mirror in the hub's layout, on 127.0.0.1. The ONNX file is sent slowly so progress shows. */
-async function startMirror(port = 0): Promise<Mirror> {
+/**
+ * A model mirror in the hub's layout, on 127.0.0.1. The ONNX file is sent slowly (about 5 s) so progress
+ * shows; `fast` sends it at once (a download whose progress no test reads).
+ */
+async function startMirror(port = 0, fast = false): Promise<Mirror> {
   const requests: string[] = [];
   const server: Server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
@@ -49,7 +52,7 @@ async function startMirror(port = 0): Promise<Mirror> {
     }
     res.writeHead(200, { ...cors, 'content-type': 'application/octet-stream', 'content-length': String(size) });
     const body = readFileSync(file);
-    if (!file.endsWith('.onnx')) return void res.end(body);
+    if (fast || !file.endsWith('.onnx')) return void res.end(body);
     // About 5 s for the 5 MB model: 40 slices.
     let at = 0;
     const step = Math.ceil(size / 40);
@@ -249,10 +252,30 @@ describe('a downloadable model from a mirror', () => {
   }, 60_000);
 
   it('removing the active downloaded model falls back to the built-in one', async () => {
-    // Download again (the mirror is back), make it active, then remove it.
-    mirror = await startMirror(mirror.port);
-    await options.getByTestId('models').getByRole('radio', { name: /MiniLM/ }).check();
+    // Download again (the mirror is back, at full speed: no progress is read here), make it active, then remove it.
+    mirror = await startMirror(mirror.port, true);
+    // The pick shows at once and stays while the worker takes its time to save it (a loaded machine): the
+    // save is held in the worker until the page has had two model-status answers (it polls every second
+    // and redraws the list from them). Before, such a redraw put the radio back on the built-in model until
+    // the save was answered (Playwright's check() then failed under load: "did not change its state").
+    await ext.evalSw(`(() => {
+      const update = engine.updateSettings;
+      engine.updateSettings = (p) => new Promise((resolve) => (globalThis.__releaseSave = () => { engine.updateSettings = update; resolve(update.call(engine, p)); }));
+      globalThis.__statusAnswers = 0;
+      const status = dense.modelStatus;
+      dense.modelStatus = () => status.call(dense).finally(() => globalThis.__statusAnswers++);
+      return true;
+    })()`);
+    const radio = (name: RegExp) => options.getByTestId('models').getByRole('radio', { name });
+    await radio(/MiniLM/).check();
+    await until(() => ext.evalSw<boolean>('typeof globalThis.__releaseSave === "function"'), 'the save held in the worker');
+    const answers = await ext.evalSw<number>('globalThis.__statusAnswers');
+    await until(async () => (await ext.evalSw<number>('globalThis.__statusAnswers')) >= answers + 2, 'two model-status answers while the save is held', 10_000, 100);
+    expect(await radio(/MiniLM/).isChecked()).toBe(true);
+    expect(await radio(/Built-in/).isChecked()).toBe(false);
+    await ext.evalSw('(globalThis.__releaseSave(), true)');
     await until(() => allEmbeddedWith(MINILM), 'on MiniLM again', 30_000, 200);
+    expect(await radio(/MiniLM/).isChecked()).toBe(true);
     await options.getByTestId('models').locator(`[data-model="${MINILM}"]`).getByTestId('model-remove').click();
     await options.getByTestId('confirm-model-ok').click();
     await expect.poll(() => options.getByTestId('options-message').textContent()).toMatch(/now uses Built-in/);

@@ -268,12 +268,21 @@ export function engineStats(ext: FirefoxExtension): Promise<{ pages: number; chu
   return ext.bg('engine.stats()');
 }
 
-/** Visits pages one after another in one tab, each kept open `dwellMs` (past the one-second capture). */
-export async function visit(ext: FirefoxExtension, urls: string[], dwellMs = 1300): Promise<void> {
+/**
+ * Visits pages one after another in one tab, each kept open until the engine logged its capture, at most
+ * `timeoutMs` a page (a page still missing then is left to the caller's assertions). `{ dwellMs }` keeps
+ * each page open that long instead: for pages that must NOT be captured (an excluded site). Closing a
+ * tab whose capture is still being sent loses it here (puppeteer closes tabs without beforeunload, so the
+ * content script's hand-over to the outbox is cut off with the page: "Promise rejected after context
+ * unloaded"); a fixed 1.3 s was not always enough on a loaded machine.
+ */
+export async function visit(ext: FirefoxExtension, urls: string[], opts: { dwellMs?: number; timeoutMs?: number } = {}): Promise<void> {
   const page = await ext.browser.newPage();
   for (const u of urls) {
+    const since = Date.now() - 1000;
     await page.goto(u, { waitUntil: 'load' });
-    await new Promise((r) => setTimeout(r, dwellMs));
+    if (opts.dwellMs !== undefined) await new Promise((r) => setTimeout(r, opts.dwellMs));
+    else await until(() => ext.bg<boolean>(`engine.captureLog.some((l) => l.url === ${JSON.stringify(u)} && l.at >= ${since})`), `the capture of ${u}`, opts.timeoutMs ?? 20_000, 100).catch(() => undefined);
   }
   await page.close();
 }
