@@ -7,12 +7,10 @@
  * `git archive main src | tar -x -C DIR`), interleaved query by query: their
  * totals only (every lane's total is timed without marks; this tree's phases in a run of their own).
  */
-import { indexSection, indexedText, TOKENIZER } from '../../src/indexing.js';
-import { queryTerms, tokenize } from '../../src/tokenizer.js';
+import { queryTerms } from '../../src/tokenizer.js';
 import { lexicalSearch } from '../../src/search.js';
-import { makeVocabulary, pagesToDocs, pythonDocs, sampleQueries, synthPages } from './corpus.js';
-import { intern, PlainIndex, TypedTopK } from './lexical/plain.js';
-import { RereadCore } from './lexical/rereadCore.js';
+import { TypedTopK } from './lexical/plain.js';
+import { laneCorpus } from './laneSetup.js';
 import { dist, gc, ms, now } from './report.js';
 
 const argv = process.argv.slice(2);
@@ -27,13 +25,7 @@ type Lane = typeof lexicalSearch;
 const lanes: [string, Lane][] = [['this', lexicalSearch]];
 for (const dir of against) lanes.push([dir, ((await import(`${dir}/src/search.ts`)) as { lexicalSearch: Lane }).lexicalSearch]);
 
-const docs = python ? (await pythonDocs()).docs : pagesToDocs(synthPages(makeVocabulary(1), 1000 + size, size));
-const core = new RereadCore();
-core.bulkFrom(docs.map((d) => ({ id: d.id, doc: indexSection(d.title, { text: d.chunkText, headingPath: d.headingPath }, TOKENIZER) })));
-const floor = new PlainIndex();
-floor.build(intern(docs.map((d) => tokenize(indexedText(d.title, d.chunkText), TOKENIZER))));
-const qs = sampleQueries(docs, nQ, 7 + docs.length, (w) => floor.df(queryTerms(w, TOKENIZER)[0] ?? ''));
-const source = core.source(docs);
+const { docs, floor, qs, source } = await laneCorpus(python, size, nQ);
 const heap90 = new TypedTopK(90);
 const PHASES = ['postingsAt', 'typosAt', 'planAt', 'bm25At', 'coverageAt', 'proximityReadAt', 'proximityAt'];
 // Totals are timed without marks (timing each phase costs a little); the phases in a separate run of

@@ -6,14 +6,9 @@
  * commit's lane runs too, interleaved query by query with this one: before/after in one run.
  * Run it under `node --cpu-prof` to see where the lane's time goes.
  */
-import { indexSection, TOKENIZER } from '../../src/indexing.js';
-import { queryTerms, tokenize } from '../../src/tokenizer.js';
 import { lexicalSearch } from '../../src/search.js';
 import { DEFAULT_PROXIMITY } from '../../src/proximity.js';
-import { makeVocabulary, pagesToDocs, pythonDocs, sampleQueries, synthPages } from './corpus.js';
-import { intern, PlainIndex } from './lexical/plain.js';
-import { RereadCore } from './lexical/rereadCore.js';
-import { indexedText } from '../../src/indexing.js';
+import { laneCorpus } from './laneSetup.js';
 import { dist, gc, ms, now } from './report.js';
 
 const argv = process.argv.slice(2);
@@ -24,13 +19,7 @@ const size = python ? 0 : Number(positional[0] ?? 100_000);
 const nQ = Number(positional[1] ?? 400);
 type Lane = typeof lexicalSearch;
 const base: Lane | null = against ? ((await import(`${against}/src/search.ts`)) as { lexicalSearch: Lane }).lexicalSearch : null;
-const docs = python ? (await pythonDocs()).docs : pagesToDocs(synthPages(makeVocabulary(1), 1000 + size, size));
-const core = new RereadCore();
-core.bulkFrom(docs.map((d) => ({ id: d.id, doc: indexSection(d.title, { text: d.chunkText, headingPath: d.headingPath }, TOKENIZER) })));
-const floor = new PlainIndex();
-floor.build(intern(docs.map((d) => tokenize(indexedText(d.title, d.chunkText), TOKENIZER))));
-const qs = sampleQueries(docs, nQ, 7 + docs.length, (w) => floor.df(queryTerms(w, TOKENIZER)[0] ?? ''));
-const source = core.source(docs);
+const { qs, source } = await laneCorpus(python, size, nQ);
 gc();
 const variants: Record<string, (i: number) => Promise<unknown>> = {
   lane: (i: number) => lexicalSearch(source, qs[i]!.text, 90),
