@@ -137,7 +137,7 @@ interface Units {
  * The body's units, in order; they cover every non-whitespace character. `wordStarts`: where the
  * tokenizer's words start (forEachWordSpan), needed when the body has an unspaced script.
  */
-export function snippetUnits(body: string, wordStarts: readonly number[] = wordStartsOf(body)): Units {
+function snippetUnits(body: string, wordStarts: readonly number[]): Units {
   const u: Units = { start: [], end: [], spaced: [], unspaced: [] };
   // Words of unspaced scripts were found only if the body has some: else no token needs the test.
   const mayBe = wordStarts.length > 0;
@@ -164,12 +164,6 @@ export function snippetUnits(body: string, wordStarts: readonly number[] = wordS
     }
   }
   return u;
-}
-
-function wordStartsOf(body: string): number[] {
-  const starts: number[] = [];
-  if (UNSPACED.test(body)) forEachWordSpan(body, (_w, s) => starts.push(s));
-  return starts;
 }
 
 /**
