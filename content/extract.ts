@@ -637,9 +637,22 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
     }
     return false;
   };
+  // Backward, a span that does not start at a heading yet also crosses a short run of plain blocks
+  // that are not prose (a "Table of Contents" label, a byline) to reach the heading just before them:
+  // the heading of the section the article opens in. Readability drops a heading that repeats the
+  // page's title (DocBook's `<h1><a id="build"></a>Chapter 6. …</h1>`), and without it the
+  // chapter's introduction has no heading and no id to link to. Link lists stop it.
+  const headingWithin = (from: number): number => {
+    for (let i = from; i >= Math.max(0, from - SPAN_BRIDGE); i--) {
+      if (heading(i)) return i;
+      if (!plain(i) || prose(i)) return -1;
+    }
+    return -1;
+  };
   for (;;) {
     if (last + 1 < body.length && (prose(last + 1) || proseWithin(last + 1))) last++;
     else if (first > 0 && (prose(first - 1) || heading(first - 1))) first--;
+    else if (first > 0 && !heading(first) && headingWithin(first - 1) >= 0) first = headingWithin(first - 1);
     else break;
   }
   const blocks = body.slice(first, last + 1);

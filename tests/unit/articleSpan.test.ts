@@ -37,4 +37,24 @@ describe('articleSpan', () => {
     const tail = [h('Tags'), li('git'), li('history'), li('viewer'), li('tcl'), li('tk'), p('Written by the maintainers of this project for everyone who reads it.')];
     expect(span([...article, ...tail])).toEqual(article.map((b) => b.text));
   });
+
+  it('reaches back over a short label to the heading the article opens under (a DocBook chapter h1 Readability dropped)', () => {
+    const h1: Block = { kind: 'heading', text: 'Chapter 6. Building the package', level: 1, id: 'build' };
+    const toc = [li('6.1. Complete (re)build'), li('6.2. Autobuilder')];
+    const intro = p('We should now be ready to build the package from its sources.');
+    const blocks = [p('Prev Next'), h1, p('Table of Contents'), ...toc, intro];
+    const kept = [...toc, intro];
+    const got = articleSpan({ blocks, linkShare: [1, 0, 0, 1, 1, 0] }, kept)!.blocks.map((b) => b.text);
+    expect(got).toEqual([h1, p('Table of Contents'), ...toc, intro].map((b) => b.text));
+  });
+
+  it('does not reach back across links, prose, or once the span starts at a heading', () => {
+    const site = { kind: 'heading', text: 'My site', level: 1 } as Block;
+    const post = [h('Post title'), p('The first paragraph of the post, which Readability kept as its article.')];
+    // Starts at a heading: the site's heading above a tagline stays out.
+    expect(articleSpan({ blocks: [site, p('Notes and links'), ...post], linkShare: [0, 0, 0, 0] }, post)!.blocks.map((b) => b.text)).toEqual(post.map((b) => b.text));
+    // A list of links between the heading and the article: the heading stays out.
+    const body = [p('The first paragraph of the post, which Readability kept as its article.')];
+    expect(articleSpan({ blocks: [site, li('Home'), li('Archive'), ...body], linkShare: [0, 1, 1, 0] }, body)!.blocks.map((b) => b.text)).toEqual(body.map((b) => b.text));
+  });
 });

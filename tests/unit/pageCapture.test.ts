@@ -49,6 +49,48 @@ async function sectionsOf(html: string): Promise<string[]> {
 }
 const HARD = join(import.meta.dirname, '../fixtures/hard');
 
+/** A DocBook XSL chapter page (maint-guide's shape): the chapter's id on an empty `<a id>` inside its h1. */
+function docbookChapter(): string {
+  const sentence = (w: string) => `The ${w} step needs a clean tree, a signed changelog and a quiet afternoon before ${w} begins.`;
+  const sect = (id: string, title: string, w: string) =>
+    `<div class="section"><div class="titlepage"><div><div><h2 class="title" style="clear: both"><a id="${id}"></a>${title}</h2></div></div></div>
+    <p>${Array.from({ length: 6 }, () => sentence(w)).join(' ')}</p><p>${Array.from({ length: 5 }, () => sentence(w)).join(' ')}</p></div>`;
+  return `<?xml version="1.0" encoding="UTF-8" standalone="no"?>
+<html xmlns="http://www.w3.org/1999/xhtml"><head><title>Chapter 6. Building the package</title>
+<meta name="generator" content="DocBook XSL Stylesheets Vsnapshot"/></head><body>
+<div class="navheader"><table width="100%" summary="Navigation header"><tr><th colspan="3" align="center">Chapter 6. Building the package</th></tr>
+<tr><td align="left"><a accesskey="p" href="dother.en.html">Prev</a></td><th width="60%" align="center"> </th><td align="right"><a accesskey="n" href="checkit.en.html">Next</a></td></tr></table><hr/></div>
+<div class="chapter"><div class="titlepage"><div><div><h1 class="title"><a id="build"></a>Chapter 6. Building the package</h1></div></div></div>
+<div class="toc"><p><strong>Table of Contents</strong></p><dl class="toc">
+<dt><span class="section"><a href="build.en.html#completebuild">6.1. Complete (re)build</a></span></dt>
+<dt><span class="section"><a href="build.en.html#autobuilder">6.2. Autobuilder</a></span></dt></dl></div>
+<p>The rewrite of this tutorial with updated contents and more practical examples is available as a separate guide for maintainers of packages.</p>
+<p>We should now be ready to build the package from its pristine sources with the ravelquill helper.</p>
+${sect('completebuild', '6.1. Complete (re)build', 'thornbuild')}
+${sect('autobuilder', '6.2. Autobuilder', 'buildd')}
+</div>
+<div class="navfooter"><hr/><table width="100%" summary="Navigation footer"><tr><td align="left"><a accesskey="p" href="dother.en.html">Prev</a></td><td align="right"><a accesskey="n" href="checkit.en.html">Next</a></td></tr></table></div>
+</body></html>`;
+}
+
+describe('a DocBook chapter introduction links to the chapter heading (issue #13)', () => {
+  it("keeps the chapter's h1 that Readability drops as the page title, so its introduction has a heading and the h1's inner <a id>", async () => {
+    const got = (await captureDocument(parseDocument(docbookChapter()), { live: false, fallbackTitle: 'example.com' }))!;
+    // Small enough for Readability: the path that lost the chapter heading.
+    expect(got.extraction.method).toBe('merged');
+    const intro = got.payload.sections.find((s) => s.text.includes('ravelquill'))!;
+    expect(intro.headingPath).toEqual(['Chapter 6. Building the package']);
+    expect(intro.anchor).toEqual({ id: 'build' });
+    // The sections keep their own ids, under the chapter.
+    const build = got.payload.sections.find((s) => s.text.includes('thornbuild'))!;
+    expect(build.headingPath).toEqual(['Chapter 6. Building the package', '6.1. Complete (re)build']);
+    expect(build.anchor).toEqual({ id: 'completebuild' });
+    expect(got.payload.sections.find((s) => s.text.includes('buildd'))!.anchor).toEqual({ id: 'autobuilder' });
+    // Navigation stays out.
+    expect(got.payload.sections.map((s) => s.text).join('\n')).not.toMatch(/Prev|Next/);
+  });
+});
+
 describe('page navigation is not content (content/extract.ts NAVIGATION)', () => {
   it('leaves a DocBook navheader and navfooter out of every section and keeps the chapter', async () => {
     const texts = await sectionsOf(readFileSync(join(HARD, 'docbook-nav.html'), 'utf8'));
