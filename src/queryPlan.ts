@@ -14,7 +14,7 @@
  * - Words of scripts without spaces that the index does not know (a remembered span cut mid-word) are
  *   cut again against the index's terms by search() (src/recut.ts), their fragments corrected like typos.
  */
-import { foldText, forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
+import { forEachWordSpan, wordTerms, type TokenizerOptions } from './tokenizer.js';
 import { spellable } from './spelling.js';
 
 /**
@@ -44,32 +44,6 @@ export const QUERY_STOPWORDS: ReadonlySet<string> = new Set(
   ).split(' '),
 );
 
-/**
- * The stop words as the index sees them: diacritics folded the way the tokenizer folds them, so a word
- * typed with an accent is recognised by its term. French `à` is the term `a` (every English section's
- * article): not recognised, it retrieved, counted toward the two-word minimum and the coverage gate's
- * three words, and was listed under "matched".
- */
-const FOLDED_STOPWORDS: ReadonlySet<string> = new Set([...QUERY_STOPWORDS].map((w) => foldText(w)));
-
-/** French elided forms that are not one letter (`qu'il`, `jusqu'au`, `lorsqu'on`, `puisqu'il`). */
-const ELIDED = /^(?:qu|jusqu|lorsqu|puisqu)$/i;
-/** English clitics after an apostrophe (`user's`, `isn't`, `we'll`, `they're`, `I've`, `I'd`, `I'm`). */
-const CLITICS = /^(?:s|t|d|ll|re|ve|m)$/i;
-const APOSTROPHE = /['\u2019]/;
-const LETTER = /\p{L}/u;
-
-/**
- * Whether the word at [start, end) of `text` is a piece an apostrophe cut off a word: an elided
- * article, pronoun or conjunction before it (French `l'`, `d'`, `j'`, `n'`, `qu'`: one or two letters, or
- * `jusqu'`...) or a clitic after it (English `'s`, `'t`). The tokenizer makes them words of their own
- * (`d'autres` is `d` + `autres`); they are function words, not what a query is about.
- */
-function apostropheFragment(text: string, word: string, start: number, end: number): boolean {
-  if (APOSTROPHE.test(text[end] ?? '') && LETTER.test(text[end + 1] ?? '') && ([...word].length <= 2 || ELIDED.test(word))) return true;
-  return start >= 2 && APOSTROPHE.test(text[start - 1]!) && LETTER.test(text[start - 2]!) && CLITICS.test(word);
-}
-
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 /** A word of a script written without spaces (its cut is the segmenter's guess, not the writer's). */
@@ -87,8 +61,6 @@ export interface QueryWord {
   terms: string[];
   /** Very common: proximity only (see above). */
   common: boolean;
-  /** Cut off its word by an apostrophe (`d` of `d'autres`, `s` of `user's`): a function word. */
-  fragment?: boolean;
   /** For a typo: the index term it was corrected to, how many edits away, and how to show it. */
   correction?: { term: string; distance: number; display: string };
 }
@@ -102,23 +74,16 @@ export interface CommonWordOptions {
   minSections: number;
   /** Whether common words add their BM25F score to the sections the other words found. */
   score: boolean;
-  /**
-   * Whether the stop-word list also matches a word with its diacritics folded (`à` as `a`) and the
-   * pieces an apostrophe cuts off (`d'`, `l'`, `'s`).
-   */
-  folded: boolean;
 }
 
-export const DEFAULT_COMMON: Readonly<CommonWordOptions> = { commonShare: 1, stopwords: true, minSections: 100, score: true, folded: true };
+export const DEFAULT_COMMON: Readonly<CommonWordOptions> = { commonShare: 1, stopwords: true, minSections: 100, score: true };
 
 /** The query's words in order, with their index terms (words without terms are left out). */
 export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
   const out: QueryWord[] = [];
   forEachWordSpan(text, (word, start, end) => {
     const terms = [...new Set(wordTerms(word, tok))];
-    if (!terms.length) return;
-    const typed = text.slice(start, end);
-    out.push({ text: typed, start, end, terms, common: false, ...(apostropheFragment(text, typed, start, end) ? { fragment: true } : {}) });
+    if (terms.length) out.push({ text: text.slice(start, end), start, end, terms, common: false });
   });
   return out;
 }
@@ -132,11 +97,7 @@ export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
  * must not be answered by every section holding "what is the".
  */
 export function markCommon(words: QueryWord[], df: (term: string) => number, N: number, opts: CommonWordOptions = DEFAULT_COMMON): void {
-  const stop = words.map((w) => {
-    if (!opts.stopwords || w.terms.length !== 1) return false;
-    const lower = w.text.toLowerCase();
-    return QUERY_STOPWORDS.has(lower) || (opts.folded && (w.fragment === true || FOLDED_STOPWORDS.has(foldText(lower))));
-  });
+  const stop = words.map((w) => opts.stopwords && w.terms.length === 1 && QUERY_STOPWORDS.has(w.text.toLowerCase()));
   const frequent = words.map((w) => N >= opts.minSections && w.terms.every((t) => df(t) > opts.commonShare * N));
   // Words the index does not know at all (typos) do not count as retrieving words here.
   const retrieves = (common: (i: number) => boolean) => words.some((w, i) => !common(i) && w.terms.some((t) => df(t) > 0));

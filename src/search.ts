@@ -135,8 +135,6 @@ export interface LexicalOptions {
   typos: boolean;
   /** Whether unknown words of scripts without spaces are cut again against the index's terms (src/recut.ts). */
   recut: boolean;
-  /** The heading field's weight for a query in question form (`isQuestion`); 0: the same as any query. */
-  questionHeading: number;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -151,30 +149,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   coverageUnspaced: false,
   typos: true,
   recut: true,
-  questionHeading: 0,
 };
-
-const QUESTION_FIRST = new Set(
-  (
-    'how what why when where which who whom whose can could do does did is are was were should shall will would may might ' +
-    'wie was warum wann wo woher wohin welche welcher welches welchen wer wem wen kann können muss müssen soll sollte darf gibt ist sind ' +
-    'comment quel quelle quels quelles pourquoi quand où qui que qu combien est-ce ' +
-    'cómo como qué que por cuándo dónde cuál quién'
-  ).split(' '),
-);
-
-/**
- * A query in question form: it ends with a question mark, starts with a question word (English,
- * German, French, Spanish), or ends with a question particle (Japanese か, Chinese 吗/呢) or holds a
- * Japanese/Chinese question word.
- */
-export function isQuestion(text: string): boolean {
-  const t = text.trim();
-  if (/[?？]$/.test(t)) return true;
-  if (/(か|吗|呢)$/.test(t) || /(どう|どこ|なぜ|何|什么|怎么|如何|为什么|哪)/.test(t)) return true;
-  const first = t.split(/[\s'’]+/)[0]?.toLowerCase() ?? '';
-  return QUESTION_FIRST.has(first);
-}
 
 /** Merges the typed query with the filter controls / URL parameters. */
 export function parseRequest(req: SearchRequest, now = Date.now()): ParsedQuery {
@@ -289,7 +264,6 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const denseOpts: DenseSearchOptions = { lexicalDone, ...(req.awaitDense ? { wait: true } : {}) };
   const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : Promise.resolve(null);
   let lexical: LexicalRun;
-  if (lex.questionHeading > 0 && isQuestion(parsed.text)) lex = { ...lex, fields: { ...lex.fields, heading: lex.questionHeading } };
   try {
     lexical = await lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections, mark);
   } finally {

@@ -137,34 +137,6 @@ describe('questions and common words', () => {
   });
 });
 
-describe('function words as the index folds them', () => {
-  // French `à` is the index term `a`, the English article of every English section; `d'` of `d'autres`
-  // is a word `d` of its own. Neither is what a question is about.
-  const english = Array.from({ length: 12 }, (_, i) => ({
-    url: `https://docs.test/en/${i}`,
-    title: `Installer notes ${i}`,
-    blocks: [h(1, `Installer notes ${i}`), p(`The installer asks a question about a disk and writes a log; see note ${i} for a summary of what a user may answer.`)],
-  }));
-  const french = { url: 'https://docs.test/fr/paquet', title: 'Installer un paquet', blocks: [h(1, 'Installer un paquet à la main'), p("Pour installer un paquet à la main, téléchargez le fichier .deb et passez-le à dpkg ; d'autres outils le font pour vous.")] };
-  const src = () => source([...english, french]);
-
-  it('does not let `à` count as a matched word (it would meet the two-word minimum on every English section)', async () => {
-    const q = 'comment installer à la main un paquet téléchargé';
-    const res = await search(src(), { q });
-    expect(res.results.map((r) => r.url)).toEqual([french.url]);
-    for (const r of res.results) expect(r.whyMatched).not.toContain('à');
-    // Matching stop words only as typed, `à` (term `a`) and `installer` let every English section through.
-    const typedOnly = await search(src(), { q }, { lexical: { common: { commonShare: 1, stopwords: true, minSections: 100, score: true, folded: false } } });
-    expect(typedOnly.results.length).toBeGreaterThan(1);
-  });
-
-  it("treats the pieces an apostrophe cuts off as function words (`d'autres`, `user's`)", async () => {
-    const res = await search(src(), { q: "d'autres outils pour dpkg" });
-    expect(res.results[0]?.url).toBe(french.url);
-    expect(res.results[0]!.whyMatched).toEqual(['autres', 'outils', 'dpkg']);
-  });
-});
-
 describe('typos', () => {
   const pages = [
     { url: 'https://docs.test/argparse', title: 'argparse — Parser for command-line options', blocks: [h(1, 'argparse — Parser for command-line options'), p('The argparse module makes it easy to write user-friendly command-line interfaces. It parses the options and arguments a program was given.')] },
