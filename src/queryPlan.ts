@@ -36,13 +36,34 @@ export const QUERY_STOPWORDS: ReadonlySet<string> = new Set(
     'einer eines er es für hat hatte ich ihr im in ist ja kann man mit muss nach nicht noch nur ob oder sich sie sind so über um ' +
     'und uns von vor war was welche wenn wer werden wie wird wir wo zu zum zur ' +
     // French
-    'au aux avec ce ces comment dans de des du elle en est et il ils je la le les leur lui ma mais me mes mon ne nous on ou où ' +
+    'à au aux avec ce ces comment dans de des du elle en est et il ils je la le les leur lui ma mais me mes mon ne nous on ou où ' +
     'par pas pour qu que quel quelle qui quoi sa se ses son sont sur ta te tu un une vos votre vous ' +
     // Spanish
     'al como con cual cuando del el ella ellos es esta este hay las lo los mi más muy no nos para pero por porque qué que se si ' +
     'sin sobre su sus tu un una uno y ya'
   ).split(' '),
 );
+
+/** French elided forms longer than one letter (`qu'il`, `jusqu'au`, `lorsqu'on`, `puisqu'il`). */
+const ELIDED = /^(?:qu|jusqu|lorsqu|puisqu)$/i;
+/** English clitics after an apostrophe (`user's`, `isn't`, `we'll`, `they're`, `I've`, `I'd`, `I'm`). */
+const CLITICS = /^(?:s|t|d|ll|re|ve|m)$/i;
+const APOSTROPHE = /['\u2019]/;
+const LETTER = /\p{L}/u;
+
+/**
+ * Whether the word at [start, end) of `text` is a piece an apostrophe cut off a word: an elided
+ * article, pronoun or conjunction before it (French `l'`, `d'`, `j'`, `n'`: one or two letters, or
+ * `qu'`, `jusqu'`...) or an English clitic after it (`'s`, `'t`). The tokenizer makes them words of
+ * their own (`d'autres` is `d` + `autres`); they are function words, never what a query is about, and
+ * are never listed under "matched". Only the piece beside the apostrophe is one: `c` in `c compiler`
+ * stays a word.
+ */
+export function apostropheFragment(text: string, start: number, end: number): boolean {
+  const word = text.slice(start, end);
+  if (APOSTROPHE.test(text[end] ?? '') && LETTER.test(text[end + 1] ?? '') && ([...word].length <= 2 || ELIDED.test(word))) return true;
+  return start >= 2 && APOSTROPHE.test(text[start - 1]!) && LETTER.test(text[start - 2]!) && CLITICS.test(word);
+}
 
 const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
@@ -61,6 +82,8 @@ export interface QueryWord {
   terms: string[];
   /** Very common: proximity only (see above). */
   common: boolean;
+  /** Cut off its word by an apostrophe (`d` of `d'autres`, `s` of `user's`): a function word. */
+  fragment?: boolean;
   /** For a typo: the index term it was corrected to, how many edits away, and how to show it. */
   correction?: { term: string; distance: number; display: string };
 }
@@ -83,7 +106,8 @@ export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
   const out: QueryWord[] = [];
   forEachWordSpan(text, (word, start, end) => {
     const terms = [...new Set(wordTerms(word, tok))];
-    if (terms.length) out.push({ text: text.slice(start, end), start, end, terms, common: false });
+    if (!terms.length) return;
+    out.push({ text: text.slice(start, end), start, end, terms, common: false, ...(apostropheFragment(text, start, end) ? { fragment: true } : {}) });
   });
   return out;
 }
@@ -97,7 +121,7 @@ export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
  * must not be answered by every section holding "what is the".
  */
 export function markCommon(words: QueryWord[], df: (term: string) => number, N: number, opts: CommonWordOptions = DEFAULT_COMMON): void {
-  const stop = words.map((w) => opts.stopwords && w.terms.length === 1 && QUERY_STOPWORDS.has(w.text.toLowerCase()));
+  const stop = words.map((w) => opts.stopwords && w.terms.length === 1 && (w.fragment === true || QUERY_STOPWORDS.has(w.text.toLowerCase())));
   const frequent = words.map((w) => N >= opts.minSections && w.terms.every((t) => df(t) > opts.commonShare * N));
   // Words the index does not know at all (typos) do not count as retrieving words here.
   const retrieves = (common: (i: number) => boolean) => words.some((w, i) => !common(i) && w.terms.some((t) => df(t) > 0));

@@ -137,6 +137,38 @@ describe('questions and common words', () => {
   });
 });
 
+describe('function words the stop list reads as typed: French à, pieces an apostrophe cuts off', () => {
+  // French `à` folds to the index term `a` (the English article of every English section); `d'` of
+  // `d'autres` is a word `d` of its own. Neither is what a query is about, and neither is "matched".
+  const english = Array.from({ length: 12 }, (_, i) => ({
+    url: `https://docs.test/en/${i}`,
+    title: `Installer notes ${i}`,
+    blocks: [h(1, `Installer notes ${i}`), p(`The installer asks a question about a disk and writes a log, see note ${i} for a d-pad summary.`)],
+  }));
+  const french = { url: 'https://docs.test/fr/paquet', title: 'Installer un paquet', blocks: [h(1, 'Installer un paquet à la main'), p("Pour installer un paquet à la main, téléchargez le fichier .deb et passez-le à dpkg ; d'autres outils le font pour vous.")] };
+  const src = () => source([...english, french]);
+
+  it('does not let `à` retrieve, count toward the two-word minimum, or be listed as matched', async () => {
+    const q = 'comment installer à la main un paquet téléchargé';
+    const res = await search(src(), { q });
+    expect(res.results.map((r) => r.url)).toEqual([french.url]);
+    expect(res.results[0]!.whyMatched).not.toContain('à');
+    // Read as a word (stop words off), `à` is the term `a`: with `installer` it lets every English section through.
+    const off = await search(src(), { q }, { lexical: { common: { commonShare: 1, stopwords: false, minSections: 100, score: true } } });
+    expect(off.results.length).toBeGreaterThan(1);
+  });
+
+  it("treats the piece an apostrophe cuts off as a function word (`d'autres`), not a lone letter elsewhere", async () => {
+    const res = await search(src(), { q: "d'autres outils pour dpkg" });
+    expect(res.results[0]?.url).toBe(french.url);
+    expect(res.results[0]!.whyMatched).toEqual(['autres', 'outils', 'dpkg']);
+    // A lone `d` is a word like any other (`d pad`): it is matched and listed.
+    const lone = await search(src(), { q: 'd pad summary' });
+    expect(lone.results.length).toBeGreaterThan(0);
+    expect(lone.results[0]!.whyMatched).toContain('d');
+  });
+});
+
 describe('typos', () => {
   const pages = [
     { url: 'https://docs.test/argparse', title: 'argparse — Parser for command-line options', blocks: [h(1, 'argparse — Parser for command-line options'), p('The argparse module makes it easy to write user-friendly command-line interfaces. It parses the options and arguments a program was given.')] },
