@@ -96,12 +96,32 @@ export const MAX_QUERY_TERMS = 32;
 class Scratch {
   scores = new Float64Array(1024);
   touched = new Uint32Array(1024);
+  /** The top-k heap, emptied and reused by every search (allocating its arrays per query showed in profiles). */
+  readonly heap = new TopK(0);
+  /** The winners, best first (ids, scores), and keyed by id for the "which terms matched" walk. */
+  ids = new Float64Array(256);
+  best = new Float64Array(256);
+  byId = new Float64Array(256);
+  /** Per winner (by rank): a bit per query term it holds, and the short fields those terms are in. */
+  termBits = new Uint32Array(256);
+  fields = new Uint8Array(256);
   ensure(maxId: number, total: number): void {
     if (maxId >= this.scores.length) this.scores = new Float64Array(Math.max(maxId + 1, this.scores.length * 2));
     if (total > this.touched.length) this.touched = new Uint32Array(Math.max(total, this.touched.length * 2));
   }
+  ensureWinners(k: number): void {
+    if (k <= this.ids.length) return;
+    const n = Math.max(k, this.ids.length * 2);
+    this.ids = new Float64Array(n);
+    this.best = new Float64Array(n);
+    this.byId = new Float64Array(n);
+    this.termBits = new Uint32Array(n);
+    this.fields = new Uint8Array(n);
+  }
 }
-const scratch = new Scratch();
+let scratchSpace: Scratch | undefined;
+/** Created on first use: TopK (below) must be defined first. */
+const scratchOf = (): Scratch => (scratchSpace ??= new Scratch());
 
 /**
  * The k best chunks for `query`, best first (ties by smaller id).
@@ -135,7 +155,9 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
   const norm0 = 1 - b;
   const normL = b / avgLen;
   const bonus = fieldBonus(fw);
-  const heap = new TopK(options.k);
+  const scratch = scratchOf();
+  const heap = scratch.heap;
+  heap.reset(options.k);
 
   // Dense whenever the score array stays proportional to the corpus (as the floor's is): ids up to a
   // few times N. Rare terms' short lists used to fall to the Map path here, at several times the cost.
@@ -176,17 +198,90 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
     }
     for (const [id, s] of scores) heap.push(id, s);
   }
-  return heap.sorted().map((e) => {
-    const matched: string[] = [];
-    let fields = 0;
-    for (const q of terms) {
-      const i = indexOf(q.postings.ids, e.id);
-      if (i < 0) continue;
-      matched.push(q.term);
-      fields |= q.postings.tfs[i]! & 7;
+  return winners(heap, terms, scratch);
+}
+
+/** Ranks are packed below ids in `byId` (id * RANKS + rank): k up to this many takes the merge walk. */
+const RANKS = 65536;
+
+/**
+ * The heap's entries as hits, best first, with the query terms each holds and their short fields.
+ * Which terms a winner holds is found by walking the winners in id order along each term's ids
+ * (galloping: a long list costs about k log(df / k), not k log df), into one bit per term (at most
+ * MAX_QUERY_TERMS = 32). Same hits as binary-searching each winner in each list.
+ */
+function winners(heap: TopK, terms: readonly QueryTerm[], scratch: Scratch): LexicalHit[] {
+  const k = heap.size;
+  scratch.ensureWinners(k);
+  const { ids, best, byId, termBits, fields } = scratch;
+  const n = heap.drain(ids, best);
+  const out: LexicalHit[] = new Array(n);
+  if (n === 0) return out;
+  if (n > RANKS) {
+    for (let r = 0; r < n; r++) {
+      const matched: string[] = [];
+      let f = 0;
+      for (const q of terms) {
+        const i = indexOf(q.postings.ids, ids[r]!);
+        if (i < 0) continue;
+        matched.push(q.term);
+        f |= q.postings.tfs[i]! & 7;
+      }
+      out[r] = { id: ids[r]!, score: best[r]!, terms: matched, fields: f };
     }
-    return { id: e.id, score: e.score, terms: matched, fields };
-  });
+    return out;
+  }
+  for (let r = 0; r < n; r++) {
+    byId[r] = ids[r]! * RANKS + r;
+    termBits[r] = 0;
+    fields[r] = 0;
+  }
+  const sortedById = byId.subarray(0, n).sort();
+  for (let t = 0; t < terms.length; t++) {
+    const { ids: list, tfs } = terms[t]!.postings;
+    const bit = (1 << t) >>> 0;
+    let at = 0;
+    for (let j = 0; j < n && at < list.length; j++) {
+      const key = sortedById[j]!;
+      const r = key % RANKS;
+      const id = (key - r) / RANKS;
+      at = seek(list, id, at);
+      if (at < list.length && list[at] === id) {
+        termBits[r] = (termBits[r]! | bit) >>> 0;
+        fields[r] = fields[r]! | (tfs[at]! & 7);
+      }
+    }
+  }
+  for (let r = 0; r < n; r++) {
+    const matched: string[] = [];
+    const bits = termBits[r]!;
+    for (let t = 0; t < terms.length; t++) if (bits & (1 << t)) matched.push(terms[t]!.term);
+    out[r] = { id: ids[r]!, score: best[r]!, terms: matched, fields: fields[r]! };
+  }
+  return out;
+}
+
+/** The first index at or after `from` whose id is >= `id` in ascending ids (galloping, then binary search). */
+export function seek(ids: Uint32Array, id: number, from: number): number {
+  const n = ids.length;
+  if (from >= n || ids[from]! >= id) return from;
+  // ids[lo] < id; widen until ids[hi] >= id or the end.
+  let lo = from;
+  let step = 1;
+  let hi = from + 1;
+  while (hi < n && ids[hi]! < id) {
+    lo = hi;
+    step *= 2;
+    hi = lo + step;
+  }
+  if (hi > n) hi = n;
+  // ids[lo] < id, and hi is n or ids[hi] >= id: the answer is in (lo, hi].
+  while (lo + 1 < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (ids[mid]! < id) lo = mid;
+    else hi = mid;
+  }
+  return hi;
 }
 
 /**
@@ -245,17 +340,36 @@ export function addScores(hits: LexicalHit[], query: readonly QueryTerm[], stats
   const bonus = fieldBonus(options.fields ?? DEFAULT_FIELDS);
   const avgLen = stats.totalLength / stats.N || 1;
   const w = terms.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length) * (k1 + 1));
-  for (const h of hits) {
+  // The hits in id order (id * RANKS + index), walked along each term's ids as bm25Search's winners are.
+  const n = hits.length;
+  if (n > RANKS) {
+    for (const h of hits) for (let t = 0; t < terms.length; t++) addTerm(h, terms[t]!.postings, indexOf(terms[t]!.postings.ids, h.id), w[t]!, k1, b, avgLen, bonus);
+  } else {
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = hits[i]!.id * RANKS + i;
+    keys.sort();
+    // Terms outer, hits inner, as before: each hit's score adds its terms in query order.
     for (let t = 0; t < terms.length; t++) {
-      const { ids, tfs, lens } = terms[t]!.postings;
-      const i = indexOf(ids, h.id);
-      if (i < 0) continue;
-      const code = tfs[i]!;
-      const tf = (code >>> FIELD_BITS) / (1 - b + (b * lens[i]!) / avgLen) + bonus[code & 7]!;
-      h.score += (w[t]! * tf) / (tf + k1);
+      const p = terms[t]!.postings;
+      let at = 0;
+      for (let j = 0; j < n && at < p.ids.length; j++) {
+        const key = keys[j]!;
+        const i = key % RANKS;
+        const id = (key - i) / RANKS;
+        at = seek(p.ids, id, at);
+        if (at < p.ids.length && p.ids[at] === id) addTerm(hits[i]!, p, at, w[t]!, k1, b, avgLen, bonus);
+      }
     }
   }
   return hits.sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+/** Adds term posting `i`'s BM25F contribution to `h` (nothing when i < 0). */
+function addTerm(h: LexicalHit, p: PostingList, i: number, w: number, k1: number, b: number, avgLen: number, bonus: Float64Array): void {
+  if (i < 0) return;
+  const code = p.tfs[i]!;
+  const tf = (code >>> FIELD_BITS) / (1 - b + (b * p.lens[i]!) / avgLen) + bonus[code & 7]!;
+  h.score += (w * tf) / (tf + k1);
 }
 
 /** Position of id in ascending ids, or -1. */
@@ -281,7 +395,13 @@ export class TopK {
   private ids = new Float64Array(0);
   private scores = new Float64Array(0);
   private n = 0;
-  constructor(private readonly k: number) {}
+  constructor(private k: number) {}
+
+  /** Empties the heap for another search keeping `k` (its arrays are kept). */
+  reset(k: number): void {
+    this.k = k;
+    this.n = 0;
+  }
 
   /** Is entry i worse than entry j? */
   private worse(i: number, j: number): boolean {
@@ -345,6 +465,36 @@ export class TopK {
 
   get size(): number {
     return this.n;
+  }
+
+  /**
+   * Empties the heap into `ids` and `scores` (each at least `size` long), best first (the order of
+   * `sorted`): the worst is at the root, so taking it off repeatedly fills them from the end.
+   * Returns how many.
+   */
+  drain(ids: Float64Array, scores: Float64Array): number {
+    const total = this.n;
+    for (let last = total - 1; last >= 0; last--) {
+      ids[last] = this.ids[0]!;
+      scores[last] = this.scores[0]!;
+      this.n = last;
+      if (last === 0) break;
+      this.ids[0] = this.ids[last]!;
+      this.scores[0] = this.scores[last]!;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < last && this.worse(l, m)) m = l;
+        if (r < last && this.worse(r, m)) m = r;
+        if (m === i) break;
+        this.swap(i, m);
+        i = m;
+      }
+    }
+    this.n = 0;
+    return total;
   }
 
   /** Best first. */

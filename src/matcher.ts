@@ -135,7 +135,8 @@ export class QueryMatcher {
       if (UNSPACED_SCRIPT.test(t) || ASTRAL.test(t)) return this.scan(text);
     }
     const lower = t.toLowerCase();
-    if (lower.length !== t.length || lower.includes('ς')) return this.scan(text);
+    // (ASCII text lower-cases to ASCII of the same length, without a sigma.)
+    if (map !== null && (lower.length !== t.length || lower.includes('ς'))) return this.scan(text);
     const wide = map !== null;
     // The words found, in parallel arrays (no object per hit). One probe finds them in text order, each
     // once; several probes may find a word twice (a word carrying two query terms) and out of order.

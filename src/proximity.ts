@@ -104,7 +104,7 @@ export function proximityScore(m: TextMatches, q: ProximityQuery, params: Proxim
   if (q.words < 2 || !m.pos.length) return { score: 0, sequence: false };
   const pos = positions(m, Math.min(q.words, MAX_MATCH_WORDS));
   sequence &&= q.words <= MAX_MATCH_WORDS && hasSequence(pos);
-  const sat = (x: number) => (x * (q.k1 + 1)) / (x + q.k1);
+  const k1 = q.k1;
   let score = 0;
   let prev = -1;
   for (let i = 0; i < pos.length; i++) {
@@ -113,7 +113,7 @@ export function proximityScore(m: TextMatches, q: ProximityQuery, params: Proxim
       const w = (q.weight[prev]! + q.weight[i]!) / 2;
       const o = orderedCount(pos[prev]!, pos[i]!, i - prev + 1);
       const u = unorderedCount(pos[prev]!, pos[i]!, params.window);
-      score += w * (params.ordered * sat(o) + params.unordered * sat(u));
+      score += w * (params.ordered * ((o * (k1 + 1)) / (o + k1)) + params.unordered * ((u * (k1 + 1)) / (u + k1)));
     }
     prev = i;
   }

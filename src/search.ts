@@ -434,6 +434,16 @@ async function lexicalLane(
     const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
     // Sections of one page share its title and upper headings: each heading is matched once.
     const headingMatches = new Map<string, { match: number; sequence: boolean }>();
+    // One heading's match, each distinct heading once per query.
+    const headingOf = (heading: string): { match: number; sequence: boolean } => {
+      let m = headingMatches.get(heading);
+      if (m === undefined) {
+        const at = matcher.mayMatch(heading) ? matcher.locate(heading) : null;
+        m = { match: at ? headingMatch(at, weights) : 0, sequence: !!at && sequenceCounts && proximityScore(at, pq, prox).sequence };
+        headingMatches.set(heading, m);
+      }
+      return m;
+    };
     const rescored = top.map((h) => {
       const v = sections.get(h.id);
       if (!v) return { h, score: h.score, sequence: false };
@@ -450,24 +460,32 @@ async function lexicalLane(
       // A heading can only be the query if a query word is in one (or in a merged sub-section's, which is body text).
       if (prox.heading > 0 && (h.fields === undefined || h.fields !== 0 || v.parts)) {
         // Any heading over the text (its own, those above, a merged sub-section's) or the page's title.
+        // The exact sequence in the section's heading, a heading above it or the page's title counts as
+        // in the section: a chapter's title ("Zum Debian-Projekt beitragen") must not rank below every
+        // sentence elsewhere that uses the same words in the same order.
         let best = 0;
-        const consider = (heading: string) => {
-          if (!heading) return;
-          let m = headingMatches.get(heading);
-          if (m === undefined) {
-            const at = matcher.mayMatch(heading) ? matcher.locate(heading) : null;
-            m = { match: at ? headingMatch(at, weights) : 0, sequence: !!at && sequenceCounts && proximityScore(at, pq, prox).sequence };
-            headingMatches.set(heading, m);
-          }
+        for (const heading of v.headingPath) {
+          if (!heading) continue;
+          const m = headingOf(heading);
           if (m.match > best) best = m.match;
-          // The exact sequence in the section's heading, a heading above it or the page's title counts as
-          // in the section: a chapter's title ("Zum Debian-Projekt beitragen") must not rank below every
-          // sentence elsewhere that uses the same words in the same order.
           if (m.sequence) sequence = true;
-        };
-        for (const heading of v.headingPath) consider(heading);
-        if (v.parts) for (const part of v.parts) for (const heading of part.headingPath) consider(heading);
-        consider(pages.get(v.url)?.title ?? '');
+        }
+        if (v.parts) {
+          for (const part of v.parts) {
+            for (const heading of part.headingPath) {
+              if (!heading) continue;
+              const m = headingOf(heading);
+              if (m.match > best) best = m.match;
+              if (m.sequence) sequence = true;
+            }
+          }
+        }
+        const title = pages.get(v.url)?.title ?? '';
+        if (title) {
+          const m = headingOf(title);
+          if (m.match > best) best = m.match;
+          if (m.sequence) sequence = true;
+        }
         score += prox.heading * best * weightSum;
       }
       return { h, score, sequence };

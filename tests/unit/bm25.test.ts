@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addScores, bm25Search, DEFAULT_BM25, DEFAULT_FIELDS, idf, MAX_QUERY_TERMS, TopK, type Bm25Params, type CorpusStats, type FieldWeights, type PostingList, type QueryTerm } from '../../src/bm25.js';
+import { addScores, bm25Search, DEFAULT_BM25, DEFAULT_FIELDS, idf, MAX_QUERY_TERMS, seek, TopK, type Bm25Params, type CorpusStats, type FieldWeights, type PostingList, type QueryTerm } from '../../src/bm25.js';
 import { tfCode } from '../../src/indexing.js';
 
 /** A section as BM25F sees it: body words (counted, length-normalised), heading, ancestors and title words (present or not). */
@@ -287,6 +287,50 @@ describe('TopK', { timeout: 30_000 }, () => {
         },
       ),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe('TopK reuse and drain', { timeout: 30_000 }, () => {
+  it('drain gives sorted()\'s order and empties the heap; reset reuses it for another k (property)', () => {
+    const heap = new TopK(0);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 10_000 }), { maxLength: 700 }),
+        fc.array(fc.constantFrom(0, 1, 1.5, 2, -1, 1e-300, 7), { minLength: 700, maxLength: 700 }),
+        fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 200, max: 600 })),
+        (ids, scores, k) => {
+          // One heap across runs, as bm25Search keeps it: what a previous run left must not leak in.
+          heap.reset(k);
+          const fresh = new TopK(k);
+          for (let i = 0; i < ids.length; i++) {
+            heap.push(ids[i]!, scores[i]!);
+            fresh.push(ids[i]!, scores[i]!);
+          }
+          const want = fresh.sorted();
+          const outIds = new Float64Array(heap.size);
+          const outScores = new Float64Array(heap.size);
+          expect(heap.drain(outIds, outScores)).toBe(want.length);
+          expect(heap.size).toBe(0);
+          expect([...outIds].map((id, i) => ({ id, score: outScores[i]! }))).toEqual(want);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+});
+
+describe('seek', () => {
+  it('finds the first index at or after from whose id is >= the target, as a linear scan does (property)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 5000 }), { maxLength: 300 }), fc.integer({ min: -1, max: 5001 }), fc.nat(320), (raw, id, from) => {
+        const ids = Uint32Array.from(raw.sort((a, b) => a - b));
+        let want = Math.min(from, ids.length);
+        if (from < ids.length) while (want < ids.length && ids[want]! < id) want++;
+        else want = from;
+        expect(seek(ids, id, from)).toBe(want);
+      }),
+      { numRuns: 2000 },
     );
   });
 });
