@@ -135,6 +135,15 @@ export interface LexicalOptions {
   typos: boolean;
   /** Whether unknown words of scripts without spaces are cut again against the index's terms (src/recut.ts). */
   recut: boolean;
+  /**
+   * Whether a query holding words of a script without spaces counts a section as holding its exact
+   * sequence when the section's text holds the query's characters verbatim (spaces and punctuation
+   * aside; `verbatimSpan`), and an unknown Latin piece glued to such a word at the query's edge
+   * (`nges` of `.changesファイル`) does not count against the coverage. A remembered span copied from a
+   * page cuts page words at its edges, so its first word may be the end of a page word and its last the
+   * start of one; the segmenter then cuts it differently from the page and the word-by-word sequence fails.
+   */
+  unspacedEdges: boolean;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -149,6 +158,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   coverageUnspaced: false,
   typos: true,
   recut: true,
+  unspacedEdges: true,
 };
 
 /** Merges the typed query with the filter controls / URL parameters. */
@@ -386,12 +396,14 @@ async function lexicalLane(
 
   // The query's distinct content words, each by the terms that stand for it (a repeated word counts once).
   const content = new Map<string, { terms: string[]; weight: number }>();
-  for (const w of words) {
+  // Only a query with a word of a script without spaces pays for its edges (below and in the proximity step).
+  const edges = lex.unspacedEdges && words.some((w) => unspacedWord(w.text));
+  for (const [i, w] of words.entries()) {
     if (w.common) continue;
     const terms = w.correction ? [w.correction.term] : w.terms;
     // In a script without spaces an unknown word is as likely the segmenter's cut through a known one
     // (a remembered span starting mid-word) as a word the pages lack: no evidence either way.
-    if (!lex.coverageUnspaced && unspacedWord(w.text) && terms.every((t) => df(t) === 0)) continue;
+    if (!lex.coverageUnspaced && (unspacedWord(w.text) || (edges && gluedEdge(words, i))) && terms.every((t) => df(t) === 0)) continue;
     // idf: its best term's, or the highest possible for a word the index lacks.
     content.set(terms.join('\u0000'), { terms, weight: Math.max(...terms.map((t) => idf(stats.N, Math.max(0.5, df(t))))) });
   }
@@ -444,6 +456,7 @@ async function lexicalLane(
       }
       return m;
     };
+    const verbatim = edges && sequenceCounts ? verbatimSpan(words.map((w) => w.text).join('')) : '';
     const rescored = top.map((h) => {
       const v = sections.get(h.id);
       if (!v) return { h, score: h.score, sequence: false };
@@ -457,6 +470,7 @@ async function lexicalLane(
         score += p.score;
         if (sequenceCounts) sequence = bodyMatcher === matcher ? p.sequence : maySequence(at, pq) && proximityScore(matcher.locate(v.text), pq, prox).sequence;
       }
+      if (verbatim && !sequence) sequence = verbatimSpan(v.text).includes(verbatim);
       // A heading can only be the query if a query word is in one (or in a merged sub-section's, which is body text).
       if (prox.heading > 0 && (h.fields === undefined || h.fields !== 0 || v.parts)) {
         // Any heading over the text (its own, those above, a merged sub-section's) or the page's title.
@@ -495,6 +509,27 @@ async function lexicalLane(
     mark('proximityAt');
   }
   return { hits, plan };
+}
+
+/**
+ * Text as the exact-sequence test of unspaced scripts compares it: folded as the tokenizer folds,
+ * lower case, without spaces and punctuation (a span copied across a line break or a `.` still matches).
+ */
+export function verbatimSpan(text: string): string {
+  return foldText(text).toLowerCase().replace(/[^\p{L}\p{M}\p{N}]+/gu, '');
+}
+
+/**
+ * Word i is at the query's edge (first or last of two or more) and glued, with no space, to a
+ * neighbour of a script without spaces: possibly a piece of a page word the span's edge cut (`nges` of
+ * `.changesファイル`).
+ */
+function gluedEdge(words: readonly QueryWord[], i: number): boolean {
+  if (words.length < 2 || (i !== 0 && i !== words.length - 1)) return false;
+  const w = words[i]!;
+  const n = words[i === 0 ? 1 : i - 1]!;
+  if (!unspacedWord(n.text) || w.start === undefined || n.start === undefined) return false;
+  return i === 0 ? w.end === n.start : n.end === w.start;
 }
 
 const EMPTY_LIST: PostingList = { ids: new Uint32Array(0), tfs: new Uint32Array(0), lens: new Uint32Array(0) };

@@ -1,0 +1,51 @@
+/**
+ * `node --expose-gc --import tsx tests/bench/edgesCost.ts [rounds] [corpus,…]`: what the edges of
+ * unspaced-script spans (`LexicalOptions.unspacedEdges`: the verbatim exact-sequence test over the
+ * rescored candidates' text, and glued Latin edge pieces left out of the coverage) cost search():
+ * the evaluation's corpora (default debian-faq and maint-guide, from `.cache/eval`) and their queries,
+ * lexical lane, each query with the option on and off, interleaved query by query. Prints the median
+ * and p95 ms by corpus and query language (only queries holding a word of a script without spaces do
+ * any of the work).
+ */
+import { search } from '../../src/search.js';
+import { loadCorpus } from '../eval/lib/capture.js';
+import { corpus, HELD_OUT } from '../eval/lib/corpora.js';
+import { memorySource, MemoryIndex } from '../eval/lib/memorySource.js';
+import { loadQueries } from '../eval/lib/queries.js';
+import { DEFAULT_SETTINGS } from '../../src/settings.js';
+import { dist, gc, ms, now } from './report.js';
+
+const rounds = Number(process.argv[2] ?? 5);
+const names = (process.argv[3] ?? 'debian-faq,maint-guide').split(',');
+if (names.includes(HELD_OUT)) throw new Error(`${HELD_OUT} is held out`);
+console.log('| corpus | queries | n | edges on: median / p95 ms | off: median / p95 ms |');
+console.log('|---|---|---|---|---|');
+for (const name of names) {
+  const def = corpus(name);
+  const loaded = await loadCorpus(def);
+  const idx = new MemoryIndex(loaded.pages);
+  const src = memorySource(idx, null, { lane: 'lexical', settings: DEFAULT_SETTINGS });
+  const queries = loadQueries(def.name).queries.filter((q) => q.class !== 'offtopic');
+  for (const q of queries) await search(src, { q: q.q }); // warm (term lists, JIT)
+  const times = new Map<string, number[]>();
+  const put = (key: string, t: number) => {
+    let l = times.get(key);
+    if (!l) times.set(key, (l = []));
+    l.push(t);
+  };
+  gc();
+  for (let r = 0; r < rounds; r++) {
+    for (const q of queries) {
+      for (const unspacedEdges of r % 2 ? [false, true] : [true, false]) {
+        const t = now();
+        await search(src, { q: q.q }, { lexical: { unspacedEdges } });
+        put(`${q.lang}|${unspacedEdges ? 'on' : 'off'}`, now() - t);
+      }
+    }
+  }
+  for (const g of [...new Set([...times.keys()].map((k) => k.split('|')[0]!))].sort()) {
+    const on = dist(times.get(`${g}|on`)!);
+    const off = dist(times.get(`${g}|off`)!);
+    console.log(`| ${name} | ${g} | ${times.get(`${g}|on`)!.length / rounds} | ${ms(on.median)} / ${ms(on.p95)} | ${ms(off.median)} / ${ms(off.p95)} |`);
+  }
+}
