@@ -13,7 +13,7 @@ import { corpus, HELD_OUT } from '../eval/lib/corpora.js';
 import { memorySource, MemoryIndex } from '../eval/lib/memorySource.js';
 import { loadQueries } from '../eval/lib/queries.js';
 import { DEFAULT_SETTINGS } from '../../src/settings.js';
-import { dist, gc, ms, now } from './report.js';
+import { dist, ms, timeOnOff } from './report.js';
 
 const rounds = Number(process.argv[2] ?? 5);
 const names = (process.argv[3] ?? 'debian-faq,maint-guide').split(',');
@@ -27,25 +27,10 @@ for (const name of names) {
   const src = memorySource(idx, null, { lane: 'lexical', settings: DEFAULT_SETTINGS });
   const queries = loadQueries(def.name).queries.filter((q) => q.class !== 'offtopic');
   for (const q of queries) await search(src, { q: q.q }); // warm (term lists, JIT)
-  const times = new Map<string, number[]>();
-  const put = (key: string, t: number) => {
-    let l = times.get(key);
-    if (!l) times.set(key, (l = []));
-    l.push(t);
-  };
-  gc();
-  for (let r = 0; r < rounds; r++) {
-    for (const q of queries) {
-      for (const unspacedEdges of r % 2 ? [false, true] : [true, false]) {
-        const t = now();
-        await search(src, { q: q.q }, { lexical: { unspacedEdges } });
-        put(`${q.lang}|${unspacedEdges ? 'on' : 'off'}`, now() - t);
-      }
-    }
-  }
-  for (const g of [...new Set([...times.keys()].map((k) => k.split('|')[0]!))].sort()) {
-    const on = dist(times.get(`${g}|on`)!);
-    const off = dist(times.get(`${g}|off`)!);
-    console.log(`| ${name} | ${g} | ${times.get(`${g}|on`)!.length / rounds} | ${ms(on.median)} / ${ms(on.p95)} | ${ms(off.median)} / ${ms(off.p95)} |`);
+  const times = await timeOnOff(queries, rounds, (q) => q.lang, (q, unspacedEdges) => search(src, { q: q.q }, { lexical: { unspacedEdges } }));
+  for (const [g, t] of [...times].sort(([a], [b]) => a.localeCompare(b))) {
+    const on = dist(t.on);
+    const off = dist(t.off);
+    console.log(`| ${name} | ${g} | ${t.on.length / rounds} | ${ms(on.median)} / ${ms(on.p95)} | ${ms(off.median)} / ${ms(off.p95)} |`);
   }
 }

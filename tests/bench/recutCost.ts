@@ -12,7 +12,7 @@ import { corpus } from '../eval/lib/corpora.js';
 import { memorySource, MemoryIndex } from '../eval/lib/memorySource.js';
 import { loadQueries } from '../eval/lib/queries.js';
 import { DEFAULT_SETTINGS } from '../../src/settings.js';
-import { dist, gc, ms, now } from './report.js';
+import { dist, ms, now, timeOnOff } from './report.js';
 
 const rounds = Number(process.argv[2] ?? 5);
 const loaded = await loadCorpus(corpus('debian-faq'));
@@ -31,30 +31,13 @@ for (const q of queries) {
   if (on.corrected && on.corrected.query !== (await search(src, { q: q.q }, { lexical: { recut: false } })).corrected?.query) touched.add(q.id);
 }
 
-const times = new Map<string, number[]>();
-const put = (key: string, t: number) => {
-  let l = times.get(key);
-  if (!l) times.set(key, (l = []));
-  l.push(t);
-};
-gc();
-for (let r = 0; r < rounds; r++) {
-  for (const q of queries) {
-    const group = `${q.lang}${touched.has(q.id) ? ' (re-cut)' : ''}`;
-    for (const recut of r % 2 ? [false, true] : [true, false]) {
-      const t = now();
-      await search(src, { q: q.q }, { lexical: { recut } });
-      put(`${group}|${recut ? 'on' : 'off'}`, now() - t);
-    }
-  }
-}
+const times = await timeOnOff(queries, rounds, (q) => `${q.lang}${touched.has(q.id) ? ' (re-cut)' : ''}`, (q, recut) => search(src, { q: q.q }, { lexical: { recut } }));
 
 console.log(`\nre-cut cost: debian-faq (${idx.sections.size} sections, ${terms.size} unspaced terms; term dictionary built on first use in ${ms(buildMs)} ms), ${queries.length} queries × ${rounds} rounds, interleaved\n`);
 console.log('| queries | n | re-cut on: median / p95 ms | off: median / p95 ms |');
 console.log('|---|---|---|---|');
-const groups = [...new Set([...times.keys()].map((k) => k.split('|')[0]!))].sort();
-for (const g of groups) {
-  const on = dist(times.get(`${g}|on`)!);
-  const off = dist(times.get(`${g}|off`)!);
-  console.log(`| ${g} | ${times.get(`${g}|on`)!.length / rounds} | ${ms(on.median)} / ${ms(on.p95)} | ${ms(off.median)} / ${ms(off.p95)} |`);
+for (const [g, t] of [...times].sort(([a], [b]) => a.localeCompare(b))) {
+  const on = dist(t.on);
+  const off = dist(t.off);
+  console.log(`| ${g} | ${t.on.length / rounds} | ${ms(on.median)} / ${ms(on.p95)} | ${ms(off.median)} / ${ms(off.p95)} |`);
 }

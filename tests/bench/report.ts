@@ -135,3 +135,26 @@ export function targetTable(report: Report, targets: readonly Target[]): void {
   report.text('\nTargets:\n');
   report.table(['target', 'wanted', 'measured', 'met'], targets.map((t) => [t.what, t.target, t.measured, t.met ? 'yes' : 'NO']));
 }
+
+/**
+ * An option's cost, measured side by side: `run(item, on)` for every item with the option on and off,
+ * one right after the other (which goes first alternates by round), after a gc. Samples (ms) by
+ * `group(item)`, on and off.
+ */
+export async function timeOnOff<T>(items: readonly T[], rounds: number, group: (item: T) => string, run: (item: T, on: boolean) => Promise<unknown>): Promise<Map<string, { on: number[]; off: number[] }>> {
+  const times = new Map<string, { on: number[]; off: number[] }>();
+  gc();
+  for (let r = 0; r < rounds; r++) {
+    for (const item of items) {
+      const key = group(item);
+      let g = times.get(key);
+      if (!g) times.set(key, (g = { on: [], off: [] }));
+      for (const on of r % 2 ? [false, true] : [true, false]) {
+        const t = now();
+        await run(item, on);
+        (on ? g.on : g.off).push(now() - t);
+      }
+    }
+  }
+  return times;
+}

@@ -269,14 +269,18 @@ describe('addScores (terms that score but do not retrieve)', () => {
   });
 });
 
+/** Ids, their scores (ties and tiny values included) and k: up to past the heap's first allocation (256) and its doubling. */
+const heapRuns = [
+  fc.uniqueArray(fc.integer({ min: 0, max: 10_000 }), { maxLength: 700 }),
+  fc.array(fc.constantFrom(0, 1, 1.5, 2, -1, 1e-300, 7), { minLength: 700, maxLength: 700 }),
+  fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 200, max: 600 })),
+] as const;
+
 describe('TopK', { timeout: 30_000 }, () => {
   it('keeps the k best like a full sort (property)', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.integer({ min: 0, max: 10_000 }), { maxLength: 700 }),
-        fc.array(fc.constantFrom(0, 1, 1.5, 2, -1, 1e-300, 7), { minLength: 700, maxLength: 700 }),
-        // Up to past the heap's first allocation (256) and its doubling.
-        fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 200, max: 600 })),
+        ...heapRuns,
         (ids, scores, k) => {
           const heap = new TopK(k);
           const all = ids.map((id, i) => ({ id, score: scores[i]! }));
@@ -296,9 +300,7 @@ describe('TopK reuse and drain', { timeout: 30_000 }, () => {
     const heap = new TopK(0);
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.integer({ min: 0, max: 10_000 }), { maxLength: 700 }),
-        fc.array(fc.constantFrom(0, 1, 1.5, 2, -1, 1e-300, 7), { minLength: 700, maxLength: 700 }),
-        fc.oneof(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 200, max: 600 })),
+        ...heapRuns,
         (ids, scores, k) => {
           // One heap across runs, as bm25Search keeps it: what a previous run left must not leak in.
           heap.reset(k);
