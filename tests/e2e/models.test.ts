@@ -179,7 +179,7 @@ describe('a downloadable model from a mirror', () => {
     await popup.close();
     // The backlog (every stored section, for the new model) shows in the options page, then drains.
     await until(async () => (await options.getByTestId('embed-progress').textContent({ timeout: 200 }).catch(() => null))?.match(/\d+ of \d+ left \(\d+% done\)/), 're-embedding progress', 15_000, 50);
-    await until(() => allEmbeddedWith(MINILM), 'backlog drained', 30_000, 200);
+    await until(() => allEmbeddedWith(MINILM), 'backlog drained', 60_000, 200);
     expect(mirror.requests).toEqual(expect.arrayContaining([`/${MINILM}/resolve/main/config.json`, `/${MINILM}/resolve/main/tokenizer.json`, `/${MINILM}/resolve/main/onnx/model_quantized.onnx`]));
     // Only the new model's vectors, with the dimension the files produce.
     const chunks = (await engineStats(ext)).chunks;
@@ -190,7 +190,7 @@ describe('a downloadable model from a mirror', () => {
     expect(hits[0]?.lanes).toEqual(['dense']);
     expect((await modelStatus()).data.cached).toEqual([MINILM]);
     await expect.poll(() => options.getByTestId('models').locator(`[data-model="${MINILM}"]`).textContent()).toContain('downloaded, works offline');
-  }, 90_000);
+  }, 150_000);
 
   it('says in words when the mirror has no such model (404), and recovers from the cache', async () => {
     await setMirror(`${mirror.origin}/nothing-here/`);
@@ -200,10 +200,10 @@ describe('a downloadable model from a mirror', () => {
     // Back to the right mirror: the files come from the browser's cache, not the mirror.
     const before = mirror.requests.length;
     await setMirror(`${mirror.origin}/`);
-    await until(() => allEmbeddedWith(MINILM), 'embedded again', 30_000, 200);
+    await until(() => allEmbeddedWith(MINILM), 'embedded again', 60_000, 200);
     await expect.poll(() => options.getByTestId('model-error').count()).toBe(0);
     expect(mirror.requests.slice(before).filter((p) => p.startsWith(`/${MINILM}/`))).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   it('works offline once downloaded: mirror gone, worker restarted, model document closed', async () => {
     await mirror.close();
@@ -228,12 +228,12 @@ describe('a downloadable model from a mirror', () => {
     const text = await until(async () => options.getByTestId('model-error').textContent({ timeout: 200 }).catch(() => null), 'an offline error shown', 20_000, 100);
     expect(text).toMatch(/Could not reach 127\.0\.0\.1:\d+ to download MiniLM L6: you may be offline/);
     await setMirror(`${mirror.origin}/`);
-    await until(() => allEmbeddedWith(MINILM), 'embedded again from the cache', 30_000, 200);
-  }, 60_000);
+    await until(() => allEmbeddedWith(MINILM), 'embedded again from the cache', 60_000, 200);
+  }, 120_000);
 
   it('switching back re-embeds with the built-in model; removing the download deletes its files and vectors', async () => {
     await options.getByTestId('models').getByRole('radio', { name: /Built-in/ }).check();
-    await until(() => allEmbeddedWith(BUNDLED), 'back on the built-in model', 30_000, 200);
+    await until(() => allEmbeddedWith(BUNDLED), 'back on the built-in model', 60_000, 200);
     const chunks = (await engineStats(ext)).chunks;
     expect(await vectorModels()).toEqual([{ m: BUNDLED, dim: 100, n: chunks }]);
     expect((await searchPage(ext, { q: 'cake pastry' }))[0]?.href.startsWith(pages.url('/bread.html'))).toBe(true);
@@ -249,7 +249,7 @@ describe('a downloadable model from a mirror', () => {
     const cacheKeys = await options.evaluate(async () => (await (await caches.open('transformers-cache')).keys()).length);
     expect(cacheKeys).toBe(0);
     expect((await vectorModels()).map((v) => v.m)).toEqual([BUNDLED]);
-  }, 60_000);
+  }, 120_000);
 
   it('removing the active downloaded model falls back to the built-in one', async () => {
     // Download again (the mirror is back, at full speed: no progress is read here), make it active, then remove it.
@@ -274,15 +274,15 @@ describe('a downloadable model from a mirror', () => {
     expect(await radio(/MiniLM/).isChecked()).toBe(true);
     expect(await radio(/Built-in/).isChecked()).toBe(false);
     await ext.evalSw('(globalThis.__releaseSave(), true)');
-    await until(() => allEmbeddedWith(MINILM), 'on MiniLM again', 30_000, 200);
+    await until(() => allEmbeddedWith(MINILM), 'on MiniLM again', 60_000, 200);
     expect(await radio(/MiniLM/).isChecked()).toBe(true);
     await options.getByTestId('models').locator(`[data-model="${MINILM}"]`).getByTestId('model-remove').click();
     await options.getByTestId('confirm-model-ok').click();
     await expect.poll(() => options.getByTestId('options-message').textContent()).toMatch(/now uses Built-in/);
     expect((await ext.evalSw<{ model: string }>('engine.settings()')).model).toBe(BUNDLED);
-    await until(() => allEmbeddedWith(BUNDLED), 'back on the built-in model', 30_000, 200);
+    await until(() => allEmbeddedWith(BUNDLED), 'back on the built-in model', 60_000, 200);
     expect((await modelStatus()).data.cached).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 });
 
 describe('the offscreen document that runs the model', () => {
