@@ -437,7 +437,11 @@ export class TopK {
     if (!(score > rootScore || (score === rootScore && id < this.ids[0]!))) return;
     this.ids[0] = id;
     this.scores[0] = score;
-    const n = this.n;
+    this.siftDown(this.n);
+  }
+
+  /** Moves the root down among the first `n` entries until neither child is worse. */
+  private siftDown(n: number): void {
     let i = 0;
     for (;;) {
       const l = 2 * i + 1;
@@ -481,17 +485,7 @@ export class TopK {
       if (last === 0) break;
       this.ids[0] = this.ids[last]!;
       this.scores[0] = this.scores[last]!;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < last && this.worse(l, m)) m = l;
-        if (r < last && this.worse(r, m)) m = r;
-        if (m === i) break;
-        this.swap(i, m);
-        i = m;
-      }
+      this.siftDown(last);
     }
     this.n = 0;
     return total;
