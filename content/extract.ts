@@ -607,7 +607,7 @@ function isProse(b: Block, linkShare: number): boolean {
  * samples, notes, tables and stray paragraphs of reference pages; this keeps them while still leaving
  * out the navigation and link lists before and after the article.
  */
-export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, article: readonly Block[]): { blocks: Block[]; words: number } | null {
+export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, article: readonly Block[], title = ''): { blocks: Block[]; words: number } | null {
   const body = walk.blocks;
   const kept = new Set(article.map((b) => b.text));
   let first = -1;
@@ -649,14 +649,47 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
     }
     return -1;
   };
+  // Backward, whether the span starts at a heading or not, it also reaches a heading that names the
+  // page (its text and the document's title, one a prefix of the other) across a short run of plain
+  // blocks, headings and prose included: the page's own title block. AsciiDoc man pages keep theirs in
+  // `<div id="header">` (`<h1>git-ls-tree(1) Manual Page</h1>`, NAME, the one-line summary), which
+  // Readability drops whole (its id reads as page chrome): without this, 61 of git's pages lost their
+  // summary line and their h1. A site's own heading above a post names the site, not the page, and a
+  // list of links (navigation) between stops it.
+  const named = titleKey(title);
+  const titleHeadingWithin = (from: number): number => {
+    if (!named) return -1;
+    for (let i = from; i >= Math.max(0, from - SPAN_BRIDGE); i--) {
+      if (!plain(i)) return -1;
+      if (heading(i) && namesPage(titleKey(body[i]!.text), named)) return i;
+    }
+    return -1;
+  };
   for (;;) {
     if (last + 1 < body.length && (prose(last + 1) || proseWithin(last + 1))) last++;
     else if (first > 0 && (prose(first - 1) || heading(first - 1))) first--;
     else if (first > 0 && !heading(first) && headingWithin(first - 1) >= 0) first = headingWithin(first - 1);
+    else if (first > 0 && titleHeadingWithin(first - 1) >= 0) first = titleHeadingWithin(first - 1);
     else break;
   }
   const blocks = body.slice(first, last + 1);
   return { blocks, words: blocks.reduce((n, b) => n + countWords(b.text), 0) };
+}
+
+/** A title or heading as compared for `namesPage`: lower case, spaces collapsed. */
+function titleKey(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+/**
+ * Whether a heading names the page titled `title` (both `titleKey`s): the same text, or one starts
+ * with the other at a word boundary and the shorter holds at least 8 characters ("git-ls-tree(1)" and
+ * "git-ls-tree(1) Manual Page"; "Python" alone is not the title of "Python Tutorial").
+ */
+function namesPage(heading: string, title: string): boolean {
+  if (heading === title) return heading.length > 0;
+  const [short, long] = heading.length < title.length ? [heading, title] : [title, heading];
+  return short.length >= 8 && long.startsWith(short) && /[\s\p{P}]/u.test(long[short.length]!);
 }
 
 export interface MainContent {
@@ -680,7 +713,7 @@ export async function mainContent(cleaned: WalkResult, opts: { title: string; re
     const article = await readabilityBlocks(cleaned.mirror, opts.yieldToPage);
     if (article) {
       // What Readability dropped inside the article (code, notes, tables) comes back from the body.
-      const span = articleSpan(cleaned, article.blocks);
+      const span = articleSpan(cleaned, article.blocks, opts.title);
       const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };
       if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) return { blocks: pick.blocks, words: pick.words, method: pick.method };
     }

@@ -57,4 +57,26 @@ describe('articleSpan', () => {
     const body = [p('The first paragraph of the post, which Readability kept as its article.')];
     expect(articleSpan({ blocks: [site, li('Home'), li('Archive'), ...body], linkShare: [0, 1, 1, 0] }, body)!.blocks.map((b) => b.text)).toEqual(body.map((b) => b.text));
   });
+
+  it("reaches back to the heading that names the page, across its summary: an AsciiDoc man page's header Readability dropped", () => {
+    const header = [{ kind: 'heading', text: 'git-ls-tree(1) Manual Page', level: 1 } as Block, h('NAME'), p('git-ls-tree - List the contents of a tree object')];
+    const kept = [h('SYNOPSIS'), p('git ls-tree [-d] [-r] [-t] <tree-ish>'), h('DESCRIPTION'), p('Lists the contents of a given tree object, like what "/bin/ls -a" does.')];
+    const blocks = [p('Home'), ...header, ...kept];
+    const got = (title: string) => articleSpan({ blocks, linkShare: [1, 0, 0, 0, 0, 0, 0, 0] }, kept, title)!.blocks.map((b) => b.text);
+    expect(got('git-ls-tree(1)')).toEqual([...header, ...kept].map((b) => b.text));
+    // Without the title, or with a title the heading does not name, the span starts where it did.
+    expect(got('')).toEqual(kept.map((b) => b.text));
+    expect(got('git-ls-files(1)')).toEqual(kept.map((b) => b.text));
+  });
+
+  it("leaves a site's heading out when it does not name the page, and stops at links before a title heading", () => {
+    const site = { kind: 'heading', text: 'My site', level: 1 } as Block;
+    const post = [h('Post title'), p('The first paragraph of the post, which Readability kept as its article.')];
+    const run = (blocks: Block[], linkShare: number[]) => articleSpan({ blocks, linkShare }, post, 'Post title – My site')!.blocks.map((b) => b.text);
+    expect(run([site, p('Notes and links'), ...post], [0, 0, 0, 0])).toEqual(post.map((b) => b.text));
+    const named = { kind: 'heading', text: 'Post title – My site', level: 1 } as Block;
+    expect(run([named, li('Home'), li('Archive'), ...post], [0, 1, 1, 0, 0])).toEqual(post.map((b) => b.text));
+    // A heading of 7 characters or fewer is too short to name a page by its start.
+    expect(articleSpan({ blocks: [{ kind: 'heading', text: 'Python', level: 1 } as Block, p('Notes'), ...post], linkShare: [0, 0, 0, 0] }, post, 'Python Tutorial')!.blocks.map((b) => b.text)).toEqual(post.map((b) => b.text));
+  });
 });
