@@ -20,7 +20,9 @@ afterAll(async () => {
   await server?.close();
 });
 
-const urlsFor = (q: string) => ext.evalSw<string[]>(`engine.search({ q: ${JSON.stringify(q)} }).then((r) => r.results.map((x) => x.url))`);
+// As typed (the results page's "search instead for"): each attempt's word is one letter longer than the
+// last one's, so a plain search for a word not filed yet is corrected to the earlier page's (issue #13).
+const urlsFor = (q: string) => ext.evalSw<string[]>(`engine.search({ q: ${JSON.stringify(q)}, exact: true }).then((r) => r.results.map((x) => x.url))`);
 const payload = (word: string) => ({ title: `Forged ${word}`, lang: 'en', blocks: [{ kind: 'text', text: `${word} `.repeat(40) }] });
 
 describe('capture outbox', () => {
