@@ -144,6 +144,13 @@ export interface LexicalOptions {
    * start of one; the segmenter then cuts it differently from the page and the word-by-word sequence fails.
    */
   unspacedEdges: boolean;
+  /**
+   * With `unspacedEdges`: when none of proximity's candidates holds such a query's characters verbatim,
+   * up to this many hits after them are read and checked too (only then: other queries read nothing
+   * more), and those holding it join the candidates. A remembered span's few distinctive characters
+   * are often cut into particles and fragments that rank its section below the first candidates.
+   */
+  verbatimReach: number;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -159,6 +166,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   typos: true,
   recut: true,
   unspacedEdges: true,
+  verbatimReach: 60,
 };
 
 /** Merges the typed query with the filter controls / URL parameters. */
@@ -504,8 +512,19 @@ async function lexicalLane(
       }
       return { h, score, sequence };
     });
+    let rest = hits.slice(top.length);
+    if (verbatim && lex.verbatimReach > 0 && rest.length && !rescored.some((r) => r.sequence)) {
+      const further = rest.slice(0, lex.verbatimReach);
+      const unreadFurther = further.map((h) => h.id).filter((id) => !sections.has(id));
+      if (unreadFurther.length) for (const v of await src.sections(unreadFurther)) sections.set(v.id, v);
+      const holding = new Set(further.filter((h) => { const v = sections.get(h.id); return !!v && verbatimSpan(v.text).includes(verbatim); }).map((h) => h.id));
+      if (holding.size) {
+        for (const h of further) if (holding.has(h.id)) rescored.push({ h, score: h.score, sequence: true });
+        rest = rest.filter((h) => !holding.has(h.id));
+      }
+    }
     rescored.sort((a, b) => Number(b.sequence) - Number(a.sequence) || b.score - a.score || a.h.id - b.h.id);
-    hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...hits.slice(top.length)];
+    hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...rest];
     mark('proximityAt');
   }
   return { hits, plan };

@@ -49,6 +49,24 @@ describe('search: a Japanese span whose edges cut words', () => {
   });
 });
 
+describe('search: the section holding the span verbatim, beyond proximity\'s candidates', () => {
+  // Forty sections repeat the span's words (particles and the cut fragments) more densely than the one
+  // that holds the span: BM25F ranks them all above it, so it is not among the 30 candidates.
+  const decoys = Array.from({ length: 40 }, (_, i) => ({
+    url: `https://ja.test/decoy${i}`,
+    title: `作業${i}`,
+    blocks: [h(1, `作業${i}`, `work${i}`), p('パッケージをビル。ビルでパッケージ。パッケージをビルへ。ビルをパッケージで。れでビル。')],
+  }));
+  const target = { url: 'https://ja.test/build', title: 'ビルド', blocks: [h(1, 'ビルド', 'build'), p('準備の章です。長い説明が続きます。' + '説明の文章です。'.repeat(30) + 'これでパッケージをビルドする準備ができました。')] };
+  it('is read and ranks first with verbatimReach, and is not without it', async () => {
+    const src = source([...decoys, target]);
+    const on = await search(src, { q: 'れでパッケージをビル' });
+    expect(on.results[0]!.url).toBe(target.url);
+    const off = await search(src, { q: 'れでパッケージをビル' }, { lexical: { verbatimReach: 0 } });
+    expect(off.results[0]!.url).not.toBe(target.url);
+  });
+});
+
 describe('queries without words of scripts without spaces are unaffected', () => {
   const LATIN = ['the', 'of', 'package', 'packages', 'build', 'changes', 'file', 'files', 'debian', 'rules', 'control', 'nges', 'upload', 'source', 'café', 'über'];
   const CJK = ['パッケージ', 'ビルド', 'ファイル', 'の', 'を', 'これ', '生成', '软件包'];
