@@ -19,7 +19,7 @@ import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
-import { correctedText, DEFAULT_COMMON, markCommon, QUERY_STOPWORDS, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
+import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
@@ -27,7 +27,6 @@ import { bestSnippet, type SnippetLead, type SnippetQuery } from './snippet.js';
 import { editDistance, maxEditsFor } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
-import type { Neighbour } from './wordVectors.js';
 import { sectionHref } from './url.js';
 
 /** A stored page as search sees it. */
@@ -101,30 +100,6 @@ export interface SearchSource {
   unspacedTerms?: () => Promise<UnspacedTerms>;
   /** Words of the language that are not typos even when the index lacks them ("bread"); absent: none known. */
   lexicon?: () => Promise<ReadonlySet<string> | null>;
-  /** The bundled model's word vectors (src/wordVectors.ts), for query expansion; absent or null: no expansion. */
-  wordVectors?: () => Promise<WordNeighbours | null>;
-}
-
-/** Nearest words by cosine in a word-vector table (src/wordVectors.ts `WordVectors`). */
-export interface WordNeighbours {
-  nearest(word: string, n: number): Neighbour[];
-}
-
-/**
- * Query expansion from the bundled word vectors: each content word of a question or phrase (not an
- * identifier, no quoted phrase) adds its nearest words that are index terms, scored at `weight` ×
- * cosine, never counted as the typed word (not toward the two-word minimum or the coverage gate, never
- * listed under "matched" or highlighted). `neighbours` 0: off.
- */
-export interface ExpansionOptions {
-  /** Neighbours added per word, at most (0: no expansion). */
-  neighbours: number;
-  /** A neighbour's term weight is this × its cosine (a typed word weighs 1). */
-  weight: number;
-  /** Neighbours below this cosine are not added. */
-  minCosine: number;
-  /** How many nearest words are looked at per word to find `neighbours` that the index holds. */
-  candidates: number;
 }
 
 /** Everything the lexical lane's ranking depends on besides BM25's k1 and b (settings). Tuned in tests/eval. */
@@ -169,10 +144,7 @@ export interface LexicalOptions {
    * start of one; the segmenter then cuts it differently from the page and the word-by-word sequence fails.
    */
   unspacedEdges: boolean;
-  expansion: ExpansionOptions;
 }
-
-export const DEFAULT_EXPANSION: Readonly<ExpansionOptions> = { neighbours: 0, weight: 0.3, minCosine: 0.5, candidates: 20 };
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   fields: DEFAULT_FIELDS,
@@ -187,7 +159,6 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   typos: true,
   recut: true,
   unspacedEdges: true,
-  expansion: DEFAULT_EXPANSION,
 };
 
 /** Merges the typed query with the filter controls / URL parameters. */
@@ -304,9 +275,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : Promise.resolve(null);
   let lexical: LexicalRun;
   try {
-    // Expansion only for questions and phrases: not identifiers, not quoted phrases, not "search instead for".
-    const expand = queryClass !== 'identifier' && !parsed.phrases.length && req.exact !== true;
-    lexical = await lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections, mark, expand);
+    lexical = await lexicalLane(src, words, depth, allowed, lex, req.exact === true, sections, mark);
   } finally {
     lexicalReadsDone();
   }
@@ -348,7 +317,7 @@ export async function lexicalSearch(
   opts: { lexical?: Partial<LexicalOptions>; allowed?: ReadonlySet<number> | null; mark?: (phase: string) => void } = {},
 ): Promise<LaneHit[]> {
   const lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
-  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, false, new Map(), opts.mark, classifyQuery(text) !== 'identifier')).hits;
+  return (await lexicalLane(src, queryWords(text, TOKENIZER), k, opts.allowed ?? null, lex, false, new Map(), opts.mark)).hits;
 }
 
 /**
@@ -364,7 +333,6 @@ async function lexicalLane(
   exact: boolean,
   sections: Map<number, SectionView>,
   mark: (phase: string) => void = () => undefined,
-  expand = false,
 ): Promise<LexicalRun> {
   const [postings, stats] = await Promise.all([src.postings([...new Set(words.flatMap((w) => w.terms))]), src.corpusStats()]);
   // "Search instead for" (exact) searches the words as typed: no re-cut, as no typo correction.
@@ -391,11 +359,6 @@ async function lexicalLane(
 
   mark('planAt');
   const query: QueryTerm[] = scored.map((t) => ({ term: t.term, postings: postings.get(t.term) ?? EMPTY_LIST, weight: t.weight }));
-  if (expand && lex.expansion.neighbours > 0 && src.wordVectors) {
-    // Not in wordOfTerm: an expansion term counts for no typed word (two-word minimum, coverage, "matched").
-    query.push(...(await expansionTerms(src, words, postings, lex.expansion)));
-    mark('expansionAt');
-  }
   // Common words score the sections the other words found (Lucene's common-terms idea), never retrieve.
   const scoredSet = new Set(scored.map((t) => t.term));
   const scoringOnly: QueryTerm[] = [...new Set(words.filter((w) => w.common).flatMap((w) => w.terms))]
@@ -567,46 +530,6 @@ function gluedEdge(words: readonly QueryWord[], i: number): boolean {
   const n = words[i === 0 ? 1 : i - 1]!;
   if (!unspacedWord(n.text) || w.start === undefined || n.start === undefined) return false;
   return i === 0 ? w.end === n.start : n.end === w.start;
-}
-
-/**
- * The expansion's terms (ExpansionOptions): for each content word typed in lower-case ASCII letters
- * (the vectors' vocabulary), its nearest words whose term is not already the query's, not a stop word,
- * and held by the index, up to `neighbours` of them at `minCosine` or more. A term reached from two
- * words keeps its highest weight. Their postings join `postings`.
- */
-async function expansionTerms(src: SearchSource, words: readonly QueryWord[], postings: Map<string, PostingList>, opts: ExpansionOptions): Promise<QueryTerm[]> {
-  const vectors = await src.wordVectors!().catch(() => null);
-  if (!vectors) return [];
-  const own = new Set(words.flatMap((w) => (w.correction ? [w.correction.term, ...w.terms] : w.terms)));
-  const perWord: { term: string; weight: number }[][] = [];
-  for (const w of words) {
-    if (w.common || w.fragment || w.correction) continue;
-    const typed = w.text.toLowerCase();
-    if (!/^[a-z]{3,}$/.test(typed) || QUERY_STOPWORDS.has(typed)) continue;
-    const out: { term: string; weight: number }[] = [];
-    for (const n of vectors.nearest(typed, opts.candidates)) {
-      if (n.cosine < opts.minCosine) break;
-      if (QUERY_STOPWORDS.has(n.word)) continue;
-      const terms = wordTerms(n.word, TOKENIZER);
-      if (terms.length !== 1 || own.has(terms[0]!) || out.some((o) => o.term === terms[0])) continue;
-      out.push({ term: terms[0]!, weight: opts.weight * n.cosine });
-    }
-    perWord.push(out);
-  }
-  const fresh = [...new Set(perWord.flat().map((o) => o.term))].filter((t) => !postings.has(t));
-  if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
-  const best = new Map<string, number>();
-  for (const out of perWord) {
-    let taken = 0;
-    for (const o of out) {
-      if (taken >= opts.neighbours) break;
-      if (!postings.get(o.term)?.ids.length) continue;
-      taken++;
-      if ((best.get(o.term) ?? 0) < o.weight) best.set(o.term, o.weight);
-    }
-  }
-  return [...best].map(([term, weight]) => ({ term, postings: postings.get(term)!, weight }));
 }
 
 const EMPTY_LIST: PostingList = { ids: new Uint32Array(0), tfs: new Uint32Array(0), lens: new Uint32Array(0) };

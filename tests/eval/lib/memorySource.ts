@@ -14,7 +14,6 @@ import type { CorpusStats, PostingList } from '../../../src/bm25.js';
 import type { DenseCalibration } from '../../../src/hybrid.js';
 import { indexedText, indexSection, TOKENIZER } from '../../../src/indexing.js';
 import { lexiconOf, TermDictionary } from '../../../src/spelling.js';
-import { WordVectors } from '../../../src/wordVectors.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './paths.js';
@@ -164,7 +163,6 @@ export function memorySource(idx: MemoryIndex, dense: DenseData | null, opts: So
     similarTerms: async (term, maxEdits) => idx.dictionary().near(term, maxEdits),
     unspacedTerms: async () => idx.dictionary().unspaced,
     lexicon: async () => bundledLexicon(),
-    wordVectors: async () => bundledVectors(),
     dense: runDense
       ? async (text, k, allowed) => {
           if (!text.trim()) return null;
@@ -186,13 +184,4 @@ let lexicon: ReadonlySet<string> | null = null;
 function bundledLexicon(): ReadonlySet<string> | null {
   lexicon ??= lexiconOf(JSON.parse(fs.readFileSync(path.join(ROOT, 'models/reread/glove-100d/tokenizer.json'), 'utf8')));
   return lexicon;
-}
-
-let vectors: WordVectors | null = null;
-
-/** The bundled model's word vectors, read from its files as the worker would (src/wordVectors.ts). */
-function bundledVectors(): WordVectors {
-  const dir = path.join(ROOT, 'models/reread/glove-100d');
-  vectors ??= WordVectors.fromModel(new Uint8Array(fs.readFileSync(path.join(dir, 'onnx/model_quantized.onnx'))), JSON.parse(fs.readFileSync(path.join(dir, 'tokenizer.json'), 'utf8')));
-  return vectors;
 }
