@@ -19,13 +19,14 @@
  * - heading: a section drawn uniformly among those whose heading, numbering ("7.1.", "Chapter 7.",
  *   "第10章") dropped, is no other section's heading in the corpus. Stratified by language.
  * - identifier: a name drawn uniformly among those defined in a <dt> on at most two pages: Sphinx
- *   signatures (`dt.sig[id]`, the id: `os.path.join`, C names without Sphinx's `c.`), long options (`--ignore-missing`) and config keys
+ *   signatures (`dt.sig[id]`, the id: `os.path.join`, C names without Sphinx's `c.`; CMake's domain,
+ *   `dt.sig.cmake[id="variable:…"]`: the term as written, `FetchContent_Declare`), long options (`--ignore-missing`) and config keys
  *   (`core.autocrlf`) of AsciiDoc definition lists (`dt.hdlist1`). Each defining page is grade 2; its section is a target.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { loadCorpus, type CapturedPage } from './lib/capture.js';
-import { CORPORA, corpus, type CorpusDef } from './lib/corpora.js';
+import { checkInstalled, CORPORA, corpus, type CorpusDef } from './lib/corpora.js';
 import type { GtSection } from './lib/groundTruth.js';
 import { queryFile, type EvalQuery, type QueryFile } from './lib/queries.js';
 import { randInt, rng, shuffled, type Rng } from './lib/rng.js';
@@ -242,6 +243,13 @@ const CONFIG_KEY = /^[a-z][a-zA-Z0-9]*(?:\.[a-zA-Z][a-zA-Z0-9-]*)+$/;
 
 /** The names a definition term defines. */
 export function definedNames(d: { term: string; id?: string; cls: string }): string[] {
+  if (/\bsig\b/.test(d.cls) && /\bcmake\b/.test(d.cls)) {
+    // CMake's own domain: ids are "<kind>:<name>" with commands lower-cased (`command:fetchcontent_declare`),
+    // so the name is the term as the page writes it (`FetchContent_Declare`, `CPACK_RPM_PACKAGE_SUMMARY`);
+    // generator expressions (`$<IF:condition,...>`) are templates, not names, and are left out.
+    if (!d.id || !/^[a-z]+:/.test(d.id) || !SPHINX_NAME.test(d.term)) return [];
+    return [d.term];
+  }
   if (/\bsig\b/.test(d.cls)) {
     if (!d.id || !SPHINX_NAME.test(d.id) || /^index-\d+$/.test(d.id)) return [];
     // C-domain ids carry a `c.` prefix (`c.Py_Initialize`) that nobody types.
@@ -337,9 +345,16 @@ async function main(): Promise<void> {
     });
     return;
   }
-  const names = arg('--corpus')?.split(',') ?? CORPORA.map((c) => c.name);
+  const named = arg('--corpus')?.split(',');
+  // Every corpus by default; one whose packages are not installed is skipped, and said so.
+  const names = named ?? CORPORA.map((c) => c.name);
   for (const name of names) {
     const c = corpus(name);
+    const missing = named ? null : checkInstalled(c);
+    if (missing) {
+      console.log(`SKIPPED ${missing}`);
+      continue;
+    }
     const file = await buildAuto(c);
     fs.writeFileSync(queryFile(c.name, 'auto'), JSON.stringify(file, null, 1) + '\n');
     const by = new Map<string, number>();

@@ -1,6 +1,6 @@
 /**
  * `npm run eval:explain`: why one configuration loses to another on single queries, on the TUNING corpora
- * only (the held-out corpus is refused). Loads each corpus once, runs the naive baseline and the shipped
+ * only (the held-out corpora are refused). Loads each corpus once, runs the naive baseline and the shipped
  * `search()` (lexical lane, as `--lanes lexical` of `npm run eval`) under each named what-if of the
  * lexical options, and prints
  * - a table of nDCG@10 and §hit@1 per corpus × class × configuration (with n), and
@@ -18,7 +18,7 @@
 import { DEFAULT_LEXICAL, search, type LexicalOptions } from '../../src/search.js';
 import type { SearchResult } from '../../src/protocol.js';
 import { loadCorpus } from './lib/capture.js';
-import { corpus, HELD_OUT, pageUrl, type CorpusDef } from './lib/corpora.js';
+import { CORPORA, corpus, isHeldOut, pageUrl, type CorpusDef } from './lib/corpora.js';
 import { RESULT_LIMIT } from './lib/evaluate.js';
 import { aggregate, judge, pageLookup, type QueryScore, type Shown } from './lib/judge.js';
 import { memorySource, MemoryIndex } from './lib/memorySource.js';
@@ -40,8 +40,8 @@ interface Config {
 function args(argv: readonly string[]) {
   const all = (name: string) => argv.flatMap((a, i) => (a === name && argv[i + 1] !== undefined ? [argv[i + 1]!] : []));
   const one = (name: string) => all(name)[0];
-  const corpora = (one('--corpus')?.split(',') ?? ['python', 'git', 'debian-faq', 'maint-guide']).map(corpus);
-  for (const c of corpora) if (c.name === HELD_OUT) throw new Error(`${HELD_OUT} is held out: it is never looked at query by query`);
+  const corpora = (one('--corpus')?.split(',') ?? CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).map(corpus);
+  for (const c of corpora) if (isHeldOut(c.name)) throw new Error(`${c.name} is held out: it is never looked at query by query`);
   const classes = (one('--class')?.split(',') ?? ['natural', 'topical']) as QueryClass[];
   for (const c of classes) if (!CLASSES.includes(c)) throw new Error(`unknown class ${c}`);
   const configs: Config[] = all('--config').map((s) => {

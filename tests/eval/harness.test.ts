@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { definedNames, norm, stripNumbering, typo } from './build-queries.js';
 import type { CapturedPage } from './lib/capture.js';
+import { CORPORA, GATED, HELD_OUT, isHeldOut } from './lib/corpora.js';
 import { findText, groundTruth, landing } from './lib/groundTruth.js';
 import { judge, pageLookup } from './lib/judge.js';
 import { NaiveIndex, naiveTokens } from './lib/naive.js';
@@ -132,6 +133,15 @@ describe('naive baseline', () => {
   });
 });
 
+describe('corpora', () => {
+  it('two held-out corpora, never tuned on; only devref is gated in npm test', () => {
+    expect([...HELD_OUT].sort()).toEqual(['cmake', 'devref']);
+    expect(GATED).toBe('devref');
+    expect(isHeldOut('cmake') && isHeldOut('devref') && !isHeldOut('python')).toBe(true);
+    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide']);
+  });
+});
+
 describe('query generation', () => {
   it('strips heading numbering in the corpora styles', () => {
     expect(stripNumbering('7.1. What is a Debian package?')).toBe('What is a Debian package?');
@@ -139,6 +149,19 @@ describe('query generation', () => {
     expect(stripNumbering('第10章 Debian とカーネル')).toBe('Debian とカーネル');
     expect(stripNumbering('5.5.1. Special case')).toBe('Special case');
     expect(stripNumbering('PEP 3118: New memoryview')).toBe('PEP 3118: New memoryview');
+  });
+  it("CMake's domain: the name as the term writes it (commands' ids are lower-cased); generator expressions are no names", () => {
+    const gt = groundTruth(
+      page(`<div class="body" role="main"><section id="fetchcontent"><h1>FetchContent</h1><dl class="cmake command">
+        <dt class="sig sig-object cmake" id="command:fetchcontent_declare"><span class="sig-name descname"><span class="pre">FetchContent_Declare</span></span><a class="headerlink" href="#command:fetchcontent_declare">¶</a></dt>
+        <dd><p>Declares content.</p></dd></dl>
+        <dl class="cmake variable"><dt class="sig sig-object cmake" id="variable:CPACK_RPM_PACKAGE_SUMMARY"><span class="sig-name descname"><span class="pre">CPACK_RPM_PACKAGE_SUMMARY</span></span></dt><dd><p>The summary.</p></dd></dl>
+        <dl class="cmake genex"><dt class="sig sig-object cmake" id="genex:IF"><span class="sig-name descname"><span class="pre">$&lt;IF:condition,true_string,false_string&gt;</span></span></dt><dd><p>If.</p></dd></dl>
+        </section></div>`),
+    );
+    const defs = gt.sections[0]!.definitions;
+    expect(defs.map(definedNames)).toEqual([['FetchContent_Declare'], ['CPACK_RPM_PACKAGE_SUMMARY'], []]);
+    expect(landing(gt, 'command:fetchcontent_declare')).toBe(0);
   });
   it('normalises for the uniqueness check', () => {
     expect(norm('Élan, “quoted”  WORDS!')).toBe('élan quoted words');

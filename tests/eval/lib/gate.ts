@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { corpus, HELD_OUT } from './corpora.js';
+import { corpus, GATED } from './corpora.js';
 import { loadModel } from './dense.js';
 import { evaluateCorpus, type CorpusResult } from './evaluate.js';
 import type { Cell } from './judge.js';
@@ -63,7 +63,7 @@ const round = (x: number) => Math.round(x * 10000) / 10000;
 export async function runGate(opts: { cache?: boolean } = {}): Promise<GateRun> {
   const t0 = Date.now();
   const model = await loadModel();
-  const result = await evaluateCorpus(corpus(HELD_OUT), { lanes: ['hybrid'], model, cache: opts.cache ?? true });
+  const result = await evaluateCorpus(corpus(GATED), { lanes: ['hybrid'], model, cache: opts.cache ?? true });
   if (result.problems.length) throw new Error(`gate queries do not match the corpus: ${result.problems.slice(0, 5).join('; ')}`);
   return { metrics: metricsOf(result), seconds: (Date.now() - t0) / 1000, captureFromCache: result.captureFromCache, result };
 }
@@ -85,7 +85,7 @@ export function verdict(m: GateMetrics, b: Baseline): string[] {
 }
 
 export function describe(m: GateMetrics, b: Baseline | null): string {
-  const lines = [`held-out corpus ${HELD_OUT}, hybrid lane, ${m.queries} queries (${m.sectionQueries} with a section)`];
+  const lines = [`held-out corpus ${GATED}, hybrid lane, ${m.queries} queries (${m.sectionQueries} with a section)`];
   const d = (x: number, y: number | undefined | null) => (y === undefined || y === null ? '' : ` (baseline ${y.toFixed(3)}, ${x - y >= 0 ? '+' : ''}${(x - y).toFixed(3)})`);
   lines.push(`  nDCG@10 ${m.ndcg10.toFixed(3)}${d(m.ndcg10, b?.metrics.ndcg10)}`);
   lines.push(`  section hit@1 ${m.sectionHit1.toFixed(3)}${d(m.sectionHit1, b?.metrics.sectionHit1)}`);
@@ -108,7 +108,7 @@ export function writeBaseline(m: GateMetrics, why: string): Baseline {
   } catch {
     /* not a git checkout */
   }
-  const b: Baseline = { corpus: HELD_OUT, lane: 'hybrid', metrics: m, why: why.trim(), commit, date: new Date().toISOString().slice(0, 10) };
+  const b: Baseline = { corpus: GATED, lane: 'hybrid', metrics: m, why: why.trim(), commit, date: new Date().toISOString().slice(0, 10) };
   fs.writeFileSync(BASELINE_FILE, JSON.stringify(b, null, 1) + '\n');
   return b;
 }
