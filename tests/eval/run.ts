@@ -68,8 +68,9 @@ function parseArgs(argv: readonly string[]): Args {
   for (const a of argv) if (a.startsWith('--') && !known.has(a)) throw new Error(`unknown option ${a} (see tests/eval/run.ts)`);
   const named = val('--corpus')?.split(',').map(corpus);
   // Every corpus by default, but one not installed is skipped (and said so) rather than failing the run.
-  const skipped = named ? [] : CORPORA.flatMap((c) => checkInstalled(c) ?? []);
-  const corpora = named ?? CORPORA.filter((c) => !checkInstalled(c));
+  const missing = named ? [] : CORPORA.map((c) => checkInstalled(c));
+  const skipped = missing.flatMap((m) => m ?? []);
+  const corpora = named ?? CORPORA.filter((_, i) => !missing[i]);
   const classes = val('--class')?.split(',') as QueryClass[] | undefined;
   for (const c of classes ?? []) if (!CLASSES.includes(c)) throw new Error(`unknown class ${c} (${CLASSES.join(', ')})`);
   const lanes = (val('--lanes')?.split(',') ?? [...LANE_NAMES]) as LaneName[];
