@@ -26,7 +26,7 @@ import { chunkBlocks, CHUNKER_VERSION } from '../src/chunker.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { registerMaintenance, runRetention } from './maintenance.js';
-import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, registerHello, sitesMatcher } from './outbox.js';
+import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, recordSighting, registerHello, sightingsFor, sitesMatcher } from './outbox.js';
 import { isNonce, isOutboxKey } from '../src/outbox.js';
 import { pageReader } from './reader/host.js';
 import { DayOne } from './dayone/dayOne.js';
@@ -213,6 +213,21 @@ browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.R
 // Captures handed over through session (Chrome) or local (Firefox) storage by pages closed while the
 // worker was stopped: drained at start and whenever one is added (a storage change wakes the worker).
 openOutboxToContentScripts();
+// Every top-frame navigation to a page Reread may capture, as the browser reports it: what files a capture
+// whose hello never got through, because its page was gone before the stopped worker had started
+// (src/outbox.ts, `Sighting`). Chrome only: its `webNavigation` permission adds no install warning next to
+// the host permissions; Firefox's build does not ask for it (it would add one).
+(browser as { webNavigation?: typeof browser.webNavigation }).webNavigation?.onCommitted.addListener(
+  (d) => {
+    if (d.frameId !== 0 || (d as { documentLifecycle?: string }).documentLifecycle === 'prerender') return;
+    void (async () => {
+      const tab = await browser.tabs.get(d.tabId).catch(() => null);
+      if (!tab || tab.incognito || !(await engine.captureAllowed(d.url)).allowed) return;
+      await recordSighting(d.url, Math.round(d.timeStamp) || Date.now());
+    })().catch((e: unknown) => console.warn('reread: navigation record', e));
+  },
+  { url: [{ schemes: ['http', 'https'] }] },
+);
 const drain = () => void ready.then(() => drainOutbox(engine)).catch((e: unknown) => console.warn('reread: outbox', e));
 browser.storage.onChanged.addListener((changes, area) => {
   if (isOutboxArea(area) && Object.entries(changes).some(([k, c]) => isOutboxKey(k) && c.newValue !== undefined)) drain();
@@ -265,7 +280,7 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     const page = await db.get('pages', url);
     if (!page) return [];
     return (await pageSections(db, [page])).get(url) ?? [];
-  }, registerHello, hellosFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog, chunkerVersion: CHUNKER_VERSION,
+  }, registerHello, recordSighting, hellosFor, sightingsFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog, chunkerVersion: CHUNKER_VERSION,
   /** The lexical lane alone, as search() runs it (the benchmark times it apart from the dense lane). */
   lexicalSearch: async (q: string, k: number) => lexicalSearch(searchSource(engine, await engine.settings()), parseQuery(q).text, k),
   /** What a capture costs the worker before it is written: checking the page's sections, or cutting (tests/bench/captureCut.ts). */

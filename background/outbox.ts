@@ -5,7 +5,7 @@
  */
 import browser from 'webextension-polyfill';
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
-import { OUTBOX_MAX_AGE_MS, HELLO_GRACE_MS, isOutboxEntry, isOutboxKey, judgeEntry } from '../src/outbox.js';
+import { OUTBOX_MAX_AGE_MS, HELLO_GRACE_MS, isOutboxEntry, isOutboxKey, judgeEntry, sightingKey, vouchByNavigation, type OutboxEntry } from '../src/outbox.js';
 import { capturedPageUrl, siteMatches, siteOf } from '../src/url.js';
 import { ProtocolError } from '../src/protocol.js';
 import { validateCapture } from '../src/validate.js';
@@ -19,16 +19,25 @@ interface HelloRecord {
   at: number;
 }
 
+/** A top-frame navigation the browser reported (src/outbox.ts, `Sighting`). */
+interface SightingRecord {
+  id?: number;
+  url: string;
+  at: number;
+}
+
 interface OutboxDB extends DBSchema {
   hellos: { key: string; value: HelloRecord; indexes: { at: number } };
+  sightings: { key: number; value: SightingRecord; indexes: { at: number } };
 }
 
 let dbPromise: Promise<IDBPDatabase<OutboxDB>> | null = null;
 
 function helloDb(): Promise<IDBPDatabase<OutboxDB>> {
-  dbPromise ??= openDB<OutboxDB>(OUTBOX_DB, 1, {
-    upgrade(db) {
-      db.createObjectStore('hellos', { keyPath: 'nonce' }).createIndex('at', 'at');
+  dbPromise ??= openDB<OutboxDB>(OUTBOX_DB, 2, {
+    upgrade(db, oldVersion) {
+      if (oldVersion < 1) db.createObjectStore('hellos', { keyPath: 'nonce' }).createIndex('at', 'at');
+      if (oldVersion < 2) db.createObjectStore('sightings', { keyPath: 'id', autoIncrement: true }).createIndex('at', 'at');
     },
     terminated() {
       dbPromise = null;
@@ -51,6 +60,22 @@ export async function registerHello(nonce: string, pageUrl: string, now = Date.n
   await tx.done;
 }
 
+/**
+ * Records a top-frame navigation the browser reported (webNavigation.onCommitted): what vouches for a
+ * page whose hello never reached a running worker (src/outbox.ts, `vouchByNavigation`). The caller has
+ * checked that the page may be captured.
+ */
+export async function recordSighting(pageUrl: string, now = Date.now()): Promise<void> {
+  const url = sightingKey(pageUrl);
+  if (url) await (await helloDb()).add('sightings', { url, at: now });
+}
+
+/** How many navigations to this page are recorded (for tests and the debug console). */
+export async function sightingsFor(pageUrl: string): Promise<number> {
+  const key = sightingKey(pageUrl);
+  return (await (await helloDb()).getAll('sightings')).filter((s) => s.url === key).length;
+}
+
 /** How many hellos are recorded for this page URL (for tests and the debug console). */
 export async function hellosFor(pageUrl: string): Promise<number> {
   const all = await (await helloDb()).getAll('hellos');
@@ -60,13 +85,15 @@ export async function hellosFor(pageUrl: string): Promise<number> {
 /** Drops hellos too old to matter (session storage, and so every entry, is gone by then). */
 export async function pruneHellos(now = Date.now()): Promise<void> {
   const db = await helloDb();
-  const tx = db.transaction('hellos', 'readwrite');
-  let cursor = await tx.store.index('at').openCursor(IDBKeyRange.upperBound(now - OUTBOX_MAX_AGE_MS));
-  while (cursor) {
-    await cursor.delete();
-    cursor = await cursor.continue();
+  for (const store of ['hellos', 'sightings'] as const) {
+    const tx = db.transaction(store, 'readwrite');
+    let cursor = await tx.store.index('at').openCursor(IDBKeyRange.upperBound(now - OUTBOX_MAX_AGE_MS));
+    while (cursor) {
+      await cursor.delete();
+      cursor = await cursor.continue();
+    }
+    await tx.done;
   }
-  await tx.done;
 }
 
 type AreaName = 'session' | 'local';
@@ -108,7 +135,17 @@ export interface DrainResult {
 }
 
 /** Since this worker started (for tests and the debug console). */
-export const outboxTotals = { filed: 0, refused: 0 };
+export const outboxTotals = { filed: 0, refused: 0, vouched: 0 };
+
+/** For entries whose hellos never came and whose grace is over: the recorded navigation that vouches for each. */
+async function vouch(db: IDBPDatabase<OutboxDB>, due: OutboxEntry[]): Promise<Map<OutboxEntry, { id: number; url: string }>> {
+  const out = new Map<OutboxEntry, { id: number; url: string }>();
+  if (!due.length) return out;
+  const sightings = await db.getAll('sightings');
+  const vouched = vouchByNavigation(due, sightings, await db.getAll('hellos'));
+  for (const [i, j] of vouched) out.set(due[i]!, { id: sightings[j]!.id!, url: sightings[j]!.url });
+  return out;
+}
 
 async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
   await pruneHellos().catch(() => undefined);
@@ -116,14 +153,23 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
   const entries = (await pendingEntries()).sort((a, b) => at(a.value) - at(b.value));
   totals.waiting = 0;
   const db = await helloDb();
+  const now = Date.now();
+  const recorded = new Map<string, string>();
+  for (const { value } of entries) {
+    if (!isOutboxEntry(value)) continue;
+    const hello = await db.get('hellos', value.nonce);
+    if (hello) recorded.set(value.nonce, hello.url);
+  }
+  const vouchedFor = await vouch(db, entries.map((e) => e.value).filter((v): v is OutboxEntry => isOutboxEntry(v) && !recorded.has(v.nonce) && judgeEntry(v, null, now) === 'refuse' && now - v.at <= OUTBOX_MAX_AGE_MS));
   for (const { name, area, key, value } of entries) {
     let verdict: 'file' | 'wait' | 'refuse' = 'refuse';
     // The same key in both areas is two hand-overs.
     const failKey = `${name}:${key}`;
     try {
       if (isOutboxEntry(value)) {
-        const hello = await db.get('hellos', value.nonce);
-        verdict = judgeEntry(value, hello?.url ?? null, Date.now());
+        const sighting = vouchedFor.get(value);
+        const pageUrl = recorded.get(value.nonce) ?? sighting?.url ?? null;
+        verdict = judgeEntry(value, pageUrl, now);
         if (verdict === 'wait') {
           totals.waiting++;
           continue;
@@ -132,7 +178,14 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
           // Purged meanwhile (a site or everything forgotten while this drain ran): not filed.
           if (!(await area.get(key))[key]) continue;
           const payload = validateCapture(value.payload).payload;
-          await engine.capture(capturedPageUrl(hello!.url, value.url), payload, Math.min(value.at, Date.now()));
+          // Vouched for by a navigation: that page may still not be captured (paused, excluded since).
+          if (sighting && !(await engine.captureAllowed(sighting.url)).allowed) throw new ProtocolError('forbidden', 'not captured');
+          await engine.capture(capturedPageUrl(pageUrl!, value.url), payload, Math.min(value.at, Date.now()));
+          // One navigation vouches for one page: used up once that page is filed.
+          if (sighting) {
+            await db.delete('sightings', sighting.id);
+            outboxTotals.vouched++;
+          }
         }
       }
     } catch (err) {
@@ -205,7 +258,7 @@ export function sitesMatcher(sites: readonly string[]): (s: PurgeSubject) => boo
 }
 
 /**
- * Forgets pending captures and hellos that `hit` matches: a forgotten site, date range or everything
+ * Forgets pending captures, hellos and recorded navigations that `hit` matches: a forgotten site, date range or everything
  * must neither come back nor leave a trace. An entry is judged by its claimed URL and by the URL its
  * nonce was recorded with (the one it would be filed under).
  */
@@ -217,13 +270,15 @@ export async function purgeOutbox(hit: (s: PurgeSubject) => boolean): Promise<vo
     const keys = drop.filter((d) => d.name === name).map((d) => d.key);
     if (keys.length) await area.remove(keys);
   }
-  const tx = db.transaction('hellos', 'readwrite');
-  let cursor = await tx.store.openCursor();
-  while (cursor) {
-    if (hit({ urls: [cursor.value.url], at: cursor.value.at })) await cursor.delete();
-    cursor = await cursor.continue();
+  for (const store of ['hellos', 'sightings'] as const) {
+    const tx = db.transaction(store, 'readwrite');
+    let cursor = await tx.store.openCursor();
+    while (cursor) {
+      if (hit({ urls: [cursor.value.url], at: cursor.value.at })) await cursor.delete();
+      cursor = await cursor.continue();
+    }
+    await tx.done;
   }
-  await tx.done;
 }
 
 /** Lets content scripts write to session storage (the outbox is the only thing kept there). */

@@ -1,7 +1,7 @@
 /**
  * One manifest source (manifest.json); the Firefox differences are applied here, not kept by hand.
  */
-const CHROME_ONLY_PERMISSIONS = new Set(['favicon', 'offscreen']);
+const CHROME_ONLY_PERMISSIONS = new Set(['favicon', 'offscreen', 'webNavigation']);
 
 export const FIREFOX_ID = 'reread@reread.invalid';
 

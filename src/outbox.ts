@@ -41,6 +41,8 @@
  *   (src/captureGate.ts); that predates the outbox and is a hint only: the background checks every
  *   capture and hello against its own settings.
  */
+import { normalizeUrl } from './url.js';
+
 export const OUTBOX_PREFIX = 'outbox:';
 /**
  * An entry whose hello has not been recorded yet is kept this long (the hello may still be waiting in
@@ -84,4 +86,85 @@ export function judgeEntry(entry: OutboxEntry, recordedUrl: string | null, now: 
   if (age > OUTBOX_MAX_AGE_MS) return 'refuse';
   if (recordedUrl) return 'file';
   return age < HELLO_GRACE_MS ? 'wait' : 'refuse';
+}
+
+/**
+ * A navigation the browser reported (webNavigation.onCommitted, top frame): the page's URL without its
+ * fragment, and when. The background keeps these as long as hellos, for one purpose: vouching for an
+ * entry whose hello never reached a running worker.
+ *
+ * Why: a message from a page that is gone before the stopped worker has started is dropped by the
+ * browser (the sender must still exist when the worker takes the message), and that includes the hello.
+ * A page left within the worker's start-up time (a few hundred ms on a loaded machine; measured: 1 to 3
+ * pages of 200 in tests/e2e/reliability.test.ts, which stops the worker every 2-4 s) handed its capture
+ * over with a hello that was never recorded, and the entry was refused. The navigation event does not
+ * depend on the page still existing, so the browser's record of it stands in for the hello.
+ */
+export interface Sighting {
+  url: string;
+  at: number;
+}
+
+/** How long before its hand-over an entry's page may have been navigated to and still be vouched for. */
+export const SIGHTING_WINDOW_MS = 30 * 60_000;
+/** Clock slack between the page (the entry's `at`) and the worker (a sighting's `at`). */
+const SIGHTING_SLACK_MS = 5_000;
+
+/** The key pages are matched by: the normalised URL (no fragment, no tracking parameters), else null. */
+export function sightingKey(url: string): string | null {
+  return normalizeUrl(url);
+}
+
+/**
+ * Which entries, whose hellos never came and whose grace is over, the recorded navigations vouch for.
+ *
+ * Each navigation can vouch for one page. Navigations are first matched to the hellos recorded for the
+ * same URL (that page said hello, and its entry is filed through it), the latest navigation at or before
+ * each hello. An entry is then matched to the latest unused navigation to its URL in the
+ * SIGHTING_WINDOW_MS before its hand-over. If any entry of a URL finds none, every entry of that URL is
+ * refused: more hello-less captures than unvouched visits means one of them was not written by the page
+ * it names, and which one cannot be told.
+ *
+ * So a compromised renderer can file text under a URL only in the moment after a real visit to it whose
+ * own page never got its hello through, and only instead of that page's capture.
+ *
+ * Returns, for each vouched entry (by index in `due`), the sighting used (by index in `sightings`).
+ */
+export function vouchByNavigation(due: readonly { url: string; at: number }[], sightings: readonly Sighting[], hellos: readonly { url: string; at: number }[]): Map<number, number> {
+  const byKey = new Map<string, number[]>();
+  sightings.forEach((s, i) => {
+    const k = sightingKey(s.url);
+    if (k) byKey.set(k, [...(byKey.get(k) ?? []), i]);
+  });
+  for (const list of byKey.values()) list.sort((a, b) => sightings[a]!.at - sightings[b]!.at);
+  const used = new Set<number>();
+  /** The latest unused sighting of `key` in [from, to]. */
+  const take = (key: string, from: number, to: number): number | undefined => {
+    const list = byKey.get(key) ?? [];
+    for (let j = list.length - 1; j >= 0; j--) {
+      const i = list[j]!;
+      const at = sightings[i]!.at;
+      if (at > to || used.has(i)) continue;
+      if (at < from) return undefined;
+      used.add(i);
+      return i;
+    }
+    return undefined;
+  };
+  for (const h of [...hellos].sort((a, b) => a.at - b.at)) {
+    const k = sightingKey(h.url);
+    if (k) take(k, h.at - SIGHTING_WINDOW_MS, h.at + SIGHTING_SLACK_MS);
+  }
+  const vouched = new Map<number, number>();
+  const refusedKeys = new Set<string>();
+  const order = due.map((_, i) => i).sort((a, b) => due[a]!.at - due[b]!.at);
+  for (const i of order) {
+    const k = sightingKey(due[i]!.url);
+    if (!k) continue;
+    const s = take(k, due[i]!.at - SIGHTING_WINDOW_MS, due[i]!.at + SIGHTING_SLACK_MS);
+    if (s === undefined) refusedKeys.add(k);
+    else vouched.set(i, s);
+  }
+  for (const [i] of vouched) if (refusedKeys.has(sightingKey(due[i]!.url)!)) vouched.delete(i);
+  return vouched;
 }

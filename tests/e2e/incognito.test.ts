@@ -45,6 +45,7 @@ afterAll(async () => {
 
 const urlsFor = (q: string) => ext.evalSw<string[]>(`engine.search({ q: ${JSON.stringify(q)} }).then((r) => r.results.map((x) => x.url))`);
 const hellos = (url: string) => ext.evalSw<number>(`globalThis.rereadDebug.hellosFor(${JSON.stringify(url)})`);
+const navigations = (url: string) => ext.evalSw<number>(`globalThis.rereadDebug.sightingsFor(${JSON.stringify(url)})`);
 const capturesOf = (url: string) => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(url)}).length`);
 
 describe('incognito', () => {
@@ -84,6 +85,7 @@ describe('incognito', () => {
     // Well past the time a normal page takes to be captured (600 ms after load).
     await new Promise((r) => setTimeout(r, 3000));
     expect(await hellos(url)).toBe(0);
+    expect(await navigations(url)).toBe(0);
     expect(await capturesOf(url)).toBe(0);
     expect(await urlsFor('hushwort')).toEqual([]);
     expect(await ext.evalSw<boolean>(`engine.pages.all().then((t) => t.has(${JSON.stringify(url)}))`)).toBe(false);
@@ -97,6 +99,7 @@ describe('incognito', () => {
     await until(async () => (await urlsFor('openwort')).length > 0, 'the normal page is searchable');
     expect(await urlsFor('openwort')).toEqual([url]);
     expect(await hellos(url)).toBeGreaterThan(0);
+    expect(await navigations(url)).toBeGreaterThan(0);
     await tab.close();
   });
 });

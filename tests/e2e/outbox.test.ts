@@ -96,4 +96,43 @@ describe('capture outbox', () => {
     await until(async () => (await urlsFor('lateword')).length > 0, 'the late entry was filed');
     expect(await urlsFor('lateword')).toEqual([url]);
   });
+
+  it('records the navigations Chrome reports, top frames only', async () => {
+    const url = server.url('/o/seen.html');
+    server.routes.set('/o/seen.html', wordPage('Seen', 'seenword') .replace('</body>', '<iframe src="/o/frame.html"></iframe></body>'));
+    server.routes.set('/o/frame.html', wordPage('Frame', 'frameword'));
+    const tab = await ext.ctx.newPage();
+    await tab.goto(url + '#part', { waitUntil: 'load' });
+    await until(() => ext.evalSw<number>(`globalThis.rereadDebug.sightingsFor(${JSON.stringify(url)})`), 'the navigation was recorded', 10_000, 50);
+    expect(await ext.evalSw<number>(`globalThis.rereadDebug.sightingsFor(${JSON.stringify(server.url('/o/frame.html'))})`)).toBe(0);
+    await tab.close();
+  });
+
+  it('files a capture whose hello never came once it is a minute late, vouched for by its navigation (used once)', async () => {
+    // A page left before the stopped worker started: its hello was dropped with it, its entry waits.
+    const url = server.url('/o/vouched.html');
+    const now = Date.now();
+    await ext.evalSw(`globalThis.rereadDebug.recordSighting(${JSON.stringify(url)}, ${now - 62_000})`);
+    const before = await ext.evalSw<{ vouched: number }>('globalThis.rereadDebug.outboxTotals');
+    await ext.evalSw(`chrome.storage.session.set({ 'outbox:vouched1': ${JSON.stringify({ nonce: 'c3'.repeat(16), url: url + '#s2', at: now - 61_000, payload: payload('vouchword') })} })`);
+    await until(async () => (await urlsFor('vouchword')).length > 0, 'the vouched entry was filed');
+    expect(await urlsFor('vouchword')).toEqual([url]);
+    expect((await ext.evalSw<{ vouched: number }>('globalThis.rereadDebug.outboxTotals')).vouched).toBe(before.vouched + 1);
+    expect(await ext.evalSw<number>(`globalThis.rereadDebug.sightingsFor(${JSON.stringify(url)})`)).toBe(0);
+    // The visit is used up: a second hello-less capture naming the page is refused.
+    await ext.evalSw(`chrome.storage.session.set({ 'outbox:vouched2': ${JSON.stringify({ nonce: 'c4'.repeat(16), url, at: now - 61_000, payload: payload('vouchagain') })} })`);
+    await until(() => ext.evalSw<boolean>(`chrome.storage.session.get('outbox:vouched2').then((g) => !g['outbox:vouched2'])`), 'the second entry was judged');
+    expect(await urlsFor('vouchagain')).toEqual([]);
+  });
+
+  it('does not let a visit whose page said hello vouch for another capture naming it', async () => {
+    const url = server.url('/o/hello-said.html');
+    const now = Date.now();
+    await ext.evalSw(`globalThis.rereadDebug.recordSighting(${JSON.stringify(url)}, ${now - 62_000})`);
+    await ext.evalSw(`globalThis.rereadDebug.registerHello(${JSON.stringify('d5'.repeat(16))}, ${JSON.stringify(url)}, ${now - 61_900})`);
+    const before = await ext.evalSw<{ refused: number }>('globalThis.rereadDebug.outboxTotals');
+    await ext.evalSw(`chrome.storage.session.set({ 'outbox:intruder1': ${JSON.stringify({ nonce: 'e6'.repeat(16), url, at: now - 61_000, payload: payload('intruderword') })} })`);
+    await until(async () => (await ext.evalSw<{ refused: number }>('globalThis.rereadDebug.outboxTotals')).refused > before.refused, 'the entry was refused');
+    expect(await urlsFor('intruderword')).toEqual([]);
+  });
 });

@@ -366,7 +366,10 @@ describe('network', () => {
     expect(await offscreenOpen(e)).toBe(true);
     // Navigations went to the fixture pages and the extension's own pages; web pages asked only for themselves.
     expect(seen.filter((s) => s.from === 'navigation' && !s.url.startsWith(server.origin + '/') && !s.url.startsWith(extOrigin))).toEqual([]);
-    expect(seen.filter((s) => s.from !== 'navigation' && !s.from.startsWith(extOrigin) && !s.url.startsWith(server.origin + '/'))).toEqual([]);
+    // A request Playwright reports after its page closed cannot be attributed ('?': the popup's site icon,
+    // asked of the browser's own _favicon/ service just as the popup closes); one for a file inside the
+    // extension leaves nothing, whoever made it.
+    expect(seen.filter((s) => s.from !== 'navigation' && !s.from.startsWith(extOrigin) && !s.url.startsWith(server.origin + '/') && !(s.from === '?' && s.url.startsWith(extOrigin)))).toEqual([]);
   }, 300_000);
 });
 

@@ -242,6 +242,9 @@ describe('options', () => {
     await visit(ext, [other.url('/forget.html')]);
     await other.close();
     await until(async () => (await searchPage(ext, { q: 'grumblewick' })).length === 1, 'page on 127.0.0.2 stored');
+    // Its hello and its navigation are recorded in the outbox's database (checked below: gone with the site).
+    expect(await ext.evalSw<number>(`globalThis.rereadDebug.hellosFor(${JSON.stringify(other.url('/forget.html'))})`)).toBeGreaterThan(0);
+    expect(await ext.evalSw<number>(`globalThis.rereadDebug.sightingsFor(${JSON.stringify(other.url('/forget.html'))})`)).toBeGreaterThan(0);
     // A short undo window, so the purge that follows it is seen here (the window is tested in forget.test.ts).
     await ext.evalSw(`(engine.forget.undoMs = 1500, true)`);
     await page.goto(ext.extensionUrl('options.html'));
@@ -256,6 +259,10 @@ describe('options', () => {
       const db = await engine.db();
       const out = [];
       for (const store of db.objectStoreNames) out.push(JSON.stringify(await db.getAll(store), (k, v) => (ArrayBuffer.isView(v) ? Array.from(v) : v)));
+      // The outbox's own database (hellos, recorded navigations).
+      const odb = await new Promise((res, rej) => { const r = indexedDB.open('reread-outbox'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+      for (const store of odb.objectStoreNames) out.push(JSON.stringify(await new Promise((res) => { const q = odb.transaction(store).objectStore(store).getAll(); q.onsuccess = () => res(q.result); })));
+      odb.close();
       return out.join('\\n');
     })()`);
     expect(dump).not.toContain('127.0.0.2');

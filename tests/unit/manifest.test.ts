@@ -39,6 +39,7 @@ const ALLOWED_PERMISSIONS: Record<string, string> = {
   favicon: "result cards show site icons from the browser's own favicon cache (Chrome only)",
   offscreen: 'the embedding model runs in an offscreen document that outlives service-worker restarts (Chrome only)',
   scripting: 'tabs open before the install (or while capture was paused) get the content script injected once',
+  webNavigation: "a page's navigation, as the browser reports it, files the capture of a page left before the stopped worker could record its hello (Chrome only; no install warning next to the host permissions)",
 };
 const OPTIONAL_PERMISSIONS = ['history'];
 /** Permissions that would let Reread read or act on far more than it needs. */
@@ -56,7 +57,6 @@ const NEVER = [
   'nativeMessaging',
   'proxy',
   'privacy',
-  'webNavigation',
   'clipboardRead',
   'identity',
   'bookmarks',
@@ -66,7 +66,7 @@ const NEVER = [
   'geolocation',
   '<all_urls>',
 ];
-const CHROME_ONLY = ['favicon', 'offscreen', 'sidePanel', 'tabGroups'];
+const CHROME_ONLY = ['favicon', 'offscreen', 'webNavigation', 'sidePanel', 'tabGroups'];
 
 let source: Manifest;
 let mod: ManifestModule;
