@@ -40,6 +40,11 @@ export interface DenseCalibration {
   weights: Record<QueryClass, LaneWeights>;
   /** Cosine below which a hit found only by the dense lane is dropped. */
   floor: number;
+  /**
+   * The languages (ISO 639-1) the model learned from; absent: every language. A query that shows
+   * another language gets nothing from the lane (src/queryLanguage.ts).
+   */
+  languages?: readonly string[];
 }
 
 export interface HybridInput {

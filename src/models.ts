@@ -61,6 +61,7 @@ export const MODELS: readonly ModelInfo[] = [
         natural: { lexical: 1, dense: 0 },
       },
       floor: 0.65,
+      languages: ['en'],
     },
     calibrated: true,
   },
@@ -77,7 +78,7 @@ export const MODELS: readonly ModelInfo[] = [
     languages: 'English',
     // Not measured. Unrelated sentences score about 0 to 0.3 in cosine with this model, paraphrases
     // well above 0.5: 0.5 keeps a meaning-only hit to clear matches.
-    calibration: uncalibrated(0.5),
+    calibration: { ...uncalibrated(0.5), languages: ['en'] },
     calibrated: false,
   },
   {

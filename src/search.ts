@@ -10,6 +10,7 @@
  * comes from, the place in its section where the query matched best (the merged sub-section it lies
  * in, src/chunker.ts parts).
  */
+import { queryMayBeIn } from './queryLanguage.js';
 import { addScores, bm25Search, DEFAULT_FIELDS, idf, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
 import type { ChunkAnchor, SectionPart } from './chunker.js';
 import { groupByPage } from './group.js';
@@ -289,7 +290,10 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   }
   mark('lexicalAt');
   const corrected = lexical.plan.words.some((w) => w.correction);
-  const dense = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : await denseFirst;
+  const answered = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : await denseFirst;
+  // A model of other languages than the query shows says nothing about it: an English model matched a
+  // German question to German pages by their function words alone (src/queryLanguage.ts).
+  const dense = answered && queryMayBeIn(parsed.text, answered.calibration.languages ?? null) ? answered : null;
   mark('lanesAt');
   const fused = fuseHybrid({
     lexical: lexical.hits,
