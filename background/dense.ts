@@ -356,6 +356,9 @@ export class DenseService implements DenseLane {
   async search(text: string, k: number, allowed: ReadonlySet<number> | null, opts: DenseSearchOptions = {}): Promise<{ hits: LaneHit[]; calibration: DenseCalibration; timings?: Record<string, number> } | DenseLoading | null> {
     const model = await this.activeModel();
     if (!model || !text.trim()) return null;
+    // A query in a language the model did not learn: its answer would be dropped (src/search.ts), so
+    // nothing is embedded or loaded for it.
+    if (opts.accepts && !opts.accepts(model.calibration.languages)) return null;
     const embedding = traced('dense: embedder', this.embedder(model));
     let index = this.readyIndex(model);
     if (!index) {

@@ -73,6 +73,8 @@ export interface DenseSearchOptions {
   lexicalDone?: Promise<void>;
   /** Wait for the index however long it takes to load (SearchRequest.awaitDense). */
   wait?: boolean;
+  /** Whether the query may be in these languages (a model's; see search()): a lane may skip the query's work if not. */
+  accepts?: (languages: readonly string[] | undefined) => boolean;
 }
 
 export interface SearchSource {
@@ -280,7 +282,8 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   };
   let lexicalReadsDone = () => {};
   const lexicalDone = new Promise<void>((resolve) => (lexicalReadsDone = resolve));
-  const denseOpts: DenseSearchOptions = { lexicalDone, ...(req.awaitDense ? { wait: true } : {}) };
+  const accepts = (languages: readonly string[] | undefined) => queryMayBeIn(parsed.text, languages ?? null);
+  const denseOpts: DenseSearchOptions = { lexicalDone, accepts, ...(req.awaitDense ? { wait: true } : {}) };
   const denseFirst = denseOn ? src.dense!(parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : Promise.resolve(null);
   let lexical: LexicalRun;
   try {
@@ -293,7 +296,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const answered = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : await denseFirst;
   // A model of other languages than the query shows says nothing about it: an English model matched a
   // German question to German pages by their function words alone (src/queryLanguage.ts).
-  const dense = answered && queryMayBeIn(parsed.text, answered.calibration.languages ?? null) ? answered : null;
+  const dense = answered && accepts(answered.calibration.languages) ? answered : null;
   mark('lanesAt');
   const fused = fuseHybrid({
     lexical: lexical.hits,

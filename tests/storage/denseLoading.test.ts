@@ -118,6 +118,20 @@ describe('the first search after a start', { timeout: 60_000 }, () => {
     expect(await waiting).toBe('superseded');
   });
 
+  it('neither loads the index nor embeds for a query in a language the model did not learn', async () => {
+    const { db } = await warmWorker();
+    const w = restarted(db);
+    await w.dense.init();
+    const res = await w.engine.search({ q: 'Wie backe ich das Brot im Ofen?', awaitDense: true });
+    expect(res.lanesUsed).toEqual({ lexical: true, dense: false });
+    expect(res.denseLoading).toBeUndefined();
+    expect(w.loads()).toBe(0);
+    // An English query loads it and uses it.
+    w.open();
+    expect((await w.engine.search({ q: 'bread oven', awaitDense: true })).lanesUsed.dense).toBe(true);
+    expect(w.loads()).toBe(1);
+  });
+
   it('keeps vectors stored and sections removed while the index loads', async () => {
     const { db } = await warmWorker();
     const w = restarted(db);
