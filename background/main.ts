@@ -25,7 +25,7 @@ import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
 import { chunkBlocks, CHUNKER_VERSION } from '../src/chunker.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
-import { registerMaintenance, runRetention } from './maintenance.js';
+import { forgetUrls, registerMaintenance, runRetention } from './maintenance.js';
 import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, recordSighting, registerHello, sightingsFor, sitesMatcher } from './outbox.js';
 import { isNonce, isOutboxKey } from '../src/outbox.js';
 import { pageReader } from './reader/host.js';
@@ -280,7 +280,10 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     const page = await db.get('pages', url);
     if (!page) return [];
     return (await pageSections(db, [page])).get(url) ?? [];
-  }, registerHello, recordSighting, hellosFor, sightingsFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog, chunkerVersion: CHUNKER_VERSION,
+  },
+  /** Forgets pages at once, their pending captures first (as a followed history deletion does). */
+  forgetUrls: (urls: string[]) => forgetUrls(engine, urls),
+  registerHello, recordSighting, hellosFor, sightingsFor, drainOutbox, outboxTotals, dayOne, captureOpenTabs: () => captureOpenTabs(engine), openTabsLog, pdfLog, titleWriteLog, chunkerVersion: CHUNKER_VERSION,
   /** The lexical lane alone, as search() runs it (the benchmark times it apart from the dense lane). */
   lexicalSearch: async (q: string, k: number) => lexicalSearch(searchSource(engine, await engine.settings()), parseQuery(q).text, k),
   /** What a capture costs the worker before it is written: checking the page's sections, or cutting (tests/bench/captureCut.ts). */

@@ -7,6 +7,7 @@
 import browser from 'webextension-polyfill';
 import { normalizeStoredUrl } from '../src/url.js';
 import type { Engine } from './engine.js';
+import { purgeOutbox, urlsMatcher } from './outbox.js';
 import { flushIndexedDb } from './storageBudget.js';
 
 const RETENTION_ALARM = 'reread-retention';
@@ -32,13 +33,28 @@ export function purgeForgotten(engine: Engine): Promise<number> {
   });
 }
 
+/**
+ * Forgets these pages now (no undo window: the browser's history deletion was the user's act). Their
+ * captures still waiting in the outbox, hellos and recorded navigations go first, so that none of them
+ * files a visit made before the deletion after it (a capture handed over as the page was left waits
+ * there up to a minute for its hello, then for its navigation).
+ */
+export async function forgetUrls(engine: Engine, urls: readonly string[]): Promise<number> {
+  const stored = [...new Set(urls.map((u) => normalizeStoredUrl(u)).filter((u): u is string => !!u))];
+  if (!stored.length) return 0;
+  await purgeOutbox(urlsMatcher(stored));
+  return engine.deleteUrls(stored);
+}
+
 function onVisitRemoved(engine: Engine) {
   return (removed: { allHistory: boolean; urls?: string[] }) => {
     void (async () => {
       if (!(await engine.settings()).followHistoryDeletes) return;
-      if (removed.allHistory) await engine.deleteAll();
-      else await engine.deleteUrls([...new Set((removed.urls ?? []).map((u) => normalizeStoredUrl(u)).filter((u): u is string => !!u))]);
-    })();
+      if (removed.allHistory) {
+        await purgeOutbox(() => true);
+        await engine.deleteAll();
+      } else await forgetUrls(engine, removed.urls ?? []);
+    })().catch((e: unknown) => console.warn('reread: following a history deletion', e));
   };
 }
 

@@ -6,7 +6,7 @@
 import browser from 'webextension-polyfill';
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { OUTBOX_MAX_AGE_MS, HELLO_GRACE_MS, isOutboxEntry, isOutboxKey, judgeEntry, sightingKey, vouchByNavigation, type OutboxEntry } from '../src/outbox.js';
-import { capturedPageUrl, siteMatches, siteOf } from '../src/url.js';
+import { capturedPageUrl, normalizeStoredUrl, siteMatches, siteOf } from '../src/url.js';
 import { ProtocolError } from '../src/protocol.js';
 import { validateCapture } from '../src/validate.js';
 import type { Engine } from './engine.js';
@@ -254,6 +254,16 @@ export function sitesMatcher(sites: readonly string[]): (s: PurgeSubject) => boo
     s.urls.some((url) => {
       const site = siteOf(url);
       return !site || sites.some((p) => siteMatches(site, p));
+    });
+}
+
+/** A purge predicate for these pages, compared as stored (no fragment); an unparseable URL matches. */
+export function urlsMatcher(urls: readonly string[]): (s: PurgeSubject) => boolean {
+  const set = new Set(urls.map((u) => normalizeStoredUrl(u) ?? u));
+  return (s) =>
+    s.urls.some((url) => {
+      const stored = normalizeStoredUrl(url);
+      return !stored || set.has(stored);
     });
 }
 

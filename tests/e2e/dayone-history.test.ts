@@ -204,3 +204,33 @@ describe('backfill: read these pages now', () => {
     await popup.close();
   });
 });
+
+describe("following the browser's history deletions", () => {
+  it('a page deleted from history is forgotten at once, and its capture still waiting in the outbox goes with it', async () => {
+    const options = await ext.ctx.newPage();
+    await options.goto(ext.extensionUrl('options.html'));
+    await options.getByTestId('follow-history').check();
+    await until(() => ext.evalSw<boolean>('engine.settings().then((s) => s.followHistoryDeletes)'), 'following history deletions saved');
+    await options.close();
+    const deleted = `http://bravo.test:${port}/p9`;
+    const kept = `http://bravo.test:${port}/p10`;
+    expect((await searchPage(ext, { q: 'bravoword9' })).map((r) => r.href.split('#')[0])).toEqual([deleted]);
+    // A later visit to each page was left while the worker was stopped: its capture waits in the outbox
+    // for a hello that has not come (within the minute of grace), its navigation recorded.
+    const entry = (url: string, word: string, nonce: string) => ({ nonce: nonce.repeat(16), url, at: Date.now(), payload: { title: `Visit ${word}`, lang: 'en', blocks: [{ kind: 'text', text: `${word} `.repeat(40) }] } });
+    await ext.evalSw(`Promise.all([rereadDebug.recordSighting(${JSON.stringify(deleted)}), rereadDebug.recordSighting(${JSON.stringify(kept)})])`);
+    await ext.evalSw(`chrome.storage.session.set({ 'outbox:hd1': ${JSON.stringify(entry(deleted, 'laterword', 'd1'))}, 'outbox:hd2': ${JSON.stringify(entry(kept, 'keptword', 'd2'))} })`);
+    const pending = () => ext.evalSw<string[]>(`chrome.storage.session.get(null).then((all) => Object.keys(all).filter((k) => k.startsWith('outbox:hd')).sort())`);
+    expect(await pending()).toEqual(['outbox:hd1', 'outbox:hd2']);
+    // The user deletes the page from the browser's history.
+    await ext.evalSw(`chrome.history.deleteUrl({ url: ${JSON.stringify(deleted)} })`);
+    await until(() => ext.evalSw<boolean>(`engine.pages.all().then((m) => !m.has(${JSON.stringify(deleted)}))`), 'the deleted page forgotten');
+    expect(await searchPage(ext, { q: 'bravoword9' })).toEqual([]);
+    // Its pending capture and navigation are gone (it cannot be filed later); the other page's stay.
+    expect(await pending()).toEqual(['outbox:hd2']);
+    expect(await ext.evalSw<number>(`rereadDebug.sightingsFor(${JSON.stringify(deleted)})`)).toBe(0);
+    expect(await ext.evalSw<number>(`rereadDebug.sightingsFor(${JSON.stringify(kept)})`)).toBe(1);
+    expect((await searchPage(ext, { q: 'bravoword10' })).map((r) => r.href.split('#')[0])).toEqual([kept]);
+    await ext.evalSw(`chrome.storage.session.remove('outbox:hd2')`);
+  });
+});
