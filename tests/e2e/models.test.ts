@@ -179,7 +179,10 @@ describe('a downloadable model from a mirror', () => {
     await popup.close();
     // The backlog (every stored section, for the new model) shows in the options page, then drains.
     await until(async () => (await options.getByTestId('embed-progress').textContent({ timeout: 200 }).catch(() => null))?.match(/\d+ of \d+ left \(\d+% done\)/), 're-embedding progress', 15_000, 50);
-    await until(() => allEmbeddedWith(MINILM), 'backlog drained', 60_000, 200);
+    await until(() => allEmbeddedWith(MINILM), 'backlog drained', 60_000, 200).catch(async (e: unknown) => {
+      // Where it got to: the queue, the vectors per model, the lane's status (an error it stopped on).
+      throw new Error(`${String(e)}: ${JSON.stringify({ stats: await engineStats(ext), vectors: await vectorModels(), dense: await ext.evalSw('dense.status()'), model: (await modelStatus()).data })}`);
+    });
     expect(mirror.requests).toEqual(expect.arrayContaining([`/${MINILM}/resolve/main/config.json`, `/${MINILM}/resolve/main/tokenizer.json`, `/${MINILM}/resolve/main/onnx/model_quantized.onnx`]));
     // Only the new model's vectors, with the dimension the files produce.
     const chunks = (await engineStats(ext)).chunks;
