@@ -72,6 +72,17 @@ export function unspacedWord(word: string): boolean {
   return UNSPACED.test(word);
 }
 
+const KANA_FUNCTION_WORD = /^\p{Script=Hiragana}{1,2}$/u;
+
+/**
+ * A run of one or two hiragana (で, を, は, か, ます, する): what the segmenter leaves of a Japanese
+ * particle or verb ending. Such words retrieve like any other (see QUERY_STOPWORDS), but they are not
+ * what a query is about, so they are not listed under "matched".
+ */
+export function kanaFunctionWord(word: string): boolean {
+  return KANA_FUNCTION_WORD.test(word);
+}
+
 export interface QueryWord {
   /** The word as typed. */
   text: string;

@@ -20,7 +20,7 @@ import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
-import { correctedText, DEFAULT_COMMON, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
+import { correctedText, DEFAULT_COMMON, kanaFunctionWord, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
@@ -677,6 +677,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     // Common words only break ties between windows.
     weights: plan.words.map((w, i) => (plan.marked & (1 << Math.min(i, 30)) ? Math.max(plan.weights[i]!, 0.01) : 0.001)),
     marked: plan.marked,
+    weak: kanaWeak(plan),
   };
   type Hit = FusedHit & { url: string; chunk: SectionView };
   const hits: Hit[] = [];
@@ -771,7 +772,26 @@ export function partAt(c: { parts?: readonly SectionPart[] | undefined; headingP
   return found && found.headingPath !== c.headingPath && found.headingPath.join('\u0000') !== c.headingPath.join('\u0000') ? found : null;
 }
 
-/** The words the person typed that a hit matched (corrections as corrected), in query order; never common words. */
+/**
+ * Bits of the marked words that are Japanese particles and endings (queryPlan.ts `kanaFunctionWord`),
+ * when some other word is marked: highlighted only within a run of other matches (src/snippet.ts).
+ */
+function kanaWeak(plan: Plan): number {
+  let weak = 0;
+  let strong = 0;
+  plan.words.forEach((w, i) => {
+    const bit = 1 << Math.min(i, 30);
+    if (!(plan.marked & bit)) return;
+    if (kanaFunctionWord(w.correction ? w.correction.display : w.text)) weak |= bit;
+    else strong |= bit;
+  });
+  return strong ? weak & ~strong : 0;
+}
+
+/**
+ * The words the person typed that a hit matched (corrections as corrected), in query order; never
+ * common words, and Japanese particles and endings only when nothing else matched.
+ */
 function matchedWords(terms: readonly string[], plan: Plan): string[] {
   const hit = new Set<number>();
   for (const t of terms) {
@@ -779,12 +799,14 @@ function matchedWords(terms: readonly string[], plan: Plan): string[] {
     if (w !== undefined) hit.add(w);
   }
   const out: string[] = [];
+  const kana: string[] = [];
   plan.words.forEach((w, i) => {
     if (!hit.has(i) || !(plan.marked & (1 << Math.min(i, 30)))) return;
     const text = w.correction ? w.correction.display : w.text;
-    if (!out.includes(text)) out.push(text);
+    const list = kanaFunctionWord(text) ? kana : out;
+    if (!list.includes(text)) list.push(text);
   });
-  return out;
+  return out.length ? out : kana;
 }
 
 /** Whole-word containment on folded text (so `-java` does not drop "javascript"). */

@@ -88,6 +88,11 @@ export interface SnippetQuery {
   weights: readonly number[];
   /** Bits of the query words to highlight (common words count for the window, unmarked). */
   marked: number;
+  /**
+   * Bits of marked words highlighted only as part of a run with another highlighted word (Japanese
+   * particles and endings: を in カーネルをインストール, not every lone を of the passage). Absent: none.
+   */
+  weak?: number;
 }
 
 export interface Snippet {
@@ -337,6 +342,7 @@ export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36, lead: 
   let text = '';
   let plainFrom = 0;
   const focus = focusIn(tokMask, start, end, q, m, tokOf);
+  const drawn = drawnMatches(m, q);
   let k = 0;
   for (let i = start; i < end; i++) {
     if (i > start && units.spaced[i]) text += ' ';
@@ -345,7 +351,7 @@ export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36, lead: 
     // Matches that overlap this unit, clipped to it (a match cut by a length cut spans two units).
     while (k < m.start.length && m.end[k]! <= tStart(i)) k++;
     for (let j = k; j < m.start.length && m.start[j]! < tEnd(i); j++) {
-      if (!(m.mask[j]! & q.marked) || m.end[j]! <= tStart(i)) continue;
+      if (!drawn[j] || m.end[j]! <= tStart(i)) continue;
       const s0 = Math.max(base + Math.max(m.start[j]!, tStart(i)), plainFrom);
       const e0 = base + Math.min(m.end[j]!, tEnd(i));
       if (e0 <= s0) continue;
@@ -362,6 +368,21 @@ export function bestSnippet(body: string, q: SnippetQuery, maxWords = 36, lead: 
   if (start > 0) segs.unshift({ text: units.spaced[start] ? '… ' : '…', match: false });
   if (end < nWords) segs.push({ text: units.spaced[end] ? ' …' : '…', match: false });
   return { segments: segs, focus };
+}
+
+/**
+ * Which matches are highlighted: those of marked words, except a weak word's (SnippetQuery.weak) that
+ * neither touches nor overlaps another highlighted match, directly or through a run of weak ones.
+ */
+function drawnMatches(m: { start: number[]; end: number[]; mask: number[] }, q: SnippetQuery): boolean[] {
+  const weak = q.weak ?? 0;
+  const n = m.start.length;
+  const drawn = m.mask.map((mask) => (mask & q.marked & ~weak) !== 0);
+  if (!weak) return drawn;
+  const candidate = (j: number) => !drawn[j] && (m.mask[j]! & q.marked) !== 0;
+  for (let j = 1; j < n; j++) if (candidate(j) && drawn[j - 1] && m.start[j]! <= m.end[j - 1]!) drawn[j] = true;
+  for (let j = n - 2; j >= 0; j--) if (candidate(j) && drawn[j + 1] && m.start[j + 1]! <= m.end[j]!) drawn[j] = true;
+  return drawn;
 }
 
 /** Words in the passage a snippet's focus is chosen from (about a remembered sentence). */

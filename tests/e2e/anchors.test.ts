@@ -197,6 +197,15 @@ describe('a remembered Japanese span cut mid-word (src/recut.ts)', () => {
     // "Search instead for" searches the words as typed (no re-cut, no banner again).
     await tab.getByTestId('search-exact').click();
     await expect.poll(() => tab.getByTestId('corrected').count()).toBe(0);
+    // A question in Japanese: "matched" names what it is about, not its particles and endings (を, する, には).
+    const asked = await searchPage(ext, { q: 'カーネルをインストールするには' }, tab);
+    expect(asked[0]?.href).toBe(`${url}#kernel`);
+    expect(await tab.getByTestId('result-why').first().textContent()).toBe('matched: カーネル, インストール');
+    // A particle is highlighted with the word it belongs to (カーネルを), never alone (every を of the passage).
+    const asMarked = await tab.locator('mark').allTextContents();
+    expect(asMarked).toContain('をインストールするには');
+    expect(asMarked.filter((t) => /^\p{Script=Hiragana}{1,2}$/u.test(t))).toEqual([]);
+    await tab.screenshot({ path: join(ARTIFACTS, 'screens', 'search-ja-matched.png') });
     await tab.close();
   });
   it('shows the highlights as a reader would, on the results page and in the popup, light and dark (axe-clean)', async () => {

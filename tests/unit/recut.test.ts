@@ -119,6 +119,17 @@ describe('search: a remembered span of Japanese cut mid-word', () => {
     expect(res.results[0]!.whyMatched).toEqual(['新しい', 'カーネル', 'パッケージ']);
   });
 
+  it('lists what the query is about under "matched", not its particles and endings', async () => {
+    const res = await search(source(pages), { q: 'どのパッケージをインストールするかはユーザが選択します' });
+    expect(res.results[0]!.url).toBe('https://ja.test/install');
+    const why = res.results[0]!.whyMatched;
+    expect(why).toEqual(expect.arrayContaining(['パッケージ', 'インストール', 'ユーザ']));
+    for (const particle of ['を', 'が', 'する', 'かは', 'ます']) expect(why).not.toContain(particle);
+    // A query of particles alone still says what matched.
+    const only = await search(source(pages), { q: 'ユーザがいます', exact: true });
+    expect(only.results.find((r) => r.url === 'https://ja.test/users')?.whyMatched.length).toBeGreaterThan(0);
+  });
+
   it('a word cut at its start (「トール」 of 「インストール」)', async () => {
     const res = await search(source(pages), { q: 'トールするかはユーザが選' });
     expect(res.results[0]!.url).toBe('https://ja.test/install');

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TOKENIZER } from '../../src/indexing.js';
-import { highlight, makeSnippet, TermMarker, type SnippetSegment } from '../../src/snippet.js';
+import { bestSnippet, highlight, makeSnippet, TermMarker, type SnippetSegment } from '../../src/snippet.js';
+import { QueryMatcher } from '../../src/matcher.js';
 import { forEachWordSpan, queryTerms, tokenize, wordTerms, type TokenizerOptions } from '../../src/tokenizer.js';
 import { hostileText } from './arbitraries.js';
 
@@ -375,5 +376,37 @@ describe('highlighting marks what the index matched', { timeout: 30_000 }, () =>
     // A results page holds ~90 sections; these are 9 hostile ones, 10 times over.
     for (let r = 0; r < 10; r++) for (const b of bodies) makeSnippet(b, marker);
     expect(performance.now() - t).toBeLessThan(5000);
+  });
+});
+
+describe('weak words (Japanese particles) are highlighted only within a run', () => {
+  const marks = (body: string, words: string[], weak: number) => {
+    const matcher = new QueryMatcher(words.map((w) => queryTerms(w, TOKENIZER)), TOKENIZER);
+    const all = (1 << words.length) - 1;
+    return bestSnippet(body, { matcher, weights: words.map(() => 1), marked: all, weak }, 60).segments.filter((s) => s.match).map((s) => s.text);
+  };
+  const body = '新しいカーネルをインストールするには、ツールを使います。古いカーネルは残ります。';
+
+  it('draws a particle touching a marked word as part of its run, and not a lone one', () => {
+    // カーネル, を (weak), インストール
+    expect(marks(body, ['カーネル', 'を', 'インストール'], 0b010)).toEqual(['カーネルをインストール', 'カーネル']);
+    // The same without weak words: every を is marked.
+    expect(marks(body, ['カーネル', 'を', 'インストール'], 0)).toEqual(['カーネルをインストール', 'を', 'カーネル']);
+  });
+
+  it('follows a run of several weak words on either side', () => {
+    expect(marks(body, ['インストール', 'する', 'には'], 0b110)).toEqual(['インストールするには']);
+    expect(marks('古いツールをするにはカーネル', ['する', 'には', 'カーネル'], 0b011)).toEqual(['するにはカーネル']);
+  });
+
+  it('never loses text, whatever is weak (property)', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), fc.integer({ min: 0, max: 7 }), (extra, weak) => {
+        const text = body + extra;
+        const matcher = new QueryMatcher(['カーネル', 'を', 'は'].map((w) => queryTerms(w, TOKENIZER)), TOKENIZER);
+        const segs = bestSnippet(text, { matcher, weights: [1, 1, 1], marked: 7, weak }, 200).segments;
+        expect(segs.map((s) => s.text).join('').replace(/…/g, '')).toBe(text.replace(/\s+/g, ' ').trim());
+      }),
+    );
   });
 });
