@@ -254,7 +254,7 @@ recut();
 
 registerOmnibox(engine);
 registerContextMenu(engine);
-registerMaintenance(engine);
+registerMaintenance(engine, { forgotAll: () => dayOne.forgot({ kind: 'all' }) });
 dayOne.register();
 // A history import or backfill that was running when the worker stopped (or the browser closed) goes on.
 void ready.then(() => dayOne.resumeJobs());

@@ -46,12 +46,19 @@ export async function forgetUrls(engine: Engine, urls: readonly string[]): Promi
   return engine.deleteUrls(stored);
 }
 
-function onVisitRemoved(engine: Engine) {
+/** What else a deletion of all history stops (a history import or backfill under way: day one). */
+export interface HistoryFollowers {
+  forgotAll(): Promise<void>;
+}
+
+function onVisitRemoved(engine: Engine, followers: HistoryFollowers) {
   return (removed: { allHistory: boolean; urls?: string[] }) => {
     void (async () => {
       if (!(await engine.settings()).followHistoryDeletes) return;
       if (removed.allHistory) {
+        // As "forget everything" does: nothing pending, imported or being read comes back after it.
         await purgeOutbox(() => true);
+        await followers.forgotAll();
         await engine.deleteAll();
       } else await forgetUrls(engine, removed.urls ?? []);
     })().catch((e: unknown) => console.warn('reread: following a history deletion', e));
@@ -61,13 +68,13 @@ function onVisitRemoved(engine: Engine) {
 let historyListener: ReturnType<typeof onVisitRemoved> | null = null;
 
 /** The history API exists only once the optional permission is granted. */
-function listenToHistory(engine: Engine): void {
+function listenToHistory(engine: Engine, followers: HistoryFollowers): void {
   if (historyListener || !browser.history?.onVisitRemoved) return;
-  historyListener = onVisitRemoved(engine);
+  historyListener = onVisitRemoved(engine, followers);
   browser.history.onVisitRemoved.addListener(historyListener);
 }
 
-export function registerMaintenance(engine: Engine): void {
+export function registerMaintenance(engine: Engine, followers: HistoryFollowers): void {
   // Captures keep headroom below the storage limit (Engine.keepHeadroomLocked).
   engine.storageEstimate = estimate;
   // At the storage limit, a forced log flush brings usage down (storageBudget.ts, measured in Chromium).
@@ -85,6 +92,6 @@ export function registerMaintenance(engine: Engine): void {
   void browser.alarms?.get(INDEX_ALARM).then((a) => {
     if (!a) void browser.alarms.create(INDEX_ALARM, { periodInMinutes: 30, delayInMinutes: 5 });
   });
-  listenToHistory(engine);
-  browser.permissions?.onAdded.addListener(() => listenToHistory(engine));
+  listenToHistory(engine, followers);
+  browser.permissions?.onAdded.addListener(() => listenToHistory(engine, followers));
 }

@@ -233,4 +233,22 @@ describe("following the browser's history deletions", () => {
     expect((await searchPage(ext, { q: 'bravoword10' })).map((r) => r.href.split('#')[0])).toEqual([kept]);
     await ext.evalSw(`chrome.storage.session.remove('outbox:hd2')`);
   });
+
+  it('clearing all history forgets every page, and every capture still waiting in the outbox', async () => {
+    const kept = `http://charlie.test:${port}/p11`;
+    await ext.evalSw(`rereadDebug.recordSighting(${JSON.stringify(kept)})`);
+    await ext.evalSw(`chrome.storage.session.set({ 'outbox:hd3': ${JSON.stringify({ nonce: 'd3'.repeat(16), url: kept, at: Date.now(), payload: { title: 'Visit', lang: 'en', blocks: [{ kind: 'text', text: 'laterword '.repeat(40) }] } })} })`);
+    expect((await engineStatsPages()) > 100).toBe(true);
+    const backfill = () => ext.evalSw<string>('rereadDebug.dayOne.status().then((s) => s.backfill.state)');
+    expect(await backfill()).toBe('done');
+    await ext.evalSw('chrome.history.deleteAll()');
+    await until(async () => (await engineStatsPages()) === 0, 'every page forgotten');
+    expect(await ext.evalSw<string[]>(`chrome.storage.session.get(null).then((all) => Object.keys(all).filter((k) => k.startsWith('outbox:')))`)).toEqual([]);
+    expect(await ext.evalSw<number>(`rereadDebug.sightingsFor(${JSON.stringify(kept)})`)).toBe(0);
+    expect(await searchPage(ext, { q: 'charlieword11' })).toEqual([]);
+    // As "forget everything" does, the backfill is over: nothing it had queued is read again.
+    expect(await backfill()).toBe('cancelled');
+  });
 });
+
+const engineStatsPages = () => ext.evalSw<number>('engine.stats().then((s) => s.pages)');
