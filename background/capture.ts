@@ -35,6 +35,12 @@ export interface CaptureSource {
   /** Write only over a title-only entry still stored as one (a page read in a tab meanwhile wins). */
   onlyOverTitle?: boolean;
   pdf?: PageRecord['pdf'];
+  /**
+   * Asked under the write lock, right before the write: false skips it. The outbox's drain asks whether
+   * its entry is still there, so a forget that purged it meanwhile (and then waits for the lock to
+   * delete) is never followed by this write.
+   */
+  stillWanted?: () => Promise<boolean>;
 }
 
 /** Who cut the page's sections: the page (checked) or the background (no sections, or another chunker's). */
@@ -93,6 +99,7 @@ export async function storePage(engine: Engine, input: StoreInput): Promise<Capt
     } else {
       // The page table hides pages marked forgotten (undo window): the backfill never brings one back.
       if (source.onlyOverTitle && (await engine.pages.get(url))?.kind !== 'title') return { outcome: 'skipped', chunks: 0, reason: 'no longer a title-only entry' };
+      if (source.stillWanted && !(await source.stillWanted())) return { outcome: 'skipped', chunks: 0, reason: 'forgotten meanwhile' };
       await engine.budget.keepHeadroomLocked(url);
       // A page marked forgotten and visited again: its old record goes now, the new visit is kept.
       await engine.forget.releaseLocked(url);

@@ -175,12 +175,14 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
           continue;
         }
         if (verdict === 'file') {
-          // Purged meanwhile (a site or everything forgotten while this drain ran): not filed.
-          if (!(await area.get(key))[key]) continue;
           const payload = validateCapture(value.payload).payload;
           // Vouched for by a navigation: that page may still not be captured (paused, excluded since).
           if (sighting && !(await engine.captureAllowed(sighting.url)).allowed) throw new ProtocolError('forbidden', 'not captured');
-          await engine.capture(capturedPageUrl(pageUrl!, value.url), payload, Math.min(value.at, Date.now()));
+          // Purged meanwhile (its page, site or everything forgotten while this drain ran): not filed.
+          // Asked under the write lock, so a forget that purged it and then deletes comes after, or wins.
+          const still = async () => !!(await area.get(key))[key];
+          const res = await engine.capture(capturedPageUrl(pageUrl!, value.url), payload, Math.min(value.at, Date.now()), { stillWanted: still });
+          if (res.outcome === 'skipped' && !(await still())) continue;
           // One navigation vouches for one page: used up once that page is filed.
           if (sighting) {
             await db.delete('sightings', sighting.id);

@@ -164,3 +164,34 @@ describe('forgetting', { timeout: 30_000 }, () => {
     expect((await fresh.search({ q: 'rustunique' })).results.map((r) => r.url)).toEqual(['https://rust-lang.org/learn']);
   });
 });
+
+describe('a capture whose source was forgotten while it waited for the write lock', () => {
+  it('is asked under the lock, and writes nothing once no longer wanted', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const url = 'https://example.com/late';
+    // The lock is held (another write); the capture is cut and waits; meanwhile its outbox entry is purged.
+    let release!: () => void;
+    const held = engine.exclusive(() => new Promise<void>((r) => (release = r)));
+    let wanted = true;
+    const asked: boolean[] = [];
+    const capture = engine.capture(url, { title: 'Late page', lang: 'en', blocks: blocks('late', 'lateunique') }, 1_700_000_000_000, {
+      stillWanted: async () => {
+        asked.push(wanted);
+        return wanted;
+      },
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(asked).toEqual([]); // not asked before the lock is its
+    wanted = false;
+    release();
+    await held;
+    expect((await capture).outcome).toBe('skipped');
+    expect(asked).toEqual([false]);
+    expect(await engine.pages.get(url)).toBeUndefined();
+    expect((await engine.search({ q: 'lateunique' })).results).toEqual([]);
+    // Still wanted: written as usual.
+    expect((await engine.capture(url, { title: 'Late page', lang: 'en', blocks: blocks('late', 'lateunique') }, 1_700_000_000_001, { stillWanted: async () => true })).outcome).not.toBe('skipped');
+    expect((await engine.search({ q: 'lateunique' })).results.map((r) => r.url)).toEqual([url]);
+  });
+});
