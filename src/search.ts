@@ -222,6 +222,8 @@ interface Plan {
   wordOfTerm: Map<string, number>;
   /** Bits of the words to highlight. */
   marked: number;
+  /** Bits of the marked words that are Japanese particles and endings (`kanaWeak`). */
+  weak: number;
 }
 
 export async function search(src: SearchSource, req: SearchRequest, opts: SearchOptions = {}): Promise<SearchResponse> {
@@ -257,7 +259,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
       .sort((a, b) => b.lastVisit - a.lastVisit)
       .slice(0, limit);
     const listed = pages.map((p) => ({ id: p.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }));
-    const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), marked: 0 };
+    const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), marked: 0, weak: 0 };
     const results = await present(src, listed, parsed, plan, limit, new Map(), mark);
     return { results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings };
   }
@@ -370,7 +372,7 @@ async function lexicalLane(
   words.forEach((w, i) => {
     if (allCommon || !w.common) marked |= 1 << Math.min(i, 30);
   });
-  const plan: Plan = { words, weights, wordOfTerm, marked };
+  const plan: Plan = { words, weights, wordOfTerm, marked, weak: kanaWeak(words, marked) };
 
   mark('planAt');
   const query: QueryTerm[] = scored.map((t) => ({ term: t.term, postings: postings.get(t.term) ?? EMPTY_LIST, weight: t.weight }));
@@ -677,7 +679,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     // Common words only break ties between windows.
     weights: plan.words.map((w, i) => (plan.marked & (1 << Math.min(i, 30)) ? Math.max(plan.weights[i]!, 0.01) : 0.001)),
     marked: plan.marked,
-    weak: kanaWeak(plan),
+    weak: plan.weak,
   };
   type Hit = FusedHit & { url: string; chunk: SectionView };
   const hits: Hit[] = [];
@@ -774,14 +776,15 @@ export function partAt(c: { parts?: readonly SectionPart[] | undefined; headingP
 
 /**
  * Bits of the marked words that are Japanese particles and endings (queryPlan.ts `kanaFunctionWord`),
- * when some other word is marked: highlighted only within a run of other matches (src/snippet.ts).
+ * when some other word is marked: listed under "matched" only when nothing else matched, highlighted
+ * only within a run of other matches (src/snippet.ts).
  */
-function kanaWeak(plan: Plan): number {
+function kanaWeak(words: readonly QueryWord[], marked: number): number {
   let weak = 0;
   let strong = 0;
-  plan.words.forEach((w, i) => {
+  words.forEach((w, i) => {
     const bit = 1 << Math.min(i, 30);
-    if (!(plan.marked & bit)) return;
+    if (!(marked & bit)) return;
     if (kanaFunctionWord(w.correction ? w.correction.display : w.text)) weak |= bit;
     else strong |= bit;
   });
@@ -799,14 +802,15 @@ function matchedWords(terms: readonly string[], plan: Plan): string[] {
     if (w !== undefined) hit.add(w);
   }
   const out: string[] = [];
-  const kana: string[] = [];
+  const weak: string[] = [];
   plan.words.forEach((w, i) => {
-    if (!hit.has(i) || !(plan.marked & (1 << Math.min(i, 30)))) return;
+    const bit = 1 << Math.min(i, 30);
+    if (!hit.has(i) || !(plan.marked & bit)) return;
     const text = w.correction ? w.correction.display : w.text;
-    const list = kanaFunctionWord(text) ? kana : out;
+    const list = plan.weak & bit ? weak : out;
     if (!list.includes(text)) list.push(text);
   });
-  return out.length ? out : kana;
+  return out.length ? out : weak;
 }
 
 /** Whole-word containment on folded text (so `-java` does not drop "javascript"). */
