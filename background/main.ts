@@ -7,7 +7,7 @@ import { parseQuery } from '../src/query.js';
 import { searchSource } from './search.js';
 import { bundledLexicon } from './lexicon.js';
 import browser from 'webextension-polyfill';
-import type { MessageType } from '../src/protocol.js';
+import type { ForgetScope, MessageType } from '../src/protocol.js';
 import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn, optionalNumber } from '../src/validate.js';
 import { ProtocolError } from '../src/protocol.js';
 import { Engine } from './engine.js';
@@ -62,6 +62,16 @@ void Promise.allSettled([ready, firstReads])
   .catch((e: unknown) => console.warn('reread: embedding backlog', e));
 
 const dayOne = new DayOne(engine, pageReader);
+
+/**
+ * What a forget clears besides the index, before it: captures still waiting in the outbox from the
+ * forgotten pages (a visit already made is part of what was asked to forget; undo does not bring an
+ * unfiled capture back), and what a history import or backfill under way would bring back.
+ */
+async function forgetPending(scope: ForgetScope): Promise<void> {
+  await purgeOutbox(scope.kind === 'all' ? () => true : scope.kind === 'site' ? sitesMatcher([scope.site]) : (e) => e.at >= scope.from && e.at < scope.to);
+  await dayOne.forgot(scope);
+}
 
 const empty = (p: unknown, t: MessageType) => {
   validateObject(p, t);
@@ -162,13 +172,8 @@ const handlers: Handlers = {
   },
   'forget/preview': async (p) => engine.forget.preview(p.scope),
   forget: async (p) => {
-    // Captures still waiting in the outbox from the forgotten pages go at once (a visit already made
-    // is part of what was asked to forget; undo does not bring an unfiled capture back).
-    const { scope } = p;
-    await purgeOutbox(scope.kind === 'all' ? () => true : scope.kind === 'site' ? sitesMatcher([scope.site]) : (e) => e.at >= scope.from && e.at < scope.to);
-    // A history import or backfill under way brings none of it back.
-    await dayOne.forgot(scope);
-    return engine.forget.mark(scope);
+    await forgetPending(p.scope);
+    return engine.forget.mark(p.scope);
   },
   'forget/undo': async (p) => ({ pages: await engine.forget.undo(p.id) }),
   'forget/pending': async () => engine.forget.pending(),
@@ -254,7 +259,7 @@ recut();
 
 registerOmnibox(engine);
 registerContextMenu(engine);
-registerMaintenance(engine, { forgotAll: () => dayOne.forgot({ kind: 'all' }) });
+registerMaintenance(engine, { forgotAll: () => forgetPending({ kind: 'all' }) });
 dayOne.register();
 // A history import or backfill that was running when the worker stopped (or the browser closed) goes on.
 void ready.then(() => dayOne.resumeJobs());

@@ -46,8 +46,9 @@ export async function forgetUrls(engine: Engine, urls: readonly string[]): Promi
   return engine.deleteUrls(stored);
 }
 
-/** What else a deletion of all history stops (a history import or backfill under way: day one). */
+/** What else a deletion of all history clears, as "forget everything" does (main.ts `forgetPending`). */
 export interface HistoryFollowers {
+  /** Captures waiting in the outbox, and a history import or backfill under way. */
   forgotAll(): Promise<void>;
 }
 
@@ -57,7 +58,6 @@ function onVisitRemoved(engine: Engine, followers: HistoryFollowers) {
       if (!(await engine.settings()).followHistoryDeletes) return;
       if (removed.allHistory) {
         // As "forget everything" does: nothing pending, imported or being read comes back after it.
-        await purgeOutbox(() => true);
         await followers.forgotAll();
         await engine.deleteAll();
       } else await forgetUrls(engine, removed.urls ?? []);
