@@ -8,7 +8,7 @@
  * content.
  */
 import browser from 'webextension-polyfill';
-import { hash53 } from '../src/hash.js';
+import { Hash53, hash53 } from '../src/hash.js';
 import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.js';
 import type { CapturePayload, Reply, MessageType, Request, Response } from '../src/protocol.js';
 import { OUTBOX_PREFIX, type OutboxEntry } from '../src/outbox.js';
@@ -132,10 +132,12 @@ function costMeter() {
   let taskStart = performance.now();
   let longest = 0;
   let total = 0;
+  let tasks = 0;
   const close = () => {
     const t = performance.now() - taskStart;
     longest = Math.max(longest, t);
     total += t;
+    tasks++;
   };
   return {
     async yieldToPage(): Promise<void> {
@@ -144,9 +146,11 @@ function costMeter() {
       await idle();
       taskStart = performance.now();
     },
-    finish(): { costMs: number; longestTaskMs: number } {
+    /** Time since the current task began (to decide when to yield). */
+    taskMs: () => performance.now() - taskStart,
+    finish(): { costMs: number; longestTaskMs: number; tasks: number } {
       close();
-      return { costMs: total, longestTaskMs: longest };
+      return { costMs: total, longestTaskMs: longest, tasks };
     },
   };
 }
@@ -166,7 +170,14 @@ async function extract(urgent: boolean): Promise<Extracted | null> {
   const got = await captureDocument(document, { live: true, urgent, yieldToPage: meter.yieldToPage, fallbackTitle: location.hostname });
   if (!got) return null;
   const { payload } = got;
-  const hash = hash53(payload.title + '\u0000' + payload.blocks.map((b) => b.text).join('\u0000') + '\u0000' + location.href.split('#')[0]);
+  // What tells a changed page from the one sent last time. Hashed block by block, in slices like the
+  // rest: a megabyte page's text is milliseconds of hashing, too long for one task.
+  const h = new Hash53().update(payload.title).update(location.href.split('#')[0]!);
+  for (const b of payload.blocks) {
+    h.update(b.text);
+    if (meter.taskMs() > 5) await meter.yieldToPage();
+  }
+  const hash = h.digest();
   const cost = meter.finish();
   // The page's cost is reported with the capture (never written into the page).
   return { payload: { ...payload, extraction: { ...got.extraction, ...cost } }, words: got.words, hash };

@@ -29,7 +29,7 @@ export interface CaptureOptions {
 export interface CapturedDocument {
   payload: Required<Pick<CapturePayload, 'title' | 'lang' | 'blocks' | 'sections' | 'chunker'>>;
   /** How the main content was found and how much of the visible text it kept (the caller adds its cost). */
-  extraction: Omit<Extraction, 'costMs' | 'longestTaskMs'>;
+  extraction: Omit<Extraction, 'costMs' | 'longestTaskMs' | 'tasks'>;
   /** Words of the main content. */
   words: number;
 }

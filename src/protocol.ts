@@ -43,6 +43,8 @@ export interface Extraction {
   /** Main-thread milliseconds the capture cost the page, and its longest single task. */
   costMs: number;
   longestTaskMs: number;
+  /** Tasks the capture ran as (one per slice between two yields to the page; 1 when done in one go). */
+  tasks: number;
 }
 
 export type CaptureOutcome = 'new' | 'changed' | 'revisit' | 'skipped';

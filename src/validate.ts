@@ -113,7 +113,8 @@ export function validateCapture(v: unknown): CaptureValidation {
     const retention = typeof e.retention === 'number' && e.retention >= 0 && e.retention <= 1 ? e.retention : 0;
     const visibleWords = typeof e.visibleWords === 'number' && e.visibleWords >= 0 ? Math.round(e.visibleWords) : 0;
     const ms = (x: unknown) => (typeof x === 'number' && x >= 0 && x < 1e7 ? x : 0);
-    payload.extraction = { method, retention, visibleWords, costMs: ms(e.costMs), longestTaskMs: ms(e.longestTaskMs) };
+    const tasks = typeof e.tasks === 'number' && e.tasks >= 1 && e.tasks < 1e7 ? Math.round(e.tasks) : 0;
+    payload.extraction = { method, retention, visibleWords, costMs: ms(e.costMs), longestTaskMs: ms(e.longestTaskMs), tasks };
   }
   return { payload, truncatedChars };
 }

@@ -218,14 +218,15 @@ describe('capture: caps on hostile pages', () => {
     await page.close();
     const entry = (await logged(url, since))!;
     expect(clicks).toBeGreaterThan(2);
-    // Sliced work, checked by its shape rather than by a time limit: the capture ran as several tasks,
-    // none of which held half of its cost (an unsliced capture is one task holding all of it). A time
-    // limit here measured the machine: the same page took 213-963 ms in all with its longest task at
-    // 22-311 ms (not reproduced with a per-task trace; likely a GC of the 10 MB DOM inside one slice). The long-task figures live in the
-    // capture report (`npm run eval:capture`, bench/results/capture.json: longest task p95 and max over the Python manual).
-    const { longestTaskMs, costMs } = entry.extraction!;
+    // Sliced work, checked by its shape and not by time: the capture ran as many tasks (one per slice of
+    // about 5 ms; a capture done in one go is 1). Any time figure here measures the machine: the longest
+    // task was 22-311 ms here and 377 ms of 724 on the CI machine, where a garbage collection of the
+    // 10 MB DOM lands inside whichever slice is running (traced under 4x CPU throttling: 100 ms steps of
+    // the chunker that do no more work than their neighbours). Long-task figures live in the capture
+    // report (`npm run eval:capture`, bench/results/capture.json: longest task p95 and max).
+    const { tasks, costMs } = entry.extraction!;
     expect(costMs).toBeGreaterThan(0);
-    expect(longestTaskMs).toBeLessThan(costMs / 2);
+    expect(tasks).toBeGreaterThanOrEqual(10); // 34-37 here; a few tasks is all a small page makes
     const rec = (await pageRecord(url))!;
     expect(rec.chunkIds.length).toBeLessThanOrEqual(1000);
     const chunks = await chunksOf(url);

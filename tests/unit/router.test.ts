@@ -355,7 +355,7 @@ describe('validators: capture payloads', () => {
         { kind: 'text', text: 'y'.repeat(CAPTURE_LIMITS.maxBlockChars + 10) },
         { kind: 'text', text: '' },
       ],
-      extraction: { method: 'evil', retention: 7, visibleWords: -1, costMs: Infinity, longestTaskMs: 'x' },
+      extraction: { method: 'evil', retention: 7, visibleWords: -1, costMs: Infinity, longestTaskMs: 'x', tasks: -3 },
     });
     expect(Object.keys(payload).sort()).toEqual(['blocks', 'extraction', 'lang', 'title', 'url']);
     expect(payload.title.length).toBeLessThanOrEqual(CAPTURE_LIMITS.maxTitleChars);
@@ -365,7 +365,7 @@ describe('validators: capture payloads', () => {
     expect(payload.blocks[2]!.text.length).toBe(CAPTURE_LIMITS.maxBlockChars);
     expect(payload.blocks.length).toBe(3);
     expect(truncatedChars).toBe(10);
-    expect(payload.extraction).toEqual({ method: 'body', retention: 0, visibleWords: 0, costMs: 0, longestTaskMs: 0 });
+    expect(payload.extraction).toEqual({ method: 'body', retention: 0, visibleWords: 0, costMs: 0, longestTaskMs: 0, tasks: 0 });
   });
 
   it('caps the number of blocks and the total characters of a page', () => {

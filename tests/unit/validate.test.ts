@@ -24,7 +24,7 @@ describe('validateCapture', { timeout: 30_000 }, () => {
         { kind: 'text', text: 'Hello' },
         { kind: 'code', text: 'x = 1' },
       ],
-      extraction: { method: 'readability', retention: 0.8, visibleWords: 120.4, costMs: 3, longestTaskMs: 2 },
+      extraction: { method: 'readability', retention: 0.8, visibleWords: 120.4, costMs: 3, longestTaskMs: 2, tasks: 4.2 },
     });
     expect(payload).toEqual({
       title: 'A title',
@@ -34,7 +34,7 @@ describe('validateCapture', { timeout: 30_000 }, () => {
         { kind: 'text', text: 'Hello' },
         { kind: 'code', text: 'x = 1' },
       ],
-      extraction: { method: 'readability', retention: 0.8, visibleWords: 120, costMs: 3, longestTaskMs: 2 },
+      extraction: { method: 'readability', retention: 0.8, visibleWords: 120, costMs: 3, longestTaskMs: 2, tasks: 4 },
     });
     expect(truncatedChars).toBe(0);
   });
