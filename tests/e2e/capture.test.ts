@@ -17,7 +17,7 @@ interface LogEntry {
   at: number;
   outcome: string;
   chunks: number;
-  extraction?: { method: string; costMs: number; longestTaskMs: number; visibleWords: number };
+  extraction?: { method: string; costMs: number; longestTaskMs: number; tasks: number; visibleWords: number };
 }
 interface StoredChunk {
   text: string;
