@@ -73,6 +73,11 @@ export interface SearchRequest {
   /** Search the words as typed: no typo correction ("search instead for …"). */
   exact?: boolean;
   /**
+   * Show sections holding any of the query's words: neither the two-word minimum nor the off-topic gate
+   * applies ("show pages with some of these words", offered by `SearchResponse.partial`).
+   */
+  loose?: boolean;
+  /**
    * The search box asking (an id it picks once): a newer search from the same box supersedes this one,
    * which then stops at its next step and is answered with the error `superseded`.
    */
@@ -128,6 +133,12 @@ export interface SearchResponse {
    * "Showing results for `query`; search instead for `original`" (the same request with `exact`).
    */
   corrected?: { query: string; original: string };
+  /**
+   * Without `loose`: set when there are no results although sections hold some of the query's words (none
+   * held enough of them; the same request with `loose` shows those). With `loose`: always set. Either way,
+   * `missing` lists the words as typed that no stored section holds.
+   */
+  partial?: { missing: string[] };
   /**
    * Where the time went, in ms (for the benchmarks' keystroke breakdown; shown nowhere). Keys ending in
    * `At` are offsets from the search's start (the lanes overlap); the others are durations.

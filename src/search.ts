@@ -234,7 +234,8 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   let lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
   // "Find related pages" asks with a page's most telling words: any of them makes a page related, so
   // neither the two-word minimum nor the off-topic gate applies.
-  if (req.excludeUrl) lex = { ...lex, minMatchWords: 1, minMatchShare: 0, minCoverage: 0 };
+  // "Show pages with some of these words" (`loose`) asks the same.
+  if (req.excludeUrl || req.loose) lex = { ...lex, minMatchWords: 1, minMatchShare: 0, minCoverage: 0 };
   const limit = req.limit ?? 30;
   const timings: Record<string, number> = {};
   const note = (name: string) => {
@@ -317,6 +318,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
     const query = correctedText(req.q, lexical.plan.words);
     if (query !== null) response.corrected = { query, original: req.q };
   }
+  if (req.loose || (!results.length && lexical.withheld && !req.excludeUrl)) response.partial = { missing: missingWords(lexical.plan.words, lexical.df) };
   response.tookMs = round1(clock() - started);
   return response;
 }
@@ -324,6 +326,17 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
 interface LexicalRun {
   hits: LaneHit[];
   plan: Plan;
+  /** Sections held some of the query's words, but the two-word minimum or the off-topic gate left none. */
+  withheld: boolean;
+  /** Sections holding each term (of the query's words, as looked up). */
+  df: (term: string) => number;
+}
+
+/** The query's words (as typed, once each) that no section holds: not common, not corrected, no term found. */
+function missingWords(words: readonly QueryWord[], df: (term: string) => number): string[] {
+  const out: string[] = [];
+  for (const w of words) if (!w.common && !w.correction && w.terms.every((t) => df(t) === 0) && !out.includes(w.text)) out.push(w.text);
+  return out;
 }
 
 /** The lexical lane alone, as search() runs it for a query's free text (the benchmarks time this). */
@@ -402,9 +415,14 @@ async function lexicalLane(
     }
     return n;
   };
+  let withheld = false;
   const retrieve = (q: readonly QueryTerm[]): LexicalHit[] => {
     let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? k * 2 : k, allowed, params, fields: lex.fields });
-    if (need > 1) out = out.filter((h) => wordsMatched(h) >= need);
+    if (need > 1) {
+      const found = out.length;
+      out = out.filter((h) => wordsMatched(h) >= need);
+      if (found && !out.length) withheld = true;
+    }
     if (scoringOnly.length && lex.common.score) out = addScores(out, scoringOnly, stats, { params, fields: lex.fields });
     return out.slice(0, k);
   };
@@ -439,7 +457,10 @@ async function lexicalLane(
       }
       best = Math.max(best, lex.coverageWords > 0 && count >= lex.coverageWords ? 1 : covered / total);
     }
-    if (best < lex.minCoverage) hits = [];
+    if (best < lex.minCoverage) {
+      hits = [];
+      withheld = true;
+    }
   }
 
   mark('coverageAt');
@@ -536,7 +557,7 @@ async function lexicalLane(
     hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...rest];
     mark('proximityAt');
   }
-  return { hits, plan };
+  return { hits, plan, withheld, df };
 }
 
 /**

@@ -264,6 +264,10 @@ export function validateSearch(v: unknown): SearchRequest {
     if (typeof v.exact !== 'boolean') fail('exact must be a boolean');
     if (v.exact) out.exact = true;
   }
+  if (v.loose !== undefined) {
+    if (typeof v.loose !== 'boolean') fail('loose must be a boolean');
+    if (v.loose) out.loose = true;
+  }
   if (v.awaitDense !== undefined) {
     if (typeof v.awaitDense !== 'boolean') fail('awaitDense must be a boolean');
     if (v.awaitDense) out.awaitDense = true;

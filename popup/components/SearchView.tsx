@@ -50,6 +50,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   const box = useMemo(() => `${mode}-${Math.random().toString(36).slice(2)}`, []);
   /** "Search instead for …": this query is searched as typed, without typo correction, until it changes. */
   const exactFor = useRef<string | null>(null);
+  /** "Show pages with some of these words": this query is searched loose (any of its words) until it changes. */
+  const looseFor = useRef<string | null>(null);
   const run = useCallback(
     (q: string) => {
       const mine = ++ticket.current;
@@ -59,7 +61,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         return;
       }
       setStatus({ kind: 'searching' });
-      const req = { q, limit, box, ...(excludeUrl ? { excludeUrl } : {}), ...(exactFor.current === q ? { exact: true } : {}) };
+      const req = { q, limit, box, ...(excludeUrl ? { excludeUrl } : {}), ...(exactFor.current === q ? { exact: true } : {}), ...(looseFor.current === q ? { loose: true } : {}) };
       call('search', req)
         .then((response) => {
           if (mine !== ticket.current) return; // a newer keystroke owns the screen
@@ -250,6 +252,12 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           </button>
         </p>
       )}
+      {status.kind === 'done' && results.length > 0 && looseFor.current === query && status.response.partial && (
+        <p class="search__meta" role="status" data-testid="loose-note">
+          Pages with some of your words
+          {status.response.partial.missing.length ? <>; none has {quoted(status.response.partial.missing)}</> : null}.
+        </p>
+      )}
       {status.kind === 'done' && results.length === 0 && status.response.denseLoading && (
         <p class="search__empty" data-testid="meaning-pending" role="status">
           No page has these words; still searching by meaning…
@@ -261,6 +269,23 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
             <strong>Nothing you have read matches “{query}”.</strong>
           </p>
           <ul>
+            {status.response.partial && looseFor.current !== query && (
+              <li data-testid="partial">
+                No page has all of these words
+                {status.response.partial.missing.length ? <>; none has {quoted(status.response.partial.missing)}</> : null}:{' '}
+                <button
+                  type="button"
+                  class="link"
+                  data-testid="search-loose"
+                  onClick={() => {
+                    looseFor.current = query;
+                    run(query);
+                  }}
+                >
+                  show pages with some of them
+                </button>
+              </li>
+            )}
             {hasFilters && (
               <li>
                 The filters may be too narrow:{' '}
@@ -307,6 +332,12 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       )}
     </div>
   );
+}
+
+/** Words as "none has …" lists them: “a”, “a” or “b”, “a”, “b” or “c”. */
+function quoted(words: readonly string[]): string {
+  const q = words.map((w) => `“${w}”`);
+  return q.length < 2 ? (q[0] ?? '') : `${q.slice(0, -1).join(', ')} or ${q[q.length - 1]}`;
 }
 
 /** An answer marked as waiting for the meaning lane, as the final words-only answer it became. */

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, searchPage, serve, until, ARTIFACTS, FIXTURES, ROOT, type Extension, type FixtureServer } from './harness.js';
 import { describeViolations, failing, runAxe } from './axe.js';
 import { resolveLinkSection } from '../fixtures/anchors/resolveLink.js';
+import { readResultRows } from '../shared/contract.js';
 
 let ext: Extension;
 let server: FixtureServer;
@@ -248,5 +249,50 @@ describe('typos on the results page', () => {
     await tab.getByTestId('no-results').waitFor();
     expect(await tab.getByTestId('corrected').count()).toBe(0);
     await tab.close();
+  });
+});
+
+describe('some of the words, on request', () => {
+  it('offers the pages holding some of the words when none holds enough of them, on the results page and in the popup', async () => {
+    // Three known words, each on one page only (blog, sphinx, javadoc), and one no page has: no section
+    // holds two of them, so the answer is "nothing", with the offer.
+    const q = 'containers tamqui goldul qwertzuiop';
+    const tab = await ext.ctx.newPage();
+    await tab.setViewportSize({ width: 640, height: 560 });
+    expect(await searchPage(ext, { q }, tab)).toEqual([]);
+    await tab.getByTestId('no-results').waitFor();
+    expect(await tab.getByTestId('partial').textContent()).toBe('No page has all of these words; none has “qwertzuiop”: show pages with some of them');
+    mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+    let report = await runAxe(tab);
+    expect(failing(report), describeViolations(failing(report))).toEqual([]);
+    await tab.screenshot({ path: join(ARTIFACTS, 'screens', 'search-partial-offer.png') });
+    await tab.getByTestId('search-loose').click();
+    await tab.getByTestId('loose-note').waitFor();
+    expect(await tab.getByTestId('loose-note').textContent()).toBe('Pages with some of your words; none has “qwertzuiop”.');
+    const rows = await tab.evaluate(readResultRows);
+    expect(rows.map((r) => r.href.split('#')[0]).sort()).toEqual(['blog.html', 'javadoc.html', 'sphinx.html'].map((p) => server.url(`/anchors/${p}`)).sort());
+    // Each says which of the words it holds.
+    expect((await tab.getByTestId('result-why').allTextContents()).sort()).toEqual(['matched: containers', 'matched: goldul', 'matched: tamqui']);
+    report = await runAxe(tab);
+    expect(failing(report), describeViolations(failing(report))).toEqual([]);
+    await tab.screenshot({ path: join(ARTIFACTS, 'screens', 'search-partial-shown.png') });
+    // Typing on searches strictly again: the offer is back, the note gone.
+    await tab.getByTestId('search-input').fill(`${q} `);
+    await tab.getByTestId('partial').waitFor();
+    expect(await tab.getByTestId('loose-note').count()).toBe(0);
+    await tab.close();
+
+    const popup = await ext.ctx.newPage();
+    await popup.setViewportSize({ width: 560, height: 420 });
+    await popup.goto(ext.extensionUrl('popup.html'));
+    await popup.getByTestId('search-input').fill(q);
+    await popup.getByTestId('search-loose').click();
+    await popup.getByTestId('loose-note').waitFor();
+    expect(await popup.getByTestId('loose-note').textContent()).toBe('Pages with some of your words; none has “qwertzuiop”.');
+    expect(await popup.getByTestId('result-snippet').count()).toBe(3);
+    const axe = await runAxe(popup);
+    expect(failing(axe), describeViolations(failing(axe))).toEqual([]);
+    await popup.screenshot({ path: join(ARTIFACTS, 'screens', 'popup-partial-shown.png') });
+    await popup.close();
   });
 });

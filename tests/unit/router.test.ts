@@ -393,6 +393,7 @@ describe('validators: search requests', () => {
     ['a NaN limit', { q: 'a', limit: Number.NaN }],
     ['an infinite limit', { q: 'a', limit: Infinity }],
     ['a numeric box', { q: 'a', box: 5 }],
+    ['a string loose', { q: 'a', loose: 'yes' }],
   ];
   it.each(bad)('refuses %s with bad-request', (_name, payload) => {
     let code: string | undefined;
@@ -416,6 +417,8 @@ describe('validators: search requests', () => {
     expect(validateSearch({ q: 'a', limit: 2.6 }).limit).toBe(3);
     expect(validateSearch({ q: 'a', box: 'popup-x1' }).box).toBe('popup-x1');
     expect(validateSearch({ q: 'a', box: 'b'.repeat(500) }).box).toBe('b'.repeat(64));
+    expect(validateSearch({ q: 'a', loose: true }).loose).toBe(true);
+    expect(validateSearch({ q: 'a', loose: false })).toEqual({ q: 'a' });
   });
 });
 

@@ -137,6 +137,45 @@ describe('questions and common words', () => {
   });
 });
 
+describe('pages with some of the words (loose), offered when the gates leave nothing', () => {
+  const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`The best package for note number ${i} is to keep it short, said the ${i}th reader.`)] }));
+  const pages = [
+    ...everyday,
+    { url: 'https://docs.test/changelog', title: 'The changelog', blocks: [h(1, 'The changelog'), p('Every upload of the package adds an entry to the changelog, with the version and what changed.')] },
+    { url: 'https://docs.test/control', title: 'The control file', blocks: [h(1, 'The control file'), p('The control file names the package, its maintainer and what it depends on.')] },
+  ];
+  const src = () => source(pages);
+
+  it('offers them when the off-topic gate answered nothing, naming the words no page has', async () => {
+    // `Änderungsprotokoll` is on no page; `package` is on every page: under the coverage gate, nothing.
+    const res = await search(src(), { q: 'Änderungsprotokoll package' });
+    expect(res.results).toEqual([]);
+    expect(res.partial).toEqual({ missing: ['Änderungsprotokoll'] });
+    const loose = await search(src(), { q: 'Änderungsprotokoll package', loose: true, limit: 50 });
+    expect(loose.results.map((r) => r.url)).toEqual(expect.arrayContaining(['https://docs.test/changelog', 'https://docs.test/control']));
+    expect(loose.partial).toEqual({ missing: ['Änderungsprotokoll'] });
+    for (const r of loose.results) expect(r.whyMatched).toEqual(['package']);
+  });
+
+  it('offers them when no section holds two of three known words (nothing missing)', async () => {
+    const res = await search(src(), { q: 'upload maintainer reader' });
+    expect(res.results).toEqual([]);
+    expect(res.partial).toEqual({ missing: [] });
+    const loose = await search(src(), { q: 'upload maintainer reader', loose: true });
+    expect(loose.results.slice(0, 2).map((r) => r.url).sort()).toEqual(['https://docs.test/changelog', 'https://docs.test/control']);
+    expect(loose.partial).toEqual({ missing: [] });
+  });
+
+  it('offers nothing when no section holds any of the words, or when there are results', async () => {
+    const none = await search(src(), { q: 'zyxwvut qponml' });
+    expect(none.results).toEqual([]);
+    expect(none.partial).toBeUndefined();
+    const found = await search(src(), { q: 'changelog entry' });
+    expect(found.results.map((r) => r.url)).toEqual(['https://docs.test/changelog']);
+    expect(found.partial).toBeUndefined();
+  });
+});
+
 describe('function words the stop list reads as typed: French à, pieces an apostrophe cuts off', () => {
   // French `à` folds to the index term `a` (the English article of every English section); `d'` of
   // `d'autres` is a word `d` of its own. Neither is what a query is about, and neither is "matched".
