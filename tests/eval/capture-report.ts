@@ -183,6 +183,8 @@ interface PageResult {
   chunkWords: number[];
   costMs: number;
   longestTaskMs: number;
+  /** Tasks the capture ran as (slices between yields to the page). */
+  tasks: number;
   longTasks: number[];
   identifiers: number;
   identifiersFound: number;
@@ -203,7 +205,7 @@ interface LogEntry {
   at: number;
   outcome: string;
   chunks: number;
-  extraction?: { method: string; costMs: number; longestTaskMs: number; retention: number };
+  extraction?: { method: string; costMs: number; longestTaskMs: number; tasks?: number; retention: number };
   workerMs?: number;
   cutBy?: string;
 }
@@ -263,7 +265,7 @@ async function main() {
     const url = server.url('/' + path);
     const key = normalizeUrl(url)!;
     const t0 = Date.now();
-    const res: PageResult = { path, ok: false, refWords: 0, retention: 0, chunks: 0, chunkWords: [], costMs: 0, longestTaskMs: 0, longTasks: [], identifiers: 0, identifiersFound: 0, identifiersAnchored: 0, captureWaitMs: 0, missing: [], missingIds: [] };
+    const res: PageResult = { path, ok: false, refWords: 0, retention: 0, chunks: 0, chunkWords: [], costMs: 0, longestTaskMs: 0, tasks: 0, longTasks: [], identifiers: 0, identifiersFound: 0, identifiersAnchored: 0, captureWaitMs: 0, missing: [], missingIds: [] };
     try {
       await page.goto(url, { waitUntil: 'load', timeout: 30_000 });
       let entry: LogEntry | undefined;
@@ -306,6 +308,7 @@ async function main() {
       res.chunkWords = chunks.map((c) => c.text.split(/\s+/).filter(Boolean).length);
       res.costMs = entry.extraction?.costMs ?? 0;
       res.longestTaskMs = entry.extraction?.longestTaskMs ?? 0;
+      res.tasks = entry.extraction?.tasks ?? 0;
       if (entry.workerMs !== undefined) res.workerMs = entry.workerMs;
       if (entry.cutBy) res.cutBy = entry.cutBy;
       // Long tasks after load (the page's own start-up work runs before that).
@@ -371,6 +374,7 @@ function report(results: PageResult[], args: Args, tookMs: number, queries: Quer
     wordsPerChunk: dist(wordsPer),
     costMs: dist(cost),
     longestTaskMs: dist(longest),
+    tasks: dist(ok.map((r) => r.tasks)),
     pagesWithCaptureTaskOver50ms: longest.filter((x) => x > 50).length,
     ...(ok.some((r) => r.workerMs !== undefined) ? { workerMs: dist(ok.flatMap((r) => (r.workerMs === undefined ? [] : [r.workerMs]))), cutBy: Object.fromEntries([...new Set(ok.map((r) => r.cutBy ?? 'unknown'))].map((k) => [k, ok.filter((r) => (r.cutBy ?? 'unknown') === k).length])) } : {}),
     longTasksAfterLoad: { count: longTasks.length, pages: ok.filter((r) => r.longTasks.length).length, max: longTasks.length ? Math.max(...longTasks) : 0 },
@@ -388,6 +392,7 @@ function report(results: PageResult[], args: Args, tookMs: number, queries: Quer
     ['words per chunk median / p95 / max', `${summary.wordsPerChunk.median} / ${summary.wordsPerChunk.p95} / ${summary.wordsPerChunk.max}`],
     ['capture cost ms median / p95 / max', `${summary.costMs.median} / ${summary.costMs.p95} / ${summary.costMs.max}`],
     ['longest capture task ms median / p95 / max', `${summary.longestTaskMs.median} / ${summary.longestTaskMs.p95} / ${summary.longestTaskMs.max}`],
+    ['capture tasks per page median / p95 / max', `${summary.tasks.median} / ${summary.tasks.p95} / ${summary.tasks.max}`],
     ['pages with a capture task > 50 ms', String(summary.pagesWithCaptureTaskOver50ms)],
     ...(summary.workerMs ? ([['worker capture ms median / p95 / max (cut by)', `${summary.workerMs.median} / ${summary.workerMs.p95} / ${summary.workerMs.max} (${Object.entries(summary.cutBy ?? {}).map(([k, v]) => `${k} ${v}`).join(', ')})`]] as [string, string][]) : []),
     ['long tasks after load (any) count / pages / max ms', `${summary.longTasksAfterLoad.count} / ${summary.longTasksAfterLoad.pages} / ${summary.longTasksAfterLoad.max}`],
