@@ -21,7 +21,7 @@ import { lexicalLane } from './search.js';
 import { ensureIndexVersion } from './indexVersion.js';
 import { DenseService } from './dense.js';
 import { embedderHost } from './embedding/host.js';
-import { CAPTURE_GATE_KEY } from '../src/captureGate.js';
+import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.js';
 import { chunkBlocks, CHUNKER_VERSION } from '../src/chunker.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
@@ -136,11 +136,25 @@ const validators: Validators = {
   'pdf/notes-clear': (p) => empty(p, 'pdf/notes-clear'),
 };
 
+/**
+ * Whether a page may be captured, asked by what must be recorded at once: a page's hello and the
+ * browser's report of a navigation. The capture gate mirrored for content scripts (storage.local, written
+ * before a settings change returns) answers yes without waiting for the index database, which a worker
+ * just woken by the navigation is still opening: a worker stopped during that wait (a few hundred ms
+ * on a loaded machine) lost both records of a page left at once, and its capture with them. No is
+ * asked of the settings themselves, which also give the reason. Filing a capture checks again.
+ */
+async function mayRecord(url: string): Promise<{ allowed: boolean; reason?: string }> {
+  const gate: unknown = (await browser.storage.local.get(CAPTURE_GATE_KEY).catch(() => ({}) as Record<string, unknown>))[CAPTURE_GATE_KEY];
+  if (isCaptureGate(gate) && gateAllows(gate, url)) return { allowed: true };
+  return engine.captureAllowed(url);
+}
+
 const handlers: Handlers = {
   'page/check': async (_p, ctx) => engine.captureAllowed(ctx.pageUrl!),
   'page/hello': async (p, ctx) => {
     // Nothing is recorded for a page that may not be captured (paused, excluded site).
-    const check = await engine.captureAllowed(ctx.pageUrl!);
+    const check = await mayRecord(ctx.pageUrl!);
     if (!check.allowed) throw new ProtocolError('forbidden', `not captured: ${check.reason ?? 'not allowed'}`);
     await registerHello(p.nonce, ctx.pageUrl!);
     return {};
@@ -227,7 +241,7 @@ openOutboxToContentScripts();
     if (d.frameId !== 0 || (d as { documentLifecycle?: string }).documentLifecycle === 'prerender') return;
     void (async () => {
       const tab = await browser.tabs.get(d.tabId).catch(() => null);
-      if (!tab || tab.incognito || !(await engine.captureAllowed(d.url)).allowed) return;
+      if (!tab || tab.incognito || !(await mayRecord(d.url)).allowed) return;
       await recordSighting(d.url, Math.round(d.timeStamp) || Date.now());
     })().catch((e: unknown) => console.warn('reread: navigation record', e));
   },

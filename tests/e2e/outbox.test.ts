@@ -108,6 +108,47 @@ describe('capture outbox', () => {
     await tab.close();
   });
 
+  it("records a page's hello and navigation while a just-woken worker's index database is still busy", async () => {
+    // What vouches for a page left at once must be written before the worker can be stopped again: not
+    // after the index database has opened and given the settings, which on a loaded machine is seconds
+    // (a page of 200 was lost in a clean-clone CI run that way, hello and navigation both unrecorded).
+    // Here the database is made to answer late: an extension page keeps a write transaction on the
+    // settings' store open while a freshly stopped worker is woken by a navigation.
+    const holder = await ext.ctx.newPage();
+    await holder.goto(ext.extensionUrl('search.html'));
+    await holder.getByTestId('search-input').waitFor();
+    expect(await ext.stopWorker()).toBe(1);
+    await holder.evaluate(
+      (ms) =>
+        new Promise<void>((held, failed) => {
+          const w = window as unknown as { holding: boolean };
+          const open = indexedDB.open('reread');
+          open.onerror = () => failed(open.error);
+          open.onsuccess = () => {
+            const store = open.result.transaction('meta', 'readwrite').objectStore('meta');
+            const end = Date.now() + ms;
+            w.holding = true;
+            const spin = (): void => {
+              if (Date.now() < end) store.get('hold').onsuccess = spin;
+              else w.holding = false;
+            };
+            spin();
+            held();
+          };
+        }),
+      8000,
+    );
+    const url = server.url('/o/busy.html');
+    server.routes.set('/o/busy.html', wordPage('Busy', 'busyword'));
+    const tab = await ext.ctx.newPage();
+    await tab.goto(url, { waitUntil: 'load' });
+    await until(async () => (await ext.evalSw<number>(`globalThis.rereadDebug.sightingsFor(${JSON.stringify(url)})`)) > 0 && (await ext.evalSw<number>(`globalThis.rereadDebug.hellosFor(${JSON.stringify(url)})`)) > 0, 'the hello and the navigation to be recorded', 6000, 50);
+    // Both were written while the settings could not be read yet.
+    expect(await holder.evaluate(() => (window as unknown as { holding: boolean }).holding)).toBe(true);
+    await tab.close();
+    await holder.close();
+  });
+
   it('files a capture whose hello never came once it is a minute late, vouched for by its navigation (used once)', async () => {
     // A page left before the stopped worker started: its hello was dropped with it, its entry waits.
     const url = server.url('/o/vouched.html');
