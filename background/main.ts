@@ -140,9 +140,10 @@ const validators: Validators = {
  * Whether a page may be captured, asked by what must be recorded at once: a page's hello and the
  * browser's report of a navigation. The capture gate mirrored for content scripts (storage.local, written
  * before a settings change returns) answers yes without waiting for the index database, which a worker
- * just woken by the navigation is still opening: a worker stopped during that wait (a few hundred ms
- * on a loaded machine) lost both records of a page left at once, and its capture with them. No is
- * asked of the settings themselves, which also give the reason. Filing a capture checks again.
+ * just woken by the navigation is still opening: a worker stopped during that wait lost both records of
+ * a page left at once, and its capture with them (tests/e2e/outbox.test.ts holds the database to show
+ * the records no longer wait). No is asked of the settings themselves, which also give the reason.
+ * Filing a capture checks again.
  */
 async function mayRecord(url: string): Promise<{ allowed: boolean; reason?: string }> {
   const gate: unknown = (await browser.storage.local.get(CAPTURE_GATE_KEY).catch(() => ({}) as Record<string, unknown>))[CAPTURE_GATE_KEY];
