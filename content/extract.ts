@@ -191,12 +191,45 @@ function markerId(e: Element): string | undefined {
   return isEmptyMarker(e) || (tagOf(e) === 'A' && SHORT_MARK.test(e.textContent ?? '')) ? id : undefined;
 }
 
+/** Text that is no words: brackets, pipes, arrows, dots and spaces between the links of a navigation row. */
+const NO_WORDS = /^[\s\p{P}\p{S}]*$/u;
+
+/**
+ * A row of navigation links laid out as a small table: every word in it is a link's, and there are two
+ * links at least. texi2any (GNU Texinfo 6) opens every node with one
+ * (`<table class="header">[ << ] | [ < ] | [ Up ] | [ > ] | [ >> ] | [Top] | [Contents]`), inside the
+ * section's `<div class="section" id>`, between the wrapper's id and its heading; nothing names it as
+ * navigation. It is no content to index, and its heading still opens the wrapper. At most 3 rows and 400
+ * characters: a longer table of links (a chapter's menu, a table of contents) is the page's own.
+ */
+export function isLinkRow(e: Element): boolean {
+  if (tagOf(e) !== 'TABLE') return false;
+  const all = e.textContent ?? '';
+  if (all.length > 400 || e.querySelectorAll('tr').length > 3) return false;
+  let links = 0;
+  let words = false;
+  const visit = (n: Node) => {
+    for (let c = n.firstChild; c && !words; c = c.nextSibling) {
+      if (c.nodeType === 3) words = !NO_WORDS.test(c.nodeValue ?? '');
+      else if (c.nodeType === 1) {
+        const el = c as Element;
+        if (tagOf(el) === 'A' && el.hasAttribute('href')) {
+          if (!NO_WORDS.test(el.textContent ?? '') || el.querySelector('img')) links++;
+        } else visit(el);
+      }
+    }
+  };
+  visit(e);
+  return !words && links >= 2;
+}
+
 /**
  * What may stand before a heading in its wrapper without the wrapper's id ceasing to be the heading's:
- * empty markers and short inline bits (rustdoc's "§" link and "1.0.0 · Source" line), not a block.
+ * empty markers and short inline bits (rustdoc's "§" link and "1.0.0 · Source" line), not a block;
+ * a row of navigation links (`isLinkRow`).
  */
 function leadsIn(e: Element): boolean {
-  if (isEmptyMarker(e)) return true;
+  if (isEmptyMarker(e) || isLinkRow(e)) return true;
   const tag = tagOf(e);
   return (INLINE_TAGS.has(tag) || SKIP_TAGS.has(tag)) && (e.textContent ?? '').trim().length <= 24;
 }
@@ -416,6 +449,8 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if (isHiddenAttr(el) || el.getAttribute('aria-modal') === 'true') return true;
     if (role && SKIP_ROLES.has(role)) return true;
     if (isEditable(el)) return true;
+    // Inside the main content too: texi2any repeats it before every section.
+    if (tag === 'TABLE' && isLinkRow(el)) return true;
     if (!insideMain) {
       // A section's id is usually made from its heading ("import-related-module-attributes"): not a hint.
       const cls = el.getAttribute('class');
