@@ -45,7 +45,7 @@ export const norm = (s: string): string =>
     .replace(/[^\p{L}\p{N}\p{M}]+/gu, ' ')
     .trim();
 
-/** Strips a heading's numbering: "7.1. What is…", "Chapter 7. Basics…", "第10章 Debian…", "5.5.1. Special…". */
+/** Strips a heading's numbering: "7.1. What is…", "Chapter 7. Basics…", "第10章 Debian…", "5.5.1. Special…", "25 Zftp…". */
 export function stripNumbering(h: string): string {
   return h
     .replace(/^(?:chapter|kapitel|chapitre|appendix|anhang|annexe)\s+[\dA-Z]+\.?\s+/i, '')
@@ -53,6 +53,8 @@ export function stripNumbering(h: string): string {
     .replace(/^付録\s*[A-Z]\.?\s*/, '')
     .replace(/^(?:[\dA-Z]|\d+)(?:\.\d+)*\.\s+/, '')
     .replace(/^\d+(?:\.\d+)+\s+/, '')
+    // texi2any numbers a chapter without a dot: "25 Zftp Function System".
+    .replace(/^\d+\s+(?=\p{Lu})/u, '')
     .trim();
 }
 

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'devref' | 'cmake';
+export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'devref' | 'cmake' | 'zsh' | 'sqlite';
 
 export interface CorpusDef {
   name: CorpusName;
@@ -137,6 +137,39 @@ export const CORPORA: readonly CorpusDef[] = [
     files() {
       // Every page but the search page (no text without its script); the general index stays, as python's.
       return walk(this.root, (rel) => rel !== 'search.html');
+    },
+    lang: () => 'en',
+  },
+  {
+    // A third generator for section links (issue #13 item 1): texi2any (GNU Texinfo). Each section is a
+    // `<div class="section" id>` whose first child is a table of navigation links, then an empty
+    // `<span id="X-1">` and the heading; index entries are empty `<span id="index-…">` inside paragraphs.
+    // A tuning corpus: its misses may be looked at.
+    name: 'zsh',
+    title: 'The Z Shell manual',
+    generator: 'texi2any (ids on <div class="section"> wrappers and on an empty <span> before the heading; a navigation table first)',
+    packages: ['zsh-doc'],
+    root: process.env.REREAD_ZSH_DOC ?? '/usr/share/doc/zsh-common/html',
+    heldOut: false,
+    files() {
+      return walk(this.root, () => true);
+    },
+    lang: () => 'en',
+  },
+  {
+    // A third held-out corpus (reported, not gated): SQLite's own documentation, hand-written HTML from its
+    // own generator (`<h2 id>` headings, `<a name>` targets), with one page per SQL statement ("CREATE
+    // TABLE", "ALTER TABLE": the sibling pages whose titles name a query's words) and one per C interface
+    // (c3ref). Not the release notes (releaselog/: 225 near-identical pages), the syntax diagrams or the search
+    // page's data.
+    name: 'sqlite',
+    title: 'SQLite 3.40 documentation',
+    generator: "SQLite's own (ids on headings, <a name> targets; c3ref: one page per C interface)",
+    packages: ['sqlite3-doc'],
+    root: process.env.REREAD_SQLITE_DOC ?? '/usr/share/doc/sqlite3',
+    heldOut: true,
+    files() {
+      return walk(this.root, (rel) => !rel.includes('/') || rel.startsWith('c3ref/') || rel.startsWith('session/'));
     },
     lang: () => 'en',
   },

@@ -8,14 +8,16 @@
  * - A link `page#id` lands where the element with that id (or `<a name>`, first in document order) is:
  *   on the heading it is or is inside; else on the next content heading when no text lies between the
  *   element's start and that heading (an empty `<a id>`/`<span id>` just before the heading, a
- *   `<section id>` or `<div class="section" id>` wrapper); else in the section of the nearest preceding
+ *   `<section id>` or `<div class="section" id>` wrapper), or only navigation when the element wraps that
+ *   heading (texi2any's `<div class="section" id>` opens with a row of navigation links); else in the
+ *   section of the nearest preceding
  *   content heading (an id on a definition, a table, a paragraph). Ids inside excluded regions land on
  *   no section.
  * - A text fragment `page#:~:text=words` lands where the words first occur in the page's text
  *   (case-insensitive, at word boundaries, whitespace collapsed), the whole page searched as a browser
  *   does, tables of contents included.
  * - Excluded regions (navigation, not content): <nav>, <header> with a role of banner, <footer>, <aside>,
- *   and elements whose class is one of sphinxsidebar, related, footer, navheader, navfooter, toc, or id
+ *   tables of class header and elements of class nav-panel (texi2any), and elements whose class is one of sphinxsidebar, related, footer, navheader, navfooter, toc, or id
  *   toc / footer. Their text is searchable by a text fragment, but they hold no heading and no
  *   paragraph of the ground truth.
  */
@@ -70,7 +72,11 @@ function isExcluded(el: Element, tag: string): boolean {
   if (role === 'navigation') return true;
   if (el.id && EXCLUDED_IDS.has(el.id)) return true;
   const cls = el.getAttribute('class');
-  return !!cls && cls.split(/\s+/).some((c) => EXCLUDED_CLASSES.has(c));
+  if (!cls) return false;
+  const classes = cls.split(/\s+/);
+  // texi2any's navigation: a table of class "header" (Texinfo 6), a div of class "nav-panel" (Texinfo 7).
+  if (tag === 'TABLE' && classes.includes('header')) return true;
+  return classes.some((c) => EXCLUDED_CLASSES.has(c) || c === 'nav-panel');
 }
 
 export const collapse = (s: string): string => s.replace(/\s+/g, ' ').trim();
@@ -80,6 +86,9 @@ interface Pending {
   id: string;
   /** Ink (non-space characters so far) at the element's start. */
   ink: number;
+  /** The same, counting content only (navigation left out). */
+  contentInk: number;
+  el: Element;
   /** Heading index it sits in, or -1. */
   inHeading: number;
   excluded: boolean;
@@ -93,9 +102,10 @@ export function groundTruth(html: string, fallbackLang = ''): GtPage {
 export function groundTruthOf(doc: Document, fallbackLang = ''): GtPage {
   let acc = '';
   let ink = 0;
+  let contentInk = 0;
   let lastSpace = true;
   const excluded: [number, number][] = [];
-  const sections: (Omit<GtSection, 'text' | 'paragraphs' | 'end'> & { inkStart: number; textParts: string[]; paragraphs: string[] })[] = [];
+  const sections: (Omit<GtSection, 'text' | 'paragraphs' | 'end'> & { inkStart: number; contentInkStart: number; el: Element; textParts: string[]; paragraphs: string[] })[] = [];
   const ids: Pending[] = [];
   const seenIds = new Set<string>();
   let current = -1;
@@ -112,7 +122,9 @@ export function groundTruthOf(doc: Document, fallbackLang = ''): GtPage {
     const out = lastSpace && s.startsWith(' ') ? s.slice(1) : s;
     if (!out) return;
     acc += out;
-    ink += out.replace(/ /g, '').length;
+    const n = out.replace(/ /g, '').length;
+    ink += n;
+    if (content) contentInk += n;
     lastSpace = out.endsWith(' ');
     if (content && current >= 0) sections[current]!.textParts.push(out);
   };
@@ -160,12 +172,12 @@ export function groundTruthOf(doc: Document, fallbackLang = ''): GtPage {
     if (hm && !ex && f.heading < 0) {
       heading = sections.length;
       current = heading;
-      sections.push({ index: heading, level: Number(hm[1]), heading: '', headingIds: [], key: '', start: acc.length, inkStart: ink, textParts: [], paragraphs: [], definitions: [] });
+      sections.push({ index: heading, level: Number(hm[1]), heading: '', headingIds: [], key: '', start: acc.length, inkStart: ink, contentInkStart: contentInk, el, textParts: [], paragraphs: [], definitions: [] });
     }
     for (const id of [el.id, tag === 'A' ? el.getAttribute('name') : null]) {
       if (!id || seenIds.has(id)) continue;
       seenIds.add(id);
-      ids.push({ id, ink, inHeading: heading, excluded: ex });
+      ids.push({ id, ink, contentInk, el, inHeading: heading, excluded: ex });
     }
     if (tag === 'DT' && !ex && current >= 0) {
       // Its term is read when the frame closes; record the slot now (document order).
@@ -185,9 +197,11 @@ export function groundTruthOf(doc: Document, fallbackLang = ''): GtPage {
     if (p.excluded) target = null;
     else if (p.inHeading >= 0) target = p.inHeading;
     else {
-      // The first content heading at or after the element, if no text lies between.
+      // The first content heading at or after the element, if no text lies between; or only navigation,
+      // when the element is the heading's wrapper (texi2any's `<div class="section" id>` opens with a row
+      // of navigation links: a browser scrolls to the row, the heading right under it).
       const next = sections.find((s) => s.inkStart >= p.ink);
-      if (next && next.inkStart === p.ink) target = next.index;
+      if (next && (next.inkStart === p.ink || (next.contentInkStart === p.contentInk && p.el.contains(next.el)))) target = next.index;
       else {
         let prev: number | null = null;
         for (const s of sections) if (s.inkStart <= p.ink) prev = s.index;
