@@ -711,6 +711,30 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
   return { blocks, words: blocks.reduce((n, b) => n + countWords(b.text), 0) };
 }
 
+/**
+ * Gives the headings of Readability's article the ids the page's own headings have (matched by text, in
+ * document order). The copy Readability reads holds a heading's text only, so an id found inside the heading
+ * or in a marker before it (`<h1><a class="anchor" id="knowproblems">`: Doxygen, DocBook, MediaWiki,
+ * Node's "#" links) is not in the article, which then links the section by its text or by a wrapper that
+ * Readability made the heading's. The ids are not put on the copy itself: Readability reads ids as hints
+ * ("social…", "header…", "menu…" mark a block unlikely to be content) and would drop such headings.
+ */
+export function headingIdsFromPage(article: Block[], page: readonly Block[]): void {
+  const headings = page.filter((b) => b.kind === 'heading');
+  if (!headings.some((b) => b.id)) return;
+  // In document order: each article heading takes the next page heading with its text, so a heading
+  // text used twice ("Examples") gets the id of its own place.
+  let at = 0;
+  for (const b of article) {
+    if (b.kind !== 'heading') continue;
+    let j = at;
+    while (j < headings.length && headings[j]!.text !== b.text) j++;
+    if (j === headings.length) continue;
+    if (headings[j]!.id) b.id = headings[j]!.id;
+    at = j + 1;
+  }
+}
+
 /** A title or heading as compared for `namesPage`: lower case, spaces collapsed. */
 function titleKey(text: string): string {
   return text.toLowerCase().replace(/\s+/g, ' ').trim();
@@ -747,6 +771,7 @@ export async function mainContent(cleaned: WalkResult, opts: { title: string; re
     cleaned.mirror.title = opts.title;
     const article = await readabilityBlocks(cleaned.mirror, opts.yieldToPage);
     if (article) {
+      headingIdsFromPage(article.blocks, cleaned.blocks);
       // What Readability dropped inside the article (code, notes, tables) comes back from the body.
       const span = articleSpan(cleaned, article.blocks, opts.title);
       const pick = span && span.words > article.words ? { ...span, method: 'merged' as const } : { ...article, method: 'readability' as const };

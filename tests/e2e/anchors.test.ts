@@ -1,6 +1,6 @@
 /**
  * Section-accurate links in the real extension: the anchor fixtures (tests/fixtures/anchors: Sphinx,
- * DocBook, MkDocs, Docusaurus, Javadoc, rustdoc, MediaWiki, a blog post, a GitHub README) are visited
+ * DocBook, MkDocs, Docusaurus, Javadoc, rustdoc, MediaWiki, a blog post, a GitHub README, texi2any, Doxygen) are visited
  * and captured by the content script; for each remembered five-word span, the first result's link,
  * as the results page shows it, is opened in Chromium and must land on the heading of the section that
  * holds the span (judged in the page's DOM, and the heading must be on screen after the navigation).

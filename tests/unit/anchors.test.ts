@@ -1,7 +1,7 @@
 /**
  * Section-accurate links on pages in the styles of the main documentation generators and article
  * layouts (tests/fixtures/anchors: Sphinx, DocBook, MkDocs, Docusaurus, Javadoc old and new, rustdoc,
- * MediaWiki, a blog post, a GitHub README). Each page is extracted (walkBlocks), cut (chunkBlocks) and
+ * MediaWiki, a blog post, a GitHub README, texi2any, Doxygen). Each page is extracted (walkBlocks), cut (chunkBlocks) and
  * indexed as the extension does; a five-word span copied from a section, typed without quotes, must
  * give a first result whose link lands, in the page's own DOM, on that section's heading.
  * The e2e twin (tests/e2e/anchors.test.ts) runs the same expectations through the real extension.

@@ -1,13 +1,18 @@
 /**
- * Rows of navigation links laid out as tables (texi2any's `<table class="header">`) are not content:
- * `isLinkRow` tells them from tables that are, and the capture leaves them out while the heading after
- * one still takes its wrapper's id (tests/unit/anchors.test.ts judges where such links land).
+ * Headings' ids on the pages of two more generators (issue #13, links that land on the section):
+ * - texi2any: rows of navigation links laid out as tables (`<table class="header">`) are not content;
+ *   `isLinkRow` tells them from tables that are, and the capture leaves them out while the heading after
+ *   one still takes its wrapper's id (tests/unit/anchors.test.ts judges where such links land).
+ * - Doxygen (no landmarks, so Readability picks the article): an id inside a heading
+ *   (`<h1><a class="anchor" id>`) or just before it survives into Readability's copy of the page.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
-import { isLinkRow } from '../../content/extract.js';
+import { headingIdsFromPage, isLinkRow, mainContent, walkBlocks } from '../../content/extract.js';
+import type { Block } from '../../src/chunker.js';
+import { emptyDocument, installDomGlobals, parseDocument } from '../eval/lib/dom.js';
 import { capturePage } from '../eval/lib/capture.js';
 
 const table = (inner: string) => parseHTML(`<!doctype html><html><body><table>${inner}</table></body></html>`).document.querySelector('table')!;
@@ -40,5 +45,37 @@ describe('a texi2any page', () => {
     // one-sentence "7.2 Priorities", is merged into it; anchors.test.ts judges where that one lands.)
     expect(anchorOf('7.2.1 Nice values')).toEqual({ id: 'Nice-values' });
     expect(chunks.some((c) => c.headingPath.includes('7.2 Priorities'))).toBe(true);
+  });
+});
+
+describe("Readability's article keeps each heading's id", () => {
+  const page = (body: string) =>
+    parseDocument(`<!doctype html><html><head><title>Someprog: Troubleshooting</title></head><body><div id="top"><div id="projectname">Someprog</div></div>
+      <div id="doc-content"><div class="header"><div class="title">Troubleshooting</div></div><div class="contents"><div class="textblock">${body}</div></div></div></body></html>`);
+  const prose = (s: string) => `<p>${s.repeat(4)}</p>`;
+
+  it('an id inside or before a heading is the id its article heading links by, not its text or a wrapper', async () => {
+    installDomGlobals();
+    const doc = page(
+      `<h1><a class="anchor" id="knowproblems"></a>Known Problems</h1>${prose('Doxygen is not a real compiler and it can and will not detect errors in your code. ')}
+      <span id="help-marker"></span><h1>How to Help</h1>${prose('The development of this tool depends on your input, so say what you think of it. ')}
+      <h2><a class="anchor" id="social"></a>Examples</h2>${prose('Mail the list with what you tried, what you saw and what you expected to see there. ')}`,
+    );
+    const walk = await walkBlocks(doc.body as unknown as Element, { checkVisibility: false, mirror: emptyDocument() });
+    const { blocks } = await mainContent(walk, { title: 'Someprog: Troubleshooting', readability: true });
+    expect(blocks.filter((b) => b.kind === 'heading').map((b) => [b.text, b.id])).toEqual([
+      ['Known Problems', 'knowproblems'],
+      ['How to Help', 'help-marker'],
+      // An id Readability would read as a sign of page furniture ("social") does not cost the heading.
+      ['Examples', 'social'],
+    ]);
+  });
+
+  it('matches headings in document order, so a heading text used twice gets the id of its own place', () => {
+    const h = (text: string, id?: string): Block => ({ kind: 'heading', level: 2, text, ...(id ? { id } : {}) });
+    const article = [h('Examples'), h('Usage'), h('Examples'), h('Not on the page')];
+    headingIdsFromPage(article, [h('Examples', 'sidebar-examples'), h('Intro', 'intro'), h('Examples', 'ex-1'), h('Usage'), h('Examples', 'ex-2')]);
+    // The first "Examples" of the article is the page's first one still ahead: the order decides.
+    expect(article.map((b) => b.id)).toEqual(['sidebar-examples', undefined, 'ex-2', undefined]);
   });
 });
