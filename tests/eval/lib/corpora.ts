@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'devref' | 'cmake' | 'zsh' | 'sqlite';
+export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs';
 
 export interface CorpusDef {
   name: CorpusName;
@@ -16,6 +16,8 @@ export interface CorpusDef {
   generator: string;
   /** Debian packages that install it (`.ci/run` installs the gated one). */
   packages: string[];
+  /** How to get it when `apt-get install` of the packages is not the way (shown when it is missing). */
+  install?: string;
   root: string;
   /** Held out from every tuning decision: report it, never tune on it. */
   heldOut: boolean;
@@ -173,6 +175,39 @@ export const CORPORA: readonly CorpusDef[] = [
     },
     lang: () => 'en',
   },
+  {
+    // A fourth generator (tuning): Doxygen, its own manual (ids on an empty `<a class="anchor">` inside the
+    // heading; `\\command` headings) and its examples/ (API pages as Doxygen writes them for code:
+    // `<a id>` before `<h2 class="memtitle">`, member tables).
+    name: 'doxygen',
+    title: 'The Doxygen manual and its examples',
+    generator: 'Doxygen (an empty <a class="anchor" id> inside or before the heading; API member pages)',
+    packages: ['doxygen-doc'],
+    root: process.env.REREAD_DOXYGEN_DOC ?? '/usr/share/doc/doxygen/html',
+    heldOut: false,
+    files() {
+      return walk(this.root, () => true);
+    },
+    lang: () => 'en',
+  },
+  {
+    // A fourth held-out corpus (reported, not gated): the Node.js API reference, Node's own generator (ids
+    // on a "#" link inside each heading, long module pages of many h3/h4 members). Not all.html (every
+    // module again on one page).
+    name: 'nodejs',
+    title: 'Node.js 18 API reference',
+    generator: "Node.js's own (ids on a '#' link inside the heading; one long page per module)",
+    packages: ['nodejs-doc'],
+    // Extracted, not installed: Debian's nodejs-doc conflicts with a Node.js from elsewhere (nodesource's
+    // Node 20 here), and installing it removes that Node.
+    install: 'apt-get download nodejs-doc && dpkg-deb -x nodejs-doc_*.deb .cache/corpora/nodejs-doc (do not install it: apt removes a Node.js not from Debian for it)',
+    root: process.env.REREAD_NODEJS_DOC ?? path.join(import.meta.dirname, '../../../.cache/corpora/nodejs-doc/usr/share/doc/nodejs/api'),
+    heldOut: true,
+    files() {
+      return walk(this.root, (rel) => !rel.includes('/') && rel !== 'all.html');
+    },
+    lang: () => 'en',
+  },
 ];
 
 /** Held out from every tuning decision: reported by every run, never looked at query by query. */
@@ -198,5 +233,5 @@ export function pageUrl(c: CorpusDef, file: string): string {
 /** Whether the corpus is installed; the message says what to install when it is not. */
 export function checkInstalled(c: CorpusDef): string | null {
   if (c.files().length) return null;
-  return `corpus ${c.name}: no pages under ${c.root} (apt-get install ${c.packages.join(' ')})`;
+  return `corpus ${c.name}: no pages under ${c.root} (${c.install ?? `apt-get install ${c.packages.join(' ')}`})`;
 }
