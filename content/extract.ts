@@ -204,23 +204,35 @@ const NO_WORDS = /^[\s\p{P}\p{S}]*$/u;
  */
 export function isLinkRow(e: Element): boolean {
   if (tagOf(e) !== 'TABLE') return false;
-  const all = e.textContent ?? '';
-  if (all.length > 400 || e.querySelectorAll('tr').length > 3) return false;
+  // Stops at the first word outside a link or past any limit: a large table costs a few nodes, not a read
+  // of all its text.
   let links = 0;
-  let words = false;
+  let rows = 0;
+  let chars = 0;
+  let nodes = 0;
+  let no = false;
   const visit = (n: Node) => {
-    for (let c = n.firstChild; c && !words; c = c.nextSibling) {
-      if (c.nodeType === 3) words = !NO_WORDS.test(c.nodeValue ?? '');
-      else if (c.nodeType === 1) {
+    for (let c = n.firstChild; c && !no; c = c.nextSibling) {
+      if (++nodes > 400) no = true;
+      else if (c.nodeType === 3) {
+        const v = c.nodeValue ?? '';
+        chars += v.length;
+        no = chars > 400 || !NO_WORDS.test(v);
+      } else if (c.nodeType === 1) {
         const el = c as Element;
-        if (tagOf(el) === 'A' && el.hasAttribute('href')) {
-          if (!NO_WORDS.test(el.textContent ?? '') || el.querySelector('img')) links++;
+        const tag = tagOf(el);
+        if (tag === 'TR' && ++rows > 3) no = true;
+        else if (tag === 'A' && el.hasAttribute('href')) {
+          const text = el.textContent ?? '';
+          chars += text.length;
+          no = chars > 400;
+          if (!NO_WORDS.test(text) || el.querySelector('img')) links++;
         } else visit(el);
       }
     }
   };
   visit(e);
-  return !words && links >= 2;
+  return !no && links >= 2;
 }
 
 /**
