@@ -62,7 +62,8 @@ const INLINE = new Set([
 ]);
 const HEADING = /^H([1-6])$/;
 const EXCLUDED_TAGS = new Set(['NAV', 'FOOTER', 'ASIDE']);
-const EXCLUDED_CLASSES = new Set(['sphinxsidebar', 'related', 'footer', 'navheader', 'navfooter', 'toc']);
+// nav-panel: texi2any's navigation in Texinfo 7.
+const EXCLUDED_CLASSES = new Set(['sphinxsidebar', 'related', 'footer', 'navheader', 'navfooter', 'nav-panel', 'toc']);
 const EXCLUDED_IDS = new Set(['toc', 'footer']);
 
 function isExcluded(el: Element, tag: string): boolean {
@@ -74,9 +75,9 @@ function isExcluded(el: Element, tag: string): boolean {
   const cls = el.getAttribute('class');
   if (!cls) return false;
   const classes = cls.split(/\s+/);
-  // texi2any's navigation: a table of class "header" (Texinfo 6), a div of class "nav-panel" (Texinfo 7).
+  // texi2any's navigation: a table of class "header" (Texinfo 6; the class alone names no navigation).
   if (tag === 'TABLE' && classes.includes('header')) return true;
-  return classes.some((c) => EXCLUDED_CLASSES.has(c) || c === 'nav-panel');
+  return classes.some((c) => EXCLUDED_CLASSES.has(c));
 }
 
 export const collapse = (s: string): string => s.replace(/\s+/g, ' ').trim();
