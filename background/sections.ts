@@ -23,6 +23,7 @@
  * forms (legacy.ts) so search keeps working while migrateV3 converts an old database.
  */
 import type { Block, BlockKind, Chunk, ChunkAnchor, SectionPart } from '../src/chunker.js';
+import { readAbove } from '../src/validate.js';
 import type { DB, PageRecord, SectionsRecord, StoredSection } from './db.js';
 import { deflate, inflate } from './deflate.js';
 import { legacyActive, legacySections } from './legacy.js';
@@ -259,9 +260,11 @@ export async function packPage(chunks: readonly StoredChunk[], blocks: readonly 
 
 function readAnchor(a: unknown): ChunkAnchor {
   if (!a || typeof a !== 'object') return {};
-  const o = a as { id?: unknown; text?: unknown };
-  return { ...(typeof o.id === 'string' ? { id: o.id } : {}), ...(typeof o.text === 'string' ? { text: o.text } : {}) };
+  const o = a as { id?: unknown; text?: unknown; above?: unknown };
+  const above = readAbove(o.above);
+  return { ...(typeof o.id === 'string' ? { id: o.id } : {}), ...(typeof o.text === 'string' ? { text: o.text } : {}), ...(above ? { above } : {}) };
 }
+
 
 /** A stored section's merged parts, keeping only well-formed ones (an offset inside the text, a heading path). */
 function readParts(v: unknown, textLength: number): SectionPart[] | undefined {

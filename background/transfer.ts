@@ -11,6 +11,7 @@ import type { Chunk, ChunkAnchor, SectionPart } from '../src/chunker.js';
 import { MAX_VISITS } from '../src/forget.js';
 import { countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
+import { readAbove } from '../src/validate.js';
 import { isFileUrl, normalizeStoredUrl, siteOf } from '../src/url.js';
 import type { PageRecord, StoredSection } from './db.js';
 import type { Engine } from './engine.js';
@@ -45,9 +46,10 @@ interface ExportedChunk {
   vector?: ExportedVector;
 }
 
-function importedAnchor(v: unknown): ChunkAnchor {
-  const a = v && typeof v === 'object' ? (v as { id?: unknown; text?: unknown }) : {};
-  return { ...(typeof a.id === 'string' ? { id: a.id.slice(0, 2000) } : {}), ...(typeof a.text === 'string' ? { text: a.text.slice(0, 2000) } : {}) };
+function importedAnchor(v: unknown, withAbove = false): ChunkAnchor {
+  const a = v && typeof v === 'object' ? (v as { id?: unknown; text?: unknown; above?: unknown }) : {};
+  const above = withAbove ? readAbove(a.above) : undefined;
+  return { ...(typeof a.id === 'string' ? { id: a.id.slice(0, 2000) } : {}), ...(typeof a.text === 'string' ? { text: a.text.slice(0, 2000) } : {}), ...(above ? { above } : {}) };
 }
 
 /** Parts as a later version exported them, kept only when well-formed (ascending offsets inside the text). */
@@ -216,7 +218,7 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
         ord: p.chunks.length,
         headingPath: rec.headingPath.slice(0, 12),
         section: typeof rec.section === 'string' ? rec.section : '',
-        anchor: importedAnchor(rec.anchor),
+        anchor: importedAnchor(rec.anchor, true),
         text,
         words: countWords(rec.text),
         ...(parts ? { parts } : {}),

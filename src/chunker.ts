@@ -31,6 +31,19 @@ export interface ChunkAnchor {
   id?: string;
   /** Text for a `#:~:text=` fragment when there is no id. */
   text?: string;
+  /**
+   * A section's own anchor only: the ids of the headings above it, by their place in its heading path
+   * (those that have one). A query that names one of them links there (src/namedHeading.ts), also
+   * when that heading has no chunk of its own (a chapter heading followed at once by its first
+   * sub-heading) or its chunk was not among the candidates.
+   */
+  above?: HeadingId[];
+}
+
+/** A heading's id, by its place in a heading path. */
+export interface HeadingId {
+  depth: number;
+  id: string;
 }
 
 /**
@@ -88,7 +101,7 @@ export const DEFAULT_CHUNKER_OPTIONS: ChunkerOptions = {
  * tests/unit/chunkerVersion.test.ts fails until you do). Stored pages are re-cut in the background when
  * CHUNKER_VERSION changes (background/recut.ts); a change of DEFAULT_CHUNKER_OPTIONS changes it by itself.
  */
-export const CHUNKER_REVISION = 2; // 2: merged sub-sections carry their own links (parts), every window links to its heading
+export const CHUNKER_REVISION = 3; // 2: merged sub-sections carry their own links (parts), every window links to its heading; 3: the ids of the headings above (anchor.above)
 
 /** Names the cut: the revision and the options. Stored with each page; sent with each capture. */
 export function chunkerVersion(options: ChunkerOptions = DEFAULT_CHUNKER_OPTIONS): string {
@@ -169,6 +182,8 @@ interface Section {
   level: number;
   path: string[];
   headingId?: string;
+  /** The ids of the headings above it, by place in `path`. */
+  above?: HeadingId[];
   body: Para[];
   /** Body size by measureWords (unspaced text counts by characters, so a CJK section is not "tiny"). */
   words: number;
@@ -200,6 +215,8 @@ function* sectionize(blocks: readonly Block[], maxHeadingChars: number): Generat
       }
       while (open.length && open[open.length - 1]!.level >= level) open.pop();
       current = { level, path: [...open.map((s) => s.path[s.path.length - 1]!), title], headingId: b.id, body: [], words: 0 };
+      const above = open.flatMap((s, depth) => (s.headingId ? [{ depth, id: s.headingId }] : []));
+      if (above.length) current.above = above;
       if (rest) {
         current.body.push({ text: '…' + rest });
         current.words += measureWords(rest);
@@ -521,15 +538,16 @@ export function* chunkSteps(blocks: readonly Block[], options: Partial<ChunkerOp
       truncated.chars += full.length - text.length;
       // A section links to its heading (every window of it); text before any heading to an id in it,
       // else, past its first window, to the window's first words.
-      const anchor: ChunkAnchor = section
+      const link: ChunkAnchor = section
         ? headingAnchor(s.headingId, section)
         : w.id
           ? { id: w.id }
           : k > 0 && w.lead
             ? { text: cutChars(clean(w.lead), 120, true) }
             : {};
+      const anchor: ChunkAnchor = s.above ? { ...link, above: s.above } : link;
       const shift = full.length - w.text.length;
-      const own: PartInfo = { headingPath: s.path, anchor };
+      const own: PartInfo = { headingPath: s.path, anchor: link };
       const parts = w.parts
         .map((x) => ({ at: x.at + shift, headingPath: (x.part ?? own).headingPath, anchor: (x.part ?? own).anchor }))
         .filter((x) => x.at < text.length && !(x.at === shift && x.headingPath === s.path));

@@ -19,6 +19,7 @@ import { TOKENIZER } from './indexing.js';
 import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
+import { namedHeadingQuery, namedInPath, namesHeading, type NamedHeadingQuery } from './namedHeading.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
 import { correctedText, DEFAULT_COMMON, kanaFunctionWord, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
@@ -702,7 +703,11 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     marked: plan.marked,
     weak: plan.weak,
   };
-  type Hit = FusedHit & { url: string; chunk: SectionView };
+  // `named`: the query names a heading of this page (src/namedHeading.ts) that the card links to
+  // instead of the section's own: a merged sub-section's (`part`), else a heading above the section
+  // that has no section of its own among the candidates (`path`: linked by its id from the section's
+  // anchor.above, else by a text fragment).
+  type Hit = FusedHit & { url: string; chunk: SectionView; named?: { part: SectionPart } | { path: string[] } };
   const hits: Hit[] = [];
   // The candidates are taken in slices of 64 until `limit` pages are seen (a page's extra sections are
   // those within the slices taken). Knowing each section's page without reading it, only the sections
@@ -751,18 +756,34 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     }
   }
   mark('sectionsAt');
+  const nq = namedHeadingQuery(correctedText(parsed.text, plan.words) ?? parsed.text);
+  if (nq) liftNamedHeadings(hits, nq);
   const section = (h: Hit, lead: SnippetLead = 'passage'): ResultSection => {
     const c = h.chunk;
-    const bodyAt = c.text.includes('\n') && c.headingPath.length ? c.text.indexOf('\n') + 1 : 0;
-    const snip = bestSnippet(c.text.slice(bodyAt), snippetQuery, undefined, lead);
-    // The sub-section the passage lies in (a merged heading), else the section's own.
-    const part = snip.focus >= 0 ? partAt(c, bodyAt + snip.focus) : null;
-    const headingPath = part ? part.headingPath : c.headingPath;
+    const named = h.named;
+    let part: SectionPart | null;
+    let snip: ReturnType<typeof bestSnippet>;
+    if (named && 'part' in named) {
+      // The snippet comes from the named sub-section's own text.
+      part = named.part;
+      const next = c.parts?.find((p) => p.at > named.part.at)?.at ?? c.text.length;
+      snip = bestSnippet(c.text.slice(named.part.at, next), snippetQuery, undefined, lead);
+    } else {
+      const bodyAt = c.text.includes('\n') && c.headingPath.length ? c.text.indexOf('\n') + 1 : 0;
+      snip = bestSnippet(c.text.slice(bodyAt), snippetQuery, undefined, lead);
+      // The sub-section the passage lies in (a merged heading), else the section's own.
+      part = snip.focus >= 0 && !named ? partAt(c, bodyAt + snip.focus) : null;
+    }
+    const namedPath = named && 'path' in named ? named.path : null;
+    const headingPath = part ? part.headingPath : (namedPath ?? c.headingPath);
+    // A heading above the section: its id as the section's anchor keeps it, else a text fragment of it.
+    const aboveId = namedPath ? c.anchor.above?.find((a) => a.depth === namedPath.length - 1)?.id : undefined;
+    const anchor = part ? part.anchor : namedPath ? (aboveId ? { id: aboveId } : { text: namedPath[namedPath.length - 1]! }) : c.anchor;
     return {
       chunkId: h.id,
-      section: part ? (part.headingPath[part.headingPath.length - 1] ?? '') : c.section,
+      section: part ? (part.headingPath[part.headingPath.length - 1] ?? '') : namedPath ? namedPath[namedPath.length - 1]! : c.section,
       headingPath,
-      href: sectionHref(h.url, part ? part.anchor : c.anchor),
+      href: sectionHref(h.url, anchor),
       snippet: snip.segments,
       whyMatched: matchedWords(h.terms, plan),
       lanes: { ...h.ranks },
@@ -783,6 +804,49 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       more: g.more.map((h) => section(h, 'row')),
     };
   });
+}
+
+const samePath = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => b[i] === t);
+
+/**
+ * Where each page's card links when the query names one of its headings (src/namedHeading.ts), in
+ * place: the page's first hit is replaced by its candidate whose own section has that heading, else
+ * marked to link to a merged sub-section with it, else to the heading itself. Page order is unchanged
+ * (the replacement takes the page's first place; the hit it replaced follows it).
+ */
+function liftNamedHeadings<H extends { url: string; chunk: SectionView; named?: { part: SectionPart } | { path: string[] } }>(hits: H[], q: NamedHeadingQuery): void {
+  const seen = new Set<string>();
+  const partNamed = (v: SectionView): SectionPart | undefined =>
+    v.parts?.find((p) => p.headingPath.length > 0 && !samePath(p.headingPath, v.headingPath) && namesHeading(q, p.headingPath[p.headingPath.length - 1]!));
+  for (let i = 0; i < hits.length; i++) {
+    const h = hits[i]!;
+    if (seen.has(h.url)) continue;
+    seen.add(h.url);
+    const path = h.chunk.headingPath;
+    const j = namedInPath(q, path);
+    if (j >= 0 && j === path.length - 1) continue;
+    const own = partNamed(h.chunk);
+    if (own) {
+      hits[i] = { ...h, named: { part: own } };
+      continue;
+    }
+    // The heading: one above this section, else any the page's other candidates have as their own.
+    const target = j >= 0 ? path.slice(0, j + 1) : null;
+    const isTarget = (p: readonly string[]) => (target ? samePath(p, target) : p.length > 0 && namesHeading(q, p[p.length - 1]!));
+    let k = -1;
+    let part: SectionPart | undefined;
+    for (let m = i + 1; m < hits.length && k < 0; m++) if (hits[m]!.url === h.url && isTarget(hits[m]!.chunk.headingPath)) k = m;
+    for (let m = i + 1; m < hits.length && k < 0; m++) {
+      if (hits[m]!.url !== h.url) continue;
+      const c = hits[m]!.chunk;
+      part = c.parts?.find((p) => !samePath(p.headingPath, c.headingPath) && isTarget(p.headingPath));
+      if (part) k = m;
+    }
+    if (k >= 0) {
+      const [found] = hits.splice(k, 1);
+      hits.splice(i, 0, part ? { ...found!, named: { part } } : found!);
+    } else if (target) hits[i] = { ...h, named: { path: target } };
+  }
 }
 
 /** The merged sub-section holding offset `at` of the section's text, or null for the section's own. */

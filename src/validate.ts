@@ -2,7 +2,7 @@
  * Shape checks for every request the background accepts. A page is hostile until proven otherwise:
  * anything malformed is refused with `bad-request`, anything over the caps is cut.
  */
-import { CHUNKER_VERSION, countWords, DEFAULT_CHUNKER_OPTIONS, type Block, type BlockKind, type Chunk, type ChunkAnchor, type SectionPart } from './chunker.js';
+import { CHUNKER_VERSION, countWords, DEFAULT_CHUNKER_OPTIONS, type Block, type BlockKind, type Chunk, type ChunkAnchor, type HeadingId, type SectionPart } from './chunker.js';
 import { ProtocolError, type CapturePayload, type ForgetScope, type MessageType, type SearchRequest } from './protocol.js';
 import { normalizeSitePattern } from './settings.js';
 
@@ -141,21 +141,32 @@ export const SECTION_LIMITS = {
 } as const;
 
 /** A section's (or a merged part's) link: nothing, a plain id of one of the blocks, or a phrase of the section. */
-function checkAnchor(a: unknown, text: string, ids: ReadonlySet<string>, bad: (why: string) => never): ChunkAnchor {
+function checkAnchor(a: unknown, text: string, ids: ReadonlySet<string>, bad: (why: string) => never, pathLength = 0): ChunkAnchor {
   if (!isObject(a)) bad('anchor must be an object');
-  const { id, text: frag, ...rest } = a;
+  const { id, text: frag, above, ...rest } = a;
   if (Object.keys(rest).length || (id !== undefined && frag !== undefined)) bad('anchor has an id or a text, not both, and nothing else');
+  const out: ChunkAnchor = {};
   if (id !== undefined) {
     if (typeof id !== 'string' || plainId(id) !== id || !ids.has(id)) bad('anchor id is not a plain id of one of the blocks');
-    return { id };
-  }
-  if (frag !== undefined) {
+    out.id = id;
+  } else if (frag !== undefined) {
     // Page text (it is percent-encoded into the link): well-formed, short, and found in the section.
     if (typeof frag !== 'string' || !frag || frag.length > SECTION_LIMITS.maxAnchorTextChars || wellFormed(frag) !== frag) bad('anchor text is not a phrase of at most 200 characters');
     if (!text.includes(frag) && !foldSpace(text).includes(frag)) bad('anchor text is not in the section');
-    return { text: frag };
+    out.text = frag;
   }
-  return {};
+  if (above !== undefined) {
+    // The ids of headings above the section: one per place in the path above its own, in order.
+    if (!Array.isArray(above) || above.length === 0 || above.length >= Math.max(1, pathLength)) bad('anchor.above must list at most one id per heading above the section');
+    let last = -1;
+    out.above = (above as unknown[]).map((x) => {
+      if (!isObject(x) || typeof x.depth !== 'number' || !Number.isInteger(x.depth) || x.depth <= last || x.depth >= pathLength - 1) bad('anchor.above must name places in the heading path above the section, in order');
+      if (typeof x.id !== 'string' || plainId(x.id) !== x.id || !ids.has(x.id) || Object.keys(x).length !== 2) bad('anchor.above holds an id that is not a plain id of one of the blocks');
+      last = x.depth;
+      return { depth: x.depth, id: x.id };
+    });
+  }
+  return out;
 }
 
 /** Headings are matched as the chunker folds them: whitespace collapsed, then maybe cut at a word. */
@@ -172,7 +183,8 @@ const PREFIX_KEY = 32;
  * - heading path: at most 6 headings, each the text of a heading block (or its start, for a heading
  *   the chunker cut), `section` its last, and the text starts with the path as its own line;
  * - anchor: nothing, an id one of the blocks has (a plain id), or a text fragment (well-formed, at
- *   most 200 characters) that the section's text contains;
+ *   most 200 characters) that the section's text contains; and the ids of headings above it (plain
+ *   ids of the blocks, one per place in the path above the section's own, in order);
  * - parts (sub-sections merged into it): each starting inside the text after the one before, with a
  *   heading path of the blocks' headings and an anchor by the same rules, at most two per heading;
  * - volume: the bodies together are at most maxBodyRatio times the blocks' text (plus the headings
@@ -225,7 +237,7 @@ export function validateSections(v: unknown, blocks: readonly Block[]): Chunk[] 
     const line = path.join(' > ');
     if (line && text !== line && !text.startsWith(line + '\n')) bad('text does not start with its heading path');
     bodyChars += text.length - line.length;
-    const anchor = checkAnchor(s.anchor, text, ids, bad);
+    const anchor = checkAnchor(s.anchor, text, ids, bad, path.length);
     // Sub-sections merged into this one: where each starts in the text, its path and its link.
     let parts: SectionPart[] | undefined;
     if (s.parts !== undefined) {
@@ -328,4 +340,19 @@ export function validateForgetScope(v: unknown): ForgetScope {
 export function integerIn(v: unknown, name: string, min: number, max: number): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) fail(`${name} must be a whole number from ${min} to ${max}`);
   return v;
+}
+
+/** The ids of the headings above a section (ChunkAnchor.above) as stored or exported, keeping only
+ * well-formed entries in order (what the worker reads back, never a capture: that is validateSections). */
+export function readAbove(v: unknown): HeadingId[] | undefined {
+  if (!Array.isArray(v)) return undefined;
+  const out: HeadingId[] = [];
+  for (const x of v.slice(0, 12) as unknown[]) {
+    if (!x || typeof x !== 'object') continue;
+    const { depth, id } = x as { depth?: unknown; id?: unknown };
+    if (typeof depth !== 'number' || !Number.isInteger(depth) || depth < 0 || depth > 11 || typeof id !== 'string' || !id || id.length > 2000) continue;
+    if (out.length && depth <= out[out.length - 1]!.depth) continue;
+    out.push({ depth, id });
+  }
+  return out.length ? out : undefined;
 }

@@ -90,6 +90,23 @@ describe('format 2: sections and blocks in one stream', () => {
     }
   });
 
+  it('the ids of the headings above a section (anchor.above) read back; malformed ones are dropped', async () => {
+    const blocks: Block[] = [
+      { kind: 'heading', level: 1, text: 'Chapter', id: 'chap' },
+      { kind: 'heading', level: 2, text: 'First', id: 'first' },
+      { kind: 'text', text: 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty' },
+    ];
+    const cut = await cutSections(blocks);
+    expect(cut.sections.map((s) => s.anchor)).toEqual([{ id: 'first', above: [{ depth: 0, id: 'chap' }] }]);
+    const back = await unpackSections({ z: await packPage(cut.sections, cut.blocks) }, page(1));
+    expect(back[0]!.anchor).toEqual({ id: 'first', above: [{ depth: 0, id: 'chap' }] });
+    // A record written by hand: entries out of order, of the wrong shape or type are left out.
+    const above = [{ depth: 0, id: 'chap' }, { depth: 0, id: 'again' }, { depth: 'x', id: 'y' }, null, { depth: 3, id: 7 }, { depth: 2, id: 'deep' }];
+    const json = JSON.stringify({ t: ['Chapter > First\nbody'], h: [['Chapter', 'First']], s: [0], a: [{ id: 'first', above }], b: [] });
+    const z = oneStream(new Uint8Array(deflateRawSync(Buffer.from(json))));
+    expect((await unpackSections({ z }, page(1)))[0]!.anchor).toEqual({ id: 'first', above: [{ depth: 0, id: 'chap' }, { depth: 2, id: 'deep' }] });
+  });
+
   it('a huge page round-trips', async () => {
     const text = 'x'.repeat(3_000_000) + '\ud800' + 'y '.repeat(500_000);
     const blocks: Block[] = [{ kind: 'text', text }];

@@ -72,6 +72,8 @@ describe('export / import', { timeout: 30_000 }, () => {
     const { db, engine } = await capturedProfile();
     const { jsonl, pages } = await exportJsonl(engine, false);
     expect(pages).toBe(5);
+    // Sections carry the ids of the headings above them (anchor.above): the re-export below must keep them.
+    expect(jsonl).toContain('"above":[{"depth":0,"id":"intro-');
     const db2 = await freshDb();
     const engine2 = engineOn(db2);
     expect(await importJsonl(engine2, jsonl)).toEqual({ pages: 5, skipped: 0, vectors: 0 });

@@ -17,7 +17,9 @@ import { resolveLinkSection } from '../fixtures/anchors/resolveLink.js';
 
 const DIR = path.resolve(import.meta.dirname, '../fixtures/anchors');
 const expected = JSON.parse(fs.readFileSync(path.join(DIR, 'expected.json'), 'utf8')) as { page: string; query: string; heading: string }[];
-const PAGES = [...new Set(expected.map((e) => e.page))];
+// Headings typed as the query (src/namedHeading.ts): the link lands on that heading.
+const headings = JSON.parse(fs.readFileSync(path.join(DIR, 'headings.json'), 'utf8')) as { page: string; query: string; heading: string }[];
+const PAGES = [...new Set([...expected, ...headings].map((e) => e.page))];
 const url = (page: string) => `http://127.0.0.1/anchors/${page}`;
 
 async function load(): Promise<{ src: MemorySource; docs: Map<string, Document> }> {
@@ -33,8 +35,19 @@ async function load(): Promise<{ src: MemorySource; docs: Map<string, Document> 
   return { src, docs };
 }
 
+describe('a heading typed as the query links to that heading', () => {
+  it.each(headings.map((e) => [e.query, e] as const))('%s', async (_, e) => {
+    const { src, docs } = await load();
+    const top = (await search(src, { q: e.query, limit: 5 })).results[0];
+    expect(top?.url).toBe(url(e.page));
+    expect(resolveLinkSection(docs.get(e.page)!, top!.href)).toBe(e.heading);
+    // The card names the heading it links to.
+    expect(top!.headingPath[top!.headingPath.length - 1]).toBe(e.heading);
+  });
+});
+
 describe('result links land on the section holding the passage', () => {
-  it.each(PAGES)('%s', async (page) => {
+  it.each([...new Set(expected.map((e) => e.page))])('%s', async (page) => {
     const { src, docs } = await load();
     const misses: string[] = [];
     for (const e of expected.filter((x) => x.page === page)) {

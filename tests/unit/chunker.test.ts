@@ -33,7 +33,13 @@ describe('chunkBlocks: sections', () => {
     expect(chunks.map((c) => c.headingPath.join(' > '))).toEqual(['Tutorial', 'Tutorial > Data Structures', 'Tutorial > Data Structures > List Comprehensions', 'Tutorial > Modules']);
     expect(chunks[2]!.text.startsWith('Tutorial > Data Structures > List Comprehensions\nc0 c1')).toBe(true);
     expect(chunks[2]!.section).toBe('List Comprehensions');
-    expect(chunks.map((c) => c.anchor)).toEqual([{ id: 'tut' }, { id: 'ds' }, { id: 'lc' }, { id: 'mod' }]);
+    // Each section also keeps the ids of the headings above it (a query naming one links there).
+    expect(chunks.map((c) => c.anchor)).toEqual([
+      { id: 'tut' },
+      { id: 'ds', above: [{ depth: 0, id: 'tut' }] },
+      { id: 'lc', above: [{ depth: 0, id: 'tut' }, { depth: 1, id: 'ds' }] },
+      { id: 'mod', above: [{ depth: 0, id: 'tut' }] },
+    ]);
     expect(chunks.map((c) => c.ord)).toEqual([0, 1, 2, 3]);
   });
 
@@ -69,7 +75,7 @@ describe('chunkBlocks: sections', () => {
     expect(chunks.map((c) => c.section)).toEqual(['os.path', 'os.path.join(path, *paths)']);
     expect(chunks[0]!.text).toContain('after0');
     expect(chunks[1]!.text).not.toContain('after0');
-    expect(chunks[1]!.anchor).toEqual({ id: 'os.path.join' });
+    expect(chunks[1]!.anchor).toEqual({ id: 'os.path.join', above: [{ depth: 0, id: 'module-os.path' }] });
   });
 
   it('never splits an identifier at its dots', () => {

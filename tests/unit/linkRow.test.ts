@@ -40,10 +40,10 @@ describe('a texi2any page', () => {
     const chunks = stored!.chunks;
     expect(chunks.filter((c) => /\[ ?(?:<<|Up|Contents|Index) ?\]/.test(c.text)).map((c) => c.text.slice(0, 80))).toEqual([]);
     const anchorOf = (heading: string) => chunks.find((c) => c.section === heading)?.anchor;
-    expect(anchorOf('7.1 Queues')).toEqual({ id: 'Queues-1' });
+    expect(anchorOf('7.1 Queues')).toEqual({ id: 'Queues-1', above: [{ depth: 0, id: 'Job-Scheduling-1' }] });
     // No marker before this heading: the wrapper's id, across the navigation row. (Its parent, the
     // one-sentence "7.2 Priorities", is merged into it; anchors.test.ts judges where that one lands.)
-    expect(anchorOf('7.2.1 Nice values')).toEqual({ id: 'Nice-values' });
+    expect(anchorOf('7.2.1 Nice values')).toEqual({ id: 'Nice-values', above: [{ depth: 0, id: 'Job-Scheduling-1' }, { depth: 1, id: 'Priorities' }] });
     expect(chunks.some((c) => c.headingPath.includes('7.2 Priorities'))).toBe(true);
   });
 });

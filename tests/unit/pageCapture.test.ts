@@ -84,8 +84,8 @@ describe('a DocBook chapter introduction links to the chapter heading (issue #13
     // The sections keep their own ids, under the chapter.
     const build = got.payload.sections.find((s) => s.text.includes('thornbuild'))!;
     expect(build.headingPath).toEqual(['Chapter 6. Building the package', '6.1. Complete (re)build']);
-    expect(build.anchor).toEqual({ id: 'completebuild' });
-    expect(got.payload.sections.find((s) => s.text.includes('buildd'))!.anchor).toEqual({ id: 'autobuilder' });
+    expect(build.anchor).toEqual({ id: 'completebuild', above: [{ depth: 0, id: 'build' }] });
+    expect(got.payload.sections.find((s) => s.text.includes('buildd'))!.anchor).toEqual({ id: 'autobuilder', above: [{ depth: 0, id: 'build' }] });
     // Navigation stays out.
     expect(got.payload.sections.map((s) => s.text).join('\n')).not.toMatch(/Prev|Next/);
   });

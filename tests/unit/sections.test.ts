@@ -135,6 +135,17 @@ describe('validateCapture with sections', () => {
     refused(withSection(last, { anchor: { text: 'use1\ud800' } }), /a phrase of at most/);
     refused(withSection(last, { anchor: { text: 'x'.repeat(201) } }), /a phrase of at most/);
     refused(withSection(last, { anchor: 'x' }), /anchor must be an object/);
+    // the ids of the headings above: plain ids of the blocks, one per place above the section's own
+    const install = v.sections.findIndex((s) => s.section === 'Install');
+    expect(v.sections[install]!.anchor).toEqual({ id: 'install', above: [{ depth: 0, id: 'guide' }] });
+    expect(validateCapture(v).payload.sections![install]!.anchor).toEqual({ id: 'install', above: [{ depth: 0, id: 'guide' }] });
+    refused(withSection(install, { anchor: { id: 'install', above: [{ depth: 0, id: 'elsewhere' }] } }), /anchor.above holds an id/);
+    refused(withSection(install, { anchor: { id: 'install', above: [{ depth: 0, id: 'guide', href: 'x' }] } }), /anchor.above holds an id/);
+    refused(withSection(install, { anchor: { id: 'install', above: [{ depth: 1, id: 'guide' }] } }), /places in the heading path above/);
+    refused(withSection(install, { anchor: { id: 'install', above: [{ depth: -1, id: 'guide' }] } }), /places in the heading path above/);
+    refused(withSection(install, { anchor: { id: 'install', above: [] } }), /at most one id per heading above/);
+    refused(withSection(install, { anchor: { id: 'install', above: 'guide' } }), /at most one id per heading above/);
+    refused(withSection(0, { anchor: { id: 'guide', above: [{ depth: 0, id: 'guide' }] } }), /at most one id per heading above/);
   });
 
   it('refuses a page amplified into many copies of itself', async () => {

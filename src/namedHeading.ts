@@ -1,0 +1,82 @@
+/**
+ * A query that names a heading. Someone who types a heading they remember ("Updating the package",
+ * "git-am(1) Manual Page", "互換性の問題") wants the link to land on that heading, not on whichever
+ * section under it holds the most of the words. Every section under a chapter carries the chapter's
+ * heading in its heading path, so ranking alone picks a sub-section (one whose body repeats the words),
+ * and a chapter heading with no text of its own has no section at all (src/chunker.ts mergeTiny).
+ *
+ * A heading is named by the query when it holds the query's words verbatim, in order and adjacent
+ * (folded as the tokenizer folds, punctuation ignored, whole words; in scripts without spaces, as a
+ * run of characters), and the query is most of the heading: at least `NAMED_SHARE` of its letters, so
+ * "git" does not name "git-am(1) Manual Page" while "Envoi de paquet" names "Chapitre 9. Envoi de
+ * paquet". A word typed with punctuation inside it (`--untracked-cache`, `git-am(1)`, `fs.readFile`)
+ * must be in the heading as typed: `--untracked-cache` names an option, not the heading "UNTRACKED
+ * CACHE". Pure; used by src/search.ts when it builds each page's card.
+ */
+import { foldText } from './tokenizer.js';
+
+/** The query must hold at least this share of the heading's letters (numbers and punctuation do not count). */
+export const NAMED_SHARE = 0.6;
+
+/** Queries longer than this (characters) are not headings; the test is skipped. */
+const MAX_QUERY_CHARS = 200;
+
+const WORD = /[\p{L}\p{M}\p{N}]+/gu;
+const LETTER = /\p{L}/gu;
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+export interface NamedHeadingQuery {
+  /** The query's words, folded, lower case, space-separated, with a space at each end. */
+  spaced: string;
+  /** The same without spaces (how text in scripts without spaces is compared). */
+  squeezed: string;
+  unspaced: boolean;
+  letters: number;
+  /** Words typed with punctuation inside (folded, lower case): the heading must hold each as is. */
+  exact: string[];
+}
+
+const words = (s: string): string[] => foldText(s).toLowerCase().match(WORD) ?? [];
+/** Folded, lower case, one kind of apostrophe and quote (what a typed word is looked for in). */
+const plain = (s: string): string => foldText(s).toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[\u201c\u201d]/g, '"');
+// Sentence punctuation and brackets around a word are not part of it.
+const EDGES = /^[("'«\[{¿¡]+|[.,;:!?)"'»\]}]+$/gu;
+const INNER = /[^\p{L}\p{M}\p{N}]/u;
+const letterCount = (s: string): number => s.match(LETTER)?.length ?? 0;
+
+/** The query as the test compares it, or null when it cannot name a heading (empty, too long, no letters). */
+export function namedHeadingQuery(text: string): NamedHeadingQuery | null {
+  if (text.length > MAX_QUERY_CHARS) return null;
+  const w = words(text);
+  const squeezed = w.join('');
+  const letters = letterCount(squeezed);
+  if (!w.length || letters < 2) return null;
+  const exact = plain(text)
+    .split(/\s+/)
+    .map((t) => t.replace(EDGES, ''))
+    .filter((t) => INNER.test(t));
+  return { spaced: ` ${w.join(' ')} `, squeezed, unspaced: UNSPACED.test(squeezed), letters, exact };
+}
+
+/** Whether `heading` is what the query names (above). */
+export function namesHeading(q: NamedHeadingQuery, heading: string): boolean {
+  if (!heading) return false;
+  const w = words(heading);
+  const squeezed = w.join('');
+  const letters = letterCount(squeezed);
+  if (!letters || q.letters < NAMED_SHARE * letters) return false;
+  if (q.exact.length) {
+    const h = plain(heading);
+    if (!q.exact.every((t) => h.includes(t))) return false;
+  }
+  return q.unspaced ? squeezed.includes(q.squeezed) : ` ${w.join(' ')} `.includes(q.spaced);
+}
+
+/**
+ * The deepest heading of `path` that the query names, as an index into it, or -1. A heading below it
+ * that the query names too wins (the most specific place).
+ */
+export function namedInPath(q: NamedHeadingQuery, path: readonly string[]): number {
+  for (let i = path.length - 1; i >= 0; i--) if (namesHeading(q, path[i]!)) return i;
+  return -1;
+}

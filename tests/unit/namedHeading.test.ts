@@ -1,0 +1,185 @@
+/**
+ * A query that names a heading links to that heading (src/namedHeading.ts, src/search.ts
+ * liftNamedHeadings): what "names" means, and each way the card reaches the heading: the heading's own
+ * section among the candidates, a merged sub-section, the id of a heading above the section
+ * (anchor.above), else a text fragment. Page order never changes.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { namedHeadingQuery, namedInPath, namesHeading, NAMED_SHARE } from '../../src/namedHeading.js';
+import { search } from '../../src/search.js';
+import { h, p, source } from './pagesSource.js';
+
+const names = (query: string, heading: string) => {
+  const q = namedHeadingQuery(query);
+  return !!q && namesHeading(q, heading);
+};
+
+describe('namesHeading', () => {
+  it('takes a heading typed without its numbering, punctuation, case or accents', () => {
+    expect(names('Updating the package', 'Chapter 8. Updating the package')).toBe(true);
+    expect(names('Envoi de paquet', 'Chapitre 9. Envoi de paquet')).toBe(true);
+    expect(names('user contributions', '26 User Contributions')).toBe(true);
+    expect(names('git-am(1) Manual Page', 'git-am(1) Manual Page')).toBe(true);
+    expect(names('Wo finde ich mehr Informationen über Linux-Pakete für Debian', '10.5. Wo finde ich mehr Informationen über Linux-Pakete für Debian?')).toBe(true);
+    expect(names('resume', 'Résumé')).toBe(true);
+    expect(names('Porting to Python 3.8', 'Porting to Python 3.8')).toBe(true);
+  });
+
+  it('takes scripts without spaces as runs of characters', () => {
+    expect(names('互換性の問題', '第4章 互換性の問題')).toBe(true);
+    expect(names('パッケージのビルド', '第6章パッケージのビルド')).toBe(true);
+    expect(names('Debian 软件包管理工具', '第 8 章 Debian 软件包管理工具')).toBe(true);
+    expect(names('互換性', '第4章 互換性の問題')).toBe(false);
+  });
+
+  it('refuses a query that is a small part of the heading', () => {
+    expect(names('git', 'git-am(1) Manual Page')).toBe(false);
+    expect(names('package', 'Chapter 8. Updating the package')).toBe(false);
+    expect(names('the kernel', 'Debian and the kernel in a nutshell')).toBe(false);
+  });
+
+  it('refuses words that are not adjacent and in order in the heading', () => {
+    expect(names('package updating', 'Updating the package')).toBe(false);
+    expect(names('updating package', 'Updating the package')).toBe(false);
+    expect(names('updating packages', 'Updating the package')).toBe(false);
+    // Whole words only.
+    expect(names('pack', 'Pack')).toBe(true);
+    expect(names('pack', 'Packing')).toBe(false);
+  });
+
+  it('needs a word typed with punctuation inside to be in the heading as typed', () => {
+    expect(names('--untracked-cache', 'UNTRACKED CACHE')).toBe(false);
+    expect(names('fs.readFile', 'fs readFile')).toBe(false);
+    expect(names('fs.readFile(path)', 'fs.readFile(path[, options], callback)')).toBe(false);
+    expect(names("vers l'archive", 'Envoi vers l’archive')).toBe(true);
+    // Sentence punctuation and brackets around a word are not part of it.
+    expect(names('"Updating the package"?', 'Chapter 8. Updating the package')).toBe(true);
+  });
+
+  it('has nothing to compare in an empty, punctuation-only or overlong query', () => {
+    expect(namedHeadingQuery('')).toBeNull();
+    expect(namedHeadingQuery('  ?!  ')).toBeNull();
+    expect(namedHeadingQuery('a')).toBeNull();
+    expect(namedHeadingQuery('word '.repeat(60))).toBeNull();
+    expect(names('x y', '')).toBe(false);
+  });
+
+  it('a heading names itself, and every heading of a path names itself there (property)', () => {
+    const word = fc.stringMatching(/^[A-Za-zÀ-ÿ]{2,9}$/);
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 1, maxLength: 6 }), fc.array(fc.array(word, { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 4 }), (heading, path) => {
+        const text = heading.join(' ');
+        expect(names(text, text)).toBe(true);
+        expect(names(text, `12.3. ${text}`)).toBe(true);
+        const headings = path.map((w) => w.join(' '));
+        const q = namedHeadingQuery(headings[headings.length - 1]!)!;
+        expect(namedInPath(q, headings)).toBe(headings.length - 1);
+      }),
+    );
+  });
+
+  it('never names a heading with less than NAMED_SHARE of its letters (property)', () => {
+    const word = fc.stringMatching(/^[a-z]{2,9}$/);
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 2, maxLength: 8 }), fc.nat(7), (ws, k) => {
+        const heading = ws.join(' ');
+        const query = ws.slice(0, 1 + (k % ws.length)).join(' ');
+        const share = query.replace(/ /g, '').length / heading.replace(/ /g, '').length;
+        if (share < NAMED_SHARE) expect(names(query, heading)).toBe(false);
+        else expect(names(query, heading)).toBe(true);
+      }),
+    );
+  });
+});
+
+// Filler that holds none of the query words.
+const filler = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i % 7}`).join(' ');
+
+describe('a card links to the heading its query names', () => {
+  const url = 'https://docs.test/update.html';
+  // "Updating the package": the chapter's introduction is short; 8.2's body says "updating" and
+  // "package" over and over, so by the words alone 8.2 is the page's best section.
+  const chapter = [
+    h(1, 'Chapter 8. Updating the package', 'update'),
+    p(`This chapter is short. ${filler(30, 'intro')}`),
+    h(2, '8.1. New revision', 'newrevision'),
+    p(`${filler(40, 'rev')}`),
+    h(2, '8.2. Reminders for updating a package', 'reminders'),
+    p(`When updating the package, check the package. Updating the package twice: package, package, updating. ${filler(30, 'rem')}`),
+  ];
+
+  it('lifts the heading’s own section to the first place of its page, the section it replaced next', async () => {
+    const src = source([{ url, title: 'Updating', blocks: chapter }]);
+    const [card] = (await search(src, { q: 'Updating the package', limit: 5 })).results;
+    expect(card!.href).toBe(`${url}#update`);
+    expect(card!.headingPath).toEqual(['Chapter 8. Updating the package']);
+    expect(card!.more.map((m) => m.href)).toContain(`${url}#reminders`);
+    // Words that name no heading: the best section, as before.
+    const [other] = (await search(src, { q: 'reminders updating package', limit: 5 })).results;
+    expect(other!.href).toBe(`${url}#reminders`);
+  });
+
+  it('links to a heading above the section by its id when the heading has no section of its own', async () => {
+    const src = source([
+      {
+        url,
+        title: 'Scheduling',
+        blocks: [
+          h(1, 'Job Scheduling', 'sched'),
+          h(2, 'Queues', 'queues'),
+          p(`Jobs wait in queues; scheduling a job puts it in one. Scheduling job after job. ${filler(30, 'q')}`),
+          h(2, 'Limits', 'limits'),
+          p(filler(40, 'lim')),
+        ],
+      },
+    ]);
+    const [card] = (await search(src, { q: 'job scheduling', limit: 5 })).results;
+    expect(card!.href).toBe(`${url}#sched`);
+    expect(card!.headingPath).toEqual(['Job Scheduling']);
+    expect(card!.section).toBe('Job Scheduling');
+    // The snippet is still the passage that matched, right under the heading.
+    expect(card!.snippet.map((s) => s.text).join('')).toContain('scheduling');
+  });
+
+  it('links by a text fragment when that heading has no id', async () => {
+    const src = source([{ url, title: 'Manual', blocks: [h(1, 'frob(1) Manual Page'), h(2, 'NAME', 'name'), p(`frob - frob the manual page ${filler(30, 'n')}`), h(2, 'OPTIONS', 'opts'), p(filler(40, 'o'))] }]);
+    const [card] = (await search(src, { q: 'frob(1) Manual Page', limit: 5 })).results;
+    expect(card!.href).toBe(`${url}#:~:text=frob(1)%20Manual%20Page`);
+    const [short] = (await search(src, { q: 'frob', limit: 5 })).results;
+    expect(short!.href).toBe(`${url}#name`);
+  });
+
+  it('links to a merged sub-section, with its snippet from there', async () => {
+    const src = source([
+      {
+        url,
+        title: 'Handlers',
+        blocks: [
+          h(1, 'Handlers', 'top'),
+          p(`${filler(40, 'top')} cookie processor objects are described below and cookie processor objects matter.`),
+          h(2, 'CookieProcessor Objects', 'cookie-objects'),
+          p('Objects that keep cookies.'),
+          h(2, 'Other Objects', 'other'),
+          p(filler(40, 'oth')),
+        ],
+      },
+    ]);
+    const [card] = (await search(src, { q: 'CookieProcessor Objects', limit: 5 })).results;
+    expect(card!.href).toBe(`${url}#cookie-objects`);
+    expect(card!.section).toBe('CookieProcessor Objects');
+    expect(card!.snippet.map((s) => s.text).join('')).toContain('keep cookies');
+  });
+
+  it('leaves the order of pages as it was', async () => {
+    const pages = [
+      { url: 'https://a.test/one.html', title: 'One', blocks: chapter },
+      { url: 'https://b.test/two.html', title: 'Two', blocks: [h(1, 'Updating the package quickly', 'quick'), p(`Updating the package: ${filler(30, 'two')}`)] },
+    ];
+    const src = source(pages);
+    const named = await search(src, { q: 'Updating the package', limit: 5 });
+    const plain = await search(src, { q: 'updating package', limit: 5 });
+    expect(named.results.map((r) => r.url).sort()).toEqual(plain.results.map((r) => r.url).sort());
+    expect(named.results.find((r) => r.url === 'https://a.test/one.html')!.href).toBe('https://a.test/one.html#update');
+  });
+});
