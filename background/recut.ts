@@ -20,7 +20,7 @@ import type { DB, SectionsRecord } from './db.js';
 import type { Engine } from './engine.js';
 import { storePage } from './capture.js';
 import { migrationPending } from './migrateV3.js';
-import { keepsBlocks, recordBlocks, unpackSections } from './sections.js';
+import { forgetPage, keepsBlocks, packPage, recordBlocks, unpackSections } from './sections.js';
 
 /** meta: the chunker every stored page (with blocks) was cut with, once no pass is pending. */
 export const CHUNKER_VERSION_KEY = 'chunkerVersion';
@@ -66,6 +66,9 @@ const sameCut = (a: readonly Chunk[], b: readonly Pick<Chunk, 'text' | 'anchor' 
       JSON.stringify(c.parts ?? []) === JSON.stringify(o.parts ?? [])
     );
   });
+
+/** The ids of the headings above each section (ChunkAnchor.above) are the same too. */
+const sameAbove = (a: readonly Chunk[], b: readonly Pick<Chunk, 'anchor'>[]) => a.every((c, i) => JSON.stringify(c.anchor.above ?? []) === JSON.stringify(b[i]!.anchor.above ?? []));
 
 export class Recut {
   /** Progress of the pass under way (null when none is). */
@@ -162,11 +165,16 @@ export class Recut {
     const old = await unpackSections(rec, page).catch(() => null);
     if (old && sameCut(cut.sections, old)) {
       // The same sections: only the record of who cut them changes (unless the page changed meanwhile).
+      // When only the ids of the headings above the sections differ (chunker revision 3 added them),
+      // the record is written again with them: its texts, and so the index, stay as they are.
+      const z = sameAbove(cut.sections, old) ? null : await packPage(cut.sections, cut.blocks);
       await this.engine.exclusive(async () => {
         const tx = db.transaction(['pages', 'sections'], 'readwrite');
         const [curPage, cur] = await Promise.all([tx.objectStore('pages').get(rec.url), tx.objectStore('sections').get(rec.url)]);
-        if (cur && curPage && curPage.chunkIds.join() === page.chunkIds.join()) await tx.objectStore('sections').put({ ...cur, cv: this.version });
+        if (cur && curPage && curPage.chunkIds.join() === page.chunkIds.join()) await tx.objectStore('sections').put(z ? { url: cur.url, z, cv: this.version } : { ...cur, cv: this.version });
         await tx.done;
+        // Decoded sections are cached by the page's chunk ids, which a rewrite of the links keeps.
+        if (z) forgetPage(db, rec.url);
       });
       return false;
     }

@@ -148,6 +148,36 @@ describe('re-cut after a chunker change', { timeout: 60_000 }, () => {
     expect(same.progress).toBeNull();
   });
 
+  it('gives the sections of a page cut before revision 3 the ids of the headings above them, without indexing it again', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const url = 'https://a.example/above';
+    const blocks: Block[] = [
+      { kind: 'heading', level: 1, text: 'Chapter', id: 'chap' },
+      { kind: 'heading', level: 2, text: 'First', id: 'first' },
+      { kind: 'text', text: `${words(40, 'f')}.` },
+      { kind: 'heading', level: 2, text: 'Second', id: 'second' },
+      { kind: 'text', text: `${words(40, 's')}.` },
+    ];
+    const cut = await cutSections(blocks);
+    expect(cut.sections.map((c) => c.anchor.above)).toEqual([[{ depth: 0, id: 'chap' }], [{ depth: 0, id: 'chap' }]]);
+    // As revision 2 stored it: the same sections without anchor.above.
+    const before = cut.sections.map(({ anchor: { above: _, ...anchor }, ...c }) => ({ ...c, anchor }));
+    await engine.capture(url, { title: 'Chapter', lang: 'en', blocks: cut.blocks, sections: before, chunker: cut.chunker }, 1_700_000_000_000);
+    await engine.recut.run();
+    expect((await chunksOf(db, url)).map((c) => c.anchor)).toEqual([{ id: 'first' }, { id: 'second' }]);
+    const ids = (await db.get('pages', url))!.chunkIds;
+    const segments = await db.count('segments');
+    const recut = new Recut(engine, { version: NEXT, cut: (b, pace) => cutSections(b, pace) });
+    await recut.run();
+    expect((await chunksOf(db, url)).map((c) => c.anchor)).toEqual(cut.sections.map((c) => c.anchor));
+    // Same sections, same ids, nothing indexed again.
+    expect((await db.get('pages', url))!.chunkIds).toEqual(ids);
+    expect(await db.count('segments')).toBe(segments);
+    expect((await db.get('sections', url))!.cv).toBe(NEXT);
+    expect((await verifyIndex(engine)).problems).toEqual([]);
+  });
+
   it('replaces the sections of a page whose stored section text is unreadable by the new cut (a rewrite does not read the old text)', async () => {
     const db = await freshDb();
     const engine = engineOn(db);
