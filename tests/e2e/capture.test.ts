@@ -21,7 +21,7 @@ interface LogEntry {
 }
 interface StoredChunk {
   text: string;
-  anchor: { id?: string; text?: string };
+  anchor: { id?: string; text?: string; above?: { depth: number; id: string }[] };
   headingPath: string[];
 }
 interface PageRecord {
@@ -99,7 +99,7 @@ describe('capture: pages are captured sensibly', () => {
     const chunks = await chunksOf(url);
     const smoker = chunks.find((c) => c.text.includes('marrowfat'));
     expect(smoker?.headingPath).toEqual(['Beekeeping for beginners', 'Protective equipment']);
-    expect(smoker?.anchor).toEqual({ id: 'equipment' });
+    expect(smoker?.anchor).toEqual({ id: 'equipment', above: [{ depth: 0, id: 'top' }] });
     expect(chunks.find((c) => c.headingPath.at(-1) === 'Smokers')?.headingPath).toEqual(['Beekeeping for beginners', 'Protective equipment', 'Smokers']);
     const rows = await searchPage(ext, { q: 'marrowfat' });
     expect(rows[0]?.href).toBe(url + '#equipment');
@@ -118,7 +118,7 @@ describe('capture: pages are captured sensibly', () => {
     await visitAndCapture(url);
     for (const q of ['المكتبة', 'הספרייה', '图书馆', '図書館']) expect(await found(q), q).toContain(url);
     const chunks = await chunksOf(url);
-    expect(chunks.find((c) => c.text.includes('公共图书馆每天'))?.anchor).toEqual({ id: 'zh' });
+    expect(chunks.find((c) => c.text.includes('公共图书馆每天'))?.anchor).toEqual({ id: 'zh', above: [{ depth: 0, id: 'ar' }] });
     expect(chunks.find((c) => c.text.includes('הספרייה העירונית פתוחה'))?.headingPath).toEqual(['المكتبة العامة', 'הספרייה העירונית']);
   });
 
