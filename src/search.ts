@@ -155,6 +155,11 @@ export interface LexicalOptions {
    * are often cut into particles and fragments that rank its section below the first candidates.
    */
   verbatimReach: number;
+  /**
+   * Whether a query that names a heading of a page links that page's card to the heading
+   * (src/namedHeading.ts, liftNamedHeadings). The ranking of pages does not depend on it.
+   */
+  namedHeadings: boolean;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -169,6 +174,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   coverageUnspaced: false,
   typos: true,
   recut: true,
+  namedHeadings: true,
   unspacedEdges: true,
   verbatimReach: 60,
 };
@@ -311,7 +317,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
     userWeights: { lexical: settings.ranking.lexicalWeight, dense: settings.ranking.denseWeight },
   });
   mark('fusedAt');
-  const results = await present(src, fused, parsed, lexical.plan, limit, sections, mark);
+  const results = await present(src, fused, parsed, lexical.plan, limit, sections, mark, lex.namedHeadings);
   mark('presentAt');
   const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null }, timings };
   if (loading && dense === null) response.denseLoading = true;
@@ -690,7 +696,7 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
 }
 
 /** Reads the candidates' sections, applies text filters, groups by page and builds the result cards. */
-async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, plan: Plan, limit: number, known: Map<number, SectionView>, mark: (phase: string) => void = () => undefined): Promise<SearchResult[]> {
+async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, plan: Plan, limit: number, known: Map<number, SectionView>, mark: (phase: string) => void = () => undefined, namedHeadings = true): Promise<SearchResult[]> {
   if (!fused.length) return [];
   const phrases = parsed.phrases.map((p) => foldText(p).toLowerCase());
   const excludePhrases = [...parsed.excludePhrases, ...parsed.excludeWords].map((p) => foldText(p).toLowerCase());
@@ -756,7 +762,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     }
   }
   mark('sectionsAt');
-  const nq = namedHeadingQuery(correctedText(parsed.text, plan.words) ?? parsed.text);
+  const nq = namedHeadings ? namedHeadingQuery(correctedText(parsed.text, plan.words) ?? parsed.text) : null;
   if (nq) liftNamedHeadings(hits, nq);
   const section = (h: Hit, lead: SnippetLead = 'passage'): ResultSection => {
     const c = h.chunk;
