@@ -252,12 +252,20 @@ const ID_WRAPPERS = /^(?:SECTION|DIV|ARTICLE|HEADER|HGROUP|LI|UL|OL|DL|DD|SUMMAR
 /** How many wrappers up a heading's id is looked for (DocBook: h2 in div > div > div.titlepage > div.sect1#id). */
 const MAX_ID_DEPTH = 5;
 
+/** Whether the elements after this marker, past other empty markers, begin with a heading. */
+function leadsToHeading(marker: Element): boolean {
+  let e = marker.nextElementSibling;
+  for (let n = 0; e && n < 8 && isEmptyMarker(e); n++) e = e.nextElementSibling;
+  return !!e && tagOf(e) in HEADINGS;
+}
+
 /**
  * The id a link can jump to for this heading, nearest first: its own; one inside it (DocBook's
  * `<h2><a name="x"></a>…`, MediaWiki's `<span class="mw-headline" id>`); a marker just before it or
  * before a wrapper it opens (Javadoc's `<a id="m(int)"></a><ul><li><h4>`), or the id of a wrapper it
  * opens (Sphinx `<section id>`, DocBook `div.sect1#id`, rustdoc `section#method.x`, Javadoc
- * `section.detail#id`); a permalink marker just after it (GitHub's `<a id="user-content-x">`); the
+ * `section.detail#id`); a permalink marker just after it (GitHub's `<a id="user-content-x">`) unless a
+ * heading follows that marker (then it is that heading's); the
  * target of a "¶" link inside it.
  */
 function headingId(el: Element): string | undefined {
@@ -281,9 +289,11 @@ function headingId(el: Element): string | undefined {
     if (parent.id) return parent.id;
     cur = parent;
   }
+  // Not a marker that leads into the next heading (Doxygen's `<h2 class="groupheader">Friends…</h2>
+  // <a id="ae3c…"></a><h2 class="memtitle">◆ strcmp</h2>`): that one is the next heading's.
   const next = el.nextElementSibling;
   const after = next ? markerId(next) : undefined;
-  if (after) return after;
+  if (after && !leadsToHeading(next!)) return after;
   // A permalink inside the heading ("¶" links) names the target even when it sits on a wrapper.
   const self = el.querySelector('a[href^="#"]')?.getAttribute('href')?.slice(1);
   if (self) {

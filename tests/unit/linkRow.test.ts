@@ -79,3 +79,28 @@ describe("Readability's article keeps each heading's id", () => {
     expect(article.map((b) => b.id)).toEqual(['sidebar-examples', undefined, 'ex-2', undefined]);
   });
 });
+
+describe('a marker just after a heading', () => {
+  const headingIds = async (body: string) => {
+    installDomGlobals();
+    const doc = parseDocument(`<!doctype html><html><head><title>T</title></head><body><main>${body}</main></body></html>`);
+    const walk = await walkBlocks(doc.body as unknown as Element, { checkVisibility: false, mirror: emptyDocument() });
+    return walk.blocks.filter((b) => b.kind === 'heading').map((b) => [b.text, b.id]);
+  };
+  const prose = '<p>The text of this member, long enough to be a section of its own on any page like this one.</p>';
+
+  it('is the heading’s permalink (GitHub), unless a heading follows it: then it is that heading’s (Doxygen)', async () => {
+    expect(await headingIds(`<div class="markdown-heading"><h2>Install</h2><a id="user-content-install" class="anchor" href="#install"></a></div>${prose}`)).toEqual([['Install', 'user-content-install']]);
+    // Doxygen's member documentation: a group heading without an id, then each member's marker and heading.
+    expect(
+      await headingIds(
+        `<h2 class="groupheader">Friends And Related Function Documentation</h2>\n<a id="ae3c243f"></a>\n<h2 class="memtitle"><span class="permalink"><a href="#ae3c243f">◆ </a></span>strcmp</h2>${prose}` +
+          `<a id="a5c07384"></a><a id="a5c07384-old"></a><h2 class="memtitle">stringDebug()</h2>${prose}`,
+      ),
+    ).toEqual([
+      ['Friends And Related Function Documentation', undefined],
+      ['◆ strcmp', 'ae3c243f'],
+      ['stringDebug()', 'a5c07384-old'],
+    ]);
+  });
+});
