@@ -7,7 +7,8 @@
  *
  * A heading is named by the query when it holds the query's words verbatim, in order and adjacent
  * (folded as the tokenizer folds, punctuation ignored, whole words; in scripts without spaces, as a
- * run of characters), and the query is most of the heading: at least `NAMED_SHARE` of its letters, so
+ * run of characters), and the query is most of the heading: at least `NAMED_SHARE` of its letters
+ * (outside brackets: a signature's parameters do not count), so
  * "git" does not name "git-am(1) Manual Page" while "Envoi de paquet" names "Chapitre 9. Envoi de
  * paquet". A word typed with punctuation inside it (`--untracked-cache`, `git-am(1)`, `fs.readFile`)
  * must be in the heading as typed: `--untracked-cache` names an option, not the heading "UNTRACKED
@@ -34,11 +35,16 @@ export interface NamedHeadingQuery {
   letters: number;
   /** Words typed with punctuation inside (folded, lower case): the heading must hold each as is. */
   exact: string[];
+  /** Headings judged for this query so far. */
+  judged: Map<string, boolean>;
+  /** The query's longest word, any case, when the query is plain ASCII (null otherwise): a heading without it is not named. */
+  longest: RegExp | null;
 }
 
 const words = (s: string): string[] => foldText(s).toLowerCase().match(WORD) ?? [];
 /** Folded, lower case, one kind of apostrophe and quote (what a typed word is looked for in). */
-const plain = (s: string): string => foldText(s).toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[\u201c\u201d]/g, '"');
+const quotes = (s: string): string => s.replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[\u201c\u201d]/g, '"');
+const plain = (s: string): string => quotes(foldText(s).toLowerCase());
 // Sentence punctuation and brackets around a word are not part of it.
 const EDGES = /^[("'«\[{¿¡]+|[.,;:!?)"'»\]}]+$/gu;
 const INNER = /[^\p{L}\p{M}\p{N}]/u;
@@ -55,21 +61,52 @@ export function namedHeadingQuery(text: string): NamedHeadingQuery | null {
     .split(/\s+/)
     .map((t) => t.replace(EDGES, ''))
     .filter((t) => INNER.test(t));
-  return { spaced: ` ${w.join(' ')} `, squeezed, unspaced: UNSPACED.test(squeezed), letters, exact };
+  const word = ASCII.test(squeezed) ? w.reduce((a, b) => (b.length > a.length ? b : a), '') : '';
+  const longest = word ? new RegExp(word.replace(/[^a-z0-9]/g, '\\$&'), 'i') : null;
+  return { spaced: ` ${w.join(' ')} `, squeezed, unspaced: UNSPACED.test(squeezed), letters, exact, judged: new Map(), longest };
 }
 
-/** Whether `heading` is what the query names (above). */
+/**
+ * Letters outside brackets: a signature's parameters (`class codecs.IncrementalEncoder(errors='strict')`,
+ * `fs.readFile(path[, options], callback)`) do not make the name a smaller part of its heading.
+ */
+function nameLetters(folded: string, ascii: boolean): number {
+  let depth = 0;
+  let n = 0;
+  for (const ch of folded) {
+    if (ch === '(' || ch === '[') depth++;
+    else if ((ch === ')' || ch === ']') && depth > 0) depth--;
+    else if (depth === 0 && (ascii ? ch >= 'a' && ch <= 'z' : /\p{L}/u.test(ch))) n++;
+  }
+  return n;
+}
+
+const ASCII = /^[\x00-\x7f]*$/;
+
+/** Whether `heading` is what the query names (above). Each heading is judged once per query. */
 export function namesHeading(q: NamedHeadingQuery, heading: string): boolean {
   if (!heading) return false;
-  const w = words(heading);
-  const squeezed = w.join('');
-  const letters = letterCount(squeezed);
+  let named = q.judged.get(heading);
+  if (named === undefined) {
+    named = judge(q, heading);
+    if (q.judged.size < 4096) q.judged.set(heading, named);
+  }
+  return named;
+}
+
+function judge(q: NamedHeadingQuery, heading: string): boolean {
+  // Most headings hold no query word: in plain ASCII that shows without folding anything.
+  const ascii = ASCII.test(heading);
+  if (ascii && q.longest && !q.longest.test(heading)) return false;
+  const folded = ascii ? heading.toLowerCase() : foldText(heading).toLowerCase();
+  const letters = nameLetters(folded, ascii);
   if (!letters || q.letters < NAMED_SHARE * letters) return false;
   if (q.exact.length) {
-    const h = plain(heading);
+    const h = quotes(folded);
     if (!q.exact.every((t) => h.includes(t))) return false;
   }
-  return q.unspaced ? squeezed.includes(q.squeezed) : ` ${w.join(' ')} `.includes(q.spaced);
+  const w = folded.match(WORD) ?? [];
+  return q.unspaced ? w.join('').includes(q.squeezed) : ` ${w.join(' ')} `.includes(q.spaced);
 }
 
 /**

@@ -821,38 +821,60 @@ const samePath = (a: readonly string[], b: readonly string[]): boolean => a.leng
  * (the replacement takes the page's first place; the hit it replaced follows it).
  */
 function liftNamedHeadings<H extends { url: string; chunk: SectionView; named?: { part: SectionPart } | { path: string[] } }>(hits: H[], q: NamedHeadingQuery): void {
-  const seen = new Set<string>();
+  // Each page's hits, in rank order (one pass; a page's other candidates are looked up here).
+  const byUrl = new Map<string, number[]>();
+  hits.forEach((h, i) => {
+    const list = byUrl.get(h.url);
+    if (list) list.push(i);
+    else byUrl.set(h.url, [i]);
+  });
   const partNamed = (v: SectionView): SectionPart | undefined =>
     v.parts?.find((p) => p.headingPath.length > 0 && !samePath(p.headingPath, v.headingPath) && namesHeading(q, p.headingPath[p.headingPath.length - 1]!));
-  for (let i = 0; i < hits.length; i++) {
-    const h = hits[i]!;
-    if (seen.has(h.url)) continue;
-    seen.add(h.url);
+  // A page's first hit: replaced in place by another of its hits (which leaves its own place), or marked.
+  const first = new Map<number, H>();
+  const taken = new Set<number>();
+  for (const [i, ...rest] of byUrl.values()) {
+    const h = hits[i!]!;
     const path = h.chunk.headingPath;
     const j = namedInPath(q, path);
     if (j >= 0 && j === path.length - 1) continue;
     const own = partNamed(h.chunk);
     if (own) {
-      hits[i] = { ...h, named: { part: own } };
+      first.set(i!, { ...h, named: { part: own } });
       continue;
     }
     // The heading: one above this section, else any the page's other candidates have as their own.
     const target = j >= 0 ? path.slice(0, j + 1) : null;
     const isTarget = (p: readonly string[]) => (target ? samePath(p, target) : p.length > 0 && namesHeading(q, p[p.length - 1]!));
-    let k = -1;
+    let k = rest.find((m) => isTarget(hits[m]!.chunk.headingPath));
     let part: SectionPart | undefined;
-    for (let m = i + 1; m < hits.length && k < 0; m++) if (hits[m]!.url === h.url && isTarget(hits[m]!.chunk.headingPath)) k = m;
-    for (let m = i + 1; m < hits.length && k < 0; m++) {
-      if (hits[m]!.url !== h.url) continue;
-      const c = hits[m]!.chunk;
-      part = c.parts?.find((p) => !samePath(p.headingPath, c.headingPath) && isTarget(p.headingPath));
-      if (part) k = m;
+    if (k === undefined) {
+      for (const m of rest) {
+        const c = hits[m]!.chunk;
+        part = c.parts?.find((p) => !samePath(p.headingPath, c.headingPath) && isTarget(p.headingPath));
+        if (part) {
+          k = m;
+          break;
+        }
+      }
     }
-    if (k >= 0) {
-      const [found] = hits.splice(k, 1);
-      hits.splice(i, 0, part ? { ...found!, named: { part } } : found!);
-    } else if (target) hits[i] = { ...h, named: { path: target } };
+    if (k !== undefined) {
+      // The page's first place, then the hit it replaced.
+      first.set(i!, part ? { ...hits[k]!, named: { part } } : hits[k]!);
+      taken.add(k);
+      first.set(-1 - i!, h);
+    } else if (target) first.set(i!, { ...h, named: { path: target } });
   }
+  if (!first.size) return;
+  const out: H[] = [];
+  hits.forEach((h, i) => {
+    if (taken.has(i)) return;
+    out.push(first.get(i) ?? h);
+    const replaced = first.get(-1 - i);
+    if (replaced) out.push(replaced);
+  });
+  hits.length = 0;
+  for (const h of out) hits.push(h);
 }
 
 /** The merged sub-section holding offset `at` of the section's text, or null for the section's own. */

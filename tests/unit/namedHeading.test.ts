@@ -26,6 +26,13 @@ describe('namesHeading', () => {
     expect(names('Porting to Python 3.8', 'Porting to Python 3.8')).toBe(true);
   });
 
+  it('takes a definition by its name: a signature’s parameters do not count against the share', () => {
+    expect(names('codecs.IncrementalEncoder', "class codecs.IncrementalEncoder(errors='strict')")).toBe(true);
+    expect(names('fs.readFile', 'fs.readFile(path[, options], callback)')).toBe(true);
+    expect(names('fs.readFile(path)', 'fs.readFile(path[, options], callback)')).toBe(true);
+    expect(names('readFile', 'fsPromises.readFile(path[, options])')).toBe(false);
+  });
+
   it('takes scripts without spaces as runs of characters', () => {
     expect(names('互換性の問題', '第4章 互換性の問題')).toBe(true);
     expect(names('パッケージのビルド', '第6章パッケージのビルド')).toBe(true);
@@ -51,7 +58,7 @@ describe('namesHeading', () => {
   it('needs a word typed with punctuation inside to be in the heading as typed', () => {
     expect(names('--untracked-cache', 'UNTRACKED CACHE')).toBe(false);
     expect(names('fs.readFile', 'fs readFile')).toBe(false);
-    expect(names('fs.readFile(path)', 'fs.readFile(path[, options], callback)')).toBe(false);
+    expect(names('fs.readFile', 'fsPromises.readFile(path)')).toBe(false);
     expect(names("vers l'archive", 'Envoi vers l’archive')).toBe(true);
     // Sentence punctuation and brackets around a word are not part of it.
     expect(names('"Updating the package"?', 'Chapter 8. Updating the package')).toBe(true);
