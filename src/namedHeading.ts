@@ -39,6 +39,11 @@ export interface NamedHeadingQuery {
   judged: Map<string, boolean>;
   /** The query's longest word, any case, when the query is plain ASCII (null otherwise): a heading without it is not named. */
   longest: RegExp | null;
+  /**
+   * When the query is plain ASCII: a line (of a multi-line text) opening with its first word, any case
+   * (a line whose first word differs only by accents is not looked at: names are typed as written).
+   */
+  lineStart: RegExp | null;
 }
 
 const words = (s: string): string[] => foldText(s).toLowerCase().match(WORD) ?? [];
@@ -63,18 +68,21 @@ export function namedHeadingQuery(text: string): NamedHeadingQuery | null {
     .filter((t) => INNER.test(t));
   const word = ASCII.test(squeezed) ? w.reduce((a, b) => (b.length > a.length ? b : a), '') : '';
   const longest = word ? new RegExp(word.replace(/[^a-z0-9]/g, '\\$&'), 'i') : null;
-  return { spaced: ` ${w.join(' ')} `, squeezed, unspaced: UNSPACED.test(squeezed), letters, exact, judged: new Map(), longest };
+  const lineStart = word ? new RegExp(`^[^\\p{L}\\p{N}\\n]*${w[0]!.replace(/[^a-z0-9]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'gimu') : null;
+  return { spaced: ` ${w.join(' ')} `, squeezed, unspaced: UNSPACED.test(squeezed), letters, exact, judged: new Map(), longest, lineStart };
 }
 
 /**
  * Letters outside brackets: a signature's parameters (`class codecs.IncrementalEncoder(errors='strict')`,
  * `fs.readFile(path[, options], callback)`) do not make the name a smaller part of its heading.
  */
-function nameLetters(folded: string, ascii: boolean): number {
+function nameLetters(folded: string, ascii: boolean, brackets: boolean): number {
   let depth = 0;
   let n = 0;
   for (const ch of folded) {
-    if (ch === '(' || ch === '[') depth++;
+    if (brackets) {
+      if (ascii ? ch >= 'a' && ch <= 'z' : /\p{L}/u.test(ch)) n++;
+    } else if (ch === '(' || ch === '[') depth++;
     else if ((ch === ')' || ch === ']') && depth > 0) depth--;
     else if (depth === 0 && (ascii ? ch >= 'a' && ch <= 'z' : /\p{L}/u.test(ch))) n++;
   }
@@ -88,24 +96,66 @@ export function namesHeading(q: NamedHeadingQuery, heading: string): boolean {
   if (!heading) return false;
   let named = q.judged.get(heading);
   if (named === undefined) {
-    named = judge(q, heading);
+    named = judge(q, heading, false);
     if (q.judged.size < 4096) q.judged.set(heading, named);
   }
   return named;
 }
 
-function judge(q: NamedHeadingQuery, heading: string): boolean {
+/** Lines longer than this (characters) are not terms: the test is skipped. */
+const MAX_LINE_CHARS = 200;
+
+/**
+ * Whether a line of a section's text (a block: a definition term, a list item) is what the query names,
+ * by the same rule as a heading except that letters in brackets count and the line must open with the
+ * query's words: `[-o | --only-matching]` in a synopsis line and "You can also fetch branches from other
+ * repositories; so" are mentions, the term `--only-matching` that opens its definition is the place.
+ */
+export function namesLine(q: NamedHeadingQuery, line: string): boolean {
+  if (!line || line.length > MAX_LINE_CHARS) return false;
+  const key = '\u0000' + line;
+  let named = q.judged.get(key);
+  if (named === undefined) {
+    named = judge(q, line, true);
+    if (q.judged.size < 4096) q.judged.set(key, named);
+  }
+  return named;
+}
+
+/** Whether some line of a section's text, its heading line aside, is named by the query. */
+export function namedLineIn(q: NamedHeadingQuery, section: { text: string; headingPath: readonly string[] }): boolean {
+  const text = section.text;
+  const from = section.headingPath.length ? text.indexOf('\n') + 1 : 0;
+  if (section.headingPath.length && from === 0) return false;
+  if (q.lineStart) {
+    // A plain ASCII query: only lines that open with its first word (as typed, any case) are read.
+    q.lineStart.lastIndex = from;
+    for (let m = q.lineStart.exec(text); m; m = q.lineStart.exec(text)) {
+      const end = text.indexOf('\n', m.index);
+      if (namesLine(q, text.slice(m.index, end < 0 ? text.length : end).trim())) return true;
+      if (end < 0) break;
+      q.lineStart.lastIndex = end + 1;
+    }
+    return false;
+  }
+  const lines = text.slice(from).split('\n');
+  return lines.some((l) => namesLine(q, l.trim()));
+}
+
+function judge(q: NamedHeadingQuery, heading: string, brackets: boolean): boolean {
   // Most headings hold no query word: in plain ASCII that shows without folding anything.
   const ascii = ASCII.test(heading);
   if (ascii && q.longest && !q.longest.test(heading)) return false;
   const folded = ascii ? heading.toLowerCase() : foldText(heading).toLowerCase();
-  const letters = nameLetters(folded, ascii);
+  const letters = nameLetters(folded, ascii, brackets);
   if (!letters || q.letters < NAMED_SHARE * letters) return false;
   if (q.exact.length) {
     const h = quotes(folded);
     if (!q.exact.every((t) => h.includes(t))) return false;
   }
   const w = folded.match(WORD) ?? [];
+  // A line must open with the query, as a term opens its definition; a heading may hold it anywhere.
+  if (brackets) return q.unspaced ? w.join('').startsWith(q.squeezed) : ` ${w.join(' ')} `.startsWith(q.spaced);
   return q.unspaced ? w.join('').includes(q.squeezed) : ` ${w.join(' ')} `.includes(q.spaced);
 }
 

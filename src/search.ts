@@ -19,7 +19,7 @@ import { TOKENIZER } from './indexing.js';
 import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
-import { namedHeadingQuery, namedInPath, namesHeading, type NamedHeadingQuery } from './namedHeading.js';
+import { namedHeadingQuery, namedInPath, namedLineIn, namesHeading, type NamedHeadingQuery } from './namedHeading.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
 import { correctedText, DEFAULT_COMMON, kanaFunctionWord, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
@@ -317,7 +317,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
     userWeights: { lexical: settings.ranking.lexicalWeight, dense: settings.ranking.denseWeight },
   });
   mark('fusedAt');
-  const results = await present(src, fused, parsed, lexical.plan, limit, sections, mark, lex.namedHeadings);
+  const results = await present(src, fused, parsed, lexical.plan, limit, sections, mark, lex.namedHeadings ? (queryClass === 'identifier' ? 'lines' : 'headings') : 'off');
   mark('presentAt');
   const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null }, timings };
   if (loading && dense === null) response.denseLoading = true;
@@ -696,7 +696,7 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
 }
 
 /** Reads the candidates' sections, applies text filters, groups by page and builds the result cards. */
-async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, plan: Plan, limit: number, known: Map<number, SectionView>, mark: (phase: string) => void = () => undefined, namedHeadings = true): Promise<SearchResult[]> {
+async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, plan: Plan, limit: number, known: Map<number, SectionView>, mark: (phase: string) => void = () => undefined, named: 'off' | 'headings' | 'lines' = 'headings'): Promise<SearchResult[]> {
   if (!fused.length) return [];
   const phrases = parsed.phrases.map((p) => foldText(p).toLowerCase());
   const excludePhrases = [...parsed.excludePhrases, ...parsed.excludeWords].map((p) => foldText(p).toLowerCase());
@@ -762,8 +762,8 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     }
   }
   mark('sectionsAt');
-  const nq = namedHeadings ? namedHeadingQuery(correctedText(parsed.text, plan.words) ?? parsed.text) : null;
-  if (nq) liftNamedHeadings(hits, nq);
+  const nq = named !== 'off' ? namedHeadingQuery(correctedText(parsed.text, plan.words) ?? parsed.text) : null;
+  if (nq) liftNamedHeadings(hits, nq, named === 'lines');
   const section = (h: Hit, lead: SnippetLead = 'passage'): ResultSection => {
     const c = h.chunk;
     const named = h.named;
@@ -817,10 +817,11 @@ const samePath = (a: readonly string[], b: readonly string[]): boolean => a.leng
 /**
  * Where each page's card links when the query names one of its headings (src/namedHeading.ts), in
  * place: the page's first hit is replaced by its candidate whose own section has that heading, else
- * marked to link to a merged sub-section with it, else to the heading itself. Page order is unchanged
- * (the replacement takes the page's first place; the hit it replaced follows it).
+ * marked to link to a merged sub-section with it, else to the heading itself; with `lines` (a name
+ * was typed) and no heading named, by a candidate holding a line that opens with the name. Page order
+ * is unchanged (the replacement takes the page's first place; the hit it replaced follows it).
  */
-function liftNamedHeadings<H extends { url: string; chunk: SectionView; named?: { part: SectionPart } | { path: string[] } }>(hits: H[], q: NamedHeadingQuery): void {
+function liftNamedHeadings<H extends { url: string; chunk: SectionView; named?: { part: SectionPart } | { path: string[] } }>(hits: H[], q: NamedHeadingQuery, lines: boolean): void {
   // Each page's hits, in rank order (one pass; a page's other candidates are looked up here).
   const byUrl = new Map<string, number[]>();
   hits.forEach((h, i) => {
@@ -858,6 +859,10 @@ function liftNamedHeadings<H extends { url: string; chunk: SectionView; named?: 
         }
       }
     }
+    // No heading: for a name (an identifier query), a line that opens with it (a definition's term,
+    // `--only-matching` opening its description) is the place, when the first hit does not hold one
+    // and another hit of the page does.
+    if (lines && k === undefined && !target && !namedLineIn(q, h.chunk)) k = rest.find((m) => namedLineIn(q, hits[m]!.chunk));
     if (k !== undefined) {
       // The page's first place, then the hit it replaced.
       first.set(i!, part ? { ...hits[k]!, named: { part } } : hits[k]!);

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { namedHeadingQuery, namedInPath, namesHeading, NAMED_SHARE } from '../../src/namedHeading.js';
+import { namedHeadingQuery, namedInPath, namedLineIn, namesHeading, namesLine, NAMED_SHARE } from '../../src/namedHeading.js';
 import { search } from '../../src/search.js';
 import { h, p, source } from './pagesSource.js';
 
@@ -100,6 +100,33 @@ describe('namesHeading', () => {
   });
 });
 
+describe('namesLine: a term that opens its definition', () => {
+  const line = (query: string, text: string) => {
+    const q = namedHeadingQuery(query);
+    return !!q && namesLine(q, text);
+  };
+
+  it('is a line that opens with the query and is mostly the query', () => {
+    expect(line('--only-matching', '--only-matching')).toBe(true);
+    expect(line('sendemail.smtpDomain', 'sendemail.smtpDomain')).toBe(true);
+    expect(line('--apply', '--apply')).toBe(true);
+  });
+
+  it('is not a mention: inside a synopsis (brackets count for lines), mid-line, or in prose', () => {
+    expect(line('--only-matching', '[-o | --only-matching]')).toBe(false);
+    expect(line('--only-matching', 'git grep [-a | --text] [-I] [-o | --only-matching] [-w | --word-regexp]')).toBe(false);
+    expect(line('fetch branches from other repositories', 'You can also fetch branches from other repositories; so')).toBe(false);
+    expect(line('x y', 'x y '.repeat(80))).toBe(false);
+  });
+
+  it('is looked for in a section below its heading line', () => {
+    const q = namedHeadingQuery('--unresolve')!;
+    expect(namedLineIn(q, { headingPath: ['OPTIONS'], text: 'OPTIONS\n--add\nAdds the file.\n--unresolve\nRestores the unmerged state.' })).toBe(true);
+    expect(namedLineIn(q, { headingPath: ['SYNOPSIS'], text: 'SYNOPSIS\ngit update-index [--add] [--unresolve]' })).toBe(false);
+    expect(namedLineIn(q, { headingPath: ['--unresolve'], text: '--unresolve\nsee above' })).toBe(false);
+  });
+});
+
 // Filler that holds none of the query words.
 const filler = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i % 7}`).join(' ');
 
@@ -176,6 +203,30 @@ describe('a card links to the heading its query names', () => {
     expect(card!.href).toBe(`${url}#cookie-objects`);
     expect(card!.section).toBe('CookieProcessor Objects');
     expect(card!.snippet.map((s) => s.text).join('')).toContain('keep cookies');
+  });
+
+  it('links an identifier to the section where a line opens with it (its definition), not to a mention', async () => {
+    const src = source([
+      {
+        url,
+        title: 'git-grep(1)',
+        blocks: [
+          h(1, 'git-grep(1)', 'top'),
+          h(2, 'SYNOPSIS', 'synopsis'),
+          { kind: 'code', text: 'git grep [-a | --text] [-o | --only-matching] [-w | --word-regexp]' },
+          h(2, 'DESCRIPTION', 'description'),
+          p(`Look for specified patterns in the tracked files. ${filler(40, 'desc')}`),
+          h(2, 'OPTIONS', 'options'),
+          p('--text'),
+          p(`Process binary files as if they were text. ${filler(30, 'text')}`),
+          p('--only-matching'),
+          p(`Print only the matched parts of a matching line, each such part on its own output line. ${filler(30, 'om')}`),
+        ],
+      },
+    ]);
+    const [card] = (await search(src, { q: '--only-matching', limit: 5 })).results;
+    expect(card!.href).toBe(`${url}#options`);
+    expect(card!.snippet.map((s) => s.text).join('')).toContain('Print only the matched parts');
   });
 
   it('leaves the order of pages as it was', async () => {
