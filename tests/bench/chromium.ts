@@ -17,6 +17,8 @@ const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) =>
 export interface BenchExtension extends Extension {
   /** Where the loaded copy of dist/chrome lives. */
   dist: string;
+  /** Stops the worker and, unless `wait` is false, waits (up to 2 s) until its target is gone. */
+  stopWorker(opts?: { wait?: boolean }): Promise<number>;
   workerRunning(): Promise<boolean>;
   /** Sends CDP commands to the service worker over one session. */
   workerCdp<T>(commands: { method: string; params?: Record<string, unknown> }[]): Promise<T[]>;
@@ -90,7 +92,7 @@ export async function launchSnapshot(opts: SnapshotOptions = {}): Promise<BenchE
       return all[all.length - 1] ?? worker;
     },
     extensionUrl: (path) => `chrome-extension://${extId}/${path.replace(/^\//, '')}`,
-    async stopWorker() {
+    async stopWorker(opts: { wait?: boolean } = {}) {
       const cdp = await ctx.browser()!.newBrowserCDPSession();
       let n = 0;
       try {
@@ -101,6 +103,9 @@ export async function launchSnapshot(opts: SnapshotOptions = {}): Promise<BenchE
       } finally {
         await cdp.detach().catch(() => undefined);
       }
+      // Until the target is gone: a stopping worker can still be listed, and an evaluation sent to it
+      // then fails ("setTimeout is not defined") or is never answered (seen at 52k sections).
+      if (opts.wait !== false) for (let i = 0; i < 40 && (await targets()).length; i++) await new Promise((r) => setTimeout(r, 50));
       return n;
     },
     async workerCdp<T>(commands: { method: string; params?: Record<string, unknown> }[]): Promise<T[]> {
@@ -142,7 +147,18 @@ export async function launchSnapshot(opts: SnapshotOptions = {}): Promise<BenchE
         await cdp.detach().catch(() => undefined);
       }
     },
-    async evalSw<T>(fn: string): Promise<T> {
+    async evalSw<T>(fn: string, attempts = 3): Promise<T> {
+      // A worker caught while starting or stopping can fail an evaluation or leave no target: retry
+      // (callers pass idempotent code), as the e2e harness does.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await evalOnce();
+        } catch (e) {
+          if (attempt >= attempts || !/setTimeout is not defined|service worker not running/.test(String(e))) throw e;
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      }
+      async function evalOnce(): Promise<T> {
       await ext.sw();
       const code = `(async () => { for (let i = 0; i < 200 && !globalThis.reread; i++) await new Promise((r) => setTimeout(r, 50)); const { engine, dense } = globalThis.reread; return (${fn}); })()`;
       const [res] = await ext.workerCdp<{ result: { value?: unknown }; exceptionDetails?: { exception?: { description?: string }; text: string } }>([
@@ -151,6 +167,7 @@ export async function launchSnapshot(opts: SnapshotOptions = {}): Promise<BenchE
       if (!res) throw new Error('no answer from the service worker');
       if (res.exceptionDetails) throw new Error(res.exceptionDetails.exception?.description ?? res.exceptionDetails.text);
       return res.result.value as T;
+      }
     },
     async close() {
       await ctx.close();

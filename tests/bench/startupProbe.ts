@@ -24,7 +24,8 @@ async function startups(backgroundJs: string | undefined, rounds: number): Promi
     await page.getByTestId('stat-pages').waitFor({ timeout: 30_000 });
     const out: number[] = [];
     for (let r = 0; r < rounds; r++) {
-      await ext.stopWorker();
+      // Its own wait, as before: the options page can wake the worker again at any moment.
+      await ext.stopWorker({ wait: false });
       await until(async () => !(await ext.workerRunning()), 'worker stopped', 10_000, 50);
       out.push(
         await page.evaluate(async () => {
