@@ -14,6 +14,7 @@
  * must be in the heading as typed: `--untracked-cache` names an option, not the heading "UNTRACKED
  * CACHE". Pure; used by src/search.ts when it builds each page's card.
  */
+import { unspacedWord } from './queryPlan.js';
 import { foldText } from './tokenizer.js';
 
 /** The query must hold at least this share of the heading's letters (numbers and punctuation do not count). */
@@ -24,7 +25,6 @@ const MAX_QUERY_CHARS = 200;
 
 const WORD = /[\p{L}\p{M}\p{N}]+/gu;
 const LETTER = /\p{L}/gu;
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 export interface NamedHeadingQuery {
   /** The query's words, folded, lower case, space-separated, with a space at each end. */
@@ -47,8 +47,9 @@ export interface NamedHeadingQuery {
 }
 
 const words = (s: string): string[] => foldText(s).toLowerCase().match(WORD) ?? [];
-/** Folded, lower case, one kind of apostrophe and quote (what a typed word is looked for in). */
+/** One kind of apostrophe and of double quote. */
 const quotes = (s: string): string => s.replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[\u201c\u201d]/g, '"');
+/** Folded, lower case, `quotes`: what a word typed with punctuation is looked for in. */
 const plain = (s: string): string => quotes(foldText(s).toLowerCase());
 // Sentence punctuation and brackets around a word are not part of it.
 const EDGES = /^[("'«\[{¿¡]+|[.,;:!?)"'»\]}]+$/gu;
@@ -69,18 +70,18 @@ export function namedHeadingQuery(text: string): NamedHeadingQuery | null {
   const word = ASCII.test(squeezed) ? w.reduce((a, b) => (b.length > a.length ? b : a), '') : '';
   const longest = word ? new RegExp(word.replace(/[^a-z0-9]/g, '\\$&'), 'i') : null;
   const lineStart = word ? new RegExp(`^[^\\p{L}\\p{N}\\n]*${w[0]!.replace(/[^a-z0-9]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'gimu') : null;
-  return { spaced: ` ${w.join(' ')} `, squeezed, unspaced: UNSPACED.test(squeezed), letters, exact, judged: new Map(), longest, lineStart };
+  return { spaced: ` ${w.join(' ')} `, squeezed, unspaced: unspacedWord(squeezed), letters, exact, judged: new Map(), longest, lineStart };
 }
 
 /**
- * Letters outside brackets: a signature's parameters (`class codecs.IncrementalEncoder(errors='strict')`,
+ * Letters, and unless `inBrackets` only those outside brackets: a signature's parameters (`class codecs.IncrementalEncoder(errors='strict')`,
  * `fs.readFile(path[, options], callback)`) do not make the name a smaller part of its heading.
  */
-function nameLetters(folded: string, ascii: boolean, brackets: boolean): number {
+function nameLetters(folded: string, ascii: boolean, inBrackets: boolean): number {
   let depth = 0;
   let n = 0;
   for (const ch of folded) {
-    if (brackets) {
+    if (inBrackets) {
       if (ascii ? ch >= 'a' && ch <= 'z' : /\p{L}/u.test(ch)) n++;
     } else if (ch === '(' || ch === '[') depth++;
     else if ((ch === ')' || ch === ']') && depth > 0) depth--;
@@ -142,12 +143,12 @@ export function namedLineIn(q: NamedHeadingQuery, section: { text: string; headi
   return lines.some((l) => namesLine(q, l.trim()));
 }
 
-function judge(q: NamedHeadingQuery, heading: string, brackets: boolean): boolean {
+function judge(q: NamedHeadingQuery, heading: string, line: boolean): boolean {
   // Most headings hold no query word: in plain ASCII that shows without folding anything.
   const ascii = ASCII.test(heading);
   if (ascii && q.longest && !q.longest.test(heading)) return false;
   const folded = ascii ? heading.toLowerCase() : foldText(heading).toLowerCase();
-  const letters = nameLetters(folded, ascii, brackets);
+  const letters = nameLetters(folded, ascii, line);
   if (!letters || q.letters < NAMED_SHARE * letters) return false;
   if (q.exact.length) {
     const h = quotes(folded);
@@ -155,7 +156,7 @@ function judge(q: NamedHeadingQuery, heading: string, brackets: boolean): boolea
   }
   const w = folded.match(WORD) ?? [];
   // A line must open with the query, as a term opens its definition; a heading may hold it anywhere.
-  if (brackets) return q.unspaced ? w.join('').startsWith(q.squeezed) : ` ${w.join(' ')} `.startsWith(q.spaced);
+  if (line) return q.unspaced ? w.join('').startsWith(q.squeezed) : ` ${w.join(' ')} `.startsWith(q.spaced);
   return q.unspaced ? w.join('').includes(q.squeezed) : ` ${w.join(' ')} `.includes(q.spaced);
 }
 

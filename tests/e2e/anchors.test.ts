@@ -162,39 +162,36 @@ async function judgeFirst(tab: Page, e: { page: string; query: string; heading: 
   return null;
 }
 
+/** judgeFirst for each entry, in a new tab of a short window (landing on a section is a scroll the browser has to make): the misses. */
+async function judgeAll(entries: readonly { page: string; query: string; heading: string }[]): Promise<string[]> {
+  const tab = await ext.ctx.newPage();
+  await tab.setViewportSize({ width: 900, height: 260 });
+  const misses: string[] = [];
+  for (const e of entries) {
+    const miss = await judgeFirst(tab, e);
+    if (miss) misses.push(miss);
+  }
+  await tab.close();
+  return misses;
+}
+
 describe('result links land on the section holding the passage', () => {
   it.each(PAGES)('%s', async (p) => {
-    const tab = await ext.ctx.newPage();
-    // A short window, so that landing on a section is a scroll the browser has to make.
-    await tab.setViewportSize({ width: 900, height: 260 });
-    const misses: string[] = [];
-    for (const e of expected.filter((x) => x.page === p)) {
-      const miss = await judgeFirst(tab, e);
-      if (miss) misses.push(miss);
-    }
-    await tab.close();
-    expect(misses).toEqual([]);
+    expect(await judgeAll(expected.filter((x) => x.page === p))).toEqual([]);
   });
 });
 
 describe('a heading typed as the query links to that heading (src/namedHeading.ts)', () => {
   it('lands on the heading named, for each page of tests/fixtures/anchors/headings.json', async () => {
-    const tab = await ext.ctx.newPage();
-    await tab.setViewportSize({ width: 900, height: 260 });
-    const misses: string[] = [];
     // Photographed to be looked at (tests/e2e/artifacts): the card names the heading it links to.
+    const tab = await ext.ctx.newPage();
     await tab.setViewportSize({ width: 900, height: 600 });
     await searchPage(ext, { q: 'Priorities' }, tab);
     mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
     await tab.screenshot({ path: join(ARTIFACTS, 'screens', 'search-named-heading.png') });
-    await tab.setViewportSize({ width: 900, height: 260 });
-    // ja-kernel.html is visited by the test below; its heading is checked there.
-    for (const e of headings.filter((x) => PAGES.includes(x.page))) {
-      const miss = await judgeFirst(tab, e);
-      if (miss) misses.push(miss);
-    }
     await tab.close();
-    expect(misses).toEqual([]);
+    // ja-kernel.html is visited by the test below; its heading is checked there.
+    expect(await judgeAll(headings.filter((x) => PAGES.includes(x.page)))).toEqual([]);
   });
 });
 
@@ -214,10 +211,7 @@ describe('a remembered Japanese span cut mid-word (src/recut.ts)', () => {
     // The chapter heading, typed as the query, has no section of its own (its first section's heading
     // follows it at once): the link is its id, kept as the sections' anchor.above, and lands on it.
     const chapter = headings.find((e) => e.page === 'ja-kernel.html')!;
-    const judged = await ext.ctx.newPage();
-    await judged.setViewportSize({ width: 900, height: 260 });
-    expect(await judgeFirst(judged, chapter)).toBeNull();
-    await judged.close();
+    expect(await judgeAll([chapter])).toEqual([]);
     await expect.poll(() => tab.getByTestId('corrected').textContent()).toContain('新しいカーネルパッケージ');
     // Photographed to be looked at (tests/e2e/artifacts).
     mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
