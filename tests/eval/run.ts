@@ -4,7 +4,7 @@
  * writes bench/results/eval.json. See tests/eval/README.md.
  *
  *   npm run eval                                  # every corpus, every lane, the shipped configuration
- *   npm run eval -- --corpus python,git           # some corpora (python, git, debian-faq, maint-guide, zsh, doxygen, devref, cmake, sqlite, nodejs)
+ *   npm run eval -- --corpus python,git           # some corpora (python, git, debian-faq, maint-guide, zsh, doxygen, nodejs, devref, cmake, sqlite, rust)
  *   npm run eval -- --class span,typo             # some classes
  *   npm run eval -- --lanes hybrid,naive          # some lanes (lexical, dense, hybrid, naive)
  *   npm run eval -- --failures 8                  # list the first 8 misses per class (tuning corpora only)
@@ -18,7 +18,7 @@
  * of some corpora, classes or lanes writes eval-partial.json (unless --out is given), so eval.json always
  * holds a full run of the shipped configuration.
  *
- * The held-out corpora (devref, gated in npm test; cmake, sqlite and nodejs, reported only) are reported, never tuned on:
+ * The held-out corpora (devref, gated in npm test; cmake, sqlite and rust, reported only) are reported, never tuned on:
  * their misses are not listed. A corpus whose packages are not installed is skipped with a line saying so
  * when no --corpus is given (named with --corpus, it is an error).
  */
