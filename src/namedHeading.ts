@@ -51,8 +51,9 @@ const words = (s: string): string[] => foldText(s).toLowerCase().match(WORD) ?? 
 const quotes = (s: string): string => s.replace(/[\u2018\u2019\u02bc]/g, "'").replace(/[\u201c\u201d]/g, '"');
 /** Folded, lower case, `quotes`: what a word typed with punctuation is looked for in. */
 const plain = (s: string): string => quotes(foldText(s).toLowerCase());
-// Sentence punctuation and brackets around a word are not part of it.
-const EDGES = /^[("'«\[{¿¡]+|[.,;:!?)"'»\]}]+$/gu;
+// Sentence punctuation and brackets around a word are not part of it, nor a permalink mark after it
+// (a heading copied from the page with its "#", "¶" or "§").
+const EDGES = /^[("'«\[{¿¡]+|[.,;:!?)"'»\]}#¶§]+$/gu;
 const INNER = /[^\p{L}\p{M}\p{N}]/u;
 const letterCount = (s: string): number => s.match(LETTER)?.length ?? 0;
 

@@ -62,6 +62,10 @@ describe('namesHeading', () => {
     expect(names("vers l'archive", 'Envoi vers l’archive')).toBe(true);
     // Sentence punctuation and brackets around a word are not part of it.
     expect(names('"Updating the package"?', 'Chapter 8. Updating the package')).toBe(true);
+    // A heading copied from the page with its permalink mark ("#" after Node's and MkDocs' headings).
+    expect(names('File URL paths#', 'File URL paths')).toBe(true);
+    expect(names('ERR_HTTP2_ORIGIN_LENGTH#', 'ERR_HTTP2_ORIGIN_LENGTH')).toBe(true);
+    expect(names('Changelog ¶', 'Changelog')).toBe(true);
   });
 
   it('has nothing to compare in an empty, punctuation-only or overlong query', () => {
