@@ -387,39 +387,73 @@ function drawnMatches(m: { start: number[]; end: number[]; mask: number[] }, q: 
 
 /** Words in the passage a snippet's focus is chosen from (about a remembered sentence). */
 const FOCUS_WORDS = 12;
+/** Matched tokens this close (one unmatched token between them: a dropped stop word) continue a run in order. */
+const IN_ORDER_GAP = 2;
+/** A chain counts from this many neighbouring pairs (three words in order): one pair is too common to say where a phrase is. */
+const MIN_CHAIN = 2;
+/** Index of a mask's lowest bit: the first query word a token matches. */
+const firstWord = (mask: number): number => 31 - Math.clz32(mask & -mask);
 
 /**
  * Where in tokens [start, end) the query matched best: the run of FOCUS_WORDS tokens with the most
- * weight of distinct query words (then the most matching tokens, then the earliest); its first match
- * of a marked word (else of any word), as an offset in the body. -1 when nothing in the range matched.
+ * weight of distinct query words, then the longest chain of three or more matches in the query's
+ * order, each close to the one before (the words of a remembered phrase as they are written, not the same words
+ * scattered over the sentence before it: merged sub-sections of one option each share most of their
+ * words), then the most matching tokens, then the earliest. Its longest chain's first match (a run
+ * without a chain: its first match of a marked word, else of any word), as an offset in the body. -1
+ * when nothing in the range matched.
  */
 function focusIn(tokMask: Uint32Array, start: number, end: number, q: SnippetQuery, m: { start: number[]; mask: number[] }, tokOf: readonly number[]): number {
   let best = -1;
+  let bestChain = -1;
   let bestHits = -1;
   let bestAt = -1;
+  let bestChainAt = -1;
   for (let i = start; i < end; i++) {
     if (!tokMask[i]) continue;
     let seen = 0;
     let weight = 0;
     let hits = 0;
+    let prev = -1;
+    let chain = 0;
+    let chainFrom = -1;
+    let longest = 0;
+    let longestFrom = -1;
     for (let j = i; j < Math.min(end, i + FOCUS_WORDS); j++) {
       const mask = tokMask[j]!;
       if (!mask) continue;
       hits++;
+      if (prev >= 0 && j - prev <= IN_ORDER_GAP && firstWord(mask) > firstWord(tokMask[prev]!)) {
+        if (!chain) chainFrom = prev;
+        chain++;
+        if (chain > longest) {
+          longest = chain;
+          longestFrom = chainFrom;
+        }
+      } else chain = 0;
+      prev = j;
       for (let b = 0, x = mask & ~seen; x; b++, x >>>= 1) if (x & 1) weight += q.weights[b] ?? 1;
       seen |= mask;
     }
-    if (weight > best + 1e-9 || (Math.abs(weight - best) <= 1e-9 && hits > bestHits)) {
+    if (longest < MIN_CHAIN) {
+      longest = 0;
+      longestFrom = -1;
+    }
+    const same = Math.abs(weight - best) <= 1e-9;
+    if (weight > best + 1e-9 || (same && longest > bestChain) || (same && longest === bestChain && hits > bestHits)) {
       best = weight;
+      bestChain = longest;
       bestHits = hits;
       bestAt = i;
+      bestChainAt = longestFrom;
     }
   }
   if (bestAt < 0) return -1;
+  const from = bestChainAt >= 0 ? bestChainAt : bestAt;
   let any = -1;
   for (let k = 0; k < m.start.length; k++) {
     const t = tokOf[k]!;
-    if (t < bestAt || t >= bestAt + FOCUS_WORDS) continue;
+    if (t < from || t >= bestAt + FOCUS_WORDS) continue;
     if (m.mask[k]! & q.marked) return m.start[k]!;
     if (any < 0) any = m.start[k]!;
   }

@@ -410,3 +410,28 @@ describe('weak words (Japanese particles) are highlighted only within a run', ()
     );
   });
 });
+
+describe('where the passage is (focus): the words of a phrase in order, not the same words scattered', () => {
+  const focusOf = (body: string, words: string[]) => {
+    const matcher = new QueryMatcher(words.map((w) => queryTerms(w, TOKENIZER)), TOKENIZER);
+    return bestSnippet(body, { matcher, weights: words.map(() => 1), marked: (1 << words.length) - 1 }).focus;
+  };
+  // Node's options merged into one section: each line shares most of the query's words.
+  const shadow = '--experimental-shadow-realm: Added in: v18.13.0 Use this flag to enable ShadowRealm support.';
+  const vm = '--experimental-vm-modules: Added in: v9.6.0 Enable experimental ES Module support in the node:vm module.';
+
+  it('lands on the line that holds the phrase, though an earlier one holds its words too', () => {
+    const body = `${shadow}\n${vm}\n--experimental-wasm-modules: Added in: v12.3.0 Enable experimental WebAssembly module support.`;
+    expect(focusOf(body, ['enable', 'experimental', 'module', 'support'])).toBe(body.indexOf('Enable experimental ES'));
+  });
+
+  it('does not move for a lone pair of words in order (one pair says little)', () => {
+    const body =
+      'The install command ensures that the build commands have been run and then runs the subcommands install_lib, install_data and install_scripts.\n' +
+      'install_data: This command installs all data files provided with the distribution.';
+    // Python's 8.1 with its merged 8.1.1: "install_data: This command" is a pair, not a phrase.
+    const focus = focusOf(body, ['installing', 'modules', 'install', 'command', 'family']);
+    expect(focus).toBeGreaterThanOrEqual(0);
+    expect(focus).toBeLessThan(body.indexOf('install_data: This'));
+  });
+});
