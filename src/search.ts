@@ -732,7 +732,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
           seen.add(url);
         }
       }
-      const shown = groupByPage(taken, limit).flatMap((g) => [g.best, ...g.more]);
+      const shown = groupByPage(taken, limit, ROW_CANDIDATES).flatMap((g) => [g.best, ...g.more]);
       const missing = shown.map((h) => h.id).filter((id) => !known.has(id));
       if (missing.length) for (const v of await src.sections(missing)) known.set(v.id, v);
       // A section that could not be read (a damaged record) is left out, as the slices' reading did.
@@ -796,21 +796,40 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       score: Math.round(h.score * 1000) / 1000,
     };
   };
-  return groupByPage(hits, limit).map((g) => {
+  return groupByPage(hits, limit, ROW_CANDIDATES).map((g) => {
     const page = table.get(g.best.url)!;
+    const best = section(g.best);
+    // A "more" row is one line: its snippet opens near the match. A row that would link where the card
+    // or an earlier row does (another window of one long section, the sub-section the card links to) is
+    // left out, and the page's next candidate is taken.
+    const more: ResultSection[] = [];
+    const linked = new Set([best.href]);
+    for (const h of g.more) {
+      if (more.length >= MORE_ROWS) break;
+      // Known without its snippet: a section with no merged sub-sections links to its own anchor.
+      if (!h.named && !h.chunk.parts?.length && linked.has(sectionHref(h.url, h.chunk.anchor))) continue;
+      const row = section(h, 'row');
+      if (linked.has(row.href)) continue;
+      linked.add(row.href);
+      more.push(row);
+    }
     return {
-      ...section(g.best),
+      ...best,
       url: page.url,
       title: page.title,
       site: page.site,
       lastVisit: page.lastVisit,
       visitCount: page.visitCount,
       ...(page.kind ? { kind: page.kind } : {}),
-      // A "more" row is one line: its snippet opens near the match.
-      more: g.more.map((h) => section(h, 'row')),
+      more,
     };
   });
 }
+
+/** A card's extra rows: other sections of its page. */
+const MORE_ROWS = 2;
+/** A page's candidates read for its card: the best and those its "more" rows are taken from (rows that link to the same place are skipped). */
+const ROW_CANDIDATES = 5;
 
 const samePath = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((t, i) => b[i] === t);
 

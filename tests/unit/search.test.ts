@@ -247,3 +247,32 @@ describe('typos', () => {
     expect(res.corrected).toBeUndefined();
   });
 });
+
+describe('a card’s extra rows link to other places of the page', () => {
+  it('leaves out a row that links where the card or an earlier row does, and takes the next section', async () => {
+    const url = 'https://docs.example/config.html';
+    // One long section, cut into windows that all link to #options, each holding the words; then two
+    // short sections elsewhere on the page that hold them too.
+    const long = Array.from({ length: 6 }, (_, i) => `Paragraph ${i}: the cache directory option sets where cached files go. ${filler(`w${i}`, 70)}`);
+    const src = source([
+      {
+        url,
+        title: 'Configuration',
+        blocks: [
+          h(1, 'Configuration', 'top'),
+          h(2, 'Options', 'options'),
+          ...long.map((t) => p(t)),
+          h(2, 'Environment', 'env'),
+          p(`The cache directory can also be set from the environment. ${filler('e', 30)}`),
+          h(2, 'Files', 'files'),
+          p(`Cached files and the cache directory are removed by clean. ${filler('f', 30)}`),
+        ],
+      },
+    ]);
+    const [card] = (await search(src, { q: 'cache directory option', limit: 5 })).results;
+    const hrefs = [card!.href, ...card!.more.map((m) => m.href)];
+    expect(new Set(hrefs).size).toBe(hrefs.length);
+    expect(card!.more.length).toBe(2);
+    expect(hrefs).toContain(`${url}#env`);
+  });
+});

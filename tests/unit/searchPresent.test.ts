@@ -100,7 +100,7 @@ describe('result cards read only the sections shown', () => {
     expect(strip(res)).toEqual(strip(old));
   });
 
-  it('reads exactly the sections shown (proximity, which reads its candidates, off)', async () => {
+  it('reads only the sections its cards are drawn from (proximity, which reads its candidates, off)', async () => {
     // 60 pages of 8 sections, every section holding the word: 30 candidates, 5 pages shown.
     const src = build({ pages: Array.from({ length: 60 }, (_, i) => ({ sections: Array.from({ length: 8 }, (_, j) => [0, (i + j) % 12, (i * j) % 12]) })) });
     const opts = { now: 0, lexical: { proximity: { ordered: 0, unordered: 0, window: 8, sequenceMinWords: 0, heading: 0, candidates: 0 } } };
@@ -108,7 +108,10 @@ describe('result cards read only the sections shown', () => {
     const res = await search(view(src, false, new Set(), readNew, null), { q: 'alpha', limit: 5 }, opts);
     const shown = res.results.flatMap((r) => [r.chunkId, ...r.more.map((m) => m.chunkId)]);
     expect(res.results.length).toBe(5);
-    expect(new Set(readNew)).toEqual(new Set(shown));
+    // Each card's best section and up to four more of its page (rows linking where an earlier row does
+    // are skipped for the next): every one shown is among them, and no other page's.
+    for (const id of shown) expect(readNew).toContain(id);
+    expect(new Set(readNew).size).toBeLessThanOrEqual(5 * 5);
     const readOld: number[] = [];
     const old = await search(view(src, true, new Set(), readOld, null), { q: 'alpha', limit: 5 }, opts);
     expect(strip(res)).toEqual(strip(old));
