@@ -17,7 +17,8 @@
  * - typo: each span with a word of 6+ letters (not CJK) again, with one edit in one such word drawn
  *   uniformly: a letter deleted, inserted, replaced or two neighbours swapped (never the first letter).
  * - heading: a section drawn uniformly among those whose heading, numbering ("7.1.", "Chapter 7.",
- *   "第10章") dropped, is no other section's heading in the corpus. Stratified by language.
+ *   "第10章") and a permalink mark at either end ("#", "¶", "§", "🔗") dropped, is no other section's heading
+ *   in the corpus. Stratified by language.
  * - identifier: a name drawn uniformly among those defined in a <dt> on at most two pages: Sphinx
  *   signatures (`dt.sig[id]`, the id: `os.path.join`, C names without Sphinx's `c.`; CMake's domain,
  *   `dt.sig.cmake[id="variable:…"]`: the term as written, `FetchContent_Declare`), long options (`--ignore-missing`) and config keys
