@@ -17,7 +17,7 @@
  */
 import type { CorpusStats, PostingList } from '../src/bm25.js';
 import { blockFromValue, decodeBlocks, emptyList, type LengthOf } from '../src/postings.js';
-import { TermDictionary } from '../src/spelling.js';
+import { TermDictionary, type NearTerm } from '../src/spelling.js';
 import type { UnspacedTerms } from '../src/recut.js';
 import type { DB } from './db.js';
 import type { Delta, DeltaSnapshot, PendingSegment } from './delta.js';
@@ -256,7 +256,7 @@ export class LexicalReader {
   }
 
   /** Index terms within maxEdits of `term` (the dictionary is read from the stored terms on first use). */
-  async similarTerms(term: string, maxEdits: number): Promise<{ term: string; distance: number }[]> {
+  async similarTerms(term: string, maxEdits: number): Promise<NearTerm[]> {
     return (await this.currentTerms()).near(term, maxEdits);
   }
 

@@ -10,7 +10,7 @@ import type { ParsedQuery } from './query.js';
 import type { PageView, SearchSource, SectionView } from './search.js';
 import { DEFAULT_SETTINGS, type Settings } from './settings.js';
 import type { UnspacedTerms } from './recut.js';
-import { TermDictionary } from './spelling.js';
+import { TermDictionary, type NearTerm } from './spelling.js';
 import { siteMatches, siteOf } from './url.js';
 
 export interface MemoryPage {
@@ -127,7 +127,7 @@ export class MemorySource implements SearchSource {
     return (id) => this.sectionById.get(id)?.url;
   }
 
-  async similarTerms(term: string, maxEdits: number): Promise<{ term: string; distance: number }[]> {
+  async similarTerms(term: string, maxEdits: number): Promise<NearTerm[]> {
     return this.dictionary.near(term, maxEdits);
   }
 

@@ -26,7 +26,7 @@ import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
 import { bestSnippet, type SnippetLead, type SnippetQuery } from './snippet.js';
-import { editDistance, maxEditsFor } from './spelling.js';
+import { editDistance, maxEditsFor, type NearTerm } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
 import { sectionHref } from './url.js';
@@ -96,7 +96,7 @@ export interface SearchSource {
   /** The dense lane: null while the model is not loaded or the lane is off (the search runs lexical-only). */
   dense: ((text: string, k: number, allowed: ReadonlySet<number> | null, opts?: DenseSearchOptions) => Promise<DenseResult | DenseLoading | null>) | null;
   /** Index terms within maxEdits of `term`, nearest first (src/spelling.ts); absent: no typo correction. */
-  similarTerms?: (term: string, maxEdits: number) => Promise<{ term: string; distance: number }[]>;
+  similarTerms?: (term: string, maxEdits: number) => Promise<NearTerm[]>;
   /**
    * The index's terms of scripts without spaces (src/recut.ts), for query words the segmenter cut
    * differently than the pages; absent: such words are not cut again.
@@ -671,11 +671,15 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
     const raw = wordTerms(foldText(w.text), { ...TOKENIZER, stem: false })[0] ?? term;
     const max = maxEditsFor(raw);
     const suffix = raw.startsWith(term) ? raw.slice(term.length) : '';
+    // A candidate compared with an ending added back (`settign`: `sett` + `ing`) is shown with it.
     const near = (await src.similarTerms!(term, max))
-      .map((c) => ({ term: c.term, distance: suffix ? Math.min(c.distance, editDistance(raw, c.term + suffix, max)) : c.distance }))
+      .map((c) => {
+        const typed = suffix ? editDistance(raw, c.term + suffix, max) : max + 1;
+        return typed <= c.distance ? { term: c.term, distance: typed, shown: c.term + suffix } : { term: c.term, distance: c.distance, shown: c.term + (c.ending ?? '') + suffix };
+      })
       .sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
     // The nearest candidates first; among the equally near (at most MAX_CANDIDATES read), the most used.
-    let best: { term: string; distance: number } | undefined;
+    let best: { term: string; distance: number; shown: string } | undefined;
     for (let from = 0; from < near.length && !best; ) {
       const d = near[from]!.distance;
       let to = from;
@@ -689,8 +693,8 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
     if (best) {
       // Shown in the typed word's form: the stem with the ending the person typed (`contaienrs` ->
       // `container` + `s`), in capitals only if they typed some.
-      const display = best.term + suffix;
-      w.correction = { ...best, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase() };
+      const display = best.shown;
+      w.correction = { term: best.term, distance: best.distance, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase() };
     }
   }
 }

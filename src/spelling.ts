@@ -63,6 +63,17 @@ export function editDistance(a: string, b: string, max: number): number {
   return Math.min(prev[m]!, max + 1);
 }
 
+/** An index term near a word: how many edits away, and the ending it was compared with, if any. */
+export interface NearTerm {
+  term: string;
+  distance: number;
+  /** The ending (STEM_ENDINGS) the term was compared with: the word is a typo of `term + ending`. */
+  ending?: string;
+}
+
+/** Endings the stemmer (src/tokenizer.ts `stem`) takes off a word: a term is compared with each added back. */
+export const STEM_ENDINGS: readonly string[] = ['s', 'es', 'ed', 'ing'];
+
 /**
  * The spellable terms of an index, bucketed by first character and length. Terms are only added
  * (a term whose postings were all deleted stays, and is dropped by the caller when its document
@@ -91,21 +102,31 @@ export class TermDictionary {
     b.push(term);
   }
 
-  /** Terms within maxEdits of `word` that start with its first or second letter, nearest first (then by term). */
-  near(word: string, maxEdits: number): { term: string; distance: number }[] {
+  /**
+   * Terms within maxEdits of `word` that start with its first or second letter, nearest first (then by
+   * term). The terms are stems, so a term also stands for itself with an ending the stemmer takes off
+   * (STEM_ENDINGS): `settign` is one edit from `sett` + `ing`, though three from `sett`. Such a match
+   * names its `ending`.
+   */
+  near(word: string, maxEdits: number): NearTerm[] {
     if (maxEdits <= 0 || !spellable(word)) return [];
-    const out: { term: string; distance: number }[] = [];
+    const best = new Map<string, NearTerm>();
     const firsts = new Set([word[0]!, word[1] ?? word[0]!]);
-    for (const f of firsts) {
-      for (let len = word.length - maxEdits; len <= word.length + maxEdits; len++) {
-        for (const t of this.buckets.get(f + len) ?? []) {
-          if (t === word) continue;
-          const d = editDistance(word, t, maxEdits);
-          if (d <= maxEdits) out.push({ term: t, distance: d });
+    for (const ending of ['', ...STEM_ENDINGS]) {
+      for (const f of firsts) {
+        const at = word.length - ending.length;
+        for (let len = at - maxEdits; len <= at + maxEdits; len++) {
+          for (const t of this.buckets.get(f + len) ?? []) {
+            if (t === word) continue;
+            const d = editDistance(word, t + ending, maxEdits);
+            if (d > maxEdits) continue;
+            const cur = best.get(t);
+            if (!cur || d < cur.distance) best.set(t, ending ? { term: t, distance: d, ending } : { term: t, distance: d });
+          }
         }
       }
     }
-    return out.sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
+    return [...best.values()].sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
   }
 }
 

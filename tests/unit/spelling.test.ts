@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { editDistance, maxEditsFor, spellable, TermDictionary } from '../../src/spelling.js';
+import { editDistance, maxEditsFor, spellable, STEM_ENDINGS, TermDictionary } from '../../src/spelling.js';
 
 /** Optimal string alignment distance, the textbook full table. */
 function osa(a: string, b: string): number {
@@ -39,14 +39,32 @@ describe('TermDictionary', () => {
       fc.property(fc.uniqueArray(word, { maxLength: 60 }), word, fc.integer({ min: 1, max: 2 }), (terms, q, max) => {
         const dict = new TermDictionary();
         for (const t of terms) dict.add(t);
+        // Each term is compared as it is and with each ending the stemmer takes off added back; the
+        // nearest form counts (the plain term among equals, then the first ending).
+        const nearest = (t: string) => {
+          let out: { term: string; distance: number; ending?: string } = { term: t, distance: osa(q, t) };
+          for (const ending of STEM_ENDINGS) {
+            const d = osa(q, t + ending);
+            if (d < out.distance) out = { term: t, distance: d, ending };
+          }
+          return out;
+        };
         const want = terms
-          .filter((t) => spellable(t) && spellable(q) && t !== q && osa(q, t) <= max && (t[0] === q[0] || t[0] === q[1]))
-          .map((t) => ({ term: t, distance: osa(q, t) }))
+          .filter((t) => spellable(t) && spellable(q) && t !== q && (t[0] === q[0] || t[0] === q[1]))
+          .map(nearest)
+          .filter((c) => c.distance <= max)
           .sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : 1));
         expect(dict.near(q, max)).toEqual(want);
       }),
       { numRuns: 1000 },
     );
+  });
+
+  it('compares a stem with the endings the stemmer takes off: a typo in -ing finds the stem', () => {
+    const dict = new TermDictionary();
+    for (const t of ['sett', 'setup', 'section']) dict.add(t);
+    expect(dict.near('settign', 2)[0]).toEqual({ term: 'sett', distance: 1, ending: 'ing' });
+    expect(dict.near('setp', 1)[0]).toEqual({ term: 'sett', distance: 1 });
   });
 
   it('keeps only words of letters, and allows more edits for longer words', () => {
