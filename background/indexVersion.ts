@@ -15,8 +15,10 @@ import { verifyIndex } from './verify.js';
  *    heading words repeated three times.
  * 3: four fields: tf codes with heading, headings-above and title bits (body << 3); revision 2's codes
  *    (body << 2, heading and context bits) would be read as other fields.
+ * 4: the stemmer takes -ing off a plural too (`settings` is indexed as `sett`, as `setting` is, not as
+ *    `setting`).
  */
-export const INDEX_REVISION = 3;
+export const INDEX_REVISION = 4;
 export const INDEX_VERSION_KEY = 'indexVersion';
 
 export function currentIndexVersion(): string {

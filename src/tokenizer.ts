@@ -282,7 +282,11 @@ export function stem(t: string): string {
   if (t.length < 4 || /[^a-z]/.test(t)) return t;
   if (t.endsWith('ies') && !t.endsWith('eies') && !t.endsWith('aies')) return t.slice(0, -3) + 'y';
   if (t.endsWith('es') && /(?:ss|sh|ch|x|z)es$/.test(t)) return t.slice(0, -2);
-  if (t.endsWith('s') && !/(?:ss|us|is)$/.test(t)) return t.slice(0, -1);
+  if (t.endsWith('s') && !/(?:ss|us|is)$/.test(t)) {
+    t = t.slice(0, -1);
+    // The plural of a noun in -ing loses the -ing as the singular does: `settings` and `setting` are one term.
+    if (!(t.endsWith('ing') && t.length > 5)) return t;
+  }
   if (t.endsWith('ing') && t.length > 5) return t.slice(0, -3);
   if (t.endsWith('ed') && t.length > 4) return t.slice(0, -2);
   return t;

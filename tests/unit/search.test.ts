@@ -221,6 +221,13 @@ describe('typos', () => {
     expect(res.results[0]!.whyMatched).toEqual(['argparse']);
   });
 
+  it('corrects a typo in the ending the stemmer takes off, and shows the word whole', async () => {
+    const cfg = [{ url: 'https://docs.test/config', title: 'Configuration', blocks: [h(1, 'Configuration'), p('Each setting is kept in the file until you change it.')] }];
+    const res = await search(source([...pages, ...cfg]), { q: 'settign kept' });
+    expect(res.results[0]?.url).toBe('https://docs.test/config');
+    expect(res.corrected?.query).toBe('setting kept');
+  });
+
   it('searches the word as typed when asked (search instead for …)', async () => {
     const res = await search(source(pages), { q: 'argprase', exact: true });
     expect(res.results).toEqual([]);

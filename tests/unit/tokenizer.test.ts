@@ -238,6 +238,13 @@ describe('queryTerms, termFrequencies, stem', () => {
     expect(stem('err_5041s')).toBe('err_5041s');
     expect(tokenize('the cats', { stem: true, stopwords: true })).toEqual(['cat']);
   });
+
+  it('gives a noun in -ing and its plural one term (settings, warnings, strings)', () => {
+    for (const w of ['setting', 'warning', 'string', 'mapping', 'encoding', 'heading', 'building', 'binding']) expect(stem(`${w}s`)).toBe(stem(w));
+    // Too short to lose -ing: the plural of "thing" is still "thing".
+    expect(stem('things')).toBe('thing');
+    expect(stem('kings')).toBe('king');
+  });
 });
 
 describe('hasNonAscii (the sticky ASCII-prefix scan that replaced /[^\\x00-\\x7f]/.test)', () => {
