@@ -156,6 +156,13 @@ export interface LexicalOptions {
    */
   verbatimReach: number;
   /**
+   * Whether a short query that holds two or more common words (a phrase the person remembers: "which
+   * is more practical but") is looked for, in the same order, among the
+   * `verbatimReach` hits after proximity's candidates when none of those holds it, as `unspacedEdges`
+   * does for unspaced scripts.
+   */
+  phraseReach: boolean;
+  /**
    * Whether a query that names a heading of a page links that page's card to the heading
    * (src/namedHeading.ts, liftNamedHeadings). The ranking of pages does not depend on it.
    */
@@ -177,7 +184,19 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   namedHeadings: true,
   unspacedEdges: true,
   verbatimReach: 60,
+  phraseReach: true,
 };
+
+/** The most words a remembered phrase has (longer queries are sentences and questions). */
+const PHRASE_MAX_WORDS = 8;
+
+/** A short query with two or more common words: how a half-remembered phrase is typed. */
+export function isCommonPhrase(words: readonly QueryWord[]): boolean {
+  if (words.length < 3 || words.length > PHRASE_MAX_WORDS) return false;
+  let common = 0;
+  for (const w of words) if (w.common) common++;
+  return common >= 2 && common < words.length;
+}
 
 /** Merges the typed query with the filter controls / URL parameters. */
 export function parseRequest(req: SearchRequest, now = Date.now()): ParsedQuery {
@@ -423,15 +442,18 @@ async function lexicalLane(
     return n;
   };
   let withheld = false;
+  // Deep enough for proximity's candidates and the hits a remembered span is looked for in after them
+  // (verbatimReach), whatever the caller's k: the popup's 8 results rank as the results page's 30 do.
+  const deep = lex.proximity.candidates > 0 ? Math.max(k, lex.proximity.candidates + lex.verbatimReach) : k;
   const retrieve = (q: readonly QueryTerm[]): LexicalHit[] => {
-    let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? k * 2 : k, allowed, params, fields: lex.fields });
+    let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? deep * 2 : deep, allowed, params, fields: lex.fields });
     if (need > 1) {
       const found = out.length;
       out = out.filter((h) => wordsMatched(h) >= need);
       if (found && !out.length) withheld = true;
     }
     if (scoringOnly.length && lex.common.score) out = addScores(out, scoringOnly, stats, { params, fields: lex.fields });
-    return out.slice(0, k);
+    return out.slice(0, deep);
   };
   let hits = retrieve(query);
   mark('bm25At');
@@ -550,11 +572,16 @@ async function lexicalLane(
       return { h, score, sequence };
     });
     let rest = hits.slice(top.length);
-    if (verbatim && lex.verbatimReach > 0 && rest.length && !rescored.some((r) => r.sequence)) {
+    // A remembered phrase of common words ("is an object that contains"): the words that retrieve are in
+    // so many sections that the one holding the phrase may rank below proximity's candidates.
+    const commonPhrase = !verbatim && lex.phraseReach && sequenceCounts && isCommonPhrase(words);
+    if ((verbatim || commonPhrase) && lex.verbatimReach > 0 && rest.length && !rescored.some((r) => r.sequence)) {
       const further = rest.slice(0, lex.verbatimReach);
       const unreadFurther = further.map((h) => h.id).filter((id) => !sections.has(id));
       if (unreadFurther.length) for (const v of await src.sections(unreadFurther)) sections.set(v.id, v);
-      const holding = new Set(further.filter((h) => { const v = sections.get(h.id); return !!v && verbatimSpan(v.text).includes(verbatim); }).map((h) => h.id));
+      const holds = (v: SectionView): boolean =>
+        verbatim ? verbatimSpan(v.text).includes(verbatim) : maySequence(bodyMatcher.locate(v.text), pq) && proximityScore(matcher.locate(v.text), pq, prox).sequence;
+      const holding = new Set(further.filter((h) => { const v = sections.get(h.id); return !!v && holds(v); }).map((h) => h.id));
       if (holding.size) {
         for (const h of further) if (holding.has(h.id)) rescored.push({ h, score: h.score, sequence: true });
         rest = rest.filter((h) => !holding.has(h.id));
@@ -564,7 +591,7 @@ async function lexicalLane(
     hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...rest];
     mark('proximityAt');
   }
-  return { hits, plan, withheld, df };
+  return { hits: hits.length > k ? hits.slice(0, k) : hits, plan, withheld, df };
 }
 
 /**
