@@ -156,8 +156,8 @@ export interface LexicalOptions {
    */
   verbatimReach: number;
   /**
-   * Whether a short query that holds two or more common words (a phrase the person remembers: "which
-   * is more practical but") is looked for, in the same order, among the
+   * Whether a query of 4–8 words that holds two or more common words (a phrase the person remembers:
+   * "which is more practical but") is looked for, in the same order, among the
    * `verbatimReach` hits after proximity's candidates when none of those holds it, as `unspacedEdges`
    * does for unspaced scripts.
    */
@@ -187,12 +187,13 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   phraseReach: true,
 };
 
-/** The most words a remembered phrase has (longer queries are sentences and questions). */
+/** The fewest and most words of a remembered phrase (shorter: a few keywords; longer: sentences and questions). */
+const PHRASE_MIN_WORDS = 4;
 const PHRASE_MAX_WORDS = 8;
 
 /** A short query with two or more common words: how a half-remembered phrase is typed. */
 export function isCommonPhrase(words: readonly QueryWord[]): boolean {
-  if (words.length < 3 || words.length > PHRASE_MAX_WORDS) return false;
+  if (words.length < PHRASE_MIN_WORDS || words.length > PHRASE_MAX_WORDS) return false;
   let common = 0;
   for (const w of words) if (w.common) common++;
   return common >= 2 && common < words.length;
@@ -576,7 +577,9 @@ async function lexicalLane(
     // so many sections that the one holding the phrase may rank below proximity's candidates.
     const commonPhrase = !verbatim && lex.phraseReach && sequenceCounts && isCommonPhrase(words);
     if ((verbatim || commonPhrase) && lex.verbatimReach > 0 && rest.length && !rescored.some((r) => r.sequence)) {
-      const further = rest.slice(0, lex.verbatimReach);
+      // A phrase is only where every one of its words that retrieves is: the others are not read.
+      const retrievingWords = commonPhrase ? new Set(words.flatMap((w, i) => (!w.common && w.terms.some((t) => df(t) > 0) ? [i] : []))).size : 0;
+      const further = rest.slice(0, lex.verbatimReach).filter((h) => !commonPhrase || wordsMatched(h) >= retrievingWords);
       const unreadFurther = further.map((h) => h.id).filter((id) => !sections.has(id));
       if (unreadFurther.length) for (const v of await src.sections(unreadFurther)) sections.set(v.id, v);
       const holds = (v: SectionView): boolean =>
