@@ -293,13 +293,15 @@ describe('a remembered phrase of common words', () => {
       title: `Page ${i}`,
       blocks: [h(1, `Page ${i}`), p(`That object contains keys. Is it an object? The object contains values, and that one contains an object too. ${filler(`n${i}`, 10)}`)],
     }));
-    const target = { url: 'https://docs.test/meta', title: 'Meta', blocks: [h(1, 'Meta'), p(`The meta property is an object that contains the URL of the module. ${filler('m', 120)}`)] };
+    const target = { url: 'https://docs.test/meta', title: 'Meta', blocks: [h(1, 'Meta'), p(`The meta property is an object that contains the URL of the module, and an object that contains an object of its own. ${filler('m', 120)}`)] };
     const src = source([...noisy, target]);
     // Its section ranks below proximity's 30 candidates.
     const res = await search(src, { q: 'is an object that contains', limit: 30 });
     // The popup asks for 8 and ranks them as the results page does.
     expect((await search(src, { q: 'is an object that contains', limit: 8 })).results[0]?.url).toBe('https://docs.test/meta');
     expect(res.results[0]?.url).toBe('https://docs.test/meta');
+    // A word typed twice counts once.
+    expect((await search(src, { q: 'an object that contains an object', limit: 30 })).results[0]?.url).toBe('https://docs.test/meta');
     const off = await search(src, { q: 'is an object that contains', limit: 30 }, { lexical: { phraseReach: false } });
     expect(off.results.map((r) => r.url).indexOf('https://docs.test/meta')).not.toBe(0);
   });
