@@ -52,6 +52,10 @@ describe('reliability', () => {
         return globalThis.rereadDebug.maintenanceStatus().running || !!(await db.get('meta', 'merge')) || !!(await db.get('meta', 'sweep'));
       })()`);
     await smallSteps();
+    // When each stop ran and when each page was open (ms): a page lost with neither record must have had
+    // a stop during its visit (below).
+    const stopWindows: [number, number][] = [];
+    const visits = new Map<number, [number, number]>();
     const killer = (async () => {
       // Stop at random moments while browsing and forgetting, and go on (during the embedding backlog
       // and the last merges and sweep) until 20.
@@ -61,7 +65,9 @@ describe('reliability', () => {
         if (!browsing) await ext.evalSw('engine.stats()');
         let busy = false;
         if (await workerRunning(ext.ctx, ext.extId)) busy = round % 2 === 1 ? await startMaintenance(Math.floor(random() * 200)).catch(() => false) : (await smallSteps(), false);
+        const stopFrom = Date.now();
         const n = await ext.stopWorker();
+        if (n) stopWindows.push([stopFrom, Date.now()]);
         stops += n;
         if (busy && n) duringMaintenance++;
       }
@@ -100,11 +106,13 @@ describe('reliability', () => {
         const every = Math.floor(PAGES / TABS / mine.length);
         let left: number | undefined; // a page to forget once the tab has left it
         for (let i = t, k = 0; i < PAGES; i += TABS, k++) {
+          const openedAt = Date.now();
           await tab.goto(server.url(`/r/${i}.html`), { waitUntil: 'load' });
           if (left !== undefined) await forget(left);
           left = undefined;
           // Some pages stay past the one-second capture, others are left early (captured on pagehide).
           await tab.waitForTimeout(i % 3 === 0 ? 300 : 1200);
+          visits.set(i, [openedAt, Date.now()]);
           const f = k % every === 0 ? mine[k / every] : undefined;
           if (f !== undefined) {
             await tab.goto(server.url(`/f/${f}.html`), { waitUntil: 'load' });
@@ -154,14 +162,21 @@ describe('reliability', () => {
     // while it handles an event), can be left with neither of the records the browser attests: its hello
     // (dropped with the page) and its navigation (the event died with the worker). Its capture then cannot
     // be told from one a compromised page forged, and is refused by design (src/outbox.ts). Such a page
-    // is said, and at most one of 200 is allowed; a page lost that has either record is a bug.
+    // is said, and allowed only when a stop of this test ran while it was open (its leaving included:
+    // up to the next navigation's start, which the page's own timers do not outlive by a second), and at
+    // most 3 of 200 (the race is a few hundred ms wide; more would be a wider hole than the design's).
+    // A page lost that has either record, or neither without a stop during its visit, is a bug.
     const unrecorded = missing.filter((_, k) => / hellos 0, navigations 0, pending entries 0, captures \[\]$/.test(lost[k]!));
-    if (unrecorded.length) console.log(`reliability: lost with neither record (hello, navigation): ${unrecorded.map((i) => `r/${i}.html`).join(', ')}`);
+    const stoppedDuring = (i: number) => {
+      const v = visits.get(i);
+      return !!v && stopWindows.some(([from, to]) => from <= v[1] + 1000 && to >= v[0]);
+    };
+    if (unrecorded.length) console.log(`reliability: lost with neither record (hello, navigation): ${unrecorded.map((i) => `r/${i}.html${stoppedDuring(i) ? ' (a stop ran during its visit)' : ' (NO stop during its visit)'}`).join(', ')}`);
     expect(
-      missing.filter((i) => !unrecorded.includes(i)),
+      missing.filter((i) => !unrecorded.includes(i) || !stoppedDuring(i)),
       `pages lost (${last.pages} stored): ${lost.join('; ')}; outbox since last start ${JSON.stringify(totals)}`,
     ).toEqual([]);
-    expect(unrecorded.length, `pages lost with neither record: ${lost.join('; ')}`).toBeLessThanOrEqual(1);
+    expect(unrecorded.length, `pages lost with neither record: ${lost.join('; ')}`).toBeLessThanOrEqual(3);
     const kept = Array.from({ length: PAGES }, (_, i) => i).filter((i) => !missing.includes(i));
 
     const found = await ext.evalSw<{ i: number; urls: string[] }[]>(`(async () => {
