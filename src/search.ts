@@ -577,10 +577,9 @@ async function lexicalLane(
     // so many sections that the one holding the phrase may rank below proximity's candidates.
     const commonPhrase = !verbatim && lex.phraseReach && sequenceCounts && isCommonPhrase(words);
     if ((verbatim || commonPhrase) && lex.verbatimReach > 0 && rest.length && !rescored.some((r) => r.sequence)) {
-      // A phrase is only where every one of its words that retrieves is: the others are not read.
-      // (Counted as wordsMatched counts them: a word typed twice is one.)
-      const retrievingWords = commonPhrase ? new Set(words.flatMap((w) => (w.common ? [] : w.terms.filter((t) => df(t) > 0 && wordOfTerm.has(t)).map((t) => wordOfTerm.get(t)!)))).size : 0;
-      const further = rest.slice(0, lex.verbatimReach).filter((h) => !commonPhrase || wordsMatched(h) >= retrievingWords);
+      // A phrase is only where every one of its words that retrieves is (`retrieving`, counted as
+      // wordsMatched counts: a word typed twice is one): the others are not read.
+      const further = rest.slice(0, lex.verbatimReach).filter((h) => !commonPhrase || wordsMatched(h) >= retrieving);
       const unreadFurther = further.map((h) => h.id).filter((id) => !sections.has(id));
       if (unreadFurther.length) for (const v of await src.sections(unreadFurther)) sections.set(v.id, v);
       const holds = (v: SectionView): boolean =>
