@@ -22,9 +22,18 @@ async function startups(backgroundJs: string | undefined, rounds: number): Promi
     const page = await ext.ctx.newPage();
     await page.goto(ext.extensionUrl('options.html'));
     await page.getByTestId('stat-pages').waitFor({ timeout: 30_000 });
+    // The options page asks for its stats every 2 s (and its cards poll too), so it could wake the worker
+    // between the stop and the probe: the wait for the stop then timed out under load, or the probe timed
+    // a worker already started. The page's timers are cleared; from here only the probe's message wakes it.
+    await page.evaluate(() => {
+      const last = setTimeout(() => undefined, 0) as unknown as number;
+      for (let id = 0; id <= last; id++) {
+        clearTimeout(id);
+        clearInterval(id);
+      }
+    });
     const out: number[] = [];
     for (let r = 0; r < rounds; r++) {
-      // Its own wait, as before: the options page can wake the worker again at any moment.
       await ext.stopWorker({ wait: false });
       await until(async () => !(await ext.workerRunning()), 'worker stopped', 10_000, 50);
       out.push(
