@@ -342,6 +342,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null }, timings };
   if (loading && dense === null) response.denseLoading = true;
   if (corrected) {
+    showCorrectionsAsWritten(results, lexical.plan.words);
     const query = correctedText(req.q, lexical.plan.words);
     if (query !== null) response.corrected = { query, original: req.q };
   }
@@ -726,6 +727,57 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
       const display = best.shown;
       w.correction = { term: best.term, distance: best.distance, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase() };
     }
+  }
+}
+
+/**
+ * Shows each corrected word as the pages write it. The index keeps folded stems, so the form worked out
+ * from a stem can be no word at all ("provid" for `provdies`, "konnte" for `könntne`, "referenceed"). The
+ * results' snippets mark where the corrected term matched, in the page's own letters: of the forms
+ * marked there, the one nearest what was typed (then the most frequent) is shown, in the case the person
+ * typed (capitals as on the page if they typed some, else none), in "Showing results for" and in each
+ * result's "matched" list. Nothing is ranked differently. A word whose term no snippet marks keeps the
+ * form worked out from the stem.
+ */
+function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[]): void {
+  const rows = results.flatMap((r) => [r as ResultSection, ...r.more]);
+  for (const w of words) {
+    const c = w.correction;
+    if (!c || unspacedWord(w.text)) continue;
+    const typed = foldText(w.text).toLowerCase();
+    // Lower-cased form -> its spellings on the page, each with how often it is marked.
+    const forms = new Map<string, Map<string, number>>();
+    for (const row of rows) {
+      for (const seg of row.snippet) {
+        if (!seg.match) continue;
+        for (const written of seg.text.match(/[\p{L}\p{M}\p{N}]+(?:['’.\-_][\p{L}\p{M}\p{N}]+)*/gu) ?? []) {
+          const terms = wordTerms(foldText(written), TOKENIZER);
+          if (terms.length !== 1 || terms[0] !== c.term) continue;
+          const spellings = forms.get(written.toLowerCase()) ?? new Map<string, number>();
+          spellings.set(written, (spellings.get(written) ?? 0) + 1);
+          forms.set(written.toLowerCase(), spellings);
+        }
+      }
+    }
+    let best: { form: string; distance: number; count: number } | undefined;
+    for (const [form, spellings] of forms) {
+      const distance = editDistance(typed, foldText(form), 8);
+      const count = [...spellings.values()].reduce((a, b) => a + b, 0);
+      if (!best || distance < best.distance || (distance === best.distance && count > best.count)) best = { form, distance, count };
+    }
+    if (!best) continue;
+    let shown = best.form;
+    if (/\p{Lu}/u.test(w.text)) {
+      // The page's most frequent spelling of that form; a capital typed first stays first.
+      shown = [...forms.get(best.form)!].sort((a, b) => b[1] - a[1])[0]![0];
+      if (/^\p{Lu}/u.test(w.text)) shown = shown.charAt(0).toUpperCase() + shown.slice(1);
+    }
+    if (shown === c.display) continue;
+    const before = c.display;
+    c.display = shown;
+    // The "matched" lists were written with the former form; another word typed so stays as it is.
+    if (words.some((o) => o !== w && (o.correction ? o.correction.display : o.text) === before)) continue;
+    for (const row of rows) row.whyMatched = row.whyMatched.map((m) => (m === before ? shown : m));
   }
 }
 

@@ -228,6 +228,23 @@ describe('typos', () => {
     expect(res.corrected?.query).toBe('setting kept');
   });
 
+  it('shows a correction as the pages write it, not as the stem it was found by', async () => {
+    const more = [
+      { url: 'https://docs.test/streams', title: 'Streams', blocks: [h(1, 'Readable streams'), p('A readable stream provides methods for reading chunks of data as they arrive.')] },
+      { url: 'https://docs.test/de/faq', title: 'Häufige Fragen', blocks: [h(1, 'Häufige Fragen'), p('Sie könnten zum Beispiel die Datei von Hand bearbeiten, wenn Sie das Werkzeug nicht mögen.')] },
+    ];
+    const src = source([...pages, ...more]);
+    // `provdies` is read as the stem `provid` (of provides, provided…), which is no word to show.
+    const en = await search(src, { q: 'stream provdies methods' });
+    expect(en.results[0]?.url).toBe('https://docs.test/streams');
+    expect(en.corrected?.query).toBe('stream provides methods');
+    expect(en.results[0]!.whyMatched).toContain('provides');
+    // The index folds diacritics (könnten -> konnten): the page's letters are shown, in the case typed.
+    const de = await search(src, { q: 'Sie Könntne Datei bearbeiten' });
+    expect(de.results[0]?.url).toBe('https://docs.test/de/faq');
+    expect(de.corrected?.query).toBe('Sie Könnten Datei bearbeiten');
+  });
+
   it('searches the word as typed when asked (search instead for …)', async () => {
     const res = await search(source(pages), { q: 'argprase', exact: true });
     expect(res.results).toEqual([]);
