@@ -96,7 +96,12 @@ export interface QueryWord {
   /** Cut off its word by an apostrophe (`d` of `d'autres`, `s` of `user's`): a function word. */
   fragment?: boolean;
   /** For a typo: the index term it was corrected to, how many edits away, and how to show it. */
-  correction?: { term: string; distance: number; display: string };
+  correction?: { term: string; distance: number; display: string; also?: string[] };
+}
+
+/** The index terms a corrected word is searched as: its correction and the candidates as near as it. */
+export function correctionTerms(c: { term: string; also?: string[] }): string[] {
+  return c.also?.length ? [c.term, ...c.also] : [c.term];
 }
 
 export interface CommonWordOptions {
@@ -173,7 +178,7 @@ export function scoredTerms(words: readonly QueryWord[]): ScoredTerm[] {
   };
   words.forEach((w, i) => {
     if (w.common) return;
-    if (w.correction) put(w.correction.term, TYPO_WEIGHT, i);
+    if (w.correction) for (const t of correctionTerms(w.correction)) put(t, TYPO_WEIGHT, i);
     else for (const t of w.terms) put(t, 1, i);
   });
   return [...byTerm.values()];

@@ -245,6 +245,15 @@ describe('typos', () => {
     expect(de.corrected?.query).toBe('Sie Könnten Datei bearbeiten');
   });
 
+  it('searches the words as near as the correction too, and lets the other words choose', async () => {
+    // `indee` is one edit from `index` (on more pages) and from `indeed`: the remembered sequence says which.
+    const idx = Array.from({ length: 4 }, (_, i) => ({ url: `https://docs.test/index${i}`, title: `Index ${i}`, blocks: [h(1, `Search index ${i}`), p(`The index maps each word to the name of its file, and the index is rebuilt nightly (${i}).`)] }));
+    const links = { url: 'https://docs.test/links', title: 'Automatic links', blocks: [h(1, 'Links to files'), p('If the word is indeed the name of a documented file, a link to that file is made for you.')] };
+    const res = await search(source([...pages, ...idx, links]), { q: 'word is indee the name' });
+    expect(res.results[0]?.url).toBe(links.url);
+    expect(res.corrected?.query).toBe('word is indeed the name');
+  });
+
   it('searches the word as typed when asked (search instead for …)', async () => {
     const res = await search(source(pages), { q: 'argprase', exact: true });
     expect(res.results).toEqual([]);
