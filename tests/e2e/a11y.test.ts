@@ -46,7 +46,7 @@ async function settled(page: Page, testId: string): Promise<void> {
 }
 
 /** The states kept in docs/screens (the rest stay in the artifacts). */
-const DOCS = /^(popup-(first-run|many-results|no-results|never-save-question|undo-bar|forgotten)|search-(first-run|results|corrected|no-results)|options|options-forget-dialog|options-undo-bar)-(light|dark)$/;
+const DOCS = /^(popup-(first-run|first-run-card|many-results|no-results|never-save-question|undo-bar|forgotten)|search-(first-run|results|corrected|no-results)|options|options-forget-dialog|options-undo-bar)-(light|dark)$/;
 
 /** Every checked state is also photographed (tests/e2e/artifacts; docs/ with UPDATE_DOCS=1) to be looked at. */
 async function shoot(page: Page, label: string): Promise<void> {
@@ -93,6 +93,24 @@ describe('axe-core finds nothing on any page state', () => {
         const page = await open(path, scheme, path === 'popup.html' ? 560 : 1000);
         await settled(page, 'first-run');
         await check(page, `${path} first run, ${scheme}`);
+        if (path === 'popup.html') {
+          // The popup's one-line history card, opened: the README's first-run picture (docs/first-run.png).
+          await page.getByTestId('dayone-open').focus();
+          await page.keyboard.press('Enter');
+          await page.getByTestId('dayone-import').waitFor();
+          // The button is gone with the one-line card: focus goes to the opened card, not to the page.
+          expect(await page.evaluate(() => document.activeElement?.id)).toBe('dayone-popup-title');
+          await check(page, `${path} first run card, ${scheme}`);
+          if (process.env.UPDATE_DOCS && scheme === 'light') copyFileSync(join(ARTIFACTS, 'screens', 'popup-first-run-card-light.png'), join(ROOT, 'docs/first-run.png'));
+          // Taller than the popup: the rest is reached by scrolling, never drawn under the footer.
+          const end = await page.evaluate(() => {
+            const main = document.querySelector('.popup__main')!;
+            main.scrollTop = main.scrollHeight;
+            const last = [...document.querySelectorAll('[data-testid="first-run"] li')].pop()!.getBoundingClientRect().bottom;
+            return { last, footerTop: document.querySelector('.popup__footer')!.getBoundingClientRect().top };
+          });
+          expect(end.last).toBeLessThanOrEqual(end.footerTop);
+        }
         await page.close();
       }
     }
