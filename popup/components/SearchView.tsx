@@ -206,9 +206,23 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       {status.kind === 'error' && (
         <div class="search__error" data-testid="error">
           <p>Something went wrong: {status.message}</p>
-          <button type="button" onClick={() => run(query)}>
+          <button
+            type="button"
+            onClick={() => {
+              run(query);
+              input.current?.focus();
+            }}
+          >
             Try again
           </button>
+          {/* Not a dead end: Options can check the index and rebuild it from the stored sections. */}
+          <p class="search__error-help">
+            If it keeps failing,{' '}
+            <a href="options.html" target={mode === 'popup' ? '_blank' : undefined}>
+              Options
+            </a>{' '}
+            can check the index and repair it (under Maintenance).
+          </p>
         </div>
       )}
       {status.kind === 'idle' && forgets.some((f) => f.id !== shownForget) && (
@@ -246,6 +260,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
             onClick={() => {
               exactFor.current = status.response.corrected!.original;
               run(status.response.corrected!.original);
+              // This line goes with the answer: focus would fall to the page's body.
+              input.current?.focus();
             }}
           >
             search instead for “{status.response.corrected.original}”
@@ -280,6 +296,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
                   onClick={() => {
                     looseFor.current = query;
                     run(query);
+                    input.current?.focus();
                   }}
                 >
                   show pages with some of them

@@ -310,6 +310,18 @@ describe('the keyboard alone', () => {
     await page.close();
   });
 
+  it('"search instead for …" taken with the keyboard leaves focus in the box, not on the page', async () => {
+    const page = await open('search.html', 'light');
+    await page.getByTestId('search-input').fill('read jsan from a file');
+    await settled(page, 'corrected');
+    // The link goes with the answer it belongs to: focus must not fall to the page's body.
+    await page.getByTestId('search-exact').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('corrected').count()).toBe(0);
+    expect((await focused(page))?.testid).toBe('search-input');
+    await page.close();
+  });
+
   it('opens a confirmation from the options page, Escape closes it, focus comes back, nothing is forgotten', async () => {
     const page = await open('options.html', 'light');
     await page.getByTestId('stat-pages').waitFor();
