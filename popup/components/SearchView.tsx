@@ -12,7 +12,7 @@ import { downloadText } from './ModelSettings.js';
 import { flattenOptions, moreShown, optionId, ResultCard } from './ResultCard.js';
 import { FirstRun } from './FirstRun.js';
 import { UndoBar } from './UndoBar.js';
-import { formatMs, plural } from '../format.js';
+import { changedWords, formatMs, plural } from '../format.js';
 import { FilterBar, setOperator } from './FilterBar.js';
 
 export interface SearchViewProps {
@@ -252,7 +252,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       )}
       {status.kind === 'done' && status.response.corrected && (
         <p class="search__meta" role="status" data-testid="corrected">
-          Showing results for <strong>{status.response.corrected.query}</strong>;{' '}
+          Showing results for{' '}
+          <span data-testid="corrected-query">
+            {changedWords(status.response.corrected.query, status.response.corrected.original).map((r, i) => (r.changed ? <strong key={i}>{r.text}</strong> : r.text))}
+          </span>
+          ;{' '}
           <button
             type="button"
             class="link"
