@@ -387,7 +387,7 @@ function Options() {
               })
             }
           >
-            Export (JSONL)
+            Export all pages (.jsonl file)
           </button>
           <label class="check">
             <input type="checkbox" data-testid="export-vectors" /> include search-by-meaning data (a larger file; importing it with the same model skips reading the pages again)
@@ -405,7 +405,7 @@ function Options() {
               if (file)
                 void act('Importing', async () => {
                   const r = await call('import', { jsonl: await file.text() });
-                  return `Imported ${plural(r.pages, 'page')}${r.vectors ? ` with ${r.vectors} embeddings` : ''}${r.skipped ? ` (${plural(r.skipped, 'line')} skipped)` : ''}.`;
+                  return `Imported ${plural(r.pages, 'page')}${r.vectors ? `, with search-by-meaning data for ${plural(r.vectors, 'section')}` : ''}${r.skipped ? ` (${plural(r.skipped, 'line')} skipped)` : ''}.`;
                 });
             }}
           />

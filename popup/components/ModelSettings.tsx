@@ -74,7 +74,7 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
               <label>
                 <input type="radio" name="model" value={m.id} checked={settings.model === m.id} onChange={() => void save({ model: m.id, ...(m.bundled ? {} : { allowModelDownload: true }) })} /> {m.label}
                 {/* The label already says the download size. */}
-                {m.bundled ? ' — included, works offline' : downloaded ? ' — downloaded, works offline' : ` — downloaded once from ${new URL(settings.modelMirror).host}`}
+                {m.bundled ? ' — comes with Reread' : downloaded ? ' — downloaded, works offline' : ` — downloaded once from ${new URL(settings.modelMirror).host}`}
                 {!m.calibrated && <span data-testid="model-uncalibrated"> — not yet calibrated</span>}
               </label>
               {downloaded && (
