@@ -13,7 +13,7 @@ import { ConfirmDialog } from './ConfirmDialog.js';
 interface Props {
   settings: Settings;
   stats: Stats | null;
-  save: (patch: Partial<Settings>) => Promise<void>;
+  save: (patch: Partial<Settings>) => Promise<unknown>;
   say: (message: string) => void;
 }
 
@@ -86,6 +86,12 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
           );
         })}
       </fieldset>
+      {MODELS.some((m) => !m.calibrated) && (
+        <p class="hint" data-testid="calibration-hint">
+          “Not yet calibrated”: Reread has not measured that model on its test collections, so how much its matches count against word
+          matches is a plain default. It may rank results less well than the built-in model.
+        </p>
+      )}
       {status?.download && (
         <p data-testid="model-download">
           <progress max={100} value={status.download.percent} /> {downloadText(status.download)}
