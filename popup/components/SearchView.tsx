@@ -318,7 +318,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
             {parsed.text.trim().split(/\s+/).length > 2 && <li>Try fewer words: the ones you are surest the page used.</li>}
             <li>Check the spelling, or describe the page in other words (search by meaning finds related words).</li>
             {stats && stats.pendingEmbeddings > 0 && <li>{plural(stats.pendingEmbeddings, 'new section')} are still being read for search by meaning.</li>}
-            <li>Only pages you visited since Reread was installed can be found.</li>
+            {/* Not only pages visited since the install: tabs open then, and history imported by title (DayOneCard). */}
+            <li>Reread finds the pages you opened since it was installed, and older ones by their title if you imported your history.</li>
           </ul>
         </div>
       )}
