@@ -96,7 +96,12 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
   if (where === 'popup' && status.dismissed && !running) return null;
   // The popup shows the card until both steps are behind the user; Options always does.
   if (where === 'popup' && h.state === 'done' && (b.state === 'done' || b.state === 'cancelled') && !status.titleOnly) return null;
-  if (where === 'popup' && !open) return <CompactCard status={status} onOpen={() => setOpen(true)} onDismiss={() => void call('dayone/dismiss', {}).then(setStatus)} />;
+  /** "Not now" (popup only) removes the card with its button: focus goes to the search box, not to the page. */
+  const dismiss = async () => {
+    setStatus(await call('dayone/dismiss', {}));
+    document.querySelector<HTMLInputElement>('.search__box input')?.focus();
+  };
+  if (where === 'popup' && !open) return <CompactCard status={status} onOpen={() => setOpen(true)} onDismiss={() => void dismiss()} />;
   const id = (s: string) => `dayone-${where}-${s}`;
 
   const importHistory = async () => {
@@ -125,7 +130,6 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
     }
   };
   const stopImport = async () => setStatus(await call('history/stop', {}));
-  const dismiss = async () => setStatus(await call('dayone/dismiss', {}));
 
   const importing = h.state === 'running';
   const imported = h.state === 'done' || h.state === 'stopped' || h.imported > 0;

@@ -322,6 +322,16 @@ describe('the keyboard alone', () => {
     await page.close();
   });
 
+  it('"Not now" on the popup\'s history card leaves focus in the search box', async () => {
+    // Late in this file: the card stays dismissed in this profile (no popup is photographed after this).
+    const page = await open('popup.html', 'light', 560);
+    await page.getByTestId('dayone-dismiss').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('dayone-card').count()).toBe(0);
+    expect((await focused(page))?.testid).toBe('search-input');
+    await page.close();
+  });
+
   it('opens a confirmation from the options page, Escape closes it, focus comes back, nothing is forgotten', async () => {
     const page = await open('options.html', 'light');
     await page.getByTestId('stat-pages').waitFor();
