@@ -54,3 +54,22 @@ export function formatDaySpan(first: number, last: number, now = Date.now()): st
   const b = formatDay(last, now);
   return a === b ? a : `${a} – ${b}`;
 }
+
+/**
+ * The corrected query cut into runs, the words the correction changed marked: "Showing results for read
+ * **json** from a file" shows what changed. The correction replaces words in place (src/search.ts
+ * `correctedText`), so the runs line up word for word; when they do not, the whole query is marked.
+ */
+export function changedWords(query: string, original: string): { text: string; changed: boolean }[] {
+  const a = query.split(/(\s+)/);
+  const b = original.split(/(\s+)/);
+  if (a.length !== b.length) return [{ text: query, changed: true }];
+  const runs: { text: string; changed: boolean }[] = [];
+  a.forEach((text, i) => {
+    const changed = text.trim() !== '' && text.toLowerCase() !== b[i]!.toLowerCase();
+    const last = runs[runs.length - 1];
+    if (last && last.changed === changed) last.text += text;
+    else if (text) runs.push({ text, changed });
+  });
+  return runs;
+}

@@ -93,7 +93,8 @@ function Options() {
     return () => clearInterval(t);
   }, []);
 
-  const save = async (patch: Partial<Settings>) => {
+  /** True once stored (false: the error is on screen). */
+  const save = async (patch: Partial<Settings>): Promise<boolean> => {
     // The choice shows at once. The radios and checkboxes are drawn from `settings`: until the worker
     // answered, any re-render (the counters every 2 s, the model status every second) put the old choice
     // back, so a model picked while the worker was busy jumped back to the previous one for a while.
@@ -101,10 +102,12 @@ function Options() {
     try {
       setSettings(await call('settings/set', patch));
       setMessage('Saved.');
+      return true;
     } catch (e) {
       setMessage((e as Error).message);
       // Not saved: show what is stored again.
       call('settings/get', {}).then(setSettings, () => undefined);
+      return false;
     }
   };
   /** Counts, site lists and pending forgets are read again right after anything changes them. */
@@ -242,7 +245,20 @@ function Options() {
           {settings.excludedSites.map((s) => (
             <li key={s}>
               {siteLabel(s)}{' '}
-              <button type="button" class="link" aria-label={`Remove ${siteLabel(s)} from this list`} onClick={() => void save({ excludedSites: settings.excludedSites.filter((x) => x !== s) })}>
+              <button
+                type="button"
+                class="link"
+                aria-label={`Remove ${siteLabel(s)} from this list`}
+                onClick={() => {
+                  // Its pages are saved again from now on (a bank, a mailbox): said in words, and the site
+                  // is put back in the box, focused, so Enter undoes a slip (focus would fall to the page).
+                  setNewSite(siteLabel(s));
+                  document.getElementById('exclude-input')?.focus();
+                  void save({ excludedSites: settings.excludedSites.filter((x) => x !== s) }).then((saved) => {
+                    if (saved) setMessage(`${siteLabel(s)} will be saved from now on. To keep it excluded, press Add.`);
+                  });
+                }}
+              >
                 remove
               </button>
             </li>
@@ -387,7 +403,7 @@ function Options() {
               })
             }
           >
-            Export (JSONL)
+            Export all pages (.jsonl file)
           </button>
           <label class="check">
             <input type="checkbox" data-testid="export-vectors" /> include search-by-meaning data (a larger file; importing it with the same model skips reading the pages again)
@@ -405,7 +421,7 @@ function Options() {
               if (file)
                 void act('Importing', async () => {
                   const r = await call('import', { jsonl: await file.text() });
-                  return `Imported ${plural(r.pages, 'page')}${r.vectors ? ` with ${r.vectors} embeddings` : ''}${r.skipped ? ` (${plural(r.skipped, 'line')} skipped)` : ''}.`;
+                  return `Imported ${plural(r.pages, 'page')}${r.vectors ? `, with search-by-meaning data for ${plural(r.vectors, 'section')}` : ''}${r.skipped ? ` (${plural(r.skipped, 'line')} skipped)` : ''}.`;
                 });
             }}
           />

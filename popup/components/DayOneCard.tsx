@@ -3,7 +3,7 @@
  * (titles first, with the user's consent for the history permission), then "Read these pages now" (the
  * backfill, which contacts each site again: said where it is started), with progress for both.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import browser from 'webextension-polyfill';
 import { DEFAULT_HISTORY_DAYS, MAX_HISTORY_DAYS, type BackfillAction, type DayOneStatus } from '../../src/dayone.js';
 import { SKIP_LABELS, type SkipReason } from '../../src/backfillPolicy.js';
@@ -84,6 +84,11 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
   const [cap, setCap] = useState<number | null>(null);
   const [error, setError] = useState('');
   const [open, setOpen] = useState(false);
+  // "Set it up" is gone once the card opens: its heading takes focus, or focus would fall to the page.
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => {
+    if (open) heading.current?.focus();
+  }, [open]);
   if (!status) return null;
   const h = status.history;
   const b = status.backfill;
@@ -91,7 +96,12 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
   if (where === 'popup' && status.dismissed && !running) return null;
   // The popup shows the card until both steps are behind the user; Options always does.
   if (where === 'popup' && h.state === 'done' && (b.state === 'done' || b.state === 'cancelled') && !status.titleOnly) return null;
-  if (where === 'popup' && !open) return <CompactCard status={status} onOpen={() => setOpen(true)} onDismiss={() => void call('dayone/dismiss', {}).then(setStatus)} />;
+  /** "Not now" (popup only) removes the card with its button: focus goes to the search box, not to the page. */
+  const dismiss = async () => {
+    setStatus(await call('dayone/dismiss', {}));
+    document.querySelector<HTMLInputElement>('.search__box input')?.focus();
+  };
+  if (where === 'popup' && !open) return <CompactCard status={status} onOpen={() => setOpen(true)} onDismiss={() => void dismiss()} />;
   const id = (s: string) => `dayone-${where}-${s}`;
 
   const importHistory = async () => {
@@ -120,14 +130,15 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
     }
   };
   const stopImport = async () => setStatus(await call('history/stop', {}));
-  const dismiss = async () => setStatus(await call('dayone/dismiss', {}));
 
   const importing = h.state === 'running';
   const imported = h.state === 'done' || h.state === 'stopped' || h.imported > 0;
   const reasons = Object.entries(b.reasons) as [SkipReason, number][];
   return (
     <section class="dayone" aria-labelledby={id('title')} data-testid="dayone-card">
-      <h2 id={id('title')}>Search your browsing history from before Reread</h2>
+      <h2 id={id('title')} ref={heading} tabIndex={-1}>
+        Search your browsing history from before Reread
+      </h2>
       {!importing && !imported && (
         <>
           <p>

@@ -56,13 +56,14 @@ export function FilterBar({ query, sites, onChange, compact = false }: { query: 
         ))}
         {!compact && (
         <label class="filters__range">
-          <span class="visually-hidden">From</span>
+          {/* Shown, not only read out: two bare mm/dd/yyyy boxes did not say which end of the range is which. */}
+          <span>From</span>
           <input type="date" data-testid="filter-after" value={parsed.after !== undefined ? isoDate(parsed.after) : ''} onChange={(e) => onChange(setOperator(query, 'after', (e.target as HTMLInputElement).value || null))} />
         </label>
         )}
         {!compact && (
         <label class="filters__range">
-          <span class="visually-hidden">Before</span>
+          <span>before</span>
           <input type="date" data-testid="filter-before" value={parsed.before !== undefined ? isoDate(parsed.before) : ''} onChange={(e) => onChange(setOperator(query, 'before', (e.target as HTMLInputElement).value || null))} />
         </label>
         )}

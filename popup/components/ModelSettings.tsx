@@ -13,7 +13,7 @@ import { ConfirmDialog } from './ConfirmDialog.js';
 interface Props {
   settings: Settings;
   stats: Stats | null;
-  save: (patch: Partial<Settings>) => Promise<void>;
+  save: (patch: Partial<Settings>) => Promise<unknown>;
   say: (message: string) => void;
 }
 
@@ -74,7 +74,7 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
               <label>
                 <input type="radio" name="model" value={m.id} checked={settings.model === m.id} onChange={() => void save({ model: m.id, ...(m.bundled ? {} : { allowModelDownload: true }) })} /> {m.label}
                 {/* The label already says the download size. */}
-                {m.bundled ? ' — included, works offline' : downloaded ? ' — downloaded, works offline' : ` — downloaded once from ${new URL(settings.modelMirror).host}`}
+                {m.bundled ? ' — comes with Reread' : downloaded ? ' — downloaded, works offline' : ` — downloaded once from ${new URL(settings.modelMirror).host}`}
                 {!m.calibrated && <span data-testid="model-uncalibrated"> — not yet calibrated</span>}
               </label>
               {downloaded && (
@@ -86,6 +86,12 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
           );
         })}
       </fieldset>
+      {MODELS.some((m) => !m.calibrated) && (
+        <p class="hint" data-testid="calibration-hint">
+          “Not yet calibrated”: Reread has not measured that model on its test collections, so how much its matches count against word
+          matches is a plain default. It may rank results less well than the built-in model.
+        </p>
+      )}
       {status?.download && (
         <p data-testid="model-download">
           <progress max={100} value={status.download.percent} /> {downloadText(status.download)}

@@ -53,6 +53,14 @@ export function Popup() {
       .catch(() => undefined);
   }, [site]);
 
+  /**
+   * The question's buttons, the undo bar and "Never save …" go away with their answer, and focus would
+   * fall to the page: the search box takes it then (not when focus was moved elsewhere meanwhile).
+   */
+  const refocus = () => {
+    const a = document.activeElement;
+    if (!a || a === document.body || a.closest('[data-testid="exclude-flow"], [data-testid="exclude-site"]')) document.querySelector<HTMLInputElement>('.search__box input')?.focus();
+  };
   const exclude = async () => {
     if (!site) return;
     try {
@@ -60,8 +68,10 @@ export function Popup() {
       if (!s.excludedSites.includes(site)) await call('settings/set', { excludedSites: [...s.excludedSites, site] });
       setExcluded(true);
       const preview = await call('forget/preview', { scope: { kind: 'site', site } });
+      if (!preview.pages) refocus();
       setFlow(preview.pages ? { step: 'asking', preview } : { step: 'done', message: `${label} will not be saved from now on. Nothing from it was stored.` });
     } catch (e) {
+      refocus();
       setFlow({ step: 'done', message: `Could not exclude ${label}: ${(e as Error).message}` });
     }
   };
@@ -70,6 +80,7 @@ export function Popup() {
     try {
       setFlow({ step: 'undo', pending: await call('forget', { scope: { kind: 'site', site } }) });
     } catch (e) {
+      refocus();
       setFlow({ step: 'done', message: `Could not forget: ${(e as Error).message}` });
     }
   };
@@ -94,13 +105,30 @@ export function Popup() {
                 <button type="button" class="danger-fill" data-testid="exclude-forget" onClick={() => void forgetStored()}>
                   Forget {plural(flow.preview.pages, 'page')}
                 </button>
-                 <button type="button" ref={firstButton} data-testid="exclude-keep" onClick={() => setFlow({ step: 'done', message: `${label} will not be saved from now on; what is stored from it stays searchable.` })}>
+                <button
+                  type="button"
+                  ref={firstButton}
+                  data-testid="exclude-keep"
+                  onClick={() => {
+                    refocus();
+                    setFlow({ step: 'done', message: `${label} will not be saved from now on; what is stored from it stays searchable.` });
+                  }}
+                >
                   Keep them
                 </button>
               </div>
             </>
           )}
-          {flow.step === 'undo' && <UndoBar pending={flow.pending} focus onDone={(_undone, message) => setFlow({ step: 'done', message })} />}
+          {flow.step === 'undo' && (
+            <UndoBar
+              pending={flow.pending}
+              focus
+              onDone={(_undone, message) => {
+                refocus();
+                setFlow({ step: 'done', message });
+              }}
+            />
+          )}
           {flow.step === 'done' && <p data-testid="exclude-done">{flow.message}</p>}
         </section>
       )}

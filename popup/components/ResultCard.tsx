@@ -30,7 +30,9 @@ export function Snippet({ segments }: { segments: readonly SnippetSegment[] }) {
 
 function LaneBadges({ lanes }: { lanes: ResultSection['lanes'] }) {
   return (
-    <span class="lanes" data-testid="result-lanes">
+    // Hidden from screen readers: the option's text already says it in words (lanesInWords), and a
+    // second, terser "words meaning" after it was read as noise.
+    <span class="lanes" data-testid="result-lanes" aria-hidden="true">
       {lanes.lexical !== undefined && (
         <span class="lane lane--lexical" title={`Found by its words (rank ${lanes.lexical})`} data-lane="lexical">
           words
@@ -116,7 +118,8 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
       >
         <span class="result__head">
           {icon && <img class="result__icon" src={icon} alt="" width={16} height={16} />}
-          <span class="result__title" id={`${base}-title`} data-testid="result-title">
+          {/* The whole title on hover: one line, it is often cut (the option's own tooltip is the address). */}
+          <span class="result__title" id={`${base}-title`} data-testid="result-title" title={title}>
             {title}
           </span>
         </span>
@@ -172,7 +175,9 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
                   Also on this page:
                 </span>
                 <span id={`${id}-label`} class="result__more-label">
-                  {sectionPath(m, r.title) || title}
+                  {/* A section with no heading of its own below the title is the page's opening text: the
+                      title again here read as a second link to the same thing. */}
+                  {sectionPath(m, r.title) || 'Top of the page'}
                 </span>
                 <span class="result__more-snippet" id={`${id}-snippet`}>
                   <span aria-hidden="true">{' — '}</span>

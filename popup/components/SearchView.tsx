@@ -12,7 +12,7 @@ import { downloadText } from './ModelSettings.js';
 import { flattenOptions, moreShown, optionId, ResultCard } from './ResultCard.js';
 import { FirstRun } from './FirstRun.js';
 import { UndoBar } from './UndoBar.js';
-import { formatMs, plural } from '../format.js';
+import { changedWords, formatMs, plural } from '../format.js';
 import { FilterBar, setOperator } from './FilterBar.js';
 
 export interface SearchViewProps {
@@ -206,9 +206,23 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       {status.kind === 'error' && (
         <div class="search__error" data-testid="error">
           <p>Something went wrong: {status.message}</p>
-          <button type="button" onClick={() => run(query)}>
+          <button
+            type="button"
+            onClick={() => {
+              run(query);
+              input.current?.focus();
+            }}
+          >
             Try again
           </button>
+          {/* Not a dead end: Options can check the index and rebuild it from the stored sections. */}
+          <p class="search__error-help">
+            If it keeps failing,{' '}
+            <a href="options.html" target={mode === 'popup' ? '_blank' : undefined}>
+              Options
+            </a>{' '}
+            can check the index and repair it (under Maintenance).
+          </p>
         </div>
       )}
       {status.kind === 'idle' && forgets.some((f) => f.id !== shownForget) && (
@@ -238,7 +252,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       )}
       {status.kind === 'done' && status.response.corrected && (
         <p class="search__meta" role="status" data-testid="corrected">
-          Showing results for <strong>{status.response.corrected.query}</strong>;{' '}
+          Showing results for{' '}
+          <span data-testid="corrected-query">
+            {changedWords(status.response.corrected.query, status.response.corrected.original).map((r, i) => (r.changed ? <strong key={i}>{r.text}</strong> : r.text))}
+          </span>
+          ;{' '}
           <button
             type="button"
             class="link"
@@ -246,6 +264,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
             onClick={() => {
               exactFor.current = status.response.corrected!.original;
               run(status.response.corrected!.original);
+              // This line goes with the answer: focus would fall to the page's body.
+              input.current?.focus();
             }}
           >
             search instead for “{status.response.corrected.original}”
@@ -280,6 +300,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
                   onClick={() => {
                     looseFor.current = query;
                     run(query);
+                    input.current?.focus();
                   }}
                 >
                   show pages with some of them
@@ -297,7 +318,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
             {parsed.text.trim().split(/\s+/).length > 2 && <li>Try fewer words: the ones you are surest the page used.</li>}
             <li>Check the spelling, or describe the page in other words (search by meaning finds related words).</li>
             {stats && stats.pendingEmbeddings > 0 && <li>{plural(stats.pendingEmbeddings, 'new section')} are still being read for search by meaning.</li>}
-            <li>Only pages you visited since Reread was installed can be found.</li>
+            {/* Not only pages visited since the install: tabs open then, and history imported by title (DayOneCard). */}
+            <li>Reread finds the pages you opened since it was installed, and older ones by their title if you imported your history.</li>
           </ul>
         </div>
       )}

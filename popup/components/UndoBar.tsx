@@ -7,12 +7,13 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PendingForget } from '../../src/protocol.js';
 import { call } from '../api.js';
 import { plural } from '../format.js';
+import { siteLabel } from '../../src/url.js';
 
 export function forgetWords(f: Pick<PendingForget, 'scope' | 'pages'>): string {
   const n = plural(f.pages, 'page');
   switch (f.scope.kind) {
     case 'site':
-      return `Forgot ${n} from ${f.scope.site}.`;
+      return `Forgot ${n} from ${siteLabel(f.scope.site)}.`;
     case 'range':
       return `Forgot ${n} visited in the chosen days.`;
     case 'all':

@@ -174,8 +174,11 @@ describe('the popup and retention', () => {
     await popup.getByTestId('exclude-site').click();
     await expect.poll(() => popup.getByTestId('exclude-question').textContent()).toMatch(/^127\.0\.0\.1 will not be saved from now on\. Also forget the 3 pages already saved from it \(visited [^)]+\)\?$/);
     expect(await ext.evalSw<string[]>('engine.settings().then((s) => s.excludedSites)')).toContain('127.0.0.1');
-    await popup.getByTestId('exclude-keep').click();
+    // Answered from the keyboard (focus starts on the safe answer): the buttons go, focus goes to the search box.
+    await expect.poll(() => popup.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('exclude-keep');
+    await popup.keyboard.press('Enter');
     expect(await popup.getByTestId('exclude-done').textContent()).toContain('stays searchable');
+    expect(await popup.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('search-input');
     expect((await found('sourdough')).length).toBe(1);
     // No longer captured.
     server.routes.set('/new.html', '<html><head><title>New</title></head><body><h1>New</h1><p>The word quillfeather appears only on this page, which must not be saved now that its site is excluded.</p></body></html>');

@@ -1,6 +1,6 @@
 /** Display helpers of the extension pages (popup/format.ts): counts in words, rounded timings, local days. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatDay, formatDaySpan, formatMs, plural } from '../../popup/format.js';
+import { changedWords, formatDay, formatDaySpan, formatMs, plural } from '../../popup/format.js';
 
 const TZ = process.env.TZ;
 afterEach(() => {
@@ -13,6 +13,24 @@ describe('format', () => {
     expect(plural(0, 'page')).toBe('0 pages');
     expect(plural(1204, 'page')).toBe(`${(1204).toLocaleString()} pages`);
     expect(plural(2, 'entry', 'entries')).toBe('2 entries');
+  });
+
+  it('marks only the words a spelling correction changed', () => {
+    expect(changedWords('read json from a file', 'read jsan from a file')).toEqual([
+      { text: 'read ', changed: false },
+      { text: 'json', changed: true },
+      { text: ' from a file', changed: false },
+    ]);
+    expect(changedWords('git reset head', 'git resett hed')).toEqual([
+      { text: 'git ', changed: false },
+      { text: 'reset', changed: true },
+      { text: ' ', changed: false },
+      { text: 'head', changed: true },
+    ]);
+    // Runs that do not line up (one word became two): the whole query is marked, nothing is lost.
+    expect(changedWords('new kernel package', 'newkernel package')).toEqual([{ text: 'new kernel package', changed: true }]);
+    // Every run's text, in order, is the corrected query.
+    expect(changedWords('新しいカーネルパッケージ', '新しいカーネルパッケ').map((r) => r.text).join('')).toBe('新しいカーネルパッケージ');
   });
 
   it('rounds timings for people', () => {
