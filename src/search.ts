@@ -744,11 +744,11 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
 /**
  * Shows each corrected word as the pages write it. The index keeps folded stems, so the form worked out
  * from a stem can be no word at all ("provid" for `provdies`, "konnte" for `könntne`, "referenceed"). The
- * results' snippets mark where the corrected term matched, in the page's own letters: of the forms
- * marked there, the one nearest what was typed (then the one the best result shows) is shown, in the case the person
- * typed (capitals as on the page if they typed some, else none), in "Showing results for" and in each
- * result's "matched" list. Nothing is ranked differently. A word whose term no snippet marks keeps the
- * form worked out from the stem.
+ * results' snippets mark where the corrected terms matched, in the page's own letters: of the forms
+ * marked there, the one nearest what was typed (then the one the best result shows) is shown, in the
+ * case the person typed (capitals as on the page if they typed some, else none), in "Showing results
+ * for" and in each result's "matched" list. Nothing is ranked differently. A word whose terms no snippet
+ * marks keeps the form worked out from the stem.
  */
 function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[]): void {
   const rows = results.flatMap((r) => [r as ResultSection, ...r.more]);
@@ -756,6 +756,7 @@ function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[]): 
     const c = w.correction;
     if (!c || unspacedWord(w.text)) continue;
     const typed = foldText(w.text).toLowerCase();
+    const wanted = correctionTerms(c);
     // Lower-cased form -> its spellings on the page, each with how often it is marked.
     const forms = new Map<string, Map<string, number>>();
     for (const row of rows) {
@@ -763,7 +764,7 @@ function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[]): 
         if (!seg.match) continue;
         for (const written of seg.text.match(/[\p{L}\p{M}\p{N}]+(?:['’.\-_][\p{L}\p{M}\p{N}]+)*/gu) ?? []) {
           const terms = wordTerms(foldText(written), TOKENIZER);
-          if (terms.length !== 1 || !correctionTerms(c).includes(terms[0]!)) continue;
+          if (terms.length !== 1 || !wanted.includes(terms[0]!)) continue;
           const spellings = forms.get(written.toLowerCase()) ?? new Map<string, number>();
           spellings.set(written, (spellings.get(written) ?? 0) + 1);
           forms.set(written.toLowerCase(), spellings);
