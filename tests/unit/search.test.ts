@@ -3,7 +3,7 @@
  * common words in questions, typos, and what a result says it matched.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { search } from '../../src/search.js';
+import { lexicalSearch, search } from '../../src/search.js';
 import { h, p, source } from './pagesSource.js';
 
 
@@ -330,5 +330,35 @@ describe('a remembered phrase of common words', () => {
     expect((await search(src, { q: 'an object that contains an object', limit: 30 })).results[0]?.url).toBe('https://docs.test/meta');
     const off = await search(src, { q: 'is an object that contains', limit: 30 }, { lexical: { phraseReach: false } });
     expect(off.results.map((r) => r.url).indexOf('https://docs.test/meta')).not.toBe(0);
+  });
+});
+
+describe('an identifier typed as the query', () => {
+  // A short section that mentions the name outranks, by BM25, the long list where it is defined.
+  const mention = { url: 'https://docs.test/git-push', title: 'git-push', blocks: [h(1, 'git-push'), h(2, 'OUTPUT'), p('With transfer.fsckObjects set, the objects pushed are checked as transfer.fsckObjects says.')] };
+  const filler = Array.from({ length: 30 }, (_, i) => [p(`core.setting${i}`), p(`Controls behaviour number ${i} of the repository, the index and the working tree when commands run.`)]).flat();
+  const definition = {
+    url: 'https://docs.test/git-config',
+    title: 'git-config',
+    blocks: [h(1, 'git-config'), h(2, 'VARIABLES'), ...filler.slice(0, 30), p('transfer.fsckObjects'), p('When set, fetch or receive will abort in the case of a malformed object or a link to a nonexistent object.'), ...filler.slice(30)],
+  };
+  const others = Array.from({ length: 4 }, (_, i) => ({ url: `https://docs.test/other${i}`, title: `other ${i}`, blocks: [h(1, `other ${i}`), p(`Objects are stored in the object database; transfer settings are described elsewhere (${i}).`)] }));
+
+  it('has the page that defines it first, not one that only mentions it', async () => {
+    const src = source([mention, definition, ...others]);
+    const lexicalOnly = await lexicalSearch(src, 'transfer.fsckObjects', 10);
+    const first = (await src.sections([lexicalOnly[0]!.id]))[0]!;
+    // The premise: by its words alone the mention ranks first.
+    expect(first.url).toBe(mention.url);
+    const res = await search(src, { q: 'transfer.fsckObjects' });
+    expect(res.results.map((r) => r.url).slice(0, 2)).toEqual([definition.url, mention.url]);
+    // The card opens the definition (the section's heading; the snippet is the defining line's).
+    expect(res.results[0]!.snippet.map((s) => s.text).join('')).toContain('When set, fetch or receive will abort');
+  });
+
+  it('leaves the order alone for words that are not an identifier', async () => {
+    const src = source([mention, definition, ...others]);
+    const res = await search(src, { q: 'objects pushed are checked' });
+    expect(res.results[0]?.url).toBe(mention.url);
   });
 });
