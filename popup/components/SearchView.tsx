@@ -194,7 +194,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           Words, <code>"exact words"</code>, <code>site:example.com</code>, <code>after:7d</code>. ↑↓ move, Enter opens, Ctrl+Enter in a new tab, Esc clears.
         </p>
       </div>
-      <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />
+      {/* Nothing saved (a first run, or everything just forgotten): no site or date to narrow to. */}
+      {!(stats && stats.pages === 0) && <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true" data-testid="live">
         {announcement}
       </div>

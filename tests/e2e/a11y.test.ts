@@ -92,6 +92,8 @@ describe('axe-core finds nothing on any page state', () => {
       for (const path of ['popup.html', 'search.html']) {
         const page = await open(path, scheme, path === 'popup.html' ? 560 : 1000);
         await settled(page, 'first-run');
+        // Nothing saved: no site list or date chips to narrow nothing down.
+        expect(await page.getByTestId('filters').count()).toBe(0);
         await check(page, `${path} first run, ${scheme}`);
         if (path === 'popup.html') {
           // The popup's one-line history card, opened: the README's first-run picture (docs/first-run.png).
@@ -126,6 +128,8 @@ describe('axe-core finds nothing on any page state', () => {
         const page = await open(path, scheme, width);
         await page.getByTestId('search-input').waitFor();
         await page.waitForTimeout(300);
+        await page.getByTestId('idle').waitFor();
+        expect(await page.getByTestId('filters').count()).toBe(1);
         await check(page, `${path} idle, ${scheme}`);
         await typeQuery(page, 'read json from a file');
         await settled(page, 'result');
