@@ -12,7 +12,7 @@ import { downloadText } from './ModelSettings.js';
 import { flattenOptions, moreShown, optionId, ResultCard } from './ResultCard.js';
 import { FirstRun } from './FirstRun.js';
 import { UndoBar } from './UndoBar.js';
-import { changedWords, formatMs, plural } from '../format.js';
+import { changedWords, formatMs, noMatchHeading, plural } from '../format.js';
 import { FilterBar, setOperator } from './FilterBar.js';
 
 export interface SearchViewProps {
@@ -287,7 +287,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && (
         <div class="search__empty" data-testid="no-results">
           <p>
-            <strong>Nothing you have read matches “{query}”.</strong>
+            <strong data-testid="no-results-heading">{noMatchHeading(parsed, query)}</strong>
           </p>
           <ul>
             {status.response.partial && looseFor.current !== query && (

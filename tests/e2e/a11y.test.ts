@@ -154,6 +154,8 @@ describe('axe-core finds nothing on any page state', () => {
         }
         await typeQuery(page, 'xylophonequartz site:example.com');
         await settled(page, 'no-results');
+        // The words quoted, the filter named: not the operator as typed.
+        expect(await page.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “xylophonequartz” on example.com.');
         await check(page, `${path} no results, ${scheme}`);
         await page.close();
       }
