@@ -9,7 +9,7 @@
  */
 import { render } from 'preact';
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview, SiteCount, Stats, VerifyReport } from '../src/protocol.js';
 import type { Settings } from '../src/settings.js';
 import { normalizeSitePattern } from '../src/settings.js';
@@ -92,6 +92,7 @@ function Options() {
   const [report, setReport] = useState<VerifyReport | null>(null);
   const [ask, setAsk] = useState<Ask | null>(null);
   const [undoFocus, setUndoFocus] = useState<string | null>(null);
+  const messageRef = useRef<HTMLParagraphElement>(null);
 
   useEffect(() => {
     call('settings/get', {})
@@ -167,7 +168,7 @@ function Options() {
   return (
     <main class="options">
       <h1 class="brand">Reread options</h1>
-      <p class="options__message" role="status" data-testid="options-message">
+      <p class="options__message" role="status" data-testid="options-message" tabIndex={-1} ref={messageRef}>
         {message}
       </p>
       {(pending ?? []).length > 0 && (
@@ -177,8 +178,13 @@ function Options() {
               key={p.id}
               pending={p}
               focus={undoFocus === p.id}
-              onDone={(undone, msg) => {
-                if (undone) setMessage(msg);
+              onDone={(_undone, msg) => {
+                // Restored, failed, or the time to undo is over: the line above says which.
+                setMessage(msg);
+                // The bar goes with its answer: focus would fall to the page's body. The message saying
+                // the outcome takes it, right where the bar was.
+                const a = document.activeElement;
+                if (!a || a === document.body || a.closest(`[data-forget="${p.id}"]`)) messageRef.current?.focus();
                 setUndoFocus(null);
                 refresh();
               }}
