@@ -334,8 +334,10 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         </div>
       )}
       {status.kind === 'done' && (
-        <div class="search__meta" data-testid="search-meta">
-          {plural(results.length, 'page')} · {formatMs(status.response.tookMs)} · {status.response.lanesUsed.dense ? 'words + meaning' : status.response.denseLoading ? 'words only (meaning is loading)' : 'words only'}
+        // The count and the time stay first, as "3 pages · 13 ms · …": tests/bench/browser.ts reads the
+        // time from it. Which lists answered is in data-lanes for the tests (tests/shared/contract.ts).
+        <div class="search__meta" data-testid="search-meta" data-lanes={lanesAnswered(status.response)}>
+          {plural(results.length, 'page')} · {formatMs(status.response.tookMs)} · {LANES_IN_WORDS[lanesAnswered(status.response)]}
         </div>
       )}
       {stats?.modelDownload && (
@@ -362,6 +364,19 @@ function quoted(words: readonly string[]): string {
   const q = words.map((w) => `“${w}”`);
   return q.length < 2 ? (q[0] ?? '') : `${q.slice(0, -1).join(', ')} or ${q[q.length - 1]}`;
 }
+
+/** Which lists answered: both, words alone, or words alone while the meaning index loads (asked again). */
+type LanesAnswered = 'both' | 'words' | 'loading';
+
+function lanesAnswered(response: SearchResponse): LanesAnswered {
+  return response.lanesUsed.dense ? 'both' : response.denseLoading ? 'loading' : 'words';
+}
+
+const LANES_IN_WORDS: Record<LanesAnswered, string> = {
+  both: 'searched by your words and their meaning',
+  words: 'searched by your words',
+  loading: 'searched by your words; search by meaning is still loading',
+};
 
 /** An answer marked as waiting for the meaning lane, as the final words-only answer it became. */
 function wordsOnly(response: SearchResponse): SearchResponse {

@@ -117,7 +117,7 @@ describe('results page', () => {
     await page.goto(ext.extensionUrl('search.html'));
     await page.getByTestId('search-input').fill('litter');
     await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
-    expect(await page.getByTestId('search-meta').textContent()).toMatch(/^1 page · (under 1|\d+) ms · /);
+    expect(await page.getByTestId('search-meta').textContent()).toMatch(/^1 page · (under 1|\d+) ms · searched by your words/);
     expect(page.url()).toBe(ext.extensionUrl('search.html'));
     expect(await page.getByTestId('search-link').getAttribute('href')).toBe('search.html?q=litter');
     await page.reload();

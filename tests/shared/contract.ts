@@ -14,14 +14,14 @@ export interface ResultRow {
 
 /**
  * True once the answer for the current query is on screen (results, "no results" or an error). An answer
- * by words alone while the meaning index loads (the status line says "meaning is loading") is not it:
+ * by words alone while the meaning index loads (the status line's data-lanes="loading") is not it:
  * the page asks again and the answer of both lanes replaces it (on a loaded machine the first search
  * after a stop can take this path even on a small profile).
  */
 export function resultsSettled(): boolean {
   return (
     !document.querySelector('[data-testid="searching"]') &&
-    !document.querySelector('[data-testid="search-meta"]')?.textContent?.includes('meaning is loading') &&
+    document.querySelector('[data-testid="search-meta"]')?.getAttribute('data-lanes') !== 'loading' &&
     !!(document.querySelector('[data-testid="result"]') || document.querySelector('[data-testid="no-results"]') || document.querySelector('[data-testid="error"]'))
   );
 }
