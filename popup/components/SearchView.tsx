@@ -161,7 +161,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
     status.kind === 'searching'
       ? 'Searching…'
       : status.kind === 'error'
-        ? `Search failed: ${status.message}`
+        ? 'Reread could not finish this search.'
         : status.kind === 'done'
           ? results.length
             ? `${plural(results.length, 'page')} found. Use the up and down arrow keys to move through them, Enter to open.`
@@ -206,7 +206,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       )}
       {status.kind === 'error' && (
         <div class="search__error" data-testid="error">
-          <p>Something went wrong: {status.message}</p>
+          {/* A plain sentence first; the worker's own message (for a bug report) is kept, folded. */}
+          <p data-testid="error-lead">Reread could not finish this search.</p>
           <button
             type="button"
             onClick={() => {
@@ -224,6 +225,10 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
             </a>{' '}
             can check the index and repair it (under Maintenance).
           </p>
+          <details class="search__error-details">
+            <summary>Details</summary>
+            <code data-testid="error-detail">{status.message}</code>
+          </details>
         </div>
       )}
       {status.kind === 'idle' && forgets.some((f) => f.id !== shownForget) && (

@@ -172,7 +172,16 @@ describe('axe-core finds nothing on any page state', () => {
           const page = await open(path, scheme, path === 'popup.html' ? 560 : 1000);
           await typeQuery(page, 'cats');
           await settled(page, 'error');
+          // A plain sentence first; the worker's message is kept, folded under "Details".
+          expect(await page.getByTestId('error-lead').textContent()).toBe('Reread could not finish this search.');
+          expect(await page.getByTestId('error-detail').isVisible()).toBe(false);
+          expect(await page.getByTestId('error-detail').textContent()).toContain('the index could not be read');
           await check(page, `${path} error, ${scheme}`);
+          if (scheme === 'light' && path === 'search.html') {
+            await page.getByText('Details', { exact: true }).click();
+            await page.getByTestId('error-detail').waitFor();
+            await check(page, `${path} error details, ${scheme}`);
+          }
           await page.close();
         }
       }
