@@ -1,4 +1,6 @@
 /** Small display helpers. */
+import type { ParsedQuery } from '../src/query.js';
+import { siteLabel } from '../src/url.js';
 
 export function relativeTime(ms: number, now = Date.now()): string {
   const s = Math.round((now - ms) / 1000);
@@ -72,4 +74,41 @@ export function changedWords(query: string, original: string): { text: string; c
     else if (text) runs.push({ text, changed });
   });
   return runs;
+}
+
+/** “a”, “a” or “b”, “a”, “b” or “c”. */
+function orList(items: readonly string[]): string {
+  return items.length < 2 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
+/**
+ * A parsed query's filters in words: "on example.com", "not on a.com", "without “draft”", "visited
+ * since 1 May 2024" (`after:` keeps the day it names), "visited before 9 May" (`before:` does not),
+ * "visited 1 May – 8 May" for both.
+ */
+export function filtersInWords(q: ParsedQuery, now = Date.now()): string[] {
+  const out: string[] = [];
+  if (q.sites.length) out.push(`on ${orList(q.sites.map(siteLabel))}`);
+  if (q.excludeSites.length) out.push(`not on ${orList(q.excludeSites.map(siteLabel))}`);
+  const without = [...q.excludeWords, ...q.excludePhrases];
+  if (without.length) out.push(`without ${orList(without.map((w) => `“${w}”`))}`);
+  if (q.after !== undefined && q.before !== undefined && q.before > q.after) out.push(`visited ${formatDaySpan(q.after, q.before - 1, now)}`);
+  else {
+    if (q.after !== undefined) out.push(`visited since ${formatDay(q.after, now)}`);
+    if (q.before !== undefined) out.push(`visited before ${formatDay(q.before, now)}`);
+  }
+  return out;
+}
+
+/**
+ * The no-results heading: the words quoted, the filters named ("Nothing you have read matches
+ * “xylophonequartz” on example.com, visited since 1 May."), never the operators as typed. `typed` is
+ * quoted whole only when the parser found neither words nor filters in it.
+ */
+export function noMatchHeading(q: ParsedQuery, typed: string, now = Date.now()): string {
+  const words = q.text.trim();
+  const filters = filtersInWords(q, now).join(', ');
+  if (words) return `Nothing you have read matches “${words}”${filters ? ` ${filters}` : ''}.`;
+  if (filters) return `Nothing you have read matches these filters: ${filters}.`;
+  return `Nothing you have read matches “${typed.trim()}”.`;
 }

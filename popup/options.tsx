@@ -9,7 +9,7 @@
  */
 import { render } from 'preact';
 import type { ComponentChildren } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview, SiteCount, Stats, VerifyReport } from '../src/protocol.js';
 import type { Settings } from '../src/settings.js';
 import { normalizeSitePattern } from '../src/settings.js';
@@ -65,6 +65,18 @@ function Field({ id, label, children, hint }: { id: string; label: string; child
   );
 }
 
+/**
+ * A stored count, grouped the user's way ("52,000"); `data-value` keeps the number itself for the tests
+ * and benchmarks that read it (tests/shared/contract.ts readStatCounters).
+ */
+function Count({ testId, n }: { testId: string; n: number }) {
+  return (
+    <dd data-testid={testId} data-value={n}>
+      {n.toLocaleString()}
+    </dd>
+  );
+}
+
 function Options() {
   const [stats, reloadStats] = useAsync<Stats>(() => call('stats', {}), []);
   const [settings, setSettings] = useState<Settings | null>(null);
@@ -80,6 +92,7 @@ function Options() {
   const [report, setReport] = useState<VerifyReport | null>(null);
   const [ask, setAsk] = useState<Ask | null>(null);
   const [undoFocus, setUndoFocus] = useState<string | null>(null);
+  const messageRef = useRef<HTMLParagraphElement>(null);
 
   useEffect(() => {
     call('settings/get', {})
@@ -155,7 +168,7 @@ function Options() {
   return (
     <main class="options">
       <h1 class="brand">Reread options</h1>
-      <p class="options__message" role="status" data-testid="options-message">
+      <p class="options__message" role="status" data-testid="options-message" tabIndex={-1} ref={messageRef}>
         {message}
       </p>
       {(pending ?? []).length > 0 && (
@@ -165,8 +178,13 @@ function Options() {
               key={p.id}
               pending={p}
               focus={undoFocus === p.id}
-              onDone={(undone, msg) => {
-                if (undone) setMessage(msg);
+              onDone={(_undone, msg) => {
+                // Restored, failed, or the time to undo is over: the line above says which.
+                setMessage(msg);
+                // The bar goes with its answer: focus would fall to the page's body. The message saying
+                // the outcome takes it, right where the bar was.
+                const a = document.activeElement;
+                if (!a || a === document.body || a.closest(`[data-forget="${p.id}"]`)) messageRef.current?.focus();
                 setUndoFocus(null);
                 refresh();
               }}
@@ -181,13 +199,13 @@ function Options() {
         {stats && (
           <dl class="stats">
             <dt>Pages</dt>
-            <dd data-testid="stat-pages">{stats.pages}</dd>
+            <Count testId="stat-pages" n={stats.pages} />
             <dt>Sections</dt>
-            <dd data-testid="stat-chunks">{stats.chunks}</dd>
+            <Count testId="stat-chunks" n={stats.chunks} />
             <dt>Sections still being read for search by meaning</dt>
-            <dd data-testid="stat-pending-embeddings">{stats.pendingEmbeddings}</dd>
+            <Count testId="stat-pending-embeddings" n={stats.pendingEmbeddings} />
             <dt>Sites</dt>
-            <dd data-testid="stat-sites">{stats.sites}</dd>
+            <Count testId="stat-sites" n={stats.sites} />
             <dt>Storage used</dt>
             <dd data-testid="stat-bytes-text">{stats.bytesUsed !== undefined ? formatBytes(stats.bytesUsed) : 'unknown'}</dd>
           </dl>

@@ -31,15 +31,16 @@ export function Snippet({ segments }: { segments: readonly SnippetSegment[] }) {
 function LaneBadges({ lanes }: { lanes: ResultSection['lanes'] }) {
   return (
     // Hidden from screen readers: the option's text already says it in words (lanesInWords), and a
-    // second, terser "words meaning" after it was read as noise.
+    // second, terser "words meaning" after it was read as noise. The tooltips say it in plain words (the
+    // lane's internal rank meant nothing to a reader).
     <span class="lanes" data-testid="result-lanes" aria-hidden="true">
       {lanes.lexical !== undefined && (
-        <span class="lane lane--lexical" title={`Found by its words (rank ${lanes.lexical})`} data-lane="lexical">
+        <span class="lane lane--lexical" title="Found by the words you typed" data-lane="lexical">
           words
         </span>
       )}
       {lanes.dense !== undefined && (
-        <span class="lane lane--dense" title={`Found by its meaning (rank ${lanes.dense})`} data-lane="dense">
+        <span class="lane lane--dense" title="Found by meaning: similar wording" data-lane="dense">
           meaning
         </span>
       )}

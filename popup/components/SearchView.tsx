@@ -12,7 +12,7 @@ import { downloadText } from './ModelSettings.js';
 import { flattenOptions, moreShown, optionId, ResultCard } from './ResultCard.js';
 import { FirstRun } from './FirstRun.js';
 import { UndoBar } from './UndoBar.js';
-import { changedWords, formatMs, plural } from '../format.js';
+import { changedWords, formatMs, noMatchHeading, plural } from '../format.js';
 import { FilterBar, setOperator } from './FilterBar.js';
 
 export interface SearchViewProps {
@@ -161,7 +161,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
     status.kind === 'searching'
       ? 'Searching…'
       : status.kind === 'error'
-        ? `Search failed: ${status.message}`
+        ? 'Reread could not finish this search.'
         : status.kind === 'done'
           ? results.length
             ? `${plural(results.length, 'page')} found. Use the up and down arrow keys to move through them, Enter to open.`
@@ -194,7 +194,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           Words, <code>"exact words"</code>, <code>site:example.com</code>, <code>after:7d</code>. ↑↓ move, Enter opens, Ctrl+Enter in a new tab, Esc clears.
         </p>
       </div>
-      <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />
+      {/* Nothing saved (a first run, or everything just forgotten): no site or date to narrow to. */}
+      {!(stats && stats.pages === 0) && <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true" data-testid="live">
         {announcement}
       </div>
@@ -205,7 +206,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       )}
       {status.kind === 'error' && (
         <div class="search__error" data-testid="error">
-          <p>Something went wrong: {status.message}</p>
+          {/* A plain sentence first; the worker's own message (for a bug report) is kept, folded. */}
+          <p data-testid="error-lead">Reread could not finish this search.</p>
           <button
             type="button"
             onClick={() => {
@@ -223,6 +225,10 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
             </a>{' '}
             can check the index and repair it (under Maintenance).
           </p>
+          <details class="search__error-details">
+            <summary>Details</summary>
+            <code data-testid="error-detail">{status.message}</code>
+          </details>
         </div>
       )}
       {status.kind === 'idle' && forgets.some((f) => f.id !== shownForget) && (
@@ -286,7 +292,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && (
         <div class="search__empty" data-testid="no-results">
           <p>
-            <strong>Nothing you have read matches “{query}”.</strong>
+            <strong data-testid="no-results-heading">{noMatchHeading(parsed, query)}</strong>
           </p>
           <ul>
             {status.response.partial && looseFor.current !== query && (
@@ -333,8 +339,10 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         </div>
       )}
       {status.kind === 'done' && (
-        <div class="search__meta" data-testid="search-meta">
-          {plural(results.length, 'page')} · {formatMs(status.response.tookMs)} · {status.response.lanesUsed.dense ? 'words + meaning' : status.response.denseLoading ? 'words only (meaning is loading)' : 'words only'}
+        // The count and the time stay first, as "3 pages · 13 ms · …": tests/bench/browser.ts reads the
+        // time from it. Which lists answered is in data-lanes for the tests (tests/shared/contract.ts).
+        <div class="search__meta" data-testid="search-meta" data-lanes={lanesAnswered(status.response)}>
+          {plural(results.length, 'page')} · {formatMs(status.response.tookMs)} · {LANES_IN_WORDS[lanesAnswered(status.response)]}
         </div>
       )}
       {stats?.modelDownload && (
@@ -361,6 +369,19 @@ function quoted(words: readonly string[]): string {
   const q = words.map((w) => `“${w}”`);
   return q.length < 2 ? (q[0] ?? '') : `${q.slice(0, -1).join(', ')} or ${q[q.length - 1]}`;
 }
+
+/** Which lists answered: both, words alone, or words alone while the meaning index loads (asked again). */
+type LanesAnswered = 'both' | 'words' | 'loading';
+
+function lanesAnswered(response: SearchResponse): LanesAnswered {
+  return response.lanesUsed.dense ? 'both' : response.denseLoading ? 'loading' : 'words';
+}
+
+const LANES_IN_WORDS: Record<LanesAnswered, string> = {
+  both: 'searched by your words and their meaning',
+  words: 'searched by your words',
+  loading: 'searched by your words; search by meaning is still loading',
+};
 
 /** An answer marked as waiting for the meaning lane, as the final words-only answer it became. */
 function wordsOnly(response: SearchResponse): SearchResponse {

@@ -31,7 +31,8 @@ export function UndoBar({ pending, onDone, focus = false }: { pending: PendingFo
   }, []);
   const left = Math.max(0, Math.ceil((pending.undoUntil - now) / 1000));
   useEffect(() => {
-    if (left === 0) onDone(false, `${forgetWords(pending)}`);
+    // The final outcome, not what was said while it could still be undone.
+    if (left === 0) onDone(false, `${forgetWords(pending)} This can no longer be undone.`);
   }, [left === 0]);
   const undo = async () => {
     try {
@@ -42,7 +43,7 @@ export function UndoBar({ pending, onDone, focus = false }: { pending: PendingFo
     }
   };
   return (
-    <div class="undo" data-testid="undo-bar">
+    <div class="undo" data-testid="undo-bar" data-forget={pending.id}>
       <span>
         {forgetWords(pending)} <span class="undo__left">({left} s to undo)</span>
       </span>

@@ -294,10 +294,13 @@ export async function afterRestart(ext: BenchExtension, page: Page, qs: readonly
         const t0 = performance.now();
         let first = true;
         const check = () => {
-          const meta = document.querySelector('[data-testid="search-meta"]')?.textContent ?? '';
-          const loading = meta.includes('meaning is loading');
+          // data-lanes: which lists answered; the status line's text, in builds before it.
+          const el = document.querySelector('[data-testid="search-meta"]');
+          const meta = el?.textContent ?? '';
+          const lanes = el?.getAttribute('data-lanes') ?? (meta.includes('meaning is loading') ? 'loading' : meta.includes('words + meaning') ? 'both' : 'words');
+          const loading = lanes === 'loading';
           if (first && !loading) resolve(null); // the first answer was not words-only
-          else if (!loading) resolve(meta.includes('words + meaning') ? performance.timeOrigin + performance.now() : null);
+          else if (!loading) resolve(lanes === 'both' ? performance.timeOrigin + performance.now() : null);
           else if (performance.now() - t0 > 30000) resolve(null);
           else requestAnimationFrame(check);
           first = false;

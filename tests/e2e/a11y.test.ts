@@ -92,6 +92,8 @@ describe('axe-core finds nothing on any page state', () => {
       for (const path of ['popup.html', 'search.html']) {
         const page = await open(path, scheme, path === 'popup.html' ? 560 : 1000);
         await settled(page, 'first-run');
+        // Nothing saved: no site list or date chips to narrow nothing down.
+        expect(await page.getByTestId('filters').count()).toBe(0);
         await check(page, `${path} first run, ${scheme}`);
         if (path === 'popup.html') {
           // The popup's one-line history card, opened: the README's first-run picture (docs/first-run.png).
@@ -126,6 +128,8 @@ describe('axe-core finds nothing on any page state', () => {
         const page = await open(path, scheme, width);
         await page.getByTestId('search-input').waitFor();
         await page.waitForTimeout(300);
+        await page.getByTestId('idle').waitFor();
+        expect(await page.getByTestId('filters').count()).toBe(1);
         await check(page, `${path} idle, ${scheme}`);
         await typeQuery(page, 'read json from a file');
         await settled(page, 'result');
@@ -150,6 +154,8 @@ describe('axe-core finds nothing on any page state', () => {
         }
         await typeQuery(page, 'xylophonequartz site:example.com');
         await settled(page, 'no-results');
+        // The words quoted, the filter named: not the operator as typed.
+        expect(await page.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “xylophonequartz” on example.com.');
         await check(page, `${path} no results, ${scheme}`);
         await page.close();
       }
@@ -166,7 +172,16 @@ describe('axe-core finds nothing on any page state', () => {
           const page = await open(path, scheme, path === 'popup.html' ? 560 : 1000);
           await typeQuery(page, 'cats');
           await settled(page, 'error');
+          // A plain sentence first; the worker's message is kept, folded under "Details".
+          expect(await page.getByTestId('error-lead').textContent()).toBe('Reread could not finish this search.');
+          expect(await page.getByTestId('error-detail').isVisible()).toBe(false);
+          expect(await page.getByTestId('error-detail').textContent()).toContain('the index could not be read');
           await check(page, `${path} error, ${scheme}`);
+          if (scheme === 'light' && path === 'search.html') {
+            await page.getByText('Details', { exact: true }).click();
+            await page.getByTestId('error-detail').waitFor();
+            await check(page, `${path} error details, ${scheme}`);
+          }
           await page.close();
         }
       }
@@ -335,7 +350,7 @@ describe('the keyboard alone', () => {
   it('opens a confirmation from the options page, Escape closes it, focus comes back, nothing is forgotten', async () => {
     const page = await open('options.html', 'light');
     await page.getByTestId('stat-pages').waitFor();
-    const before = await page.getByTestId('stat-pages').textContent();
+    const before = await page.getByTestId('stat-pages').getAttribute('data-value');
     await page.getByTestId('delete-site').focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByTestId('confirm');
@@ -346,7 +361,7 @@ describe('the keyboard alone', () => {
     await dialog.waitFor({ state: 'detached' });
     expect((await focused(page))?.testid).toBe('delete-site');
     expect(await page.getByTestId('options-message').textContent()).toBe('Nothing was forgotten.');
-    expect(await page.getByTestId('stat-pages').textContent()).toBe(before);
+    expect(await page.getByTestId('stat-pages').getAttribute('data-value')).toBe(before);
     await page.close();
   });
 });

@@ -76,7 +76,7 @@ describe('dense lane', () => {
     await page.goto(ext.extensionUrl('search.html'));
     expect(await ext.stopWorker()).toBeGreaterThan(0);
     await page.getByTestId('search-input').fill('cake pastry');
-    await expect.poll(() => page.getByTestId('search-meta').textContent(), { timeout: 20_000 }).toContain('words + meaning');
+    await expect.poll(() => page.getByTestId('search-meta').getAttribute('data-lanes'), { timeout: 20_000 }).toBe('both');
     const log = await page.evaluate(() => (window as unknown as { __searches: { req: Record<string, unknown>; res: Record<string, unknown> | undefined }[] }).__searches);
     const last = log.filter((e) => e.req.q === 'cake pastry');
     expect(last.length).toBeGreaterThan(0);
@@ -93,7 +93,7 @@ describe('dense lane', () => {
     await page.close();
   });
 
-  it('while the meaning index loads after a stop, the popup says "words only (meaning is loading)" (and, when no word matches, that it is still searching by meaning), then the answer of both lanes replaces it', async () => {
+  it('while the meaning index loads after a stop, the popup says search by meaning is still loading (and, when no word matches, that it is still searching by meaning), then the answer of both lanes replaces it', async () => {
     // With three pages the index loads well inside the 40 ms a search waits for it (DENSE_GRACE_MS), so
     // this path is never taken by itself here. Nothing in the extension is changed to take it: after the
     // stop, a second connection to the extension's database holds a write transaction on the vectors
@@ -120,17 +120,19 @@ describe('dense lane', () => {
     })`);
     expect(held).toBe(true);
     const meta = () => page.getByTestId('search-meta').textContent({ timeout: 1000 }).catch(() => '');
+    const lanes = () => page.getByTestId('search-meta').getAttribute('data-lanes', { timeout: 1000 }).catch(() => null);
     const release = () => ext.evalSw('(globalThis.__vectorsHold.release = true)');
     try {
       await page.getByTestId('search-input').fill('sourdough starter');
-      await expect.poll(meta, { timeout: 20_000 }).toMatch(/^\d+ pages? · .+ · words only \(meaning is loading\)$/);
+      await expect.poll(meta, { timeout: 20_000 }).toMatch(/^\d+ pages? · .+ · searched by your words; search by meaning is still loading$/);
+      expect(await lanes()).toBe('loading');
       const first = await page.evaluate(readResultRows);
       expect(first[0]?.href.startsWith(server.url('/bread.html'))).toBe(true);
       expect(first.flatMap((r) => r.lanes)).not.toContain('dense');
       // The state a user sees until the index is there: photographed in both themes and checked by axe.
       await photograph(page, 'popup-meaning-loading');
       // Still held: the box is waiting for the second answer, and nothing has replaced the first.
-      expect(await meta()).toContain('meaning is loading');
+      expect(await lanes()).toBe('loading');
       expect(await ext.evalSw<number>('globalThis.__vectorsHold.rounds')).toBeGreaterThan(0);
       // A query only meaning can answer: no word matches, and the box says it is still looking by
       // meaning rather than "Nothing you have read matches" (which would be wrong a moment later).
@@ -138,13 +140,14 @@ describe('dense lane', () => {
       await page.getByTestId('meaning-pending').waitFor({ timeout: 20_000 });
       expect(await page.getByTestId('meaning-pending').textContent()).toBe('No page has these words; still searching by meaning…');
       expect(await page.getByTestId('no-results').count()).toBe(0);
-      expect(await meta()).toMatch(/^0 pages · .+ · words only \(meaning is loading\)$/);
+      expect(await meta()).toMatch(/^0 pages · .+ · searched by your words; search by meaning is still loading$/);
       await photograph(page, 'popup-meaning-pending');
     } finally {
       await release();
     }
     // The index loaded: the meaning lane's answer replaces the words-only one.
-    await expect.poll(meta, { timeout: 20_000 }).toMatch(/ · words \+ meaning$/);
+    await expect.poll(meta, { timeout: 20_000 }).toMatch(/ · searched by your words and their meaning$/);
+    expect(await lanes()).toBe('both');
     expect(await page.getByTestId('meaning-pending').count()).toBe(0);
     const both = await page.evaluate(readResultRows);
     expect(both[0]?.href.startsWith(server.url('/bread.html'))).toBe(true);

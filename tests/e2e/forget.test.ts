@@ -42,7 +42,7 @@ async function options(): Promise<Page> {
   return page;
 }
 
-const statPages = async (page: Page) => Number(await page.getByTestId('stat-pages').textContent());
+const statPages = async (page: Page) => Number(await page.getByTestId('stat-pages').getAttribute('data-value'));
 
 describe('forgetting in the options page', () => {
   it('the browser and the worker run in New York time', async () => {
@@ -108,6 +108,9 @@ describe('forgetting in the options page', () => {
     expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('undo');
     await page.keyboard.press('Enter');
     await expect.poll(() => statPages(page)).toBe(pagesBefore);
+    // The bar goes with the undo: focus moves to the line saying what happened, not to the page's body.
+    await expect.poll(() => page.getByTestId('options-message').textContent()).toBe('Restored 3 pages.');
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('options-message');
     expect(await Promise.all(queries.map((q) => found(q)))).toEqual(before);
     await page.close();
   });
@@ -156,6 +159,11 @@ describe('forgetting in the options page', () => {
     await page.getByTestId('undo-bar').waitFor();
     await ext.stopWorker();
     await new Promise((r) => setTimeout(r, 2500));
+    // The window is over: the line says so (no longer "Undo is available…"), and focus, which was on
+    // Undo, moved to it rather than to the page's body.
+    await expect.poll(() => page.getByTestId('options-message').textContent()).toBe('Forgot 5 pages from a.example. This can no longer be undone.');
+    expect(await page.getByTestId('undo-bar').count()).toBe(0);
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('options-message');
     expect(await found('alphadawn')).toEqual([]); // the start-up pass purges it; never shown again
     await until(async () => (await ext.evalSw<number>(`engine.db().then((db) => db.count('pages'))`)) === 3, 'purged from the database');
     expect(await ext.evalSw<unknown[]>(`engine.forget.pending(0)`)).toEqual([]);

@@ -14,14 +14,14 @@ export interface ResultRow {
 
 /**
  * True once the answer for the current query is on screen (results, "no results" or an error). An answer
- * by words alone while the meaning index loads (the status line says "meaning is loading") is not it:
+ * by words alone while the meaning index loads (the status line's data-lanes="loading") is not it:
  * the page asks again and the answer of both lanes replaces it (on a loaded machine the first search
  * after a stop can take this path even on a small profile).
  */
 export function resultsSettled(): boolean {
   return (
     !document.querySelector('[data-testid="searching"]') &&
-    !document.querySelector('[data-testid="search-meta"]')?.textContent?.includes('meaning is loading') &&
+    document.querySelector('[data-testid="search-meta"]')?.getAttribute('data-lanes') !== 'loading' &&
     !!(document.querySelector('[data-testid="result"]') || document.querySelector('[data-testid="no-results"]') || document.querySelector('[data-testid="error"]'))
   );
 }
@@ -37,9 +37,12 @@ export function readResultRows(): ResultRow[] {
   }));
 }
 
-/** The options page's counters (data-testid="stat-…"), as numbers; null until they are shown. */
+/**
+ * The options page's counters (data-testid="stat-…"), as numbers; null until they are shown. Read from
+ * `data-value`: the text is grouped the user's way ("52,000"), which Number() cannot read.
+ */
 export function readStatCounters(): { pages: number; chunks: number; pendingEmbeddings: number } | null {
-  const read = (id: string) => document.querySelector(`[data-testid="${id}"]`)?.textContent?.trim();
+  const read = (id: string) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-value')?.trim();
   const pages = read('stat-pages');
   if (pages === undefined || pages === '') return null;
   return { pages: Number(pages), chunks: Number(read('stat-chunks')), pendingEmbeddings: Number(read('stat-pending-embeddings')) };

@@ -1,6 +1,7 @@
 /** Display helpers of the extension pages (popup/format.ts): counts in words, rounded timings, local days. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { changedWords, formatDay, formatDaySpan, formatMs, plural } from '../../popup/format.js';
+import { changedWords, formatDay, formatDaySpan, formatMs, noMatchHeading, plural } from '../../popup/format.js';
+import { parseQuery } from '../../src/query.js';
 
 const TZ = process.env.TZ;
 afterEach(() => {
@@ -48,5 +49,21 @@ describe('format', () => {
     expect(formatDay(new Date(2025, 11, 31).getTime(), now)).toContain('2025');
     expect(formatDaySpan(jan3, new Date(2026, 0, 3, 23).getTime(), now)).toBe(formatDay(jan3, now));
     expect(formatDaySpan(jan3, new Date(2026, 1, 9).getTime(), now)).toContain(' – ');
+  });
+
+  it('the no-results heading quotes the words only and names the filters, never the operators as typed', () => {
+    const now = new Date(2026, 5, 15, 12).getTime();
+    const heading = (q: string) => noMatchHeading(parseQuery(q, now), q, now);
+    expect(heading('xylophonequartz site:example.com')).toBe('Nothing you have read matches “xylophonequartz” on example.com.');
+    const may1 = formatDay(new Date(2024, 4, 1).getTime(), now);
+    expect(may1).toContain('2024');
+    expect(heading('xylophonequartz site:example.com after:2024-05-01')).toBe(`Nothing you have read matches “xylophonequartz” on example.com, visited since ${may1}.`);
+    // before: is exclusive: the last day named is the one before it.
+    expect(heading('bread before:2024-05-09 after:2024-05-01')).toBe(`Nothing you have read matches “bread” visited ${formatDaySpan(new Date(2024, 4, 1).getTime(), new Date(2024, 4, 8).getTime(), now)}.`);
+    expect(heading('bread before:2024-05-09')).toBe(`Nothing you have read matches “bread” visited before ${formatDay(new Date(2024, 4, 9).getTime(), now)}.`);
+    expect(heading('"sour dough" -site:a.com -rye site:b.org site:c.org')).toBe('Nothing you have read matches “sour dough” on b.org or c.org, not on a.com, without “rye”.');
+    expect(heading('site:example.com after:7d')).toBe(`Nothing you have read matches these filters: on example.com, visited since ${formatDay(new Date(2026, 5, 8).getTime(), now)}.`);
+    // An operator the parser does not know is a word, and is quoted as one.
+    expect(heading('foo:bar')).toBe('Nothing you have read matches “foo:bar”.');
   });
 });
