@@ -65,18 +65,6 @@ function Field({ id, label, children, hint }: { id: string; label: string; child
   );
 }
 
-/**
- * A stored count, grouped the user's way ("52,000"); `data-value` keeps the number itself for the tests
- * and benchmarks that read it (tests/shared/contract.ts readStatCounters).
- */
-function Count({ testId, n }: { testId: string; n: number }) {
-  return (
-    <dd data-testid={testId} data-value={n}>
-      {n.toLocaleString()}
-    </dd>
-  );
-}
-
 function Options() {
   const [stats, reloadStats] = useAsync<Stats>(() => call('stats', {}), []);
   const [settings, setSettings] = useState<Settings | null>(null);
@@ -199,13 +187,13 @@ function Options() {
         {stats && (
           <dl class="stats">
             <dt>Pages</dt>
-            <Count testId="stat-pages" n={stats.pages} />
+            <dd data-testid="stat-pages">{stats.pages}</dd>
             <dt>Sections</dt>
-            <Count testId="stat-chunks" n={stats.chunks} />
+            <dd data-testid="stat-chunks">{stats.chunks}</dd>
             <dt>Sections still being read for search by meaning</dt>
-            <Count testId="stat-pending-embeddings" n={stats.pendingEmbeddings} />
+            <dd data-testid="stat-pending-embeddings">{stats.pendingEmbeddings}</dd>
             <dt>Sites</dt>
-            <Count testId="stat-sites" n={stats.sites} />
+            <dd data-testid="stat-sites">{stats.sites}</dd>
             <dt>Storage used</dt>
             <dd data-testid="stat-bytes-text">{stats.bytesUsed !== undefined ? formatBytes(stats.bytesUsed) : 'unknown'}</dd>
           </dl>

@@ -62,7 +62,7 @@ for (const u of urls) {
 // Search by meaning needs the sections embedded: wait until the options page shows no backlog.
 for (let t0 = Date.now(); ; ) {
   await page.goto(`chrome-extension://${extId}/options.html`);
-  const pending = await page.locator('[data-testid="stat-pending-embeddings"]').getAttribute('data-value', { timeout: 10_000 });
+  const pending = await page.locator('[data-testid="stat-pending-embeddings"]').textContent({ timeout: 10_000 });
   if (pending?.trim() === '0') break;
   if (Date.now() - t0 > 60_000) {
     console.log(`(still ${pending} sections to embed after 60 s)`);

@@ -350,7 +350,7 @@ describe('the keyboard alone', () => {
   it('opens a confirmation from the options page, Escape closes it, focus comes back, nothing is forgotten', async () => {
     const page = await open('options.html', 'light');
     await page.getByTestId('stat-pages').waitFor();
-    const before = await page.getByTestId('stat-pages').getAttribute('data-value');
+    const before = await page.getByTestId('stat-pages').textContent();
     await page.getByTestId('delete-site').focus();
     await page.keyboard.press('Enter');
     const dialog = page.getByTestId('confirm');
@@ -361,7 +361,7 @@ describe('the keyboard alone', () => {
     await dialog.waitFor({ state: 'detached' });
     expect((await focused(page))?.testid).toBe('delete-site');
     expect(await page.getByTestId('options-message').textContent()).toBe('Nothing was forgotten.');
-    expect(await page.getByTestId('stat-pages').getAttribute('data-value')).toBe(before);
+    expect(await page.getByTestId('stat-pages').textContent()).toBe(before);
     await page.close();
   });
 });

@@ -42,7 +42,7 @@ async function options(): Promise<Page> {
   return page;
 }
 
-const statPages = async (page: Page) => Number(await page.getByTestId('stat-pages').getAttribute('data-value'));
+const statPages = async (page: Page) => Number(await page.getByTestId('stat-pages').textContent());
 
 describe('forgetting in the options page', () => {
   it('the browser and the worker run in New York time', async () => {

@@ -299,8 +299,7 @@ export interface Stats {
 export async function readStats(ext: Extension, page?: Page): Promise<Stats> {
   const p = page ?? (await ext.ctx.newPage());
   await p.goto(ext.extensionUrl('options.html'));
-  // data-value: the shown text is grouped the user's way ("52,000").
-  const read = async (id: string) => Number((await p.getByTestId(id).getAttribute('data-value', { timeout: 10_000 }))?.trim());
+  const read = async (id: string) => Number((await p.getByTestId(id).textContent({ timeout: 10_000 }))?.trim());
   await p.getByTestId('stat-pages').waitFor();
   const stats = { pages: await read('stat-pages'), chunks: await read('stat-chunks'), pendingEmbeddings: await read('stat-pending-embeddings') };
   if (!page) await p.close();

@@ -222,7 +222,7 @@ describe('storage full', () => {
     // The user is told, on the options page.
     await optionsTab.reload();
     await expect.poll(() => optionsTab.getByTestId('storage-warning').textContent(), { timeout: 10_000 }).toMatch(/forgot the \d+ least recently visited pages/);
-    expect(Number(await optionsTab.getByTestId('stat-pages').getAttribute('data-value'))).toBe(stored.size);
+    expect(Number(await optionsTab.getByTestId('stat-pages').textContent())).toBe(stored.size);
   }, FILL_TIMEOUT);
 
   // Issue #8: usage falls only when LevelDB flushes or compacts, so after a recovery the reserve often

@@ -212,25 +212,6 @@ describe('context menu', () => {
 });
 
 describe('options', () => {
-  it('shows the stored counts grouped the user\'s way, the number itself in data-value', async () => {
-    // A large profile's counts, from the worker's stats (replaced for this check only).
-    await ext.evalSw(`(globalThis.__stats = engine.stats, engine.stats = async () => ({ ...(await globalThis.__stats.call(engine)), pages: 52000, chunks: 1234567 }), true)`);
-    const page = await ext.ctx.newPage();
-    try {
-      await page.goto(ext.extensionUrl('options.html'));
-      const pages = page.getByTestId('stat-pages');
-      await expect.poll(() => pages.getAttribute('data-value')).toBe('52000');
-      const grouped = await page.evaluate(() => [(52000).toLocaleString(), (1234567).toLocaleString()]);
-      expect(grouped[0]).not.toBe('52000'); // the browser's locale groups thousands
-      expect(await pages.textContent()).toBe(grouped[0]);
-      expect(await page.getByTestId('stat-chunks').textContent()).toBe(grouped[1]);
-      expect(await readStats(ext, page)).toMatchObject({ pages: 52000, chunks: 1234567 });
-    } finally {
-      await ext.evalSw(`(engine.stats = globalThis.__stats, true)`);
-      await page.close();
-    }
-  });
-
   it('excludes a site: its pages are forgotten and no longer captured', async () => {
     // The same fixture server under another host name is another site.
     const other = server.url('/cats.html').replace('127.0.0.1', 'localhost');

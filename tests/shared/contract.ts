@@ -37,12 +37,9 @@ export function readResultRows(): ResultRow[] {
   }));
 }
 
-/**
- * The options page's counters (data-testid="stat-…"), as numbers; null until they are shown. Read from
- * `data-value`: the text is grouped the user's way ("52,000"), which Number() cannot read.
- */
+/** The options page's counters (data-testid="stat-…"), as numbers; null until they are shown. */
 export function readStatCounters(): { pages: number; chunks: number; pendingEmbeddings: number } | null {
-  const read = (id: string) => document.querySelector(`[data-testid="${id}"]`)?.getAttribute('data-value')?.trim();
+  const read = (id: string) => document.querySelector(`[data-testid="${id}"]`)?.textContent?.trim();
   const pages = read('stat-pages');
   if (pages === undefined || pages === '') return null;
   return { pages: Number(pages), chunks: Number(read('stat-chunks')), pendingEmbeddings: Number(read('stat-pending-embeddings')) };
