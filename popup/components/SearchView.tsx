@@ -380,7 +380,8 @@ function lanesAnswered(response: SearchResponse): LanesAnswered {
 const LANES_IN_WORDS: Record<LanesAnswered, string> = {
   both: 'searched by your words and their meaning',
   words: 'searched by your words',
-  loading: 'searched by your words; search by meaning is still loading',
+  // "meaning is loading": what readers of the status line written before data-lanes wait on (the contract's resultsSettled did).
+  loading: 'searched by your words; search by meaning is loading',
 };
 
 /** An answer marked as waiting for the meaning lane, as the final words-only answer it became. */

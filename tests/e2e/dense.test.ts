@@ -124,7 +124,7 @@ describe('dense lane', () => {
     const release = () => ext.evalSw('(globalThis.__vectorsHold.release = true)');
     try {
       await page.getByTestId('search-input').fill('sourdough starter');
-      await expect.poll(meta, { timeout: 20_000 }).toMatch(/^\d+ pages? · .+ · searched by your words; search by meaning is still loading$/);
+      await expect.poll(meta, { timeout: 20_000 }).toMatch(/^\d+ pages? · .+ · searched by your words; search by meaning is loading$/);
       expect(await lanes()).toBe('loading');
       const first = await page.evaluate(readResultRows);
       expect(first[0]?.href.startsWith(server.url('/bread.html'))).toBe(true);
@@ -140,7 +140,7 @@ describe('dense lane', () => {
       await page.getByTestId('meaning-pending').waitFor({ timeout: 20_000 });
       expect(await page.getByTestId('meaning-pending').textContent()).toBe('No page has these words; still searching by meaning…');
       expect(await page.getByTestId('no-results').count()).toBe(0);
-      expect(await meta()).toMatch(/^0 pages · .+ · searched by your words; search by meaning is still loading$/);
+      expect(await meta()).toMatch(/^0 pages · .+ · searched by your words; search by meaning is loading$/);
       await photograph(page, 'popup-meaning-pending');
     } finally {
       await release();
