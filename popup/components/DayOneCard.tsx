@@ -3,7 +3,7 @@
  * (titles first, with the user's consent for the history permission), then "Read these pages now" (the
  * backfill, which contacts each site again: said where it is started), with progress for both.
  */
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import browser from 'webextension-polyfill';
 import { DEFAULT_HISTORY_DAYS, MAX_HISTORY_DAYS, type BackfillAction, type DayOneStatus } from '../../src/dayone.js';
 import { SKIP_LABELS, type SkipReason } from '../../src/backfillPolicy.js';
@@ -86,7 +86,9 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
   const [open, setOpen] = useState(false);
   // "Set it up" is gone once the card opens: its heading takes focus, or focus would fall to the page.
   const heading = useRef<HTMLHeadingElement>(null);
-  useEffect(() => {
+  // A layout effect: focus moves in the same task as the card opens (with a plain effect it moved a frame
+  // later, and a busy machine could see the button gone and focus on the page's body in between).
+  useLayoutEffect(() => {
     if (open) heading.current?.focus();
   }, [open]);
   if (!status) return null;

@@ -101,7 +101,7 @@ describe('axe-core finds nothing on any page state', () => {
           await page.keyboard.press('Enter');
           await page.getByTestId('dayone-import').waitFor();
           // The button is gone with the one-line card: focus goes to the opened card, not to the page.
-          expect(await page.evaluate(() => document.activeElement?.id)).toBe('dayone-popup-title');
+          await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('dayone-popup-title');
           await check(page, `${path} first run card, ${scheme}`);
           if (process.env.UPDATE_DOCS && scheme === 'light') copyFileSync(join(ARTIFACTS, 'screens', 'popup-first-run-card-light.png'), join(ROOT, 'docs/first-run.png'));
           // Taller than the popup: the rest is reached by scrolling, never drawn under the footer.
