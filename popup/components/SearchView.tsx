@@ -240,8 +240,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
                 key={f.id}
                 pending={f}
                 onDone={(undone) => {
+                  // The bar goes with its answer: focus on its Undo would fall to the page's body.
+                  const hadFocus = !!document.activeElement?.closest('[data-testid="undo-bar"]');
                   setForgets((all) => all.filter((x) => x.id !== f.id));
                   if (undone) setReloads((n) => n + 1);
+                  if (hadFocus) input.current?.focus();
                 }}
               />
             ))}

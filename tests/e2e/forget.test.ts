@@ -128,7 +128,11 @@ describe('forgetting in the options page', () => {
     await popup.goto(ext.extensionUrl('popup.html'));
     await expect.poll(() => popup.getByTestId('undo-bar').textContent()).toMatch(new RegExp(`^Forgot all ${n} pages\\.`));
     expect(await popup.getByTestId('first-run').count()).toBe(0);
-    await page.getByTestId('undo').click();
+    // Undone from the popup with the keyboard: the bar goes, and focus goes to the search box, not the page.
+    await popup.getByTestId('undo').focus();
+    await popup.keyboard.press('Enter');
+    await expect.poll(() => popup.getByTestId('undo-bar').count()).toBe(0);
+    expect(await popup.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('search-input');
     await expect.poll(() => statPages(page)).toBe(n);
     expect((await found('litter')).length).toBe(1);
     await popup.reload();
