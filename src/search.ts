@@ -531,8 +531,9 @@ async function lexicalLane(
       if (!v) return { h, score: h.score, sequence: false };
       let score = h.score;
       let sequence = false;
-      // Proximity needs two of the query's words in the section: the others are not read.
-      if (useProximity && wordsMatched(h) >= 2) {
+      // Proximity needs two of the query's words in the section: the others are not read. A phrase with
+      // one word that retrieves ("which is more practical but") can still be in a section holding it alone.
+      if (useProximity && wordsMatched(h) >= Math.min(2, retrieving)) {
         const at = bodyMatcher.locate(v.text);
         // The sequence is read off this scan only when it covered every word (else maySequence, below).
         const p = proximityScore(at, pq, prox, sequenceCounts && bodyMatcher === matcher);

@@ -45,6 +45,18 @@ describe('proximity: a remembered sentence typed without quotes', () => {
     expect(res.results[0]!.url).toBe('https://x.test/contributing');
   });
 
+  it('finds the sequence of a phrase whose other words are all stop words (one word retrieves)', async () => {
+    // "which is more practical but": only `practical` retrieves. Two short sections hold every word,
+    // scattered, and BM25 ranks them first; the long one holds the phrase, word after word.
+    const one = [
+      { url: 'https://x.test/short-1', title: 'Notes', blocks: [h(1, 'Notes'), p('But which tool is more practical? The practical one is more often than not the one which is simplest, but not always.')] },
+      { url: 'https://x.test/short-2', title: 'Tips', blocks: [h(1, 'Tips'), p('Practical tips but more of them: which is best is practical, is it not? More practical advice, but which?')] },
+      { url: 'https://x.test/examples', title: 'Examples', blocks: [h(1, 'Examples'), p(`${filler('alpha', 60)} Or use the short form, which is more practical but less readable. ${filler('omega', 60)}`)] },
+    ];
+    const res = await search(source(one), { q: 'which is more practical but' });
+    expect(res.results.map((r) => r.url)).toEqual(['https://x.test/examples', 'https://x.test/short-2', 'https://x.test/short-1']);
+  });
+
   it('centres the snippet on the sequence', async () => {
     const res = await search(source(pages), { q: sentence });
     const text = res.results[0]!.snippet.map((s) => s.text).join('');
