@@ -102,6 +102,9 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       .catch(() => undefined);
   }, [storedVersion, reloads]);
 
+  /** Nothing saved (a first run, or everything just forgotten): no site or date to narrow to, yet. */
+  const nothingSaved = stats !== null && stats.pages === 0;
+
   const onInput = (q: string) => {
     setQuery(q);
     // Every keystroke searches at once (no debounce delay); the answer on screen is marked stale until
@@ -191,11 +194,19 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           spellcheck={false}
         />
         <p id="search-help" class={`search__help${mode === 'popup' && status.kind !== 'idle' ? ' visually-hidden' : ''}`}>
-          Words, <code>"exact words"</code>, <code>site:example.com</code>, <code>after:7d</code>. ↑↓ move, Enter opens, Ctrl+Enter in a new tab, Esc clears.
+          {/* Nothing saved: site:/after: would narrow nothing, and there is no result to move to or open. */}
+          {nothingSaved ? (
+            <>
+              Words you remember from a page, or <code>"exact words"</code>. Esc clears.
+            </>
+          ) : (
+            <>
+              Words, <code>"exact words"</code>, <code>site:example.com</code>, <code>after:7d</code>. ↑↓ move, Enter opens, Ctrl+Enter in a new tab, Esc clears.
+            </>
+          )}
         </p>
       </div>
-      {/* Nothing saved (a first run, or everything just forgotten): no site or date to narrow to. */}
-      {!(stats && stats.pages === 0) && <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />}
+      {!nothingSaved && <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true" data-testid="live">
         {announcement}
       </div>
