@@ -27,6 +27,9 @@ export interface SearchViewProps {
   shownForget?: string;
 }
 
+/** How often the counts are read again while nothing is saved (see `nothingSaved`). */
+const RECHECK_EMPTY_MS = 1500;
+
 type Status = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; response: SearchResponse } | { kind: 'error'; message: string };
 
 export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, storedVersion = 0, shownForget }: SearchViewProps) {
@@ -104,6 +107,38 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
 
   /** Nothing saved (a first run, or everything just forgotten): no site or date to narrow to, yet. */
   const nothingSaved = stats !== null && stats.pages === 0;
+  /**
+   * While nothing is saved, the counts are read again every few seconds: the first pages saved while this
+   * view is open (a page read in another tab, the history imported from the card above it) bring the
+   * filters and the counts without reopening it. No polling once something is saved; a forget or an undo
+   * made here bumps `storedVersion`/`reloads` instead.
+   */
+  useEffect(() => {
+    if (!nothingSaved) return;
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const later = () => {
+      timer = setTimeout(() => {
+        call('stats', {}).then(
+          (s) => {
+            if (!live) return;
+            setStats(s);
+            // Saved at last: the site list for the filters too; this effect ends with `nothingSaved`.
+            if (s.pages > 0) call('sites', {}).then(setSites).catch(() => undefined);
+            else later();
+          },
+          () => {
+            if (live) later();
+          },
+        );
+      }, RECHECK_EMPTY_MS);
+    };
+    later();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [nothingSaved]);
 
   const onInput = (q: string) => {
     setQuery(q);
