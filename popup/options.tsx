@@ -202,7 +202,7 @@ function Options() {
         {stats?.recut && (
           <p role="status" data-testid="recut-progress">
             A new version of Reread cuts pages into sections differently: re-cutting stored pages,{' '}
-            <progress max={stats.recut.total} value={stats.recut.done} aria-label="Pages re-cut" /> {stats.recut.done} of {stats.recut.total}. Search works meanwhile.
+            <progress max={stats.recut.total} value={stats.recut.done} aria-label="Pages re-cut" /> {stats.recut.done.toLocaleString()} of {stats.recut.total.toLocaleString()}. Search works meanwhile.
           </p>
         )}
         {stats?.storageWarning && (
@@ -511,7 +511,7 @@ function Options() {
         {report && (
           <pre class="report" data-testid="verify-report">
             {report.ok ? 'OK' : report.problems.join('\n')}
-            {`\nchecked ${report.checked.chunks} sections, ${report.checked.terms} terms, ${report.checked.vectors} vectors`}
+            {`\nchecked ${report.checked.chunks.toLocaleString()} sections, ${report.checked.terms.toLocaleString()} terms, ${report.checked.vectors.toLocaleString()} vectors`}
           </pre>
         )}
       </section>

@@ -27,6 +27,9 @@ export interface SearchViewProps {
   shownForget?: string;
 }
 
+/** How often the counts are read again while nothing is saved (see `nothingSaved`). */
+const RECHECK_EMPTY_MS = 1500;
+
 type Status = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; response: SearchResponse } | { kind: 'error'; message: string };
 
 export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, storedVersion = 0, shownForget }: SearchViewProps) {
@@ -101,6 +104,41 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       .then((p) => setForgets(p.filter((f) => f.undoUntil > Date.now())))
       .catch(() => undefined);
   }, [storedVersion, reloads]);
+
+  /** Nothing saved (a first run, or everything just forgotten): no site or date to narrow to, yet. */
+  const nothingSaved = stats !== null && stats.pages === 0;
+  /**
+   * While nothing is saved, the counts are read again every few seconds: the first pages saved while this
+   * view is open (a page read in another tab, the history imported from the card above it) bring the
+   * filters and the counts without reopening it. No polling once something is saved; a forget or an undo
+   * made here bumps `storedVersion`/`reloads` instead.
+   */
+  useEffect(() => {
+    if (!nothingSaved) return;
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const later = () => {
+      timer = setTimeout(() => {
+        call('stats', {}).then(
+          (s) => {
+            if (!live) return;
+            setStats(s);
+            // Saved at last: the site list for the filters too; this effect ends with `nothingSaved`.
+            if (s.pages > 0) call('sites', {}).then(setSites).catch(() => undefined);
+            else later();
+          },
+          () => {
+            if (live) later();
+          },
+        );
+      }, RECHECK_EMPTY_MS);
+    };
+    later();
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [nothingSaved]);
 
   const onInput = (q: string) => {
     setQuery(q);
@@ -191,11 +229,19 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           spellcheck={false}
         />
         <p id="search-help" class={`search__help${mode === 'popup' && status.kind !== 'idle' ? ' visually-hidden' : ''}`}>
-          Words, <code>"exact words"</code>, <code>site:example.com</code>, <code>after:7d</code>. ↑↓ move, Enter opens, Ctrl+Enter in a new tab, Esc clears.
+          {/* Nothing saved: site:/after: would narrow nothing, and there is no result to move to or open. */}
+          {nothingSaved ? (
+            <>
+              Words you remember from a page, or <code>"exact words"</code>. Esc clears.
+            </>
+          ) : (
+            <>
+              Words, <code>"exact words"</code>, <code>site:example.com</code>, <code>after:7d</code>. ↑↓ move, Enter opens, Ctrl+Enter in a new tab, Esc clears.
+            </>
+          )}
         </p>
       </div>
-      {/* Nothing saved (a first run, or everything just forgotten): no site or date to narrow to. */}
-      {!(stats && stats.pages === 0) && <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />}
+      {!nothingSaved && <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true" data-testid="live">
         {announcement}
       </div>

@@ -77,6 +77,22 @@ export function tabsPermissionDist(): string {
   return dir;
 }
 
+/**
+ * dist/chrome with the optional `history` permission listed as required, copied to a temp folder (same
+ * code): a headless browser never answers the permission prompt (see the testing guide), so the history
+ * import is driven with the permission already granted.
+ */
+export function historyPermissionDist(): string {
+  if (!existsSync(join(DIST, 'manifest.json'))) throw new Error(`${DIST} missing: run npm run build`);
+  const dir = mkdtempSync(join(tmpdir(), 'reread-history-'));
+  cpSync(DIST, dir, { recursive: true });
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as { permissions?: string[]; optional_permissions?: string[] };
+  manifest.permissions = [...(manifest.permissions ?? []), 'history'];
+  manifest.optional_permissions = (manifest.optional_permissions ?? []).filter((p) => p !== 'history');
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  return dir;
+}
+
 export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
   if (!CHROMIUM) throw new Error('Chromium not found: apt-get install chromium (see .ci/run)');
   const dist = opts.dist ?? DIST;
