@@ -107,14 +107,18 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
 
   /** Nothing saved (a first run, or everything just forgotten): no site or date to narrow to, yet. */
   const nothingSaved = stats !== null && stats.pages === 0;
+  /** Sections still being read for search by meaning: the line that says so counts down. */
+  const embedding = (stats?.pendingEmbeddings ?? 0) > 0;
   /**
-   * While nothing is saved, the counts are read again every few seconds: the first pages saved while this
-   * view is open (a page read in another tab, the history imported from the card above it) bring the
-   * filters and the counts without reopening it. No polling once something is saved; a forget or an undo
-   * made here bumps `storedVersion`/`reloads` instead.
+   * While nothing is saved, or while new sections are being read for search by meaning, the counts are
+   * read again every few seconds: the first pages saved while this view is open (a page read in another
+   * tab, the history imported from the card above it) bring the filters and the counts without reopening
+   * it, and the "Reading N new sections" line counts down and goes. No polling otherwise; a forget or an
+   * undo made here bumps `storedVersion`/`reloads` instead.
    */
+  const watching = nothingSaved || embedding;
   useEffect(() => {
-    if (!nothingSaved) return;
+    if (!watching) return;
     let live = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const later = () => {
@@ -122,10 +126,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         call('stats', {}).then(
           (s) => {
             if (!live) return;
+            // Saved at last: the site list for the filters too.
+            if (nothingSaved && s.pages > 0) call('sites', {}).then(setSites).catch(() => undefined);
             setStats(s);
-            // Saved at last: the site list for the filters too; this effect ends with `nothingSaved`.
-            if (s.pages > 0) call('sites', {}).then(setSites).catch(() => undefined);
-            else later();
+            // This effect ends with `watching`; while it holds, read again.
+            if (s.pages === 0 || s.pendingEmbeddings > 0) later();
           },
           () => {
             if (live) later();
@@ -138,7 +143,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       live = false;
       clearTimeout(timer);
     };
-  }, [nothingSaved]);
+  }, [watching, nothingSaved]);
 
   const onInput = (q: string) => {
     setQuery(q);

@@ -117,7 +117,8 @@ describe('a page saved while the popup and the results page are open', () => {
     await shot(popup, 'popup-first-page-saved');
     await shot(results, 'search-first-page-saved');
 
-    // Something is saved: no view reads the counts again by itself.
+    // Something is saved and read for search by meaning: no view reads the counts again by itself.
+    for (const page of [popup, results]) await expect.poll(() => page.getByTestId('embedding-progress').count(), { timeout: 30_000 }).toBe(0);
     const before = await statsCalls();
     await popup.waitForTimeout(4_000);
     expect(await statsCalls()).toBe(before);
@@ -139,6 +140,9 @@ describe('the history imported from the popup’s first-run card', () => {
     await popup.getByTestId('dayone-import-done').waitFor({ timeout: 30_000 });
     await expectSavedNow(popup, /^5 pages from 1 site saved/);
     await shot(popup, 'popup-history-imported');
+    // The "Reading 5 new sections for search by meaning" line (when the embedder has not caught up by the
+    // first read) counts down and goes, in the same popup: it used to stay at its first count.
+    await expect.poll(() => popup.getByTestId('embedding-progress').count(), { timeout: 60_000 }).toBe(0);
     await popup.close();
   });
 });
