@@ -652,6 +652,8 @@ export function mainLandmark(walk: WalkResult): { blocks: Block[]; words: number
 /** Prose rather than navigation: a few words at least, ending like a sentence, mostly not links. */
 /** Blocks that are neither prose nor links the forward span may cross to reach more prose. */
 const SPAN_BRIDGE = 4;
+/** The most words of the one linked paragraph the forward span may cross (`articleSpan`). */
+const SPAN_LINKED_WORDS = 25;
 
 function isProse(b: Block, linkShare: number): boolean {
   if (b.kind === 'code' || b.kind === 'table' || b.kind === 'quote') return true;
@@ -686,11 +688,21 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
   // Readability drops them (measured: gitk's Examples, Files and History). Link lists stop it.
   // What the run leads to may lack a full stop (a definition's "Show the changes … to the file gitk"),
   // but it is a sentence's worth of words that are not links.
+  // The run may also hold one short paragraph that is mostly a link, when prose (a full sentence) follows
+  // it: a footnote that only cites a page ("[23] See GNU Coding Standards: 7.2.4 DESTDIR.") between
+  // footnotes that explain (measured: every later footnote of a DocBook chapter was lost). A list of
+  // links (navigation), or two linked paragraphs, still stops it.
   const plain = (i: number) => (walk.linkShare[i] ?? 0) < 0.3;
+  const linkedLine = (i: number) => body[i]!.kind === 'text' && countWords(body[i]!.text) <= SPAN_LINKED_WORDS;
   const proseWithin = (from: number): boolean => {
+    let linked = false;
     for (let i = from; i < Math.min(body.length, from + SPAN_BRIDGE + 1); i++) {
-      if (!plain(i)) return false;
-      if (prose(i) || (body[i]!.kind !== 'heading' && countWords(body[i]!.text) >= 8)) return true;
+      if (!plain(i)) {
+        if (linked || !linkedLine(i)) return false;
+        linked = true;
+        continue;
+      }
+      if (prose(i) || (!linked && body[i]!.kind !== 'heading' && countWords(body[i]!.text) >= 8)) return true;
     }
     return false;
   };

@@ -38,6 +38,23 @@ describe('articleSpan', () => {
     expect(span([...article, ...tail])).toEqual(article.map((b) => b.text));
   });
 
+  it('crosses one footnote that only cites a page to reach the footnotes after it, not two linked lines or a list', () => {
+    // DocBook's footnotes after a chapter: [23] is a link to a standard, [24] and [25] explain.
+    const notes = [
+      p('[22] The directory should exist by now if you ran the tool as described before.'),
+      p('[23] See GNU Coding Standards: 7.2.4 DESTDIR.'),
+      p('[24] For a source package building several binary packages, the command uses a temporary directory.'),
+      p('[25] This is only an example of what the Makefile should look like, nothing more.'),
+    ];
+    expect(span([...article, ...notes], [0, 0, 0, 0.9, 0, 0])).toEqual([...article, ...notes].map((b) => b.text));
+    // Two linked paragraphs in a row (a footer's links) are not crossed.
+    const footer = [p('Share on social sites'), p('Subscribe to the newsletter'), p('We write about tools and the people who make them, every week, for free.')];
+    expect(span([...article, ...footer], [0, 0, 1, 1, 0])).toEqual(article.map((b) => b.text));
+    // Nor a linked list item (navigation), nor a linked paragraph followed only by short lines.
+    expect(span([...article, li('Next: building the package'), p('We write about tools and the people who make them, every week, for free.')], [0, 0, 1, 0])).toEqual(article.map((b) => b.text));
+    expect(span([...article, p('Back to the top of the page'), p('Made with love in Berlin by a team')], [0, 0, 1, 0])).toEqual(article.map((b) => b.text));
+  });
+
   it('reaches back over a short label to the heading the article opens under (a DocBook chapter h1 Readability dropped)', () => {
     const h1: Block = { kind: 'heading', text: 'Chapter 6. Building the package', level: 1, id: 'build' };
     const toc = [li('6.1. Complete (re)build'), li('6.2. Autobuilder')];
