@@ -163,6 +163,14 @@ export interface LexicalOptions {
    */
   phraseReach: boolean;
   /**
+   * A remembered phrase (unspaced, or of common words) that neither the candidates nor `verbatimReach`
+   * hits after them hold is looked for this deep in the ranking, among the sections holding every word
+   * that retrieves, reading at most `phraseReads` of them ("is an Object that contains": `object` and
+   * `contains` are in hundreds of sections, the one with the phrase is short and not among the first 90).
+   */
+  phraseDepth: number;
+  phraseReads: number;
+  /**
    * Whether a query that names a heading of a page links that page's card to the heading
    * (src/namedHeading.ts, liftNamedHeadings). The ranking of pages does not depend on it.
    */
@@ -185,6 +193,8 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   unspacedEdges: true,
   verbatimReach: 60,
   phraseReach: true,
+  phraseDepth: 1000,
+  phraseReads: 30,
 };
 
 /** The fewest and most words of a remembered phrase (shorter: a few keywords; longer: sentences and questions). */
@@ -447,15 +457,15 @@ async function lexicalLane(
   // Deep enough for proximity's candidates and the hits a remembered span is looked for in after them
   // (verbatimReach), whatever the caller's k: the popup's 8 results rank as the results page's 30 do.
   const deep = lex.proximity.candidates > 0 ? Math.max(k, lex.proximity.candidates + lex.verbatimReach) : k;
-  const retrieve = (q: readonly QueryTerm[]): LexicalHit[] => {
-    let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? deep * 2 : deep, allowed, params, fields: lex.fields });
+  const retrieve = (q: readonly QueryTerm[], depthK = deep): LexicalHit[] => {
+    let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? depthK * 2 : depthK, allowed, params, fields: lex.fields });
     if (need > 1) {
       const found = out.length;
       out = out.filter((h) => wordsMatched(h) >= need);
       if (found && !out.length) withheld = true;
     }
     if (scoringOnly.length && lex.common.score) out = addScores(out, scoringOnly, stats, { params, fields: lex.fields });
-    return out.slice(0, deep);
+    return out.slice(0, depthK);
   };
   let hits = retrieve(query);
   mark('bm25At');
@@ -590,6 +600,17 @@ async function lexicalLane(
       if (holding.size) {
         for (const h of further) if (holding.has(h.id)) rescored.push({ h, score: h.score, sequence: true });
         rest = rest.filter((h) => !holding.has(h.id));
+      } else if (lex.phraseDepth > deep && lex.phraseReads > 0) {
+        // Not in the first hits: deeper, once, and only the sections that can hold it are read.
+        const seen = new Set(hits.map((h) => h.id));
+        const deeper = retrieve(query, lex.phraseDepth).filter((h) => !seen.has(h.id) && (!commonPhrase || wordsMatched(h) >= retrieving)).slice(0, lex.phraseReads);
+        const unreadDeeper = deeper.map((h) => h.id).filter((id) => !sections.has(id));
+        if (unreadDeeper.length) for (const v of await src.sections(unreadDeeper)) sections.set(v.id, v);
+        for (const h of deeper) {
+          const v = sections.get(h.id);
+          if (v && holds(v)) rescored.push({ h, score: h.score, sequence: true });
+        }
+        mark('phraseDeepAt');
       }
     }
     rescored.sort((a, b) => Number(b.sequence) - Number(a.sequence) || b.score - a.score || a.h.id - b.h.id);

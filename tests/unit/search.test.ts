@@ -57,6 +57,23 @@ describe('proximity: a remembered sentence typed without quotes', () => {
     expect(res.results.map((r) => r.url)).toEqual(['https://x.test/examples', 'https://x.test/short-2', 'https://x.test/short-1']);
   });
 
+  it('looks deeper for a phrase of common words that none of the first hits holds', async () => {
+    // "is an object that contains": `object` and `contains` are in 100 short sections that rank above
+    // the one long section holding the phrase, beyond the first 90 hits the phrase is looked for in.
+    const many = Array.from({ length: 100 }, (_, i) => ({
+      url: `https://x.test/api-${i}`,
+      title: `API ${i}`,
+      blocks: [h(1, `API ${i}`), p(`That object is an item: the object contains fields that it contains, an object that is ${i}.`)],
+    }));
+    const target = { url: 'https://x.test/meta', title: 'Meta', blocks: [h(1, 'Meta'), p(`${filler('alpha', 150)} The meta property is an object that contains the following properties. ${filler('omega', 150)}`)] };
+    const src = source([...many, target]);
+    const res = await search(src, { q: 'is an object that contains' });
+    expect(res.results[0]!.url).toBe('https://x.test/meta');
+    // Switched off, it is not found first (the test would catch the deeper look gone).
+    const off = await search(src, { q: 'is an object that contains' }, { lexical: { phraseDepth: 0 } });
+    expect(off.results[0]!.url).not.toBe('https://x.test/meta');
+  });
+
   it('centres the snippet on the sequence', async () => {
     const res = await search(source(pages), { q: sentence });
     const text = res.results[0]!.snippet.map((s) => s.text).join('');
