@@ -652,6 +652,8 @@ export function mainLandmark(walk: WalkResult): { blocks: Block[]; words: number
 /** Prose rather than navigation: a few words at least, ending like a sentence, mostly not links. */
 /** Blocks that are neither prose nor links the forward span may cross to reach more prose. */
 const SPAN_BRIDGE = 4;
+const SPAN_LONG_BRIDGE = 12;
+const SPAN_LONG_BRIDGE_WORDS = 30;
 /** The most words of the one linked paragraph the forward span may cross (`articleSpan`). */
 const SPAN_LINKED_WORDS = 25;
 
@@ -696,7 +698,14 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
   const linkedLine = (i: number) => body[i]!.kind === 'text' && countWords(body[i]!.text) <= SPAN_LINKED_WORDS;
   const proseWithin = (from: number): boolean => {
     let linked = false;
-    for (let i = from; i < Math.min(body.length, from + SPAN_BRIDGE + 1); i++) {
+    let words = 0;
+    let headed = false;
+    for (let i = from; i < Math.min(body.length, from + SPAN_LONG_BRIDGE + 1); i++) {
+      // Past SPAN_BRIDGE blocks only while they stay short and under no heading of their own (a FAQ's
+      // "Archive-Name: … Last-Modified: …" header, not a "Tags" section's list of words).
+      if (i - from > SPAN_BRIDGE && (words > SPAN_LONG_BRIDGE_WORDS || headed)) return false;
+      if (heading(i)) headed = true;
+      words += countWords(body[i]!.text);
       if (!plain(i)) {
         if (linked || !linkedLine(i)) return false;
         linked = true;

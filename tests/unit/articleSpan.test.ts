@@ -55,6 +55,18 @@ describe('articleSpan', () => {
     expect(span([...article, p('Back to the top of the page'), p('Made with love in Berlin by a team')], [0, 0, 1, 0])).toEqual(article.map((b) => b.text));
   });
 
+  it('crosses a dozen short lines with no heading of their own (a FAQ header) to reach the prose after them', () => {
+    // The Z shell FAQ: Readability keeps the table of contents; the introduction follows a header of
+    // label/value lines, one of them a mail link.
+    const header = ['Archive-Name:', 'unix-faq/shell/zsh', 'Last-Modified:', '2020/08/08', 'Submitted-By:', 'coordinator@zsh.org (Peter Stephenson)', 'Posting-Frequency:', 'Monthly', 'Copyright:', '(C) P.W. Stephenson, 1995--2020'].map((t, i) => (i % 2 ? p(t) : li(t)));
+    const intro = p('This document contains a list of frequently-asked questions concerning the Z-shell.');
+    const shares = [0, 0, ...header.map((b) => (b.text.startsWith('coordinator') ? 0.95 : 0)), 0];
+    expect(span([...article, ...header, intro], shares)).toEqual([...article, ...header, intro].map((b) => b.text));
+    // Not when the lines run longer than a header's.
+    const long = header.map((b) => ({ ...b, text: `${b.text} and a few more words here` }));
+    expect(span([...article, ...long, intro], shares)).toEqual(article.map((b) => b.text));
+  });
+
   it('reaches back over a short label to the heading the article opens under (a DocBook chapter h1 Readability dropped)', () => {
     const h1: Block = { kind: 'heading', text: 'Chapter 6. Building the package', level: 1, id: 'build' };
     const toc = [li('6.1. Complete (re)build'), li('6.2. Autobuilder')];
