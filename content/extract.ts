@@ -649,14 +649,15 @@ export function mainLandmark(walk: WalkResult): { blocks: Block[]; words: number
   return { blocks: walk.blocks.slice(best.start, best.end), words: best.words };
 }
 
-/** Prose rather than navigation: a few words at least, ending like a sentence, mostly not links. */
 /** Blocks that are neither prose nor links the forward span may cross to reach more prose. */
 const SPAN_BRIDGE = 4;
+/** Past SPAN_BRIDGE, up to this many blocks while they hold at most SPAN_LONG_BRIDGE_WORDS words and no heading. */
 const SPAN_LONG_BRIDGE = 12;
 const SPAN_LONG_BRIDGE_WORDS = 30;
 /** The most words of the one linked paragraph the forward span may cross (`articleSpan`). */
 const SPAN_LINKED_WORDS = 25;
 
+/** Prose rather than navigation: a few words at least, ending like a sentence, mostly not links. */
 function isProse(b: Block, linkShare: number): boolean {
   if (b.kind === 'code' || b.kind === 'table' || b.kind === 'quote') return true;
   return linkShare < 0.3 && countWords(b.text) >= 8 && /[.!?:;)。！？」]$/u.test(b.text);

@@ -27,8 +27,8 @@ export interface SearchViewProps {
   shownForget?: string;
 }
 
-/** How often the counts are read again while nothing is saved (see `nothingSaved`). */
-const RECHECK_EMPTY_MS = 1500;
+/** How often the counts are read again while nothing is saved or sections wait for search by meaning (see `watching`). */
+const RECHECK_MS = 1500;
 
 type Status = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; response: SearchResponse } | { kind: 'error'; message: string };
 
@@ -136,7 +136,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
             if (live) later();
           },
         );
-      }, RECHECK_EMPTY_MS);
+      }, RECHECK_MS);
     };
     later();
     return () => {
