@@ -10,7 +10,7 @@
  * comes from, the place in its section where the query matched best (the merged sub-section it lies
  * in, src/chunker.ts parts).
  */
-import { queryMayBeIn } from './queryLanguage.js';
+import { queryLanguages, queryMayBeIn } from './queryLanguage.js';
 import { addScores, bm25Search, DEFAULT_FIELDS, idf, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
 import type { ChunkAnchor, SectionPart } from './chunker.js';
 import { groupByPage } from './group.js';
@@ -28,6 +28,7 @@ import type { PageKind } from './pageKind.js';
 import { bestSnippet, type SnippetLead, type SnippetQuery } from './snippet.js';
 import { editDistance, maxEditsFor, type NearTerm } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
+import { bestCut, compoundCuts } from './compound.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
 import { sectionHref } from './url.js';
 
@@ -170,6 +171,8 @@ export interface LexicalOptions {
    */
   phraseDepth: number;
   phraseReads: number;
+  /** A query answered with nothing is searched once more with its compounds cut in two known words (src/compound.ts). */
+  compounds: boolean;
   /**
    * Whether a query that names a heading of a page links that page's card to the heading
    * (src/namedHeading.ts, liftNamedHeadings). The ranking of pages does not depend on it.
@@ -195,6 +198,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   phraseReach: true,
   phraseDepth: 1000,
   phraseReads: 30,
+  compounds: true,
 };
 
 /** The fewest and most words of a remembered phrase (shorter: a few keywords; longer: sentences and questions). */
@@ -331,6 +335,17 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   } finally {
     lexicalReadsDone();
   }
+  // Answered with nothing, and a word no page holds is a compound of two words pages hold: once more
+  // with its parts ("Bauregeln des Pakets" as "Bau regeln des Pakets").
+  let split: { text: string; q: string } | null = null;
+  if (!lexical.hits.length && lexical.withheld && !req.exact && !req.excludeUrl && lex.compounds && compoundingLanguage(parsed.text)) {
+    split = await splitCompounds(src, parsed.text, req.q, lexical);
+    if (split) {
+      const again = await lexicalLane(src, queryWords(split.text, TOKENIZER), depth, allowed, lex, false, sections, mark);
+      if (again.hits.length) lexical = again;
+      else split = null;
+    }
+  }
   mark('lexicalAt');
   const corrected = lexical.plan.words.some((w) => w.correction);
   const answered = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : await denseFirst;
@@ -353,12 +368,45 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   if (loading && dense === null) response.denseLoading = true;
   if (corrected) {
     showCorrectionsAsWritten(results, lexical.plan.words);
-    const query = correctedText(req.q, lexical.plan.words);
+    const query = correctedText(split?.q ?? req.q, lexical.plan.words);
     if (query !== null) response.corrected = { query, original: req.q };
-  }
+  } else if (split) response.corrected = { query: split.q, original: req.q };
   if (req.loose || (!results.length && lexical.withheld && !req.excludeUrl)) response.partial = { missing: missingWords(lexical.plan.words, lexical.df) };
   response.tookMs = round1(clock() - started);
   return response;
+}
+
+/** Languages that write compounds as one word, of those `queryLanguages` tells (English's "weekend" is not cut). */
+const COMPOUNDING = new Set(['de', 'nl']);
+const compoundingLanguage = (text: string): boolean => queryLanguages(text)?.some((l) => COMPOUNDING.has(l)) ?? false;
+
+/** At most this many compounds of a query are cut (`splitCompounds`). */
+const MAX_COMPOUNDS = 2;
+
+/**
+ * The query with its compounds cut (src/compound.ts): words no page holds, each replaced by the two known
+ * parts its best cut gives, in the parsed text and in the text as typed. Null when no word has such a cut.
+ */
+async function splitCompounds(src: SearchSource, text: string, typed: string, run: LexicalRun): Promise<{ text: string; q: string } | null> {
+  const unknown = run.plan.words.filter((w) => !w.common && w.terms.every((t) => run.df(t) === 0)).slice(0, MAX_COMPOUNDS);
+  const cutsOf = unknown.map((w) => compoundCuts(w.text));
+  const parts = [...new Set(cutsOf.flat().flatMap((c) => [c.left, c.right]))];
+  if (!parts.length) return null;
+  const termsOf = new Map(parts.map((p) => [p, wordTerms(p, TOKENIZER)]));
+  const postings = await src.postings([...new Set([...termsOf.values()].flat())]);
+  const df = (part: string) => Math.max(0, ...(termsOf.get(part) ?? []).map((t) => postings.get(t)?.ids.length ?? 0));
+  let outText = text;
+  let outTyped = typed;
+  let any = false;
+  unknown.forEach((w, i) => {
+    const cut = bestCut(cutsOf[i]!, df);
+    if (!cut) return;
+    any = true;
+    const parts = `${cut.left} ${cut.right}`;
+    outText = outText.replace(w.text, parts);
+    outTyped = outTyped.replace(w.text, parts);
+  });
+  return any ? { text: outText, q: outTyped } : null;
 }
 
 interface LexicalRun {

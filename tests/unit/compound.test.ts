@@ -1,0 +1,68 @@
+/** Compounds cut in two known words (src/compound.ts), and search() trying them when nothing answered. */
+import { describe, expect, it } from 'vitest';
+import { bestCut, compoundCuts } from '../../src/compound.js';
+import { search } from '../../src/search.js';
+import { h, p, source } from './pagesSource.js';
+
+describe('compoundCuts', () => {
+  it('cuts into two parts of three letters or more, with and without a linking s, es, n, en', () => {
+    const cuts = compoundCuts('Weihnachtsmarkt').map((c) => `${c.left}|${c.right}`);
+    expect(cuts).toContain('Weihnachts|markt');
+    expect(cuts).toContain('Weihnacht|markt');
+    expect(cuts).not.toContain('We|ihnachtsmarkt');
+    expect(compoundCuts('Bauregeln').map((c) => `${c.left}|${c.right}`)).toContain('Bau|regeln');
+  });
+
+  it('leaves short words and words that are not all letters', () => {
+    expect(compoundCuts('Paket')).toEqual([]);
+    expect(compoundCuts('os.path.join')).toEqual([]);
+    expect(compoundCuts('ABC12345678')).toEqual([]);
+  });
+});
+
+describe('bestCut', () => {
+  const df = (known: Record<string, number>) => (w: string) => known[w.toLowerCase()] ?? 0;
+  it('takes the cut whose rarer part is in the most sections', () => {
+    const cut = bestCut(compoundCuts('Lizenzangaben'), df({ lizenz: 12, angaben: 5, lizenza: 0, ngaben: 0, liz: 1, enzangaben: 0 }));
+    expect(cut).toEqual({ left: 'Lizenz', right: 'angaben' });
+  });
+  it('is null when no cut has two known parts', () => {
+    expect(bestCut(compoundCuts('Wanderwege'), df({ wander: 3 }))).toBeNull();
+  });
+});
+
+describe('search: a compound no page holds', () => {
+  // `Paket` is on every page, so a query holding it and one unknown word is off-topic to the coverage
+  // gate: nothing answers "Bauregeln des Pakets" until the compound is cut.
+  const filler = Array.from({ length: 30 }, (_, i) => ({
+    url: `https://x.test/p${i}`,
+    title: `Seite ${i}`,
+    blocks: [h(1, `Seite ${i}`), p(`Dieses Paket ${i} enthält Dateien, Handbücher und Beispiele für Benutzer.`)],
+  }));
+  const pages = [...filler, { url: 'https://x.test/rules', title: 'Build', blocks: [h(1, 'Regeln für den Bau'), p('Die Regeln für den Bau des Pakets stehen in der Datei rules, einem Makefile.')] }];
+  const q = 'Bauregeln des Pakets';
+
+  it('is searched as its two parts when the query found nothing, and says so', async () => {
+    const res = await search(source(pages), { q });
+    expect(res.results[0]?.url).toBe('https://x.test/rules');
+    expect(res.corrected).toEqual({ query: 'Bau regeln des Pakets', original: q });
+  });
+
+  it('is not cut when switched off, nor when asked to search as typed (the test would catch it gone)', async () => {
+    const off = await search(source(pages), { q }, { lexical: { compounds: false } });
+    expect(off.results).toEqual([]);
+    const exact = await search(source(pages), { q, exact: true });
+    expect(exact.results).toEqual([]);
+    expect(exact.corrected).toBeUndefined();
+  });
+
+  it('is not cut in a query that is English or shows no language ("moonlight" stays one word)', async () => {
+    const english = [
+      ...Array.from({ length: 30 }, (_, i) => ({ url: `https://y.test/p${i}`, title: `Page ${i}`, blocks: [h(1, `Page ${i}`), p(`The results of run ${i} are listed here with their logs.`)] })),
+      { url: 'https://y.test/night', title: 'Night', blocks: [h(1, 'Night'), p('The moon gives light at night; the results are mailed to the list.')] },
+    ];
+    const res = await search(source(english), { q: 'moonlight results' });
+    expect(res.results).toEqual([]);
+    expect(res.corrected).toBeUndefined();
+  });
+});
