@@ -59,16 +59,20 @@ export function formatDaySpan(first: number, last: number, now = Date.now()): st
 
 /**
  * The corrected query cut into runs, the words the correction changed marked: "Showing results for read
- * **json** from a file" shows what changed. The correction replaces words in place (src/search.ts
- * `correctedText`), so the runs line up word for word; when they do not, the whole query is marked.
+ * **json** from a file" shows what changed. A spelling correction replaces words in place (src/search.ts
+ * `correctedText`), so the runs line up word for word; when they do not (a compound cut in two, "**Bau
+ * regeln** des Pakets"), the words the original does not have are marked.
  */
 export function changedWords(query: string, original: string): { text: string; changed: boolean }[] {
   const a = query.split(/(\s+)/);
   const b = original.split(/(\s+)/);
-  if (a.length !== b.length) return [{ text: query, changed: true }];
+  const aligned = a.length === b.length;
+  const had = new Set(b.map((w) => w.toLowerCase()));
+  const wordChanged = (i: number) => a[i] !== undefined && a[i]!.trim() !== '' && (aligned ? a[i]!.toLowerCase() !== b[i]!.toLowerCase() : !had.has(a[i]!.toLowerCase()));
   const runs: { text: string; changed: boolean }[] = [];
   a.forEach((text, i) => {
-    const changed = text.trim() !== '' && text.toLowerCase() !== b[i]!.toLowerCase();
+    // Space between two changed words belongs to them ("Bau regeln" is one marked run).
+    const changed = text.trim() !== '' ? wordChanged(i) : !aligned && wordChanged(i - 1) && wordChanged(i + 1);
     const last = runs[runs.length - 1];
     if (last && last.changed === changed) last.text += text;
     else if (text) runs.push({ text, changed });

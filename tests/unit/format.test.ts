@@ -28,8 +28,15 @@ describe('format', () => {
       { text: ' ', changed: false },
       { text: 'head', changed: true },
     ]);
-    // Runs that do not line up (one word became two): the whole query is marked, nothing is lost.
-    expect(changedWords('new kernel package', 'newkernel package')).toEqual([{ text: 'new kernel package', changed: true }]);
+    // Runs that do not line up (one word became two): the words the original lacks are marked.
+    expect(changedWords('new kernel package', 'newkernel package')).toEqual([
+      { text: 'new kernel', changed: true },
+      { text: ' package', changed: false },
+    ]);
+    expect(changedWords('Bau regeln des Pakets', 'Bauregeln des Pakets')).toEqual([
+      { text: 'Bau regeln', changed: true },
+      { text: ' des Pakets', changed: false },
+    ]);
     // Every run's text, in order, is the corrected query.
     expect(changedWords('新しいカーネルパッケージ', '新しいカーネルパッケ').map((r) => r.text).join('')).toBe('新しいカーネルパッケージ');
   });
