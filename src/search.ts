@@ -402,9 +402,9 @@ async function splitCompounds(src: SearchSource, text: string, typed: string, ru
     const cut = bestCut(cutsOf[i]!, df);
     if (!cut) return;
     any = true;
-    const parts = `${cut.left} ${cut.right}`;
-    outText = outText.replace(w.text, parts);
-    outTyped = outTyped.replace(w.text, parts);
+    const asTwo = `${cut.left} ${cut.right}`;
+    outText = outText.replace(w.text, asTwo);
+    outTyped = outTyped.replace(w.text, asTwo);
   });
   return any ? { text: outText, q: outTyped } : null;
 }
