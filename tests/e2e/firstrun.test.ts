@@ -76,6 +76,9 @@ async function expectSavedNow(page: Page, counts: RegExp): Promise<void> {
 const COUNT_STATS = `(() => { if (!globalThis.statsCalls) { const own = engine.stats.bind(engine); engine.stats = () => { globalThis.statsCalls.n++; return own(); }; globalThis.statsCalls = { n: 0 }; } return true; })()`;
 const statsCalls = () => ext!.evalSw<number>('globalThis.statsCalls.n');
 
+/** Holds the dense lane's backlog drain until `releaseEmbedding()` (in the worker) is called. */
+const HOLD_EMBEDDING = `(() => { const lane = engine.dense; const own = lane.activeModel.bind(lane); const gate = new Promise((r) => (globalThis.releaseEmbedding = r)); lane.activeModel = async () => { await gate; return own(); }; return true; })()`;
+
 describe('a page saved while the popup and the results page are open', () => {
   beforeAll(async () => {
     server = await serve({ '/': join(FIXTURES, 'pages') });
@@ -133,6 +136,9 @@ describe('the history imported from the popup’s first-run card', () => {
   it('the popup that imported it shows the filters and the counts', async () => {
     // History from before Reread (no page is fetched: the import keeps titles and addresses only).
     await ext!.evalSw(`Promise.all(${JSON.stringify(Array.from({ length: 5 }, (_, i) => `http://notes.test/day-${i}`))}.map((url) => chrome.history.addUrl({ url }))).then(() => true)`);
+    // The embedder is held until the popup has shown the backlog: without the hold it may catch up before
+    // the popup's first read, and the line's going away below would prove nothing.
+    await ext!.evalSw(HOLD_EMBEDDING);
     const popup = await open('popup.html', 560);
     await expectNothingSavedYet(popup);
     await popup.getByTestId('dayone-open').click();
@@ -140,9 +146,15 @@ describe('the history imported from the popup’s first-run card', () => {
     await popup.getByTestId('dayone-import-done').waitFor({ timeout: 30_000 });
     await expectSavedNow(popup, /^5 pages from 1 site saved/);
     await shot(popup, 'popup-history-imported');
-    // The "Reading 5 new sections for search by meaning" line (when the embedder has not caught up by the
-    // first read) counts down and goes, in the same popup: it used to stay at its first count.
-    await expect.poll(() => popup.getByTestId('embedding-progress').count(), { timeout: 60_000 }).toBe(0);
+    // The "Reading 5 new sections for search by meaning" line counts down and goes, in the same popup: it
+    // used to stay at its first count.
+    const progress = popup.getByTestId('embedding-progress');
+    await progress.waitFor({ timeout: 15_000 });
+    expect(await progress.textContent()).toMatch(/^Reading 5 new sections for search by meaning/);
+    await shot(popup, 'popup-history-imported-reading');
+    await ext!.evalSw('(globalThis.releaseEmbedding(), true)');
+    await expect.poll(() => progress.count(), { timeout: 60_000 }).toBe(0);
+    expect(Number(await ext!.evalSw<number>('engine.dense.pending()'))).toBe(0);
     await popup.close();
   });
 });
