@@ -11,7 +11,7 @@
  * in, src/chunker.ts parts).
  */
 import { queryLanguages, queryMayBeIn } from './queryLanguage.js';
-import { addScores, bm25Search, DEFAULT_FIELDS, idf, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
+import { addScores, bm25Search, DEFAULT_FIELDS, idf, seek, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
 import type { ChunkAnchor, SectionPart } from './chunker.js';
 import { groupByPage } from './group.js';
 import { classifyQuery, fuseHybrid, type DenseCalibration } from './hybrid.js';
@@ -639,7 +639,12 @@ async function lexicalLane(
     if ((verbatim || commonPhrase) && lex.verbatimReach > 0 && rest.length && !rescored.some((r) => r.sequence)) {
       // A phrase is only where every one of its words that retrieves is (`retrieving`, counted as
       // wordsMatched counts: a word typed twice is one): the others are not read.
-      const further = rest.slice(0, lex.verbatimReach).filter((h) => !commonPhrase || wordsMatched(h) >= retrieving);
+      // And where each of its common words is: their postings were read with the others' (a few binary
+      // searches a hit), so a section lacking `both` or `some` is not read for "both abstract classes and some".
+      const commonLists = commonPhrase ? words.filter((w) => w.common).map((w) => w.terms.map((t) => postings.get(t)?.ids).filter((ids): ids is Uint32Array => !!ids?.length)) : [];
+      const holdsCommon = (id: number): boolean => commonLists.every((lists) => lists.some((ids) => { const at = seek(ids, id, 0); return at < ids.length && ids[at] === id; }));
+      const mayHold = (h: LexicalHit): boolean => !commonPhrase || (wordsMatched(h) >= retrieving && holdsCommon(h.id));
+      const further = rest.slice(0, lex.verbatimReach).filter(mayHold);
       const unreadFurther = further.map((h) => h.id).filter((id) => !sections.has(id));
       if (unreadFurther.length) for (const v of await src.sections(unreadFurther)) sections.set(v.id, v);
       const holds = (v: SectionView): boolean =>
@@ -651,7 +656,7 @@ async function lexicalLane(
       } else if (lex.phraseDepth > deep && lex.phraseReads > 0) {
         // Not in the first hits: deeper, once, and only the sections that can hold it are read.
         const seen = new Set(hits.map((h) => h.id));
-        const deeper = retrieve(query, lex.phraseDepth).filter((h) => !seen.has(h.id) && (!commonPhrase || wordsMatched(h) >= retrieving)).slice(0, lex.phraseReads);
+        const deeper = retrieve(query, lex.phraseDepth).filter((h) => !seen.has(h.id) && mayHold(h)).slice(0, lex.phraseReads);
         const unreadDeeper = deeper.map((h) => h.id).filter((id) => !sections.has(id));
         if (unreadDeeper.length) for (const v of await src.sections(unreadDeeper)) sections.set(v.id, v);
         for (const h of deeper) {

@@ -74,6 +74,21 @@ describe('proximity: a remembered sentence typed without quotes', () => {
     expect(off.results[0]!.url).not.toBe('https://x.test/meta');
   });
 
+  it('reads, for a phrase of common words, only sections that hold each of its common words', async () => {
+    // "both abstract classes and some": 200 short sections hold `abstract`, `classes`, `and` and `some`
+    // and rank above the long one with the phrase; of them only the long one also holds `both` (which
+    // 300 other sections hold), so it is among the sections read however deep it ranks.
+    const many = Array.from({ length: 200 }, (_, i) => ({
+      url: `https://x.test/abc-${i}`,
+      title: `ABC ${i}`,
+      blocks: [h(1, `ABC ${i}`), p(`Abstract classes ${i} and some more: abstract classes define an interface for classes.`)],
+    }));
+    const other = Array.from({ length: 300 }, (_, i) => ({ url: `https://x.test/other-${i}`, title: `Other ${i}`, blocks: [h(1, `Other ${i}`), p(`Both ways ${i} work.`)] }));
+    const target = { url: 'https://x.test/filesys', title: 'Files', blocks: [h(1, 'Files'), p(`${filler('alpha', 150)} The io module, including both abstract classes and some concrete classes. ${filler('omega', 150)}`)] };
+    const res = await search(source([...many, ...other, target]), { q: 'both abstract classes and some' });
+    expect(res.results[0]!.url).toBe('https://x.test/filesys');
+  });
+
   it('centres the snippet on the sequence', async () => {
     const res = await search(source(pages), { q: sentence });
     const text = res.results[0]!.snippet.map((s) => s.text).join('');
