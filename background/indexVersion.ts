@@ -17,8 +17,9 @@ import { verifyIndex } from './verify.js';
  *    (body << 2, heading and context bits) would be read as other fields.
  * 4: the stemmer takes -ing off a plural too (`settings` is indexed as `sett`, as `setting` is, not as
  *    `setting`).
+ * 5: a long option keeps its dashes as a term of its own (`--only` is indexed as `--only` and `only`).
  */
-export const INDEX_REVISION = 4;
+export const INDEX_REVISION = 5;
 export const INDEX_VERSION_KEY = 'indexVersion';
 
 export function currentIndexVersion(): string {

@@ -76,5 +76,9 @@ export function indexSection(title: string, chunk: { text: string; headingPath: 
   for (const [text, bit] of [[f.heading, HEADING_BIT], [f.ancestors, ANCESTORS_BIT], [f.title, TITLE_BIT]] as const) {
     for (const t of new Set(tokenize(text, tok))) counts.set(t, (counts.get(t) ?? 0) + bit);
   }
-  return { len: body.length, tfs: counts };
+  // A long option's dashed term (`--only`, src/tokenizer.ts) names the word emitted after it: it does not
+  // lengthen the section (lengths, and so every other query's ranking, are as without it).
+  let options = 0;
+  for (const t of body) if (t.charCodeAt(0) === 45 && t.startsWith('--')) options++;
+  return { len: body.length - options, tfs: counts };
 }

@@ -2,7 +2,9 @@
  * The one tokenizer, used for documents and queries alike (so both sides agree by construction).
  *
  * - Words are runs of letters, digits, marks and `_`, joined by `.`, `-` or `::` into one token
- *   (`os.path.join`, `utf-8`, `3.11`, `std::vector`).
+ *   (`os.path.join`, `utf-8`, `3.11`, `std::vector`). A word with `--` before it, not glued to a word
+ *   on its left (`--only`, not the dash of "text--more"), is a command-line option: the token keeps the
+ *   dashes and is emitted whole, then as the word without them (`--only` -> `--only`, `only`).
  * - Each token is emitted whole and, when it is compound, also as its parts: `ERR_5041` -> `err_5041`,
  *   `err`, `5041`; `getElementById` -> `getelementbyid`, `get`, `element`, `by`, `id`.
  * - Scripts written without spaces (Han, kana, Thai, Lao, Khmer, Myanmar) are split into words by
@@ -22,10 +24,10 @@ export interface TokenizerOptions {
 /** Tokens longer than this are cut: base64 blobs and hostile strings must not bloat the index. */
 export const MAX_TOKEN_LENGTH = 64;
 
-const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:[.\-]|::)[\p{L}\p{N}\p{M}_]+)*/gu;
+const WORD = /(?:(?<![\p{L}\p{N}\p{M}_.\-])--(?=[\p{L}\p{N}]))?[\p{L}\p{N}\p{M}_]+(?:(?:[.\-]|::)[\p{L}\p{N}\p{M}_]+)*/gu;
 const UNSPACED_SCRIPT =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-const ASCII_WORD = /[A-Za-z0-9_]+(?:(?:[.\-]|::)[A-Za-z0-9_]+)*/g;
+const ASCII_WORD = /(?:(?<![A-Za-z0-9_.\-])--(?=[A-Za-z0-9]))?[A-Za-z0-9_]+(?:(?:[.\-]|::)[A-Za-z0-9_]+)*/g;
 const ASCII_PREFIX = /[\x00-\x7f]*/y;
 
 /**
@@ -93,6 +95,13 @@ export function foldText(text: string): string {
 }
 
 function emitCompound(raw: string, out: string[], opts: TokenizerOptions): void {
+  // A long option (`--only`): the option whole, then the word as if typed without its dashes, so that
+  // `--only` finds the option's entry before every "only" and `only` still finds the option.
+  if (raw.startsWith('--')) {
+    push(raw.toLowerCase(), out, opts);
+    emitCompound(raw.slice(2), out, opts);
+    return;
+  }
   // Most words are one plain term (no separators, no inner capitals): skip splitting them.
   if (PLAIN_WORD.test(raw)) {
     push(raw.toLowerCase(), out, opts);

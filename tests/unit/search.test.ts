@@ -400,6 +400,19 @@ describe('an identifier typed as the query', () => {
     expect(res.results[0]!.snippet.map((s) => s.text).join('')).toContain('When set, fetch or receive will abort');
   });
 
+  it('finds a long option by its name, not by the word in it', async () => {
+    // `--only` is git-commit's option; "only" is on every page, most often on short ones.
+    const prose = Array.from({ length: 6 }, (_, i) => ({ url: `https://docs.test/p${i}`, title: `p ${i}`, blocks: [h(1, `p ${i}`), p(`Only this one; only that one, and only ${i}.`)] }));
+    const commit = {
+      url: 'https://docs.test/git-commit',
+      title: 'git-commit',
+      blocks: [h(1, 'git-commit'), h(2, 'OPTIONS'), ...filler.slice(0, 20), p('-o, --only'), p('Make a commit by taking the updated working tree contents of the paths specified on the command line.'), ...filler.slice(20)],
+    };
+    const res = await search(source([...prose, commit]), { q: '--only' });
+    expect(res.results[0]?.url).toBe(commit.url);
+    expect(res.results[0]!.snippet.filter((s) => s.match).map((s) => s.text)).toContain('--only');
+  });
+
   it('leaves the order alone for words that are not an identifier', async () => {
     const src = source([mention, definition, ...others]);
     const res = await search(src, { q: 'objects pushed are checked' });

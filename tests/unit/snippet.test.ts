@@ -11,7 +11,7 @@ const plain = (terms: Iterable<string>) => new TermMarker(new Set(terms), {});
 /** A marker for a query typed by the user, with the extension's tokenizer options. */
 const query = (text: string, tok: TokenizerOptions = TOKENIZER) => new TermMarker(new Set(queryTerms(text, tok)), tok);
 
-const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:[.\-]|::)[\p{L}\p{N}\p{M}_]+)*/gu;
+const WORD = /(?:(?<![\p{L}\p{N}\p{M}_.\-])--(?=[\p{L}\p{N}]))?[\p{L}\p{N}\p{M}_]+(?:(?:[.\-]|::)[\p{L}\p{N}\p{M}_]+)*/gu;
 const join = (segs: SnippetSegment[]) => segs.map((s) => s.text).join('');
 const marked = (segs: SnippetSegment[]) => segs.filter((s) => s.match).map((s) => s.text);
 

@@ -32,6 +32,17 @@ describe('tokenize: identifiers', () => {
     expect(tokenize('port 8080')).toContain('8080');
   });
 
+  it('keeps a long option whole with its dashes, then as the word without them', () => {
+    expect(tokenize('git commit --only')).toEqual(['git', 'commit', '--only', 'only']);
+    expect(tokenize('[--base=<commit>]')).toEqual(['--base', 'base', 'commit']);
+    expect(tokenize('--info-only', { stem: true })).toEqual(['--info-only', 'info-only', 'info', 'only']);
+    // Never stemmed: `--settings` is the option's name.
+    expect(tokenize('--settings', { stem: true })).toEqual(['--settings', 'sett']);
+    // Dashes glued to a word on their left are punctuation ("text--more"), and a lone `--` is none.
+    expect(tokenize('text--more and -- foo')).toEqual(['text', 'more', 'and', 'foo']);
+    expect(tokenize('a---b')).toEqual(['a', 'b']);
+  });
+
   it('does not emit parts for a plain word', () => {
     expect(tokenize('hello world')).toEqual(['hello', 'world']);
   });
@@ -90,12 +101,16 @@ describe('tokenize: unspaced scripts', { timeout: 30_000 }, () => {
 
   // The tokenizer batches runs and cuts long runs into windows (for speed); neither may change the words.
   const segmenter = new Intl.Segmenter(undefined, { granularity: 'word' });
-  const WORD = /[\p{L}\p{N}\p{M}_]+(?:(?:[.\-]|::)[\p{L}\p{N}\p{M}_]+)*/gu;
+  const WORD = /(?:(?<![\p{L}\p{N}\p{M}_.\-])--(?=[\p{L}\p{N}]))?[\p{L}\p{N}\p{M}_]+(?:(?:[.\-]|::)[\p{L}\p{N}\p{M}_]+)*/gu;
   const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
   /** One Segmenter call per run that has unspaced script; compounds (no case here) as whole + parts. */
   function reference(text: string): string[] {
     const out: string[] = [];
-    const compound = (w: string) => {
+    const compound = (w: string): void => {
+      if (w.startsWith('--')) {
+        out.push(w.toLowerCase());
+        return compound(w.slice(2));
+      }
       const whole = w.toLowerCase();
       out.push(whole.slice(0, MAX_TOKEN_LENGTH));
       const parts = whole.split(/[._\-:]+/).filter(Boolean);
