@@ -29,16 +29,19 @@ export class QueryMatcher {
    * `groups[i]`: the terms of query word i (as queryWords gives them: the word whole first, then, for a
    * compound, its parts). A text word carries query word i when it carries one of them, or, if
    * `strict`, when it carries a compound's whole term or all of its parts (`git-read-tree` is not
-   * `git-ls-tree` to proximity, though they share `git` and `tree`).
+   * `git-ls-tree` to proximity, though they share `git` and `tree`). A group for which `alternatives(i)`
+   * holds is a choice of terms even if `strict` (a corrected typo's equally near words: `provdies` is
+   * `provid`, `provide` or `proxy`, and "provides" carries it).
    */
   constructor(
     groups: readonly (readonly string[])[],
     private readonly tokenizer: TokenizerOptions,
     strict = false,
+    alternatives: (i: number) => boolean = () => false,
   ) {
     groups.forEach((terms, i) => {
       const bit = 1 << Math.min(i, MAX_MATCH_WORDS - 1);
-      if (strict && terms.length > 1) {
+      if (strict && terms.length > 1 && !alternatives(i)) {
         this.compounds.push({ bit, whole: terms[0]!, parts: terms.slice(1) });
         this.byTerm.set(terms[0]!, (this.byTerm.get(terms[0]!) ?? 0) | bit);
         for (const t of terms.slice(1)) this.byPart.set(t, (this.byPart.get(t) ?? 0) | bit);

@@ -562,12 +562,14 @@ async function lexicalLane(
     const pages = await src.pages();
     mark('proximityReadAt');
     const groups = words.map((w) => (w.correction ? correctionTerms(w.correction) : w.terms));
-    const matcher = new QueryMatcher(groups, TOKENIZER, true);
+    // A corrected word's terms are its equally near candidates: any one carries it.
+    const corrected = (i: number) => !!words[i]!.correction;
+    const matcher = new QueryMatcher(groups, TOKENIZER, true, corrected);
     // Section texts are scanned for the content words only (the pairs are theirs); the common words,
     // whose probes hit nearly every word of a text, are looked for only in a text that may hold the
     // exact sequence (maySequence). Headings are short: the whole query's matcher.
     const someCommon = words.some((w) => w.common) && !allCommon;
-    const bodyMatcher = someCommon ? new QueryMatcher(groups.map((g, i) => (words[i]!.common ? [] : g)), TOKENIZER, true) : matcher;
+    const bodyMatcher = someCommon ? new QueryMatcher(groups.map((g, i) => (words[i]!.common ? [] : g)), TOKENIZER, true, corrected) : matcher;
     const pq = { words: words.length, content: words.map((w) => !w.common), weight: weights, k1: src.settings.ranking.k1 };
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
     const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);

@@ -87,3 +87,17 @@ describe('maySequence: the exact sequence from a scan of the content words only'
     expect(maySequence(body.locate('turbine, reactor cools'), pq(4, content))).toBe(false);
   });
 });
+
+describe('QueryMatcher: strict compounds and a typo’s candidates', () => {
+  const text = 'to fill, and provides methods for signalling';
+  it('reads a strict group as a compound: the whole, or every part in one word', () => {
+    const m = new QueryMatcher([['fill'], ['provid', 'provide', 'proxy']], TOKENIZER, true);
+    // "provides" is `provide` but not `proxy`: as a compound's parts it does not carry the word.
+    expect(m.scan(text).mask).toEqual([1]);
+  });
+  it('reads a corrected word’s equally near candidates as alternatives', () => {
+    const m = new QueryMatcher([['fill'], ['provid', 'provide', 'proxy']], TOKENIZER, true, (i) => i === 1);
+    expect(m.scan(text).mask).toEqual([1, 2]);
+    expect(m.locate(text).mask).toEqual([1, 2]);
+  });
+});

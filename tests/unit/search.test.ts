@@ -265,6 +265,19 @@ describe('typos', () => {
     expect(res.results[0]!.whyMatched).toEqual(['argparse']);
   });
 
+  it('finds the phrase of a typo with several equally near words (any one of them is the word)', async () => {
+    // `provdies` is two edits from `provid`, `provide` and `proxy`: the sentence holding "fill, and
+    // provides methods for" must be found word after word, though "provides" is only one of the three.
+    const streams = [
+      { url: 'https://docs.test/proxy', title: 'Proxy', blocks: [h(1, 'Proxy'), p('A proxy may fill the buffer for methods that provided data; methods fill it.')] },
+      { url: 'https://docs.test/fill', title: 'Fill', blocks: [h(1, 'Fill'), p('Methods fill buffers; the data provided to fill methods, and methods provided for proxy use.')] },
+      { url: 'https://docs.test/byob', title: 'BYOB request', blocks: [h(1, 'BYOB request'), p(`${filler('alpha', 40)} The object gives access to the view the read request is to fill, and provides methods for signalling that the data has been provided. ${filler('omega', 40)}`)] },
+    ];
+    const res = await search(source(streams), { q: 'fill and provdies methods for' });
+    expect(res.corrected?.original).toBe('fill and provdies methods for');
+    expect(res.results[0]?.url).toBe('https://docs.test/byob');
+  });
+
   it('corrects a typo in the ending the stemmer takes off, and shows the word whole', async () => {
     const cfg = [{ url: 'https://docs.test/config', title: 'Configuration', blocks: [h(1, 'Configuration'), p('Each setting is kept in the file until you change it.')] }];
     const res = await search(source([...pages, ...cfg]), { q: 'settign kept' });
