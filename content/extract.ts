@@ -474,9 +474,10 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     // Inside the main content too: texi2any repeats it before every section.
     if (tag === 'TABLE' && isLinkRow(el)) return true;
     if (!insideMain) {
-      // A section's id is usually made from its heading ("import-related-module-attributes"): not a hint.
+      // A section's, a heading's or an anchor's id is usually made from the heading's words
+      // ("import-related-module-attributes", AsciiDoc's `<h4 id="_footer">Footer</h4>`): not a hint.
       const cls = el.getAttribute('class');
-      const id = tag === 'SECTION' ? '' : el.id;
+      const id = tag === 'SECTION' || tag === 'A' || HEADINGS[tag] !== undefined ? '' : el.id;
       if ((cls && BOILERPLATE.test(cls)) || (id && BOILERPLATE.test(id))) return true;
       if (namesNavigation(el, tag, cls, id)) return true;
     }

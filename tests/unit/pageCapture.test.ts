@@ -103,6 +103,23 @@ describe('page navigation is not content (content/extract.ts NAVIGATION)', () =>
     expect(texts.some((t) => t.includes('snowmarrow'))).toBe(true);
   });
 
+  it('keeps a heading whose id is made from a word the site chrome also uses (AsciiDoc `_footer`)', async () => {
+    const para = (w: string) => `<div class="paragraph"><p>The ${w} record follows the last block; readers check its ${w} checksum before trusting any ${w} offset it gives.</p></div>`;
+    const html = `<!doctype html><html lang="en"><head><title>reftable</title></head><body><div id="header"><h1>reftable</h1></div>
+      <div id="content"><div class="sect1"><h2 id="_format">Format</h2><div class="sectionbody">${para('format')}
+      <div class="sect2"><h3 id="_footer">Footer</h3>${para('footer')}</div>
+      <div class="sect2"><h3 id="_related_tables">Related tables</h3>${para('related')}</div>
+      <div class="sect2"><h3><a id="_sidebar"></a>Sidebar layout</h3>${para('sidebar')}</div></div></div></div>
+      <div id="footer"><div id="footer-text">Last updated 2023-01-01 12:00:00 UTC</div></div></body></html>`;
+    const got = (await captureDocument(parseDocument(html), { live: false, fallbackTitle: 'example.com' }))!;
+    const paths = got.payload.sections.map((s) => s.headingPath.join(' > '));
+    for (const h of ['Footer', 'Related tables', 'Sidebar layout']) expect(paths.some((p) => p.endsWith(h)) || got.payload.sections.some((s) => s.parts?.some((q) => q.headingPath.at(-1) === h))).toBe(true);
+    const all = got.payload.sections.map((s) => s.text).join('\n');
+    expect(all).toContain('The footer record follows');
+    // The page's own footer (a div whose id says so, outside the content) is still left out.
+    expect(all).not.toContain('Last updated');
+  });
+
   it("keeps a table of contents page's contents (a page of links is still a page)", async () => {
     const all = (await sectionsOf(readFileSync(join(HARD, 'docbook-toc.html'), 'utf8'))).join('\n');
     for (const entry of ['1. 定義と概要', '1.2. 名前の由来は? (wrenwhistle)', '4.2. ツグミソウの花は何色ですか?']) expect(all).toContain(entry);
