@@ -320,11 +320,14 @@ function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] 
 function packageVersions(c: CorpusDef): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of c.packages) {
+    let version = '';
     try {
-      out[p] = execFileSync('dpkg-query', ['-W', '-f', '${Version}', p], { encoding: 'utf8' }).trim();
+      version = execFileSync('dpkg-query', ['-W', '-f', '${Version}', p], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     } catch {
-      out[p] = extractedVersion(c, p) ?? 'unknown';
+      // Not known to dpkg (never installed): maybe extracted.
     }
+    // Known but not installed (removed, or never installed here), dpkg-query says nothing: maybe extracted.
+    out[p] = version || (extractedVersion(c, p) ?? 'unknown');
   }
   return out;
 }
