@@ -101,7 +101,7 @@ export const DEFAULT_CHUNKER_OPTIONS: ChunkerOptions = {
  * tests/unit/chunkerVersion.test.ts fails until you do). Stored pages are re-cut in the background when
  * CHUNKER_VERSION changes (background/recut.ts); a change of DEFAULT_CHUNKER_OPTIONS changes it by itself.
  */
-export const CHUNKER_REVISION = 3; // 2: merged sub-sections carry their own links (parts), every window links to its heading; 3: the ids of the headings above (anchor.above)
+export const CHUNKER_REVISION = 4; // 2: merged sub-sections carry their own links (parts), every window links to its heading; 3: the ids of the headings above (anchor.above); 4: a heading without an id whose words occur earlier on the page is linked by its section's first words
 
 /** Names the cut: the revision and the options. Stored with each page; sent with each capture. */
 export function chunkerVersion(options: ChunkerOptions = DEFAULT_CHUNKER_OPTIONS): string {
@@ -171,17 +171,30 @@ interface Para {
   id?: string;
   /** Absent: the section's own text. */
   part?: PartInfo;
+  /** A code block or a table: its text is not the page's as a browser finds it (kept lines, " | " between cells). */
+  literal?: 'code' | 'table';
+  /** A table's rows, one a line (its text has them on one line). */
+  rows?: string;
 }
 
-/** The heading's id, else a text fragment of the heading, else nothing (text before any heading). */
-function headingAnchor(id: string | undefined, heading: string): ChunkAnchor {
-  return id ? { id } : heading ? { text: heading } : {};
+/**
+ * The heading's id, else a text fragment: of the heading, or of the section's first words where the
+ * heading's would land elsewhere (`lead`, linkRepeatedHeadings); else nothing (text before any heading).
+ */
+function headingAnchor(id: string | undefined, heading: string, lead?: string): ChunkAnchor {
+  return id ? { id } : lead ? { text: lead } : heading ? { text: heading } : {};
 }
 
 interface Section {
   level: number;
   path: string[];
   headingId?: string;
+  /** Its heading's place in the blocks. */
+  block?: number;
+  /** Its heading has no id and its words occur earlier on the page (linkRepeatedHeadings). */
+  repeated?: boolean;
+  /** Then a text fragment of its own first words that the page holds nowhere else. */
+  lead?: string;
   /** The ids of the headings above it, by place in `path`. */
   above?: HeadingId[];
   body: Para[];
@@ -196,7 +209,7 @@ function* sectionize(blocks: readonly Block[], maxHeadingChars: number): Generat
   const open: Section[] = [];
   let current = preamble;
   let n = 0;
-  for (const b of blocks) {
+  for (const [bi, b] of blocks.entries()) {
     if ((++n & 255) === 0) yield;
     if (b.kind === 'heading') {
       const full = clean(b.text);
@@ -214,7 +227,7 @@ function* sectionize(blocks: readonly Block[], maxHeadingChars: number): Generat
         }
       }
       while (open.length && open[open.length - 1]!.level >= level) open.pop();
-      current = { level, path: [...open.map((s) => s.path[s.path.length - 1]!), title], headingId: b.id, body: [], words: 0 };
+      current = { level, path: [...open.map((s) => s.path[s.path.length - 1]!), title], headingId: b.id, block: bi, body: [], words: 0 };
       const above = open.flatMap((s, depth) => (s.headingId ? [{ depth, id: s.headingId }] : []));
       if (above.length) current.above = above;
       if (rest) {
@@ -227,12 +240,113 @@ function* sectionize(blocks: readonly Block[], maxHeadingChars: number): Generat
       // Code keeps its lines; everything else is one line of normalised text.
       const text = b.kind === 'code' ? b.text.replace(/[ \t]+$/gm, '').replace(/^\s*\n|\n\s*$/g, '').trimEnd() : clean(b.text);
       if (!text.trim()) continue;
-      current.body.push(b.id ? { text, id: b.id } : { text });
+      current.body.push({ text, ...(b.id ? { id: b.id } : {}), ...(b.kind === 'code' ? { literal: b.kind } : b.kind === 'table' ? { literal: b.kind, rows: b.text } : {}) });
       current.words += measureWords(text);
     }
   }
   return sections;
 }
+
+/** The most words of a text fragment (src/url.ts sectionHref cuts a link's text to as many). */
+const FRAGMENT_WORDS = 8;
+const WORD_CHAR = /[\p{L}\p{N}\p{M}_]/u;
+
+/** The words a text fragment of `text` looks for: its first words. */
+function fragmentWords(text: string): string {
+  return text.trim().split(/\s+/).slice(0, FRAGMENT_WORDS).join(' ');
+}
+
+/** The most places in a section's text tried for words the page holds nowhere else. */
+const LEAD_TRIES = 12;
+/** Characters the search for such words may read, in page texts (the rest keep their headings' fragments). */
+const LEAD_READS = 32;
+
+/**
+ * Where a text fragment could land in a section: the first words of each paragraph, then of each table
+ * cell (a browser finds a fragment within one block: a cell, not a row). Not code: a browser matches its
+ * spaces as they are.
+ */
+function* leadCandidates(body: readonly Para[]): Generator<string> {
+  const own = body.filter((p) => !p.part && p.literal !== 'code' && !p.text.startsWith('…'));
+  for (const p of own) if (!p.literal) yield fragmentWords(p.text);
+  for (const p of own) {
+    if (p.literal !== 'table') continue;
+    for (const row of (p.rows ?? p.text).split('\n')) for (const cell of row.split(' | ')) if (/[\p{L}\p{N}]/u.test(cell)) yield fragmentWords(cell);
+  }
+}
+
+/**
+ * Where `needle` first occurs in `hay` from `from` on as whole words (both lower case), as a browser finds a
+ * text fragment; -1 when nowhere. In scripts without spaces any occurrence counts.
+ */
+function findWords(hay: string, needle: string, from = 0, read?: { chars: number }): number {
+  if (!needle) return -1;
+  const unspaced = UNSPACED.test(needle);
+  for (let i = hay.indexOf(needle, from); ; i = hay.indexOf(needle, i + 1)) {
+    if (read) read.chars += (i < 0 ? hay.length : i) - from;
+    if (i < 0) return -1;
+    from = i;
+    if (unspaced) return i;
+    const startOk = !WORD_CHAR.test(needle[0]!) || i === 0 || !WORD_CHAR.test(hay[i - 1]!);
+    const end = i + needle.length;
+    const endOk = !WORD_CHAR.test(needle[needle.length - 1]!) || end >= hay.length || !WORD_CHAR.test(hay[end]!);
+    if (startOk && endOk) return i;
+  }
+}
+
+/**
+ * A section without an id is linked by a text fragment of its heading, and a browser scrolls to the first
+ * place the page holds those words. Where they occur earlier (a heading repeated over several sections:
+ * "Parameters", "Examples"; a mention in the text before), the link would land there: such a section is
+ * linked by the first words of its own text instead (of a paragraph or a table cell, the first the page
+ * holds nowhere else, among its first few); else by its heading, as before.
+ */
+function* linkRepeatedHeadings(sections: Section[], blocks: readonly Block[]): Generator<void, ((lead: string) => boolean) | null> {
+  if (!sections.some((s) => s.level > 0 && !s.headingId)) return null;
+  // The page's text as a browser searches it (lower case, whitespace collapsed) and where each block starts.
+  const starts: number[] = [];
+  let text = '';
+  for (const [i, b] of blocks.entries()) {
+    if ((i & 255) === 255) yield;
+    starts.push(text.length);
+    text += clean(b.text).toLowerCase() + ' ';
+  }
+  // Bounded: a huge page of repeated headings is not searched a thousand times over.
+  const read = { chars: 0 };
+  const budget = LEAD_READS * text.length;
+  /** Whether the page holds `lead` once (false, too, once the budget is spent). */
+  const once = (lead: string): boolean => {
+    if (read.chars > budget) return false;
+    const needle = lead.toLowerCase();
+    const at = findWords(text, needle, 0, read);
+    return at >= 0 && findWords(text, needle, at + 1, read) < 0;
+  };
+  let n = 0;
+  for (const s of sections) {
+    if (s.level === 0 || s.headingId || s.block === undefined) continue;
+    if (read.chars > budget) break;
+    if ((++n & 63) === 0) yield;
+    const heading = fragmentWords(s.path[s.path.length - 1] ?? '').toLowerCase();
+    const at = findWords(text, heading, 0, read);
+    if (at < 0 || at >= starts[s.block]!) continue;
+    s.repeated = true;
+    s.lead = pickLead(s, once);
+  }
+  return once;
+}
+
+/** The first of a section's leads (leadCandidates) that `ok` takes, among the first LEAD_TRIES. */
+function pickLead(s: Section, ok: (lead: string) => boolean): string | undefined {
+  let tries = 0;
+  for (const lead of leadCandidates(s.body)) {
+    if (++tries > LEAD_TRIES) return undefined;
+    if (ok(lead)) return lead;
+  }
+  return undefined;
+}
+
+/** Whether a text fragment is in a chunk's text as src/validate.ts checks it. */
+const holds = (text: string, frag: string) => text.includes(frag) || clean(text).includes(frag);
 
 const isAncestor = (a: Section, b: Section) => a.level > 0 && a.path.length < b.path.length && a.path.every((t, i) => b.path[i] === t);
 
@@ -254,7 +368,7 @@ function mergeTiny(sections: Section[], minWords: number): Section[] {
       // Its path below the parent: headings in between that have no chunk of their own live on here.
       const heading = s.path.slice(parent.path.length).join(' > ');
       const body = s.body.map((p) => p.text).join(' ');
-      const part: PartInfo = { headingPath: s.path, anchor: headingAnchor(s.headingId, s.path[s.path.length - 1] ?? '') };
+      const part: PartInfo = { headingPath: s.path, anchor: headingAnchor(s.headingId, s.path[s.path.length - 1] ?? '', s.lead) };
       parent.body.push({ text: body ? `${heading}: ${body}` : heading, ...(s.headingId ? { id: s.headingId } : {}), part });
       parent.words += s.words + measureWords(heading);
       continue;
@@ -487,6 +601,11 @@ function* pack(units: Unit[], maxWords: number, maxChars: number, overlapWords: 
   return out;
 }
 
+/** A merged section's link in one chunk: its first words only where the chunk holds them, else its heading. */
+function partAnchor(anchor: ChunkAnchor, path: readonly string[], text: string): ChunkAnchor {
+  return anchor.text && !holds(text, anchor.text) ? { text: path[path.length - 1] ?? anchor.text } : anchor;
+}
+
 /** Blocks -> chunks in one go. */
 export function chunkBlocks(blocks: readonly Block[], options: Partial<ChunkerOptions> = {}): ChunkResult {
   const steps = chunkSteps(blocks, options);
@@ -503,7 +622,9 @@ export function chunkBlocks(blocks: readonly Block[], options: Partial<ChunkerOp
  */
 export function* chunkSteps(blocks: readonly Block[], options: Partial<ChunkerOptions> = {}): Generator<void, ChunkResult> {
   const opts = { ...DEFAULT_CHUNKER_OPTIONS, ...options };
-  const sections = mergeTiny(yield* sectionize(blocks, opts.maxHeadingChars), opts.minWords);
+  const cut = yield* sectionize(blocks, opts.maxHeadingChars);
+  const once = yield* linkRepeatedHeadings(cut, blocks);
+  const sections = mergeTiny(cut, opts.minWords);
   const chunks: Chunk[] = [];
   const truncated = { chunks: 0, chars: 0 };
   const overlapWords = Math.max(1, Math.round(opts.maxWords * opts.overlap));
@@ -528,7 +649,13 @@ export function* chunkSteps(blocks: readonly Block[], options: Partial<ChunkerOp
       const units = yield* toUnits(s.body, Math.max(1, opts.maxWords - overlapWords), Math.max(1, maxChars - overlapChars - 1));
       wins = yield* pack(units, opts.maxWords, maxChars, overlapWords, overlapChars);
     }
+    // Every window of a section links where its first does: to words of its own text that its first window holds.
+    let lead = s.lead;
     for (const [k, w] of wins.entries()) {
+      if (k === 0 && lead && once) {
+        const first = cutChars(heading ? `${heading}\n${w.text}` : w.text, opts.maxChunkChars);
+        if (!holds(first, lead)) lead = pickLead(s, (l) => holds(first, l) && once(l));
+      }
       if (chunks.length >= opts.maxChunks) {
         truncated.chunks++;
         continue;
@@ -539,7 +666,7 @@ export function* chunkSteps(blocks: readonly Block[], options: Partial<ChunkerOp
       // A section links to its heading (every window of it); text before any heading to an id in it,
       // else, past its first window, to the window's first words.
       const link: ChunkAnchor = section
-        ? headingAnchor(s.headingId, section)
+        ? headingAnchor(s.headingId, section, lead)
         : w.id
           ? { id: w.id }
           : k > 0 && w.lead
@@ -549,7 +676,7 @@ export function* chunkSteps(blocks: readonly Block[], options: Partial<ChunkerOp
       const shift = full.length - w.text.length;
       const own: PartInfo = { headingPath: s.path, anchor: link };
       const parts = w.parts
-        .map((x) => ({ at: x.at + shift, headingPath: (x.part ?? own).headingPath, anchor: (x.part ?? own).anchor }))
+        .map((x) => ({ at: x.at + shift, headingPath: (x.part ?? own).headingPath, anchor: x.part ? partAnchor(x.part.anchor, x.part.headingPath, text) : own.anchor }))
         .filter((x) => x.at < text.length && !(x.at === shift && x.headingPath === s.path));
       chunks.push({ ord: chunks.length, headingPath: s.path, section, anchor, text, words: countWords(text), ...(parts.length ? { parts } : {}) });
     }

@@ -109,8 +109,9 @@ export function parseQuery(input: string, now: number = Date.now()): ParsedQuery
       }
       continue;
     }
-    // `--only-matching` is a command-line option's name, not "exclude -only-matching".
-    if (neg && literal.length > 0 && !op && !literal.startsWith('-')) {
+    // `--only-matching` is a command-line option's name, not "exclude -only-matching"; and a minus excludes
+    // a word: `->` (a signature's arrow, `copy_file(dirty: bool = False) -> None`) excludes nothing.
+    if (neg && literal.length > 0 && !op && !literal.startsWith('-') && /[\p{L}\p{N}]/u.test(literal)) {
       q.excludeWords.push(literal);
       continue;
     }

@@ -957,10 +957,12 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       part = snip.focus >= 0 && !named ? partAt(c, bodyAt + snip.focus) : null;
     }
     const namedPath = named && 'path' in named ? named.path : null;
+    // The section's own heading (liftNamedHeadings): its own anchor.
+    const above = namedPath && !samePath(namedPath, c.headingPath) ? namedPath : null;
     const headingPath = part ? part.headingPath : (namedPath ?? c.headingPath);
     // A heading above the section: its id as the section's anchor keeps it, else a text fragment of it.
-    const aboveId = namedPath ? c.anchor.above?.find((a) => a.depth === namedPath.length - 1)?.id : undefined;
-    const anchor = part ? part.anchor : namedPath ? (aboveId ? { id: aboveId } : { text: namedPath[namedPath.length - 1]! }) : c.anchor;
+    const aboveId = above ? c.anchor.above?.find((a) => a.depth === above.length - 1)?.id : undefined;
+    const anchor = part ? part.anchor : above ? (aboveId ? { id: aboveId } : { text: above[above.length - 1]! }) : c.anchor;
     return {
       chunkId: h.id,
       section: part ? (part.headingPath[part.headingPath.length - 1] ?? '') : namedPath ? namedPath[namedPath.length - 1]! : c.section,
@@ -1076,7 +1078,12 @@ function liftNamedHeadings<H extends { url: string; chunk: SectionView; named?: 
     const h = hits[i!]!;
     const path = h.chunk.headingPath;
     const j = namedInPath(q, path);
-    if (j >= 0 && j === path.length - 1) continue;
+    if (j >= 0 && j === path.length - 1) {
+      // The query names this hit's own heading: the card links there, not to a sub-section merged into it
+      // that its snippet happens to show.
+      if (h.chunk.parts?.length) first.set(i!, { ...h, named: { path } });
+      continue;
+    }
     const own = partNamed(h.chunk);
     if (own) {
       first.set(i!, { ...h, named: { part: own } });
@@ -1100,10 +1107,16 @@ function liftNamedHeadings<H extends { url: string; chunk: SectionView; named?: 
     // No heading: for a name (an identifier query), a line that opens with it (a definition's term,
     // `--only-matching` opening its description) is the place, when the first hit does not hold one
     // and another hit of the page does.
-    if (lines && k === undefined && !target && !namedLineIn(q, h.chunk)) k = rest.find((m) => namedLineIn(q, hits[m]!.chunk));
+    let byLine = false;
+    if (lines && k === undefined && !target && !namedLineIn(q, h.chunk)) {
+      k = rest.find((m) => namedLineIn(q, hits[m]!.chunk));
+      byLine = true;
+    }
     if (k !== undefined) {
-      // The page's first place, then the hit it replaced.
-      first.set(i!, part ? { ...hits[k]!, named: { part } } : hits[k]!);
+      // The page's first place, then the hit it replaced. A hit whose own heading is the one named links to
+      // that heading (not to a merged sub-section its snippet shows); one found by a line, where the line is.
+      const lifted = hits[k]!;
+      first.set(i!, part ? { ...lifted, named: { part } } : byLine || !lifted.chunk.parts?.length ? lifted : { ...lifted, named: { path: lifted.chunk.headingPath } });
       taken.add(k);
       first.set(-1 - i!, h);
     } else if (target) first.set(i!, { ...h, named: { path: target } });

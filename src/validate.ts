@@ -140,8 +140,11 @@ export const SECTION_LIMITS = {
   bodyAllowancePerHeading: 6 * (DEFAULT_CHUNKER_OPTIONS.maxHeadingChars + 3),
 } as const;
 
-/** A section's (or a merged part's) link: nothing, a plain id of one of the blocks, or a phrase of the section. */
-function checkAnchor(a: unknown, text: string, ids: ReadonlySet<string>, bad: (why: string) => never, pathLength = 0): ChunkAnchor {
+/**
+ * A section's (or a merged part's) link: nothing, a plain id of one of the blocks, or a phrase of the section
+ * (`known`: phrases an earlier window of the same section held, which every window of it links to).
+ */
+function checkAnchor(a: unknown, text: string, ids: ReadonlySet<string>, bad: (why: string) => never, pathLength = 0, known?: ReadonlySet<string>): ChunkAnchor {
   if (!isObject(a)) bad('anchor must be an object');
   const { id, text: frag, above, ...rest } = a;
   if (Object.keys(rest).length || (id !== undefined && frag !== undefined)) bad('anchor has an id or a text, not both, and nothing else');
@@ -152,7 +155,7 @@ function checkAnchor(a: unknown, text: string, ids: ReadonlySet<string>, bad: (w
   } else if (frag !== undefined) {
     // Page text (it is percent-encoded into the link): well-formed, short, and found in the section.
     if (typeof frag !== 'string' || !frag || frag.length > SECTION_LIMITS.maxAnchorTextChars || wellFormed(frag) !== frag) bad('anchor text is not a phrase of at most 200 characters');
-    if (!text.includes(frag) && !foldSpace(text).includes(frag)) bad('anchor text is not in the section');
+    if (!text.includes(frag) && !foldSpace(text).includes(frag) && !known?.has(frag)) bad('anchor text is not in the section');
     out.text = frag;
   }
   if (above !== undefined) {
@@ -183,7 +186,8 @@ const PREFIX_KEY = 32;
  * - heading path: at most 6 headings, each the text of a heading block (or its start, for a heading
  *   the chunker cut), `section` its last, and the text starts with the path as its own line;
  * - anchor: nothing, an id one of the blocks has (a plain id), or a text fragment (well-formed, at
- *   most 200 characters) that the section's text contains; and the ids of headings above it (plain
+ *   most 200 characters) that the section's text contains, or that an earlier window of the same section
+ *   (the sections before it with the same heading path, one after the other) had as its link; and the ids of headings above it (plain
  *   ids of the blocks, one per place in the path above the section's own, in order);
  * - parts (sub-sections merged into it): each starting inside the text after the one before, with a
  *   heading path of the blocks' headings and an anchor by the same rules, at most two per heading;
@@ -216,6 +220,11 @@ export function validateSections(v: unknown, blocks: readonly Block[]): Chunk[] 
   const isHeading = (t: string) => headings.has(t) || (t.length > PREFIX_KEY && !!byStart.get(t.slice(0, PREFIX_KEY))?.some((h) => h.startsWith(t)));
   const out: Chunk[] = [];
   let bodyChars = 0;
+  // The windows of one long section come one after the other, with the same heading path: each links where
+  // its first does, a phrase the first holds (src/chunker.ts: a heading repeated on the page is linked by
+  // its section's first words).
+  let sectionLine: string | null = null;
+  let sectionPhrases = new Set<string>();
   for (let i = 0; i < v.length; i++) {
     const s: unknown = v[i];
     const bad: (why: string) => never = (why) => fail(`section ${i}: ${why}`);
@@ -237,7 +246,12 @@ export function validateSections(v: unknown, blocks: readonly Block[]): Chunk[] 
     const line = path.join(' > ');
     if (line && text !== line && !text.startsWith(line + '\n')) bad('text does not start with its heading path');
     bodyChars += text.length - line.length;
-    const anchor = checkAnchor(s.anchor, text, ids, bad, path.length);
+    if (line !== sectionLine) {
+      sectionLine = line;
+      sectionPhrases = new Set();
+    }
+    const anchor = checkAnchor(s.anchor, text, ids, bad, path.length, sectionPhrases);
+    if (anchor.text) sectionPhrases.add(anchor.text);
     // Sub-sections merged into this one: where each starts in the text, its path and its link.
     let parts: SectionPart[] | undefined;
     if (s.parts !== undefined) {
@@ -248,7 +262,7 @@ export function validateSections(v: unknown, blocks: readonly Block[]): Chunk[] 
         if (!isObject(x) || typeof x.at !== 'number' || !Number.isInteger(x.at) || x.at <= last || x.at >= text.length) bad('a part must start inside the text, after the part before it');
         if (!Array.isArray(x.headingPath) || x.headingPath.length > SECTION_LIMITS.maxPathDepth || !x.headingPath.every((h) => typeof h === 'string' && h && h.length <= SECTION_LIMITS.maxHeadingChars && isHeading(h))) bad('a part names a heading the blocks do not have');
         last = x.at;
-        parts.push({ at: x.at, headingPath: [...(x.headingPath as string[])], anchor: checkAnchor(x.anchor, text, ids, bad) });
+        parts.push({ at: x.at, headingPath: [...(x.headingPath as string[])], anchor: checkAnchor(x.anchor, text, ids, bad, 0, sectionPhrases) });
       }
     }
     out.push({ ord: i, headingPath: path, section, anchor, text, words: s.words as number, ...(parts ? { parts } : {}) });

@@ -22,10 +22,14 @@
  * - identifier: a name drawn uniformly among those defined in a <dt> on at most two pages: Sphinx
  *   signatures (`dt.sig[id]`, the id: `os.path.join`, C names without Sphinx's `c.`; CMake's domain,
  *   `dt.sig.cmake[id="variable:…"]`: the term as written, `FetchContent_Declare`), long options (`--ignore-missing`) and config keys
- *   (`core.autocrlf`) of AsciiDoc definition lists (`dt.hdlist1`). Each defining page is grade 2; its section is a target.
+ *   (`core.autocrlf`) of AsciiDoc definition lists (`dt.hdlist1`); and a heading that is one name whose anchor is
+ *   that name with its parameter list in brackets (Javadoc's methods: `id="setBasedir(java.io.File)"` over
+ *   `<h3>setBasedir</h3>`). Each defining page is grade 2; every section of it that defines the name is a target.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
 import { loadCorpus, type CapturedPage } from './lib/capture.js';
 import { checkInstalled, CORPORA, corpus, type CorpusDef } from './lib/corpora.js';
 import type { GtSection } from './lib/groundTruth.js';
@@ -268,17 +272,34 @@ export function definedNames(d: { term: string; id?: string; cls: string }): str
   return out;
 }
 
+const NAME = /^[A-Za-z_$][\w$]*$/;
+
+/**
+ * The name a section's heading defines when its anchor is a call signature: the heading is one name and
+ * the section's first id is that name followed by its parameter list in brackets (Javadoc's member details,
+ * `<section class="detail" id="setBasedir(java.io.File)"><h3>setBasedir</h3>`; overloads repeat the name).
+ */
+export function signatureName(s: { heading: string; headingIds: readonly string[] }): string | null {
+  const id = s.headingIds[0];
+  if (!id || !NAME.test(s.heading)) return null;
+  return id.startsWith(`${s.heading}(`) && id.endsWith(')') ? s.heading : null;
+}
+
 function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] {
-  const defs = new Map<string, Map<string, { file: string; key: string; lang: string }>>();
+  // name -> defining page -> the sections of that page that define it (in order).
+  const defs = new Map<string, Map<string, { file: string; keys: string[]; lang: string }>>();
+  const define = (name: string, page: CapturedPage, key: string) => {
+    if (!defs.has(name)) defs.set(name, new Map());
+    const m = defs.get(name)!;
+    if (!m.has(page.file)) m.set(page.file, { file: page.file, keys: [], lang: page.lang });
+    const keys = m.get(page.file)!.keys;
+    if (!keys.includes(key)) keys.push(key);
+  };
   for (const page of pages) {
     for (const s of page.gt.sections) {
-      for (const d of s.definitions) {
-        for (const name of definedNames(d)) {
-          if (!defs.has(name)) defs.set(name, new Map());
-          const m = defs.get(name)!;
-          if (!m.has(page.file)) m.set(page.file, { file: page.file, key: s.key, lang: page.lang });
-        }
-      }
+      for (const d of s.definitions) for (const name of definedNames(d)) define(name, page, s.key);
+      const sig = signatureName(s);
+      if (sig) define(sig, page, s.key);
     }
   }
   const eligible = [...defs].filter(([, m]) => m.size <= 2).sort((a, b) => (a[0] < b[0] ? -1 : 1));
@@ -291,7 +312,7 @@ function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] 
       q: name,
       lang: [...m.values()][0]!.lang,
       relevant: Object.fromEntries([...m.keys()].map((f) => [f, 2])),
-      sections: [...m.values()].map((v) => ({ file: v.file, key: v.key })),
+      sections: [...m.values()].flatMap((v) => v.keys.map((key) => ({ file: v.file, key }))),
       source: [...m.keys()].join(', '),
     }));
 }
@@ -299,13 +320,25 @@ function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] 
 function packageVersions(c: CorpusDef): Record<string, string> {
   const out: Record<string, string> = {};
   for (const p of c.packages) {
+    let version = '';
     try {
-      out[p] = execFileSync('dpkg-query', ['-W', '-f', '${Version}', p], { encoding: 'utf8' }).trim();
+      version = execFileSync('dpkg-query', ['-W', '-f', '${Version}', p], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
     } catch {
-      out[p] = 'unknown';
+      // Not known to dpkg (never installed): maybe extracted.
     }
+    // Known but not installed (removed, or never installed here), dpkg-query says nothing: maybe extracted.
+    out[p] = version || (extractedVersion(c, p) ?? 'unknown');
   }
   return out;
+}
+
+/** A package extracted with `dpkg-deb -x` (not installed): the version its changelog.Debian.gz opens with. */
+function extractedVersion(c: CorpusDef, p: string): string | null {
+  const at = c.root.indexOf('/usr/share/doc');
+  if (at < 0) return null;
+  const log = path.join(c.root.slice(0, at), 'usr/share/doc', p, 'changelog.Debian.gz');
+  if (!fs.existsSync(log)) return null;
+  return /^\S+ \(([^)]+)\)/.exec(zlib.gunzipSync(fs.readFileSync(log)).toString('utf8'))?.[1] ?? null;
 }
 
 export async function buildAuto(c: CorpusDef): Promise<QueryFile> {

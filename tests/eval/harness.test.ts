@@ -3,9 +3,9 @@
  * corpora (Sphinx, DocBook, AsciiDoc), the judge, the naive baseline and the query generator's pieces.
  */
 import { describe, expect, it } from 'vitest';
-import { definedNames, norm, stripNumbering, typo } from './build-queries.js';
+import { definedNames, norm, signatureName, stripNumbering, typo } from './build-queries.js';
 import type { CapturedPage } from './lib/capture.js';
-import { CORPORA, GATED, HELD_OUT, isHeldOut } from './lib/corpora.js';
+import { checkInstalled, CORPORA, GATED, HELD_OUT, isHeldOut } from './lib/corpora.js';
 import { findText, groundTruth, landing } from './lib/groundTruth.js';
 import { judge, pageLookup } from './lib/judge.js';
 import { NaiveIndex, naiveTokens } from './lib/naive.js';
@@ -154,7 +154,15 @@ describe('corpora', () => {
     expect([...HELD_OUT].sort()).toEqual(['cmake', 'devref', 'rust', 'sqlite']);
     expect(GATED).toBe('devref');
     expect(isHeldOut('cmake') && isHeldOut('devref') && isHeldOut('sqlite') && isHeldOut('rust') && !isHeldOut('nodejs') && !isHeldOut('python') && !isHeldOut('zsh') && !isHeldOut('doxygen') && !isHeldOut('instguide')).toBe(true);
-    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs']);
+    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs']);
+  });
+  it('a corpus extracted rather than installed says how to get it when it is missing', () => {
+    for (const name of ['nodejs', 'ant', 'mkdocs']) {
+      const c = CORPORA.find((x) => x.name === name)!;
+      expect(c.install).toMatch(/apt-get download .*dpkg-deb -x/);
+      const missing = checkInstalled({ ...c, root: '/nonexistent', files: () => [] });
+      expect(missing).toContain(c.install!);
+    }
   });
 });
 
@@ -180,6 +188,22 @@ describe('query generation', () => {
     const defs = gt.sections[0]!.definitions;
     expect(defs.map(definedNames)).toEqual([['FetchContent_Declare'], ['CPACK_RPM_PACKAGE_SUMMARY'], []]);
     expect(landing(gt, 'command:fetchcontent_declare')).toBe(0);
+  });
+  it("Javadoc's methods: a heading that is one name under an anchor that is its signature; nothing else defines by heading", () => {
+    const gt = groundTruth(
+      page(`<main role="main"><h1 class="title">Class DirectoryScanner</h1><section class="details"><h2>Method Details</h2><ul class="member-list">
+        <li><section class="detail" id="setBasedir(java.io.File)"><h3>setBasedir</h3><div class="member-signature">public void setBasedir(File basedir)</div><div class="block">Sets it.</div></section></li>
+        <li><section class="detail" id="setBasedir(java.lang.String)"><h3>setBasedir</h3><div class="block">Sets it too.</div></section></li>
+        <li><section class="detail" id="MSG_ERR"><h3>MSG_ERR</h3></section></li>
+        <li><section class="detail" id="&lt;init&gt;()"><h3>DirectoryScanner</h3></section></li>
+        </ul></section><h2 id="site_name">site_name</h2><h2 id="nav">Navigation</h2></main>`),
+    );
+    expect(gt.sections.map(signatureName)).toEqual([null, null, 'setBasedir', 'setBasedir', null, null, null, null]);
+    expect(landing(gt, 'setBasedir(java.lang.String)')).toBe(3);
+  });
+  it('a heading leaves out an icon-font glyph (a private-use character), as a reader would type it', () => {
+    const gt = groundTruth(page('<div role="main"><h1 id="w">Writing your docs<a class="headerlink" href="#w">\uf0c1</a></h1><p>Text.</p></div>'));
+    expect(gt.sections[0]!.heading).toBe('Writing your docs');
   });
   it('normalises for the uniqueness check', () => {
     expect(norm('Élan, “quoted”  WORDS!')).toBe('élan quoted words');

@@ -209,6 +209,30 @@ describe('a card links to the heading its query names', () => {
     expect(card!.snippet.map((s) => s.text).join('')).toContain('keep cookies');
   });
 
+  it('links to its own heading, not to a sub-section merged into it whose words the snippet shows', async () => {
+    const src = source([
+      {
+        url,
+        title: 'EJB',
+        blocks: [
+          h(1, 'EJB Tasks User Manual', 'top'),
+          p(filler(40, 'top')),
+          // Too small for a section of its own: merged into the manual's, and it holds the query's words.
+          h(2, 'Vendors', 'vendors'),
+          p('Each vendor has an EJB tasks user manual.'),
+          h(2, 'Other', 'other'),
+          p(filler(40, 'oth')),
+        ],
+      },
+    ]);
+    const [card] = (await search(src, { q: 'EJB Tasks User Manual', limit: 5 })).results;
+    expect(card!.href).toBe(`${url}#top`);
+    expect(card!.section).toBe('EJB Tasks User Manual');
+    // Words that name no heading still link where the passage is.
+    const [passage] = (await search(src, { q: 'vendor EJB manual', limit: 5 })).results;
+    expect(passage!.href).toBe(`${url}#vendors`);
+  });
+
   it('links an identifier to the section where a line opens with it (its definition), not to a mention', async () => {
     const src = source([
       {

@@ -37,6 +37,12 @@ describe('parseQuery: words and phrases', () => {
     expect(q.excludeWords).toEqual(['v']);
   });
 
+  it('a minus excludes a word, not an arrow: `-> None` in a signature', () => {
+    const q = parseQuery('copy_file(dirty: bool = False) -> None -draft', NOW);
+    expect(q.text).toBe('copy_file(dirty: bool = False) -> None');
+    expect(q.excludeWords).toEqual(['draft']);
+  });
+
   it('unknown operators are words', () => {
     const q = parseQuery('foo:bar http://example.com/x lang:rust', NOW);
     expect(q.text).toBe('foo:bar http://example.com/x lang:rust');

@@ -157,3 +157,54 @@ describe('validateCapture with sections', () => {
     refused({ ...v, sections: copies }, /more text than their blocks/);
   });
 });
+
+describe('a heading without an id whose words occur earlier on the page (a manual: "Examples" under each task)', () => {
+  // A text fragment of "Examples" lands on the page's first "Examples": the second task's is linked by its
+  // own first words, which the page holds nowhere else.
+  const MANUAL: Block[] = [
+    h(2, 'Copy', 'copy'),
+    p(words(40, 'copy')),
+    h(3, 'Examples'),
+    p(`Copies one file. ${words(40, 'cex')}`),
+    h(2, 'Move', 'move'),
+    p(words(40, 'move')),
+    h(3, 'Examples'),
+    p(`Moves a whole directory elsewhere. ${words(800, 'mex')}`),
+    h(3, 'Parameters'),
+    { kind: 'table', text: `Attribute | Description\nfile | The file to move.\ntodir | ${words(40, 'todir')}` },
+    h(3, 'Parameters'),
+    { kind: 'table', text: `Attribute | Description\nfile | The file to copy again.\ntofile | ${words(40, 'tofile')}` },
+  ];
+  const anchorsOf = (sections: readonly Chunk[], heading: string) => sections.filter((s) => s.section === heading).map((s) => s.anchor.text);
+
+  it("links such a section by its own first words, every window of it alike, and the first one by its heading", () => {
+    const { chunks } = chunkBlocks(MANUAL);
+    const examples = anchorsOf(chunks, 'Examples');
+    expect(examples[0]).toBe('Examples');
+    // The second task's section is long: every window links where its first does.
+    expect(examples.length).toBeGreaterThan(2);
+    expect(examples.slice(1).every((t) => t === 'Moves a whole directory elsewhere. mex0 mex1 mex2')).toBe(true);
+  });
+
+  it('takes a table cell the page holds once when the section opens with a table', () => {
+    const { chunks } = chunkBlocks(MANUAL);
+    // The first stays "Parameters" (its first occurrence); in the second, "Attribute", "Description" and
+    // "file" repeat, "The file to copy again." does not.
+    expect(anchorsOf(chunks, 'Parameters')).toEqual(['Parameters', 'The file to copy again.']);
+  });
+
+  it('keeps the heading when the section holds nothing the page has only once', () => {
+    const { chunks } = chunkBlocks([h(2, 'A', 'a'), h(3, 'Notes'), p('Same words here.'), h(2, 'B', 'b'), h(3, 'Notes'), p('Same words here.')]);
+    expect(anchorsOf(chunks, 'Notes')).toEqual(['Notes', 'Notes']);
+  });
+
+  it('is accepted by the background, and a window may not link to words its section never had', async () => {
+    const v = await sent(MANUAL);
+    expect(validateCapture(v).payload.sections).toEqual(v.sections);
+    const windows = v.sections.flatMap((s, i) => (s.section === 'Examples' && s.anchor.text !== 'Examples' ? [i] : []));
+    const later = windows[windows.length - 1]!;
+    expect(v.sections[later]!.text.includes(v.sections[later]!.anchor.text!)).toBe(false);
+    // The first "Examples" section's phrase is not this section's: its window is refused.
+    refused({ ...v, sections: v.sections.map((s, k) => (k === later ? { ...s, anchor: { text: 'Copies one file.' } } : s)) }, /not in the section/);
+  });
+});

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'rust';
+export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust';
 
 export interface CorpusDef {
   name: CorpusName;
@@ -228,6 +228,47 @@ export const CORPORA: readonly CorpusDef[] = [
     heldOut: false,
     files() {
       return walk(this.root, (rel) => !rel.includes('/') && rel !== 'all.html');
+    },
+    lang: () => 'en',
+  },
+  {
+    // Javadoc (issue #13: generators never tuned on), JDK 17's: each member a `<section class="detail"
+    // id="name(params)">` wrapper holding an `<h3>` with the bare name (overloads repeat it), summary tables
+    // that link to them, the class's h1 without an id; beside it Ant's hand-written manual (one page per task
+    // and type, `<h3>Parameters</h3>` without ids). Not the whole API (1,303 pages): the core package
+    // org.apache.tools.ant only, not its subpackages nor the API's index pages. A tuning corpus.
+    name: 'ant',
+    title: 'Apache Ant 1.10 manual and the Javadoc of its core package',
+    generator: 'Javadoc (JDK 17: ids on <section class="detail"> wrappers, <h3> member names) and hand-written HTML (the manual)',
+    packages: ['ant-doc'],
+    // Extracted, not installed (nothing needs ant itself): `.ci/run` does not fetch it; a run without it skips it.
+    install: 'apt-get download ant-doc && dpkg-deb -x ant-doc_*.deb .cache/corpora/ant-doc',
+    root: process.env.REREAD_ANT_DOC ?? path.join(import.meta.dirname, '../../../.cache/corpora/ant-doc/usr/share/doc/ant'),
+    heldOut: false,
+    files() {
+      return walk(this.root, (rel) => rel.startsWith('manual/') || /^api\/org\/apache\/tools\/ant\/[^/]+\.html$/.test(rel));
+    },
+    lang: () => 'en',
+  },
+  {
+    // MkDocs (issue #13: generators never tuned on) in three themes: MkDocs's own manual (its default theme,
+    // mkdocs-doc), Django REST framework's (a theme of its own) and Python-Markdown's (mkdocs-nature). Ids on
+    // the headings (Python-Markdown's toc extension), a permalink inside them. Not the 404 and search pages.
+    // A tuning corpus.
+    name: 'mkdocs',
+    title: 'The manuals of MkDocs, Django REST framework and Python-Markdown (MkDocs)',
+    generator: 'MkDocs (ids on headings with a permalink inside; the mkdocs theme, a Bootstrap theme of its own, mkdocs-nature)',
+    packages: ['mkdocs-doc', 'python-djangorestframework-doc', 'python-markdown-doc'],
+    install:
+      'apt-get download mkdocs-doc python-djangorestframework-doc python-markdown-doc && for d in mkdocs-doc_*.deb python-djangorestframework-doc_*.deb python-markdown-doc_*.deb; do dpkg-deb -x $d .cache/corpora/mkdocs; done',
+    root: process.env.REREAD_MKDOCS_DOC ?? path.join(import.meta.dirname, '../../../.cache/corpora/mkdocs/usr/share/doc'),
+    heldOut: false,
+    files() {
+      return walk(this.root, (rel) => {
+        const name = rel.split('/').pop()!;
+        if (name === '404.html' || name === 'search.html') return false;
+        return rel.startsWith('mkdocs/html/') || rel.startsWith('python3-djangorestframework/html/') || rel.startsWith('python-markdown-doc/docs/');
+      });
     },
     lang: () => 'en',
   },

@@ -26,8 +26,9 @@ import { parseDocument } from './dom.js';
 export interface GtSection {
   index: number;
   level: number;
-  /** Heading text, whitespace collapsed, pilcrows (¶) removed, and a permalink mark at either end (a "#", "§"
-   * or "🔗" link: Node's and MkDocs' headings) left out: the heading's words, as a reader would type them. */
+  /** Heading text, whitespace collapsed, pilcrows (¶) and icon-font glyphs (private-use characters: the
+   * permalink icon of MkDocs' default theme) removed, and a permalink mark at either end (a "#", "§" or "🔗"
+   * link: Node's and MkDocs' headings) left out: the heading's words, as a reader would type them. */
   heading: string;
   /** Ids that land on this heading (see the rule), in document order. */
   headingIds: string[];
@@ -82,7 +83,7 @@ function isExcluded(el: Element, tag: string): boolean {
 }
 
 export const collapse = (s: string): string => s.replace(/\s+/g, ' ').trim();
-export const headingText = (s: string): string => collapse(collapse(s.replace(/¶/g, '')).replace(/^[#§🔗]\s*|\s*[#§🔗]$/gu, ''));
+export const headingText = (s: string): string => collapse(collapse(s.replace(/¶|\p{Co}/gu, '')).replace(/^[#§🔗]\s*|\s*[#§🔗]$/gu, ''));
 
 interface Pending {
   id: string;

@@ -16,7 +16,7 @@ export const CLASS_INFO: Record<QueryClass, string> = {
   span: 'remembered phrase: 5 words (10 characters in CJK) copied from a random section, no quotes',
   typo: 'the same spans with one typo in a word of 6+ letters',
   heading: 'a section heading, numbering dropped',
-  identifier: 'a name taken from a definition (Sphinx signature, option, config key)',
+  identifier: 'a name taken from a definition (Sphinx signature, option, config key, Javadoc method)',
   natural: 'a question paraphrasing a sampled section without its distinctive words (hand-written)',
   topical: 'a short topical phrase (2-4 words) for a sampled section (hand-written)',
   offtopic: 'an off-topic question: the right answer is no results',
