@@ -256,10 +256,35 @@ function fragmentWords(text: string): string {
   return text.trim().split(/\s+/).slice(0, FRAGMENT_WORDS).join(' ');
 }
 
+/** The longest lead: well under the background's limit on a link's text (src/validate.ts, 200 characters). */
+const LEAD_MAX_CHARS = 120;
+
+/**
+ * A lead made of `text`'s first words, at most LEAD_MAX_CHARS long (whole words only), or null: for text in
+ * a script without spaces (a browser matches a fragment there at the segmenter's word boundaries, which a
+ * cut here would not respect) or whose first word alone is longer (a URL).
+ */
+function leadOf(text: string): string | null {
+  if (UNSPACED.test(text)) return null;
+  let out = '';
+  for (const w of fragmentWords(text).split(' ')) {
+    const next = out ? `${out} ${w}` : w;
+    if (next.length > LEAD_MAX_CHARS) break;
+    out = next;
+  }
+  return out || null;
+}
+
 /** The most places in a section's text tried for words the page holds nowhere else. */
 const LEAD_TRIES = 12;
 /** Characters the search for such words may read, in page texts (the rest keep their headings' fragments). */
-const LEAD_READS = 32;
+const LEAD_READS = 128;
+/** And at most this many in all, however long the page (a few tens of ms of searching, in slices). */
+const LEAD_READS_MAX = 100_000_000;
+/** What one hit of findWords is charged, in characters read (a page of "aaaa…" must not make every character a hit for free). */
+const HIT_CHARS = 256;
+/** The search yields to the page after about this many characters read. */
+const LEAD_YIELD_CHARS = 4_000_000;
 
 /**
  * Where a text fragment could land in a section: the first words of each paragraph, then of each table
@@ -268,10 +293,18 @@ const LEAD_READS = 32;
  */
 function* leadCandidates(body: readonly Para[]): Generator<string> {
   const own = body.filter((p) => !p.part && p.literal !== 'code' && !p.text.startsWith('…'));
-  for (const p of own) if (!p.literal) yield fragmentWords(p.text);
+  for (const p of own) {
+    const lead = p.literal ? null : leadOf(p.text);
+    if (lead) yield lead;
+  }
   for (const p of own) {
     if (p.literal !== 'table') continue;
-    for (const row of (p.rows ?? p.text).split('\n')) for (const cell of row.split(' | ')) if (/[\p{L}\p{N}]/u.test(cell)) yield fragmentWords(cell);
+    for (const row of (p.rows ?? p.text).split('\n')) {
+      for (const cell of row.split(' | ')) {
+        const lead = /[\p{L}\p{N}]/u.test(cell) ? leadOf(cell) : null;
+        if (lead) yield lead;
+      }
+    }
   }
 }
 
@@ -283,7 +316,8 @@ function findWords(hay: string, needle: string, from = 0, read?: { chars: number
   if (!needle) return -1;
   const unspaced = UNSPACED.test(needle);
   for (let i = hay.indexOf(needle, from); ; i = hay.indexOf(needle, i + 1)) {
-    if (read) read.chars += (i < 0 ? hay.length : i) - from;
+    // A hit inside a longer word costs a turn of this loop, whatever the distance moved: charged as HIT_CHARS.
+    if (read) read.chars += (i < 0 ? hay.length : i) - from + HIT_CHARS;
     if (i < 0) return -1;
     from = i;
     if (unspaced) return i;
@@ -313,7 +347,7 @@ function* linkRepeatedHeadings(sections: Section[], blocks: readonly Block[]): G
   }
   // Bounded: a huge page of repeated headings is not searched a thousand times over.
   const read = { chars: 0 };
-  const budget = LEAD_READS * text.length;
+  const budget = Math.min(LEAD_READS * text.length, LEAD_READS_MAX);
   /** Whether the page holds `lead` once (false, too, once the budget is spent). */
   const once = (lead: string): boolean => {
     if (read.chars > budget) return false;
@@ -322,10 +356,14 @@ function* linkRepeatedHeadings(sections: Section[], blocks: readonly Block[]): G
     return at >= 0 && findWords(text, needle, at + 1, read) < 0;
   };
   let n = 0;
+  let yielded = 0;
   for (const s of sections) {
     if (s.level === 0 || s.headingId || s.block === undefined) continue;
     if (read.chars > budget) break;
-    if ((++n & 63) === 0) yield;
+    if ((++n & 63) === 0 || read.chars - yielded > LEAD_YIELD_CHARS) {
+      yielded = read.chars;
+      yield;
+    }
     const heading = fragmentWords(s.path[s.path.length - 1] ?? '').toLowerCase();
     const at = findWords(text, heading, 0, read);
     if (at < 0 || at >= starts[s.block]!) continue;
@@ -663,8 +701,9 @@ export function* chunkSteps(blocks: readonly Block[], options: Partial<ChunkerOp
       const full = heading ? (w.text ? `${heading}\n${w.text}` : heading) : w.text;
       const text = cutChars(full, opts.maxChunkChars);
       truncated.chars += full.length - text.length;
-      // A section links to its heading (every window of it); text before any heading to an id in it,
-      // else, past its first window, to the window's first words.
+      // A section links to its heading (every window of it), or, where its heading's words occur earlier
+      // on the page, to its lead (linkRepeatedHeadings); text before any heading to an id in it, else, past
+      // its first window, to the window's first words.
       const link: ChunkAnchor = section
         ? headingAnchor(s.headingId, section, lead)
         : w.id

@@ -198,6 +198,29 @@ describe('a heading without an id whose words occur earlier on the page (a manua
     expect(anchorsOf(chunks, 'Notes')).toEqual(['Notes', 'Notes']);
   });
 
+  it('never takes a lead a browser could not find or the background would refuse (CJK text, a long first word)', async () => {
+    const jaPara = 'この節ではツールを導入する手順を説明します。'.repeat(10); // one unbroken run of 220 characters
+    const url = `https://example.com/${'segment/'.repeat(20)}index.html`;
+    const blocks: Block[] = [h(2, 'はじめに', 'intro'), p('インストールの前に読んでください。'), h(2, 'インストール'), p(jaPara), h(2, 'Setup', 'setup'), h(3, 'Examples'), p(words(20, 'a')), h(3, 'Examples'), p(`${url} is where the second example lives.`)];
+    const v = await sent(blocks);
+    // Accepted: before, the Japanese section's lead was its 220-character run and the whole capture was refused.
+    expect(validateCapture(v).payload.sections).toEqual(v.sections);
+    for (const c of v.sections) expect((c.anchor.text ?? '').length).toBeLessThanOrEqual(120);
+    // Neither has a lead it could use: each keeps its heading's fragment.
+    expect(anchorsOf(v.sections, 'インストール')).toEqual(['インストール']);
+    expect(anchorsOf(v.sections, 'Examples')).toEqual(['Examples', 'Examples']);
+  });
+
+  it('links each of a hundred repeated headings on a long page by its own words', () => {
+    const blocks: Block[] = [];
+    for (let i = 0; i < 100; i++) blocks.push(h(2, `Task ${i}`, `t${i}`), p(words(400, `t${i}x`)), h(3, 'Examples'), p(`Example ${i} of the manual. ${words(30, `e${i}x`)}`));
+    const { chunks } = chunkBlocks(blocks);
+    const examples = anchorsOf(chunks, 'Examples');
+    expect(examples).toHaveLength(100);
+    expect(examples[0]).toBe('Examples');
+    expect(examples.slice(1).every((t, k) => t === `Example ${k + 1} of the manual. e${k + 1}x0 e${k + 1}x1 e${k + 1}x2`)).toBe(true);
+  });
+
   it('is accepted by the background, and a window may not link to words its section never had', async () => {
     const v = await sent(MANUAL);
     expect(validateCapture(v).payload.sections).toEqual(v.sections);
