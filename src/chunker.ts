@@ -101,7 +101,7 @@ export const DEFAULT_CHUNKER_OPTIONS: ChunkerOptions = {
  * tests/unit/chunkerVersion.test.ts fails until you do). Stored pages are re-cut in the background when
  * CHUNKER_VERSION changes (background/recut.ts); a change of DEFAULT_CHUNKER_OPTIONS changes it by itself.
  */
-export const CHUNKER_REVISION = 4; // 2: merged sub-sections carry their own links (parts), every window links to its heading; 3: the ids of the headings above (anchor.above); 4: a heading without an id whose words occur earlier on the page is linked by its section's first words
+export const CHUNKER_REVISION = 5; // 2: merged sub-sections carry their own links (parts), every window links to its heading; 3: the ids of the headings above (anchor.above); 4: a heading without an id whose words occur earlier on the page is linked by its section's first words; 5: those words capped (120 characters, whole words, none in scripts without spaces)
 
 /** Names the cut: the revision and the options. Stored with each page; sent with each capture. */
 export function chunkerVersion(options: ChunkerOptions = DEFAULT_CHUNKER_OPTIONS): string {
