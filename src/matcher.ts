@@ -48,7 +48,11 @@ export class QueryMatcher {
       } else for (const t of terms) this.byTerm.set(t, (this.byTerm.get(t) ?? 0) | bit);
     });
     const probes = new Set<string>();
-    for (const t of [...this.byTerm.keys(), ...this.byPart.keys()]) probes.add(t.length > 3 ? t.slice(0, -1) : t);
+    for (const key of [...this.byTerm.keys(), ...this.byPart.keys()]) {
+      // A long option (`--only`) is probed for by its word: a hit must be at a word character (locate).
+      const t = key.startsWith('--') && key.length > 2 ? key.slice(2) : key;
+      probes.add(t.length > 3 ? t.slice(0, -1) : t);
+    }
     // A probe that starts with another finds nothing the other does not (hits count where a term may
     // start: a probe merely inside another one's would be looked for at the wrong places).
     this.probes = [...probes].filter((p) => ![...probes].some((q) => q !== p && p.startsWith(q)));
@@ -150,8 +154,9 @@ export class QueryMatcher {
     for (const probe of this.probes) {
       for (let at = lower.indexOf(probe); at >= 0; at = lower.indexOf(probe, at + 1)) {
         if (!isWordAt(lower, at, wide) || !partStart(t, at, wide)) continue;
-        const s = wordStart(t, at, wide);
-        const e = wordEnd(t, s, wide);
+        const w = wordStart(t, at, wide);
+        const e = wordEnd(t, w, wide);
+        const s = optionStart(t, w, wide);
         if (seen === null || !seen.has(s)) {
           const m = this.mask(t.slice(s, e));
           if (m) {
@@ -236,6 +241,13 @@ function wordStart(text: string, at: number, wide: boolean): number {
     else break;
   }
   return s;
+}
+
+/** `s` (a word's start), or two before it when the word is a long option: its dashes are the word's, as the tokenizer cuts `--only` (not "text--more"). */
+function optionStart(text: string, s: number, wide: boolean): number {
+  if (s < 2 || text.charCodeAt(s - 1) !== 45 || text.charCodeAt(s - 2) !== 45) return s;
+  const b = text.charCodeAt(s - 3);
+  return s === 2 || !(isWordAt(text, s - 3, wide) || b === 46 || b === 45) ? s - 2 : s;
 }
 
 /**

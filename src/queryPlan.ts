@@ -150,6 +150,20 @@ export function markCommon(words: QueryWord[], df: (term: string) => number, N: 
   words.forEach((w, i) => (w.common = rule(i)));
 }
 
+/**
+ * A long option typed as a query word (`--only`: the tokenizer's terms `--only`, `only`) is searched as
+ * the option alone when the index holds it, so that neither the ranking, nor proximity, nor the snippet
+ * takes every "only" for it; else as the word without its dashes (its terms and parts, or a typo's
+ * correction: `--amned` is searched as `amend`).
+ */
+export function narrowOptions(words: QueryWord[], df: (term: string) => number): void {
+  for (const w of words) {
+    const [first, ...rest] = w.terms;
+    if (!first?.startsWith('--') || !rest.length) continue;
+    w.terms = df(first) > 0 ? [first] : rest;
+  }
+}
+
 /** Indexes of the words to correct: not common, no term the index holds, and spellable. */
 export function unknownWords(words: readonly QueryWord[], df: (term: string) => number): number[] {
   const out: number[] = [];

@@ -21,7 +21,7 @@ import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from 
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
 import { namedHeadingQuery, namedInPath, namedLineIn, namesHeading, type NamedHeadingQuery } from './namedHeading.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
-import { correctedText, correctionTerms, DEFAULT_COMMON, kanaFunctionWord, markCommon, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
+import { correctedText, correctionTerms, DEFAULT_COMMON, kanaFunctionWord, markCommon, narrowOptions, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
@@ -455,6 +455,7 @@ async function lexicalLane(
   if (lex.recut && !exact && src.unspacedTerms) await recutUnknown(src, words, postings);
   mark('postingsAt');
   const df = (t: string) => postings.get(t)?.ids.length ?? 0;
+  narrowOptions(words, df);
   markCommon(words, df, stats.N, lex.common);
   if (lex.typos && !exact && src.similarTerms) await correctTypos(src, words, df, postings);
   mark('typosAt');
@@ -779,11 +780,15 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
   const lexicon = src.lexicon ? await src.lexicon().catch(() => null) : null;
   for (const i of unknown) {
     const w = words[i]!;
-    if (lexicon?.has(foldText(w.text).toLowerCase())) continue;
+    // A long option the index lacks is corrected as its word (narrowOptions): `--amedn` is searched, and
+    // shown, as `amend`.
+    const option = w.text.startsWith('--') ? '--' : '';
+    const typedWord = w.text.slice(option.length);
+    if (lexicon?.has(foldText(typedWord).toLowerCase())) continue;
     // The index holds stems; edits are counted on the word as typed (`loging` is one edit from
     // `logging`, whose stem is `logg`), comparing a candidate with the typed word's own ending.
     const term = w.terms[0]!;
-    const raw = wordTerms(foldText(w.text), { ...TOKENIZER, stem: false })[0] ?? term;
+    const raw = wordTerms(foldText(typedWord), { ...TOKENIZER, stem: false })[0] ?? term;
     const max = maxEditsFor(raw);
     const suffix = raw.startsWith(term) ? raw.slice(term.length) : '';
     // A candidate compared with an ending added back (`settign`: `sett` + `ing`) is shown with it.

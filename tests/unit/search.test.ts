@@ -419,11 +419,16 @@ describe('an identifier typed as the query', () => {
     const commit = {
       url: 'https://docs.test/git-commit',
       title: 'git-commit',
-      blocks: [h(1, 'git-commit'), h(2, 'OPTIONS'), ...filler.slice(0, 20), p('-o, --only'), p('Make a commit by taking the updated working tree contents of the paths specified on the command line.'), ...filler.slice(20)],
+      blocks: [h(1, 'git-commit'), h(2, 'OPTIONS'), ...filler.slice(0, 20), p('Only the first and only the second, only these are committed.'), p('-o, --only'), p('Make a commit by taking the updated working tree contents of the paths specified on the command line.'), ...filler.slice(20)],
     };
     const res = await search(source([...prose, commit]), { q: '--only' });
     expect(res.results[0]?.url).toBe(commit.url);
-    expect(res.results[0]!.snippet.filter((s) => s.match).map((s) => s.text)).toContain('--only');
+    // The option, not the word: the snippet is centred on `--only` and marks nothing else.
+    expect(res.results[0]!.snippet.filter((s) => s.match).map((s) => s.text)).toEqual(['--only']);
+    // An option no page holds is searched as its word, a typo in it corrected as in any word.
+    const typo = await search(source([...prose, commit]), { q: '--commti' });
+    expect(typo.corrected?.query).toBe('commit');
+    expect(typo.results[0]?.url).toBe(commit.url);
   });
 
   it('leaves the order alone for words that are not an identifier', async () => {
