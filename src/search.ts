@@ -1034,7 +1034,8 @@ const DEFINITION_WINDOW = 10;
  * lists `--only`, a how-to that calls `PyType_FromModuleAndSpec`, another command's page citing
  * `transfer.fsckObjects`) and one of the first DEFINITION_WINDOW pages defines it — a heading that names
  * it, or a line opening with it (a definition's term: `namedLineIn`) — the pages that define it come
- * first, each group in its order. The pages' hits move together; pages after the window stay.
+ * first, those with such a heading before those with such a line only, each group in its order. The
+ * pages' hits move together; pages after the window stay.
  */
 function definitionsFirst<H extends { url: string; chunk: SectionView }>(hits: H[], q: NamedHeadingQuery): void {
   const order: string[] = [];
@@ -1048,15 +1049,17 @@ function definitionsFirst<H extends { url: string; chunk: SectionView }>(hits: H
     }
   }
   const top = order.slice(0, DEFINITION_WINDOW);
-  const defines = (url: string) =>
+  // A heading that names it (its own section's or a merged sub-section's) defines it more surely than a
+  // line opening with it, which may be a traceback's ("AssertionError: 1 != 0" in a test's output).
+  const byHeading = (url: string) =>
     byUrl.get(url)!.some(
       ({ chunk }) =>
-        namedInPath(q, chunk.headingPath) >= 0 ||
-        namedLineIn(q, chunk) ||
-        !!chunk.parts?.some((part) => part.headingPath.length > 0 && namesHeading(q, part.headingPath[part.headingPath.length - 1]!)),
+        namedInPath(q, chunk.headingPath) >= 0 || !!chunk.parts?.some((part) => part.headingPath.length > 0 && namesHeading(q, part.headingPath[part.headingPath.length - 1]!)),
     );
-  if (top.length < 2 || defines(top[0]!)) return;
-  const definers = top.filter(defines);
+  const byLine = (url: string) => byUrl.get(url)!.some(({ chunk }) => namedLineIn(q, chunk));
+  const headed = top.filter(byHeading);
+  if (top.length < 2 || (headed.length ? headed[0] === top[0] : byLine(top[0]!))) return;
+  const definers = headed.length ? [...headed, ...top.filter((u) => !byHeading(u) && byLine(u))] : top.filter(byLine);
   if (!definers.length) return;
   const moved = new Set(definers);
   const out: H[] = [];

@@ -431,6 +431,19 @@ describe('an identifier typed as the query', () => {
     expect(typo.results[0]?.url).toBe(commit.url);
   });
 
+  it('puts a page whose heading names it before one with a line that opens with it (a traceback)', async () => {
+    // unittest's examples print "AssertionError: 1 != 0": a line opening with the name, on a short page
+    // that ranks first by its words; the exceptions page defines it under its own heading.
+    const tests = { url: 'https://docs.test/unittest', title: 'unittest', blocks: [h(1, 'unittest'), h(2, 'Subtests'), p('AssertionError: 1 != 0'), p('An AssertionError is raised; AssertionError ends the test.')] };
+    const exceptions = {
+      url: 'https://docs.test/exceptions',
+      title: 'Built-in Exceptions',
+      blocks: [h(1, 'Built-in Exceptions'), ...filler.slice(0, 20), h(2, 'exception AssertionError'), p('Raised when an assert statement fails.'), ...filler.slice(20)],
+    };
+    const res = await search(source([tests, exceptions, ...others]), { q: 'AssertionError' });
+    expect(res.results.map((r) => r.url).slice(0, 2)).toEqual([exceptions.url, tests.url]);
+  });
+
   it('leaves the order alone for words that are not an identifier', async () => {
     const src = source([mention, definition, ...others]);
     const res = await search(src, { q: 'objects pushed are checked' });
