@@ -24,7 +24,9 @@
  *   `dt.sig.cmake[id="variable:…"]`: the term as written, `FetchContent_Declare`), long options (`--ignore-missing`) and config keys
  *   (`core.autocrlf`) of AsciiDoc definition lists (`dt.hdlist1`); and a heading that is one name whose anchor is
  *   that name with its parameter list in brackets (Javadoc's methods: `id="setBasedir(java.io.File)"` over
- *   `<h3>setBasedir</h3>`). Each defining page is grade 2; every section of it that defines the name is a target.
+ *   `<h3>setBasedir</h3>`); rustdoc's methods as `Type::method` (the `fn` signature headings of a
+ *   struct's, trait's or enum's page before its trait implementations). Each defining page is grade 2; every
+ *   section of it that defines the name is a target.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -285,6 +287,28 @@ export function signatureName(s: { heading: string; headingIds: readonly string[
   return id.startsWith(`${s.heading}(`) && id.endsWith(')') ? s.heading : null;
 }
 
+const RUSTDOC_ITEM = /(?:^|\/)(?:struct|trait|enum|union)\.([A-Za-z_]\w*)\.html$/;
+const RUSTDOC_FN = /^(?:pub(?:\([^)]*\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?(?:extern\s+"[^"]*"\s+)?fn\s+([A-Za-z_]\w*)\b/;
+const RUSTDOC_IMPLS_END = /^(?:Trait Implementations|Auto Trait Implementations|Blanket Implementations|Implementors|Implementations on Foreign Types)$/;
+
+/**
+ * rustdoc's methods as a Rust programmer writes them, `File::open`: on a struct's, trait's or enum's page
+ * (`struct.File.html`), each `<h4>` signature `pub fn open<P: AsRef<Path>>(…)` of the type's own methods
+ * (a trait's required and provided ones), the page's sections up to its trait implementations (whose methods
+ * are the traits' own, defined on their pages).
+ */
+export function rustdocMethods(file: string, sections: readonly { heading: string; key: string }[]): { name: string; key: string }[] {
+  const item = RUSTDOC_ITEM.exec(file)?.[1];
+  if (!item) return [];
+  const out: { name: string; key: string }[] = [];
+  for (const s of sections) {
+    if (RUSTDOC_IMPLS_END.test(s.heading.trim())) break;
+    const fn = RUSTDOC_FN.exec(s.heading.trim())?.[1];
+    if (fn) out.push({ name: `${item}::${fn}`, key: s.key });
+  }
+  return out;
+}
+
 function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] {
   // name -> defining page -> the sections of that page that define it (in order).
   const defs = new Map<string, Map<string, { file: string; keys: string[]; lang: string }>>();
@@ -301,6 +325,7 @@ function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] 
       const sig = signatureName(s);
       if (sig) define(sig, page, s.key);
     }
+    for (const m of rustdocMethods(page.file, page.gt.sections)) define(m.name, page, m.key);
   }
   const eligible = [...defs].filter(([, m]) => m.size <= 2).sort((a, b) => (a[0] < b[0] ? -1 : 1));
   const r = rng(`${c.name}/identifier/${VERSION}`);

@@ -3,7 +3,7 @@
  * corpora (Sphinx, DocBook, AsciiDoc), the judge, the naive baseline and the query generator's pieces.
  */
 import { describe, expect, it } from 'vitest';
-import { definedNames, norm, signatureName, stripNumbering, typo } from './build-queries.js';
+import { definedNames, norm, rustdocMethods, signatureName, stripNumbering, typo } from './build-queries.js';
 import type { CapturedPage } from './lib/capture.js';
 import { checkInstalled, CORPORA, GATED, HELD_OUT, isHeldOut } from './lib/corpora.js';
 import { findText, groundTruth, landing } from './lib/groundTruth.js';
@@ -95,7 +95,7 @@ describe('ground truth', () => {
         <div class="section" id="Queues">${nav}<h2 class="section">7.1 Queues</h2><p>Queues wait.</p></div>
         <span id="stray"></span>${nav}<div class="section" id="Limits">${nav}<span id="Limits-1"></span><h2 class="section">7.2 Limits</h2><p>Limits hold.</p></div></div>`),
     );
-    expect(gt.sections.map((s) => s.key)).toEqual(['Jobs-1', 'h:7.1 Queues', 'Limits-1']);
+    expect(gt.sections.map((s) => s.key)).toEqual(['Jobs-1', 'Queues', 'Limits-1']);
     expect(landing(gt, 'Jobs')).toBe(0);
     expect(landing(gt, 'Queues')).toBe(1);
     expect(landing(gt, 'Limits')).toBe(2);
@@ -154,7 +154,7 @@ describe('corpora', () => {
     expect([...HELD_OUT].sort()).toEqual(['cmake', 'devref', 'rust', 'sqlite']);
     expect(GATED).toBe('devref');
     expect(isHeldOut('cmake') && isHeldOut('devref') && isHeldOut('sqlite') && isHeldOut('rust') && !isHeldOut('nodejs') && !isHeldOut('python') && !isHeldOut('zsh') && !isHeldOut('doxygen') && !isHeldOut('instguide')).toBe(true);
-    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs']);
+    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc']);
   });
   it('a corpus extracted rather than installed says how to get it when it is missing', () => {
     for (const name of ['nodejs', 'ant', 'mkdocs']) {
@@ -200,6 +200,30 @@ describe('query generation', () => {
     );
     expect(gt.sections.map(signatureName)).toEqual([null, null, 'setBasedir', 'setBasedir', null, null, null, null]);
     expect(landing(gt, 'setBasedir(java.lang.String)')).toBe(3);
+  });
+  it("rustdoc: a method's <section> wrapper lands on its signature past the version and source link beside it; methods as Type::name up to the trait implementations", () => {
+    const method = (id: string, since: string, sig: string, body: string) =>
+      `<details class="rustdoc-toggle method-toggle" open><summary><section id="${id}" class="method has-srclink"><span class="rightside"><span class="since">${since}</span> · <a class="srclink" href="#">source</a></span><a href="#${id}" class="anchor"></a><h4 class="code-header">${sig}</h4></section></summary><div class="docblock"><p>${body}</p></div></details>`;
+    const gt = groundTruth(
+      page(`<section id="main-content" class="content"><h1 class="fqn">Struct std::net::UdpSocket</h1><p>A UDP socket.</p>
+        <h2 id="implementations">Implementations</h2><details class="rustdoc-toggle implementors-toggle" open><summary><section id="impl" class="impl has-srclink"><h3 class="code-header in-band">impl UdpSocket</h3></section></summary><div class="impl-items">
+        ${method('method.send_to', '1.0.0', 'pub fn send_to&lt;A: ToSocketAddrs&gt;(&amp;self, buf: &amp;[u8], addr: A) -&gt; Result&lt;usize&gt;', 'Sends data.')}
+        ${method('method.is_ipv4', '1.16.0 (const: 1.50.0)', 'pub const fn is_ipv4(&amp;self) -&gt; bool', 'Whether it is IPv4.')}
+        ${method('method.too_far', 'a lead-in much longer than forty characters before it', 'pub fn too_far(&amp;self)', 'Far.')}
+        </div></details><h2 id="trait-implementations">Trait Implementations</h2><details class="rustdoc-toggle implementors-toggle"><summary><section id="impl-Debug" class="impl has-srclink"><h3 class="code-header in-band">impl Debug for UdpSocket</h3></section></summary>
+        ${method('method.fmt', '', 'fn fmt(&amp;self, f: &amp;mut Formatter&lt;\'_&gt;) -&gt; Result', 'Formats.')}</details></section>`),
+    );
+    expect(gt.sections.map((s) => s.key)).toEqual(['main-content', 'implementations', 'impl', 'method.send_to', 'method.is_ipv4', expect.stringMatching(/^h:pub fn too_far/), 'trait-implementations', 'impl-Debug', 'method.fmt']);
+    expect(landing(gt, 'method.send_to')).toBe(3);
+    expect(landing(gt, 'method.is_ipv4')).toBe(4);
+    // Past the lead-in's limit the wrapper stays with the section before, where its text starts.
+    expect(landing(gt, 'method.too_far')).toBe(4);
+    expect(rustdocMethods('net/struct.UdpSocket.html', gt.sections).map((m) => `${m.name} ${m.key}`)).toEqual([
+      'UdpSocket::send_to method.send_to',
+      'UdpSocket::is_ipv4 method.is_ipv4',
+      expect.stringMatching(/^UdpSocket::too_far h:pub fn too_far/),
+    ]);
+    expect(rustdocMethods('net/index.html', gt.sections)).toEqual([]);
   });
   it('a heading leaves out an icon-font glyph (a private-use character), as a reader would type it', () => {
     const gt = groundTruth(page('<div role="main"><h1 id="w">Writing your docs<a class="headerlink" href="#w">\uf0c1</a></h1><p>Text.</p></div>'));

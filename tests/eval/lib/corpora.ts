@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust';
+export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust' | 'rustdoc';
 
 export interface CorpusDef {
   name: CorpusName;
@@ -269,6 +269,24 @@ export const CORPORA: readonly CorpusDef[] = [
         if (name === '404.html' || name === 'search.html') return false;
         return rel.startsWith('mkdocs/html/') || rel.startsWith('python3-djangorestframework/html/') || rel.startsWith('python-markdown-doc/docs/');
       });
+    },
+    lang: () => 'en',
+  },
+  {
+    // rustdoc (issue #13 names it; session 22): the API pages of Rust's standard library, fourteen of its
+    // modules' own pages (structs, traits, enums, functions, the module index), not their sub-modules. Each
+    // method is a `<section id="method.open">` wrapper inside a `<details>` toggle, its `<h4>` the whole
+    // signature; `<h5 id="examples-1">Examples</h5>` and "Errors" repeated under every method, numbered ids;
+    // trait implementations after the inherent methods. A tuning corpus, from the same package as the held-out
+    // `rust` books but none of their pages, and another generator.
+    name: 'rustdoc',
+    title: "The Rust standard library's API pages, fourteen modules (rustdoc, Rust 1.63)",
+    generator: 'rustdoc (ids on <section> wrappers of each method inside <details>, <h4> signatures, numbered Examples/Errors ids)',
+    packages: ['rust-doc'],
+    root: process.env.REREAD_RUSTDOC ?? '/usr/share/doc/rust-doc/html/std',
+    heldOut: false,
+    files() {
+      return walk(this.root, (rel) => /^(?:collections|env|fs|io|net|option|path|process|result|string|sync|thread|time|vec)\/[^/]+\.html$/.test(rel));
     },
     lang: () => 'en',
   },

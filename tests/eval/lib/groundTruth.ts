@@ -82,6 +82,13 @@ function isExcluded(el: Element, tag: string): boolean {
   return classes.some((c) => EXCLUDED_CLASSES.has(c));
 }
 
+/**
+ * A wrapper that opens with its heading after at most this many characters (not counting spaces) of other text lands
+ * on that heading: rustdoc's `<section id="method.is_ipv4"><span class="rightside">1.16.0 (const: 1.50.0) · source</span>…<h4>`,
+ * floated beside the heading (the fixtures' resolveLinkSection allows the same lead-in, spaces counted).
+ */
+const LEAD_IN = 40;
+
 export const collapse = (s: string): string => s.replace(/\s+/g, ' ').trim();
 export const headingText = (s: string): string => collapse(collapse(s.replace(/¶|\p{Co}/gu, '')).replace(/^[#§🔗]\s*|\s*[#§🔗]$/gu, ''));
 
@@ -204,7 +211,7 @@ export function groundTruthOf(doc: Document, fallbackLang = ''): GtPage {
       // when the element is the heading's wrapper (texi2any's `<div class="section" id>` opens with a row
       // of navigation links: a browser scrolls to the row, the heading right under it).
       const next = sections.find((s) => s.inkStart >= p.ink);
-      if (next && (next.inkStart === p.ink || (next.contentInkStart === p.contentInk && p.el.contains(next.el)))) target = next.index;
+      if (next && (next.inkStart === p.ink || (p.el.contains(next.el) && (next.contentInkStart === p.contentInk || next.inkStart - p.ink <= LEAD_IN)))) target = next.index;
       else {
         let prev: number | null = null;
         for (const s of sections) if (s.inkStart <= p.ink) prev = s.index;
@@ -213,13 +220,14 @@ export function groundTruthOf(doc: Document, fallbackLang = ''): GtPage {
     }
     idLanding.set(p.id, target);
   }
-  // Ids on or inside the heading first, then those just before it (wrappers, empty anchors).
-  for (const inside of [true, false]) {
+  // Ids on or inside the heading first, then those just before it (wrappers, empty anchors), then
+  // wrappers with a short lead-in before it (LEAD_IN).
+  for (const pass of ['inside', 'before', 'lead-in'] as const) {
     for (const p of ids) {
       const t = idLanding.get(p.id);
-      if (t === null || t === undefined || (p.inHeading === t) !== inside) continue;
+      if (t === null || t === undefined || (p.inHeading === t) !== (pass === 'inside')) continue;
       const s = sections[t]!;
-      if (inside || s.inkStart === p.ink) s.headingIds.push(p.id);
+      if (pass === 'inside' || (pass === 'before' ? s.inkStart === p.ink : s.inkStart !== p.ink && p.el.contains(s.el) && s.inkStart - p.ink <= LEAD_IN)) s.headingIds.push(p.id);
     }
   }
 
