@@ -44,6 +44,13 @@ export interface NamedHeadingQuery {
    * (a line whose first word differs only by accents is not looked at: names are typed as written).
    */
   lineStart: RegExp | null;
+  /**
+   * A member typed with its type, `UdpSocket::send_to`, `Project.setBasedir`, `Array#map` (lower case): a
+   * heading that is the member's signature names it when a heading above it names the type (rustdoc's
+   * `pub fn send_to<A: ToSocketAddrs>(…)` under "Struct std::net::UdpSocket", Javadoc's `setBasedir` under
+   * "Class Project"). Null for any other query.
+   */
+  member: { name: string; owner: string } | null;
 }
 
 const words = (s: string): string[] => foldText(s).toLowerCase().match(WORD) ?? [];
@@ -71,7 +78,39 @@ export function namedHeadingQuery(text: string): NamedHeadingQuery | null {
   const word = ASCII.test(squeezed) ? w.reduce((a, b) => (b.length > a.length ? b : a), '') : '';
   const longest = word ? new RegExp(word.replace(/[^a-z0-9]/g, '\\$&'), 'i') : null;
   const lineStart = word ? new RegExp(`^[^\\p{L}\\p{N}\\n]*${w[0]!.replace(/[^a-z0-9]/g, '\\$&')}(?![\\p{L}\\p{N}])`, 'gimu') : null;
-  return { spaced: ` ${w.join(' ')} `, squeezed, unspaced: unspacedWord(squeezed), letters, exact, judged: new Map(), longest, lineStart };
+  const m = MEMBER.exec(text.trim());
+  const member = m ? { owner: m[1]!.toLowerCase(), name: m[2]!.toLowerCase() } : null;
+  return { spaced: ` ${w.join(' ')} `, squeezed, unspaced: unspacedWord(squeezed), letters, exact, judged: new Map(), longest, lineStart, member };
+}
+
+/** `Type::member`, `pkg.Type.member`, `Type#member`, with `()` after it or not: the type and the member. */
+const MEMBER = /^(?:[A-Za-z_$][\w$]*(?:::|\.))*([A-Za-z_$][\w$]*)(?:::|\.|#)([A-Za-z_$][\w$]*)(?:\(\))?$/;
+/** A heading that is one name (Javadoc's `setBasedir`). */
+const BARE_NAME = /^[A-Za-z_$][\w$]*$/;
+/** The name a signature declares: the first name followed by its parameter list, type parameters between (`send_to<A: ToSocketAddrs>(`). */
+const SIGNATURE = /([A-Za-z_$][\w$]*)\s*(?:<[^()]*>)?\s*\(/;
+
+/** The name a heading declares when it is a signature or one name, lower case; else null. */
+export function declaredName(heading: string): string | null {
+  const h = heading.trim();
+  if (BARE_NAME.test(h)) return h.toLowerCase();
+  return SIGNATURE.exec(h)?.[1]?.toLowerCase() ?? null;
+}
+
+const hasWord = (heading: string, word: string): boolean => heading.toLowerCase().split(/[^\w$]+/).includes(word);
+
+/**
+ * Whether the query names `path[i]`: the heading itself (namesHeading), or, for a member typed with its
+ * type, a heading declaring that member under one that names the type (`member` above).
+ */
+export function namesAt(q: NamedHeadingQuery, path: readonly string[], i = path.length - 1): boolean {
+  const heading = path[i];
+  if (heading === undefined) return false;
+  if (namesHeading(q, heading)) return true;
+  const m = q.member;
+  if (!m || declaredName(heading) !== m.name) return false;
+  for (let k = 0; k < i; k++) if (hasWord(path[k]!, m.owner)) return true;
+  return false;
 }
 
 /**
@@ -166,6 +205,6 @@ function judge(q: NamedHeadingQuery, heading: string, line: boolean): boolean {
  * that the query names too wins (the most specific place).
  */
 export function namedInPath(q: NamedHeadingQuery, path: readonly string[]): number {
-  for (let i = path.length - 1; i >= 0; i--) if (namesHeading(q, path[i]!)) return i;
+  for (let i = path.length - 1; i >= 0; i--) if (namesAt(q, path, i)) return i;
   return -1;
 }

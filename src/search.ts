@@ -19,7 +19,7 @@ import { TOKENIZER } from './indexing.js';
 import { QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
-import { namedHeadingQuery, namedInPath, namedLineIn, namesHeading, type NamedHeadingQuery } from './namedHeading.js';
+import { namedHeadingQuery, namedInPath, namedLineIn, namesAt, type NamedHeadingQuery } from './namedHeading.js';
 import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
 import { correctedText, correctionTerms, DEFAULT_COMMON, kanaFunctionWord, markCommon, narrowOptions, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
@@ -1054,7 +1054,7 @@ function definitionsFirst<H extends { url: string; chunk: SectionView }>(hits: H
   const byHeading = (url: string) =>
     byUrl.get(url)!.some(
       ({ chunk }) =>
-        namedInPath(q, chunk.headingPath) >= 0 || !!chunk.parts?.some((part) => part.headingPath.length > 0 && namesHeading(q, part.headingPath[part.headingPath.length - 1]!)),
+        namedInPath(q, chunk.headingPath) >= 0 || !!chunk.parts?.some((part) => part.headingPath.length > 0 && namesAt(q, part.headingPath)),
     );
   const byLine = (url: string) => byUrl.get(url)!.some(({ chunk }) => namedLineIn(q, chunk));
   const headed = top.filter(byHeading);
@@ -1078,7 +1078,7 @@ function liftNamedHeadings<H extends { url: string; chunk: SectionView; named?: 
     else byUrl.set(h.url, [i]);
   });
   const partNamed = (v: SectionView): SectionPart | undefined =>
-    v.parts?.find((p) => p.headingPath.length > 0 && !samePath(p.headingPath, v.headingPath) && namesHeading(q, p.headingPath[p.headingPath.length - 1]!));
+    v.parts?.find((p) => p.headingPath.length > 0 && !samePath(p.headingPath, v.headingPath) && namesAt(q, p.headingPath));
   // A page's first hit: replaced in place by another of its hits (which leaves its own place), or marked.
   const first = new Map<number, H>();
   const taken = new Set<number>();
@@ -1099,7 +1099,7 @@ function liftNamedHeadings<H extends { url: string; chunk: SectionView; named?: 
     }
     // The heading: one above this section, else any the page's other candidates have as their own.
     const target = j >= 0 ? path.slice(0, j + 1) : null;
-    const isTarget = (p: readonly string[]) => (target ? samePath(p, target) : p.length > 0 && namesHeading(q, p[p.length - 1]!));
+    const isTarget = (p: readonly string[]) => (target ? samePath(p, target) : p.length > 0 && namesAt(q, p));
     let k = rest.find((m) => isTarget(hits[m]!.chunk.headingPath));
     let part: SectionPart | undefined;
     if (k === undefined) {

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { namedHeadingQuery, namedInPath, namedLineIn, namesHeading, namesLine, NAMED_SHARE } from '../../src/namedHeading.js';
+import { declaredName, namedHeadingQuery, namedInPath, namedLineIn, namesAt, namesHeading, namesLine, NAMED_SHARE } from '../../src/namedHeading.js';
 import { search } from '../../src/search.js';
 import { h, p, source } from './pagesSource.js';
 
@@ -101,6 +101,69 @@ describe('namesHeading', () => {
         else expect(names(query, heading)).toBe(true);
       }),
     );
+  });
+});
+
+describe('a member typed with its type (rustdoc, Javadoc)', () => {
+  const at = (query: string, path: string[]) => {
+    const q = namedHeadingQuery(query);
+    return !!q && namesAt(q, path);
+  };
+  const rustdoc = ['Struct std::net::UdpSocket', 'Implementations', 'impl UdpSocket'];
+  const sendTo = 'pub fn send_to<A: ToSocketAddrs>(&self, buf: &[u8], addr: A) -> Result<usize>';
+
+  it('reads the name a signature or a bare-name heading declares', () => {
+    expect(declaredName(sendTo)).toBe('send_to');
+    expect(declaredName('pub fn open<P: AsRef<Path>>(path: P) -> Result<File>')).toBe('open');
+    expect(declaredName('pub const fn is_ipv4(&self) -> bool')).toBe('is_ipv4');
+    expect(declaredName('setBasedir')).toBe('setbasedir');
+    expect(declaredName('impl<T> From<T> for T')).toBe(null);
+    expect(declaredName('Examples')).toBe('examples');
+  });
+
+  it('names the member’s signature under a heading that names the type', () => {
+    expect(at('UdpSocket::send_to', [...rustdoc, sendTo])).toBe(true);
+    expect(at('std::net::UdpSocket::send_to', [...rustdoc, sendTo])).toBe(true);
+    expect(at('udpsocket::send_to()', [...rustdoc, sendTo])).toBe(true);
+    expect(at('Project.setBasedir', ['Class Project', 'Method Details', 'setBasedir'])).toBe(true);
+    // The signature alone does not carry the type (namesHeading does not take it).
+    expect(namesHeading(namedHeadingQuery('UdpSocket::send_to')!, sendTo)).toBe(false);
+  });
+
+  it('does not name another type’s member, another member, or a sub-section below the signature', () => {
+    expect(at('TcpStream::send_to', [...rustdoc, sendTo])).toBe(false);
+    expect(at('UdpSocket::recv_from', [...rustdoc, sendTo])).toBe(false);
+    expect(at('UdpSocket::send_to', [...rustdoc, sendTo, 'Examples'])).toBe(false);
+    // The type must be above the heading, not the heading itself.
+    expect(at('UdpSocket::send_to', [sendTo])).toBe(false);
+    // A plain word or a phrase is no member.
+    expect(namedHeadingQuery('send_to')!.member).toBe(null);
+    expect(namedHeadingQuery('send to a socket')!.member).toBe(null);
+  });
+
+  it('the card links to the member’s signature, not to its Examples sub-section whose code repeats the name', async () => {
+    const url = 'https://doc.test/std/net/struct.UdpSocket.html';
+    const src = source([
+      {
+        url,
+        title: 'UdpSocket in std::net - Rust',
+        blocks: [
+          h(1, 'Struct std::net::UdpSocket', 'main'),
+          p(`A UDP socket. ${filler(40, 'intro')}`),
+          h(2, 'Implementations', 'implementations'),
+          h(3, 'impl UdpSocket', 'impl'),
+          h(4, sendTo, 'method.send_to'),
+          // Under 20 words: merged into the page's first section (rustdoc's short method descriptions).
+          p('Sends data on the socket to the given address. On success, returns the number of bytes written.'),
+          h(5, 'Examples', 'examples-4'),
+          p(`use std::net::UdpSocket; let socket = UdpSocket::bind("127.0.0.1:34254").expect("couldn't bind"); socket.send_to(&[0; 10], "127.0.0.1:4242").expect("couldn't send_to"); UdpSocket send_to UdpSocket send_to. ${filler(20, 'ex')}`),
+          h(4, 'pub fn recv_from(&self, buf: &mut [u8]) -> Result<(usize, SocketAddr)>', 'method.recv_from'),
+          p(`Receives a single datagram message on the socket. ${filler(30, 'recv')}`),
+        ],
+      },
+    ]);
+    const [card] = (await search(src, { q: 'UdpSocket::send_to', limit: 5 })).results;
+    expect(card!.href).toBe(`${url}#method.send_to`);
   });
 });
 
