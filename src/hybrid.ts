@@ -12,12 +12,12 @@ import { rrfFuse, type FusedHit, type LaneHit } from './rrf.js';
 export type QueryClass = 'identifier' | 'natural' | 'phrase';
 
 /**
- * Codes, snake_case, camelCase and PascalCase (TypeError), dotted paths, numbers: the lexical lane's
+ * Codes, snake_case, camelCase and PascalCase (TypeError), dotted and `::` paths (`Read::bytes`), numbers: the lexical lane's
  * territory. A query that is one upper-case word (PYTHONPATH, SIGINT) is a constant's name; inside a
  * sentence an upper-case word is usually an acronym ("over HTTP").
  */
 const IDENTIFIER =
-  /(?:^|\s)(?:[\p{L}\p{N}]+_[\p{L}\p{N}_]+|\p{Ll}+\p{Lu}[\p{L}\p{N}]*|\p{Lu}\p{Ll}+(?:\p{Lu}[\p{Ll}\p{N}]*)+|\p{Lu}{2,}[\p{Ll}\p{N}][\p{L}\p{N}]*|[\p{L}_][\p{L}\p{N}_]*(?:\.[\p{L}_][\p{L}\p{N}_]*)+\(?\)?|[\p{L}]*\d[\p{L}\p{N}]*|__\w+__|--?[a-z][\w-]*|%\(?\w+\)?\w?|\w+\(\))(?=\s|$)/u;
+  /(?:^|\s)(?:[\p{L}\p{N}]+_[\p{L}\p{N}_]+|\p{Ll}+\p{Lu}[\p{L}\p{N}]*|\p{Lu}\p{Ll}+(?:\p{Lu}[\p{Ll}\p{N}]*)+|\p{Lu}{2,}[\p{Ll}\p{N}][\p{L}\p{N}]*|[\p{L}_][\p{L}\p{N}_]*(?:(?:\.|::)[\p{L}_][\p{L}\p{N}_]*)+\(?\)?|[\p{L}]*\d[\p{L}\p{N}]*|__\w+__|--?[a-z][\w-]*|%\(?\w+\)?\w?|\w+\(\))(?=\s|$)/u;
 
 const CONSTANT = /^\p{Lu}[\p{Lu}\p{N}]{2,}$/u;
 

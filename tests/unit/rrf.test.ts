@@ -125,6 +125,8 @@ describe('classifyQuery', () => {
     'XMLHttpRequest',
     'len()',
     'how does os.path.join work',
+    'Read::bytes',
+    'std::fs::File::open',
   ])('%s is an identifier query', (q) => {
     expect(classifyQuery(q)).toBe('identifier');
   });
