@@ -24,7 +24,7 @@
  *   `dt.sig.cmake[id="variable:…"]`: the term as written, `FetchContent_Declare`), long options (`--ignore-missing`) and config keys
  *   (`core.autocrlf`) of AsciiDoc definition lists (`dt.hdlist1`); and a heading that is one name whose anchor is
  *   that name with its parameter list in brackets (Javadoc's methods: `id="setBasedir(java.io.File)"` over
- *   `<h3>setBasedir</h3>`); rustdoc's methods as `Type::method` (the `fn` signature headings of a
+ *   `<h3>setBasedir</h3>`); gtk-doc's functions (`<a name="g-strdup"></a><h3>g_strdup ()</h3>`); rustdoc's methods as `Type::method` (the `fn` signature headings of a
  *   struct's, trait's or enum's page before its trait implementations). Each defining page is grade 2; every
  *   section of it that defines the name is a target.
  */
@@ -309,6 +309,17 @@ export function rustdocMethods(file: string, sections: readonly { heading: strin
   return out;
 }
 
+const GTKDOC_FN = /^([A-Za-z_]\w*) \(\)$/;
+
+/**
+ * gtk-doc's functions: a heading `g_strdup ()` whose anchor is the name with dashes for underscores
+ * (`<a name="g-strdup"></a><h3>g_strdup ()</h3>`).
+ */
+export function gtkdocName(s: { heading: string; headingIds: readonly string[] }): string | null {
+  const name = GTKDOC_FN.exec(s.heading.trim())?.[1];
+  return name && s.headingIds[0] === name.replace(/_/g, '-') ? name : null;
+}
+
 function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] {
   // name -> defining page -> the sections of that page that define it (in order).
   const defs = new Map<string, Map<string, { file: string; keys: string[]; lang: string }>>();
@@ -322,7 +333,7 @@ function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] 
   for (const page of pages) {
     for (const s of page.gt.sections) {
       for (const d of s.definitions) for (const name of definedNames(d)) define(name, page, s.key);
-      const sig = signatureName(s);
+      const sig = signatureName(s) ?? gtkdocName(s);
       if (sig) define(sig, page, s.key);
     }
     for (const m of rustdocMethods(page.file, page.gt.sections)) define(m.name, page, m.key);

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust' | 'rustdoc';
+export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust' | 'rustdoc' | 'glib';
 
 export interface CorpusDef {
   name: CorpusName;
@@ -287,6 +287,28 @@ export const CORPORA: readonly CorpusDef[] = [
     heldOut: false,
     files() {
       return walk(this.root, (rel) => /^(?:collections|env|fs|io|net|option|path|process|result|string|sync|thread|time|vec)\/[^/]+\.html$/.test(rel));
+    },
+    lang: () => 'en',
+  },
+  {
+    // gtk-doc (session 22): GLib's, GObject's and GIO's reference manuals, the C API documentation style of
+    // GNOME and many C libraries. Each function an empty `<a name="g-strdup">` before its `<h3>g_strdup ()</h3>`,
+    // the prototype in a `<pre>`, then `<h4>Parameters</h4>` and `<h4>Returns</h4>` with ids
+    // (`g-strdup.parameters`) under every function; DocBook-like chapter pages. Not the API indexes
+    // (api-index-*.html), the annotation glossary or the deprecation lists. A tuning corpus.
+    name: 'glib',
+    title: 'GLib, GObject and GIO reference manuals (gtk-doc)',
+    generator: 'gtk-doc (an empty <a name> before each <h3> "g_strdup ()", repeated Parameters/Returns <h4>s with ids)',
+    packages: ['libglib2.0-doc'],
+    // Extracted, not installed: `.ci/run` does not fetch it; a run without it skips it.
+    install: 'apt-get download libglib2.0-doc && dpkg-deb -x libglib2.0-doc_*.deb .cache/corpora/glib',
+    root: process.env.REREAD_GLIB_DOC ?? path.join(import.meta.dirname, '../../../.cache/corpora/glib/usr/share/gtk-doc/html'),
+    heldOut: false,
+    files() {
+      return walk(this.root, (rel) => {
+        const name = rel.split('/').pop()!;
+        return /^(?:glib|gobject|gio)\//.test(rel) && !/^(?:api-index-.*|annotation-glossary|deprecated)\.html$/.test(name);
+      });
     },
     lang: () => 'en',
   },
