@@ -8,8 +8,8 @@
  *   sections the other words found, count for proximity (a remembered sentence is matched with its
  *   small words), and are never listed under "matched" nor highlighted. A query of common words only
  *   ("to be or not to be") keeps them all.
- * - Typos: a word none of whose terms the index holds, and which is spellable (src/spelling.ts), is
- *   replaced by the nearest index term (fewest edits, then the most sections), weighted below an exact
+ * - Typos: a word none of whose terms the index holds (a compound: not its whole, and not one of its
+ *   parts), and which is spellable (src/spelling.ts), is replaced by the nearest index term (fewest edits, then the most sections), weighted below an exact
  *   word. A query whose words are all known costs nothing here.
  * - Words of scripts without spaces that the index does not know (a remembered span cut mid-word) are
  *   cut again against the index's terms by search() (src/recut.ts), their fragments corrected like typos.
@@ -164,11 +164,17 @@ export function narrowOptions(words: QueryWord[], df: (term: string) => number):
   }
 }
 
-/** Indexes of the words to correct: not common, no term the index holds, and spellable. */
+/**
+ * Indexes of the words to correct: not common, spellable, and the index holds none of its terms, or, for
+ * a compound (CamelCase, snake_case, hyphens), not the whole word and not one of its parts either: its
+ * parts cannot find it (`GShurce` is `g` + `shurce`; every `GList` holds a `g`).
+ */
 export function unknownWords(words: readonly QueryWord[], df: (term: string) => number): number[] {
   const out: number[] = [];
   words.forEach((w, i) => {
-    if (!w.common && w.terms.every((t) => df(t) === 0) && spellable(w.terms[0]!)) out.push(i);
+    const [whole, ...parts] = w.terms;
+    if (w.common || whole === undefined || df(whole) > 0 || !spellable(whole)) return;
+    if (!parts.length || parts.some((t) => df(t) === 0)) out.push(i);
   });
   return out;
 }

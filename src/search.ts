@@ -845,8 +845,9 @@ function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[]): 
       for (const seg of row.snippet) {
         if (!seg.match) continue;
         for (const written of seg.text.match(/[\p{L}\p{M}\p{N}]+(?:['’.\-_][\p{L}\p{M}\p{N}]+)*/gu) ?? []) {
-          const terms = wordTerms(foldText(written), TOKENIZER);
-          if (terms.length !== 1 || !wanted.includes(terms[0]!)) continue;
+          // A compound counts by its whole (`GParamSpecEnum`, not its parts).
+          const whole = wordTerms(foldText(written), TOKENIZER)[0];
+          if (whole === undefined || !wanted.includes(whole)) continue;
           const spellings = forms.get(written.toLowerCase()) ?? new Map<string, number>();
           spellings.set(written, (spellings.get(written) ?? 0) + 1);
           forms.set(written.toLowerCase(), spellings);

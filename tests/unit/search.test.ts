@@ -311,6 +311,21 @@ describe('typos', () => {
     expect(res.corrected?.query).toBe('word is indeed the name');
   });
 
+  it('corrects a typo inside a CamelCase name whose other parts are known, shown as the pages write it', async () => {
+    // `GShurce` is `gshurce` + `g` + `shurce`: every GList holds a `g`, so the word seemed known.
+    const glib = [
+      { url: 'https://docs.test/main-loop', title: 'The Main Event Loop', blocks: [h(1, 'The Main Event Loop'), p('Use this macro as the return value of a GSourceFunc to remove the GSource from the main loop.')] },
+      { url: 'https://docs.test/lists', title: 'Doubly-Linked Lists', blocks: [h(1, 'Doubly-Linked Lists'), p('A GList is a doubly-linked list; g_list_append() adds to the main list and returns the new start of the GList.')] },
+    ];
+    const res = await search(source([...pages, ...glib]), { q: 'the GShurce from the main' });
+    expect(res.results[0]?.url).toBe('https://docs.test/main-loop');
+    expect(res.corrected).toEqual({ query: 'the GSource from the main', original: 'the GShurce from the main' });
+    // A compound no page holds whole, every part of which is known, is searched by its parts, uncorrected.
+    const parts = await search(source([...pages, ...glib]), { q: 'GMainList' });
+    expect(parts.corrected).toBeUndefined();
+    expect(parts.results.map((r) => r.url)).toContain('https://docs.test/lists');
+  });
+
   it('searches the word as typed when asked (search instead for …)', async () => {
     const res = await search(source(pages), { q: 'argprase', exact: true });
     expect(res.results).toEqual([]);
