@@ -52,10 +52,10 @@ export const norm = (s: string): string =>
     .replace(/[^\p{L}\p{N}\p{M}]+/gu, ' ')
     .trim();
 
-/** Strips a heading's numbering: "7.1. What is…", "Chapter 7. Basics…", "第10章 Debian…", "5.5.1. Special…", "25 Zftp…". */
+/** Strips a heading's numbering: "7.1. What is…", "Chapter 7. Basics…", "Chapter 63 - Concept Index", "第10章 Debian…", "5.5.1. Special…", "25 Zftp…". */
 export function stripNumbering(h: string): string {
   return h
-    .replace(/^(?:chapter|kapitel|chapitre|appendix|anhang|annexe)\s+[\dA-Z]+\.?\s+/i, '')
+    .replace(/^(?:chapter|kapitel|chapitre|appendix|anhang|annexe)\s+[\dA-Z]+(?:\.|\s+[-–—:])?\s+/i, '')
     .replace(/^第\s*[\d０-９]+\s*章\s*/, '')
     .replace(/^付録\s*[A-Z]\.?\s*/, '')
     .replace(/^(?:[\dA-Z]|\d+)(?:\.\d+)*\.\s+/, '')

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust' | 'rustdoc' | 'glib';
+export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust' | 'rustdoc' | 'glib' | 'exim';
 
 export interface CorpusDef {
   name: CorpusName;
@@ -309,6 +309,25 @@ export const CORPORA: readonly CorpusDef[] = [
         const name = rel.split('/').pop()!;
         return /^(?:glib|gobject|gio)\//.test(rel) && !/^(?:api-index-.*|annotation-glossary|deprecated)\.html$/.test(name);
       });
+    },
+    lang: () => 'en',
+  },
+  {
+    // Exim's specification (session 22): a long English reference manual from the project's own XSLT (ids on
+    // the <h2>/<h3> headings, "Chapter 3 - …" and "2. Policy control"), its options defined in one-row tables
+    // (`<span class="docbook_option">accept_8bitmime</span>`, "Use:", "Type:", "Default:") under long sections
+    // such as "Alphabetical list of main options", and the filter manual beside it. The numbered chNN.html are
+    // symbolic links to the named pages (not read twice). A tuning corpus.
+    name: 'exim',
+    title: 'The Exim 4.96 specification and filter manual',
+    generator: "Exim's own XSLT from DocBook (ids on h2/h3 headings; options in one-row tables under long sections)",
+    packages: ['exim4-doc-html'],
+    // Extracted, not installed: `.ci/run` does not fetch it; a run without it skips it.
+    install: 'apt-get download exim4-doc-html && dpkg-deb -x exim4-doc-html_*.deb .cache/corpora/exim',
+    root: process.env.REREAD_EXIM_DOC ?? path.join(import.meta.dirname, '../../../.cache/corpora/exim/usr/share/doc/exim4-doc-html/spec_html'),
+    heldOut: false,
+    files() {
+      return walk(this.root, () => true);
     },
     lang: () => 'en',
   },
