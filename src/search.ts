@@ -944,8 +944,10 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
   }
   mark('sectionsAt');
   const nq = named !== 'off' ? namedHeadingQuery(correctedText(parsed.text, plan.words) ?? parsed.text) : null;
-  if (nq) liftNamedHeadings(hits, nq, named === 'lines');
-  if (nq && named === 'lines') definitionsFirst(hits, nq);
+  if (nq) {
+    liftNamedHeadings(hits, nq, named === 'lines');
+    namedPagesFirst(hits, nq, named === 'lines');
+  }
   const section = (h: Hit, lead: SnippetLead = 'passage'): ResultSection => {
     const c = h.chunk;
     const named = h.named;
@@ -1025,20 +1027,22 @@ const samePath = (a: readonly string[], b: readonly string[]): boolean => a.leng
  * is unchanged (the replacement takes the page's first place; the hit it replaced follows it).
  */
 /**
- * Pages read for a definition of an identifier typed as the query (definitionsFirst). Over the tuning
- * corpora's identifier queries 5 pages move 14 of the 16 that 10 move; 30 move one heading query more.
+ * Pages read for a heading the query names, or a definition of an identifier typed as the query
+ * (namedPagesFirst). Over the tuning corpora's identifier queries 5 pages move 14 of the 16 that 10 move;
+ * 30 move one heading query more.
  */
 const DEFINITION_WINDOW = 10;
 
 /**
- * An identifier's first result defines it: when the first page only mentions the name (a SYNOPSIS that
- * lists `--only`, a how-to that calls `PyType_FromModuleAndSpec`, another command's page citing
- * `transfer.fsckObjects`) and one of the first DEFINITION_WINDOW pages defines it — a heading that names
- * it, or a line opening with it (a definition's term: `namedLineIn`) — the pages that define it come
+ * The page whose heading the query names comes first: when the first page only holds the words (an
+ * index page listing "Alphabetical list of main options" as the link text of every entry, a SYNOPSIS
+ * that lists `--only`, a how-to that calls `PyType_FromModuleAndSpec`) and one of the first
+ * DEFINITION_WINDOW pages has a heading the query names (src/namedHeading.ts `namesAt`) — or, for an
+ * identifier (`lines`), a line opening with it (a definition's term: `namedLineIn`) — those pages come
  * first, those with such a heading before those with such a line only, each group in its order. The
  * pages' hits move together; pages after the window stay.
  */
-function definitionsFirst<H extends { url: string; chunk: SectionView }>(hits: H[], q: NamedHeadingQuery): void {
+function namedPagesFirst<H extends { url: string; chunk: SectionView }>(hits: H[], q: NamedHeadingQuery, lines: boolean): void {
   const order: string[] = [];
   const byUrl = new Map<string, H[]>();
   for (const h of hits) {
@@ -1057,7 +1061,7 @@ function definitionsFirst<H extends { url: string; chunk: SectionView }>(hits: H
       ({ chunk }) =>
         namedInPath(q, chunk.headingPath) >= 0 || !!chunk.parts?.some((part) => part.headingPath.length > 0 && namesAt(q, part.headingPath)),
     );
-  const byLine = (url: string) => byUrl.get(url)!.some(({ chunk }) => namedLineIn(q, chunk));
+  const byLine = (url: string) => lines && byUrl.get(url)!.some(({ chunk }) => namedLineIn(q, chunk));
   const headed = top.filter(byHeading);
   if (top.length < 2 || (headed.length ? headed[0] === top[0] : byLine(top[0]!))) return;
   const definers = headed.length ? [...headed, ...top.filter((u) => !byHeading(u) && byLine(u))] : top.filter(byLine);

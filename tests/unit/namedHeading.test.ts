@@ -2,7 +2,7 @@
  * A query that names a heading links to that heading (src/namedHeading.ts, src/search.ts
  * liftNamedHeadings): what "names" means, and each way the card reaches the heading: the heading's own
  * section among the candidates, a merged sub-section, the id of a heading above the section
- * (anchor.above), else a text fragment. Page order never changes.
+ * (anchor.above), else a text fragment. Pages with a heading the query names come first.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -318,6 +318,26 @@ describe('a card links to the heading its query names', () => {
     const [card] = (await search(src, { q: '--only-matching', limit: 5 })).results;
     expect(card!.href).toBe(`${url}#options`);
     expect(card!.snippet.map((s) => s.text).join('')).toContain('Print only the matched parts');
+  });
+
+  it('puts the page whose heading the query names before an index page that repeats the words', async () => {
+    // An index page lists the section's title as the link text of every entry: by the words alone it wins.
+    const entries = Array.from({ length: 40 }, (_, i) => `option_${i} Alphabetical list of main options`).join(' ');
+    const pages = [
+      { url: 'https://docs.test/option-index.html', title: 'Option Index', blocks: [h(1, 'Option Index', 'top'), h(2, 'A', 'a'), p(entries)] },
+      {
+        url: 'https://docs.test/main-configuration.html',
+        title: 'Main configuration',
+        blocks: [h(1, 'Main configuration', 'main'), p(filler(60, 'intro')), h(2, '23. Alphabetical list of main options', 'SECTalomo'), p(`Those options that undergo string expansion are marked. ${filler(60, 'opt')}`)],
+      },
+    ];
+    const src = source(pages);
+    const res = await search(src, { q: 'Alphabetical list of main options', limit: 5 });
+    expect(res.results.map((r) => r.url)).toEqual(['https://docs.test/main-configuration.html', 'https://docs.test/option-index.html']);
+    expect(res.results[0]!.href).toBe('https://docs.test/main-configuration.html#SECTalomo');
+    // Words that name no heading keep the order the words give.
+    const words = await search(src, { q: 'main options list', limit: 5 });
+    expect(words.results[0]!.url).toBe('https://docs.test/option-index.html');
   });
 
   it('leaves the order of pages as it was', async () => {
