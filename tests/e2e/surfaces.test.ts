@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright';
+import { resultsSettled } from '../shared/contract.js';
 import { ARTIFACTS, ROOT, engineStats, launch, readStats, searchPage, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
 
 let ext: Extension;
@@ -198,6 +199,20 @@ describe('context menu', () => {
     await expect.poll(() => tab.getByTestId('search-input').inputValue()).toBe('the litter box');
     expect(tab.url()).not.toContain('litter');
     expect((await results(tab))[0]).toBe(server.url('/cats.html') + '#litter');
+  });
+
+  it('a long selection is cut where a word ends, never "corrected" from half a word', async () => {
+    // 490 characters, then a word across the 500-character cut: cut mid-word, "panleukope" was a word
+    // nobody selected, and the page offered a spelling correction for it.
+    const head = 'cats '.repeat(98);
+    const opened = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.contextMenus.onClicked.dispatch({ menuItemId: 'reread-selection', selectionText: ${JSON.stringify(head + 'panleukopenia calicivirus herpesvirus')}, pageUrl: 'https://example.org/' }, undefined), true)`);
+    const tab = await opened;
+    await tab.waitForLoadState();
+    await expect.poll(() => tab.getByTestId('search-input').inputValue()).toBe(head.trim());
+    await tab.waitForFunction(resultsSettled);
+    expect(await tab.getByTestId('corrected').count()).toBe(0);
+    await tab.close();
   });
 
   it('finds pages related to this one, leaving this one out', async () => {
