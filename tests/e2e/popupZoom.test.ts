@@ -1,0 +1,110 @@
+/**
+ * The real toolbar popup (chrome.action.openPopup, not popup.html opened as a tab) at the browser's
+ * default zoom. Chrome zooms popups too, and a popup is at most 800 screen pixels wide: at 200% that is
+ * 400 CSS pixels, and the popup's 560 CSS pixels scrolled sideways with the Options link out of view.
+ * At 100% the popup keeps its 560 pixels (Chrome sizes a popup by growing it from a tiny frame: a popup
+ * that follows its frame's width without care stays tiny).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { CDPSession } from 'playwright';
+import { launch, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
+
+let server: FixtureServer;
+beforeAll(async () => {
+  server = await serve();
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** A profile whose default zoom is `factor` (Chrome stores it as a level: factor = 1.2 ^ level). */
+function zoomedProfile(factor: number): string {
+  const profile = mkdtempSync(join(tmpdir(), 'reread-zoom-'));
+  mkdirSync(join(profile, 'Default'), { recursive: true });
+  writeFileSync(join(profile, 'Default', 'Preferences'), JSON.stringify({ partition: { default_zoom_level: { x: Math.log(factor) / Math.log(1.2) } } }));
+  return profile;
+}
+
+/** Opens the toolbar popup and returns a way to evaluate an expression in it. */
+async function openPopup(ext: Extension): Promise<{ evaluate<T>(expression: string): Promise<T>; close(): Promise<void> }> {
+  expect(await ext.evalSw<string>(`chrome.action.openPopup().then(() => 'opened', (e) => String(e))`)).toBe('opened');
+  const cdp: CDPSession = await ext.ctx.browser()!.newBrowserCDPSession();
+  const popupUrl = ext.extensionUrl('popup.html');
+  const target = await until(
+    async () => ((await cdp.send('Target.getTargets')) as { targetInfos: { targetId: string; url: string }[] }).targetInfos.find((t) => t.url === popupUrl),
+    'the popup',
+    10_000,
+  );
+  const { sessionId } = (await cdp.send('Target.attachToTarget', { targetId: target.targetId, flatten: false })) as { sessionId: string };
+  let id = 0;
+  return {
+    async evaluate<T>(expression: string): Promise<T> {
+      const mine = ++id;
+      const reply = new Promise<{ result?: { result: { value?: unknown }; exceptionDetails?: { text: string } } }>((resolve) => {
+        const on = (ev: { sessionId: string; message: string }) => {
+          const msg = JSON.parse(ev.message) as { id?: number };
+          if (ev.sessionId === sessionId && msg.id === mine) {
+            cdp.off('Target.receivedMessageFromTarget', on as never);
+            resolve(msg as never);
+          }
+        };
+        cdp.on('Target.receivedMessageFromTarget', on as never);
+      });
+      await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: mine, method: 'Runtime.evaluate', params: { expression, awaitPromise: true, returnByValue: true } }) });
+      const { result } = await reply;
+      if (!result || result.exceptionDetails) throw new Error(result?.exceptionDetails?.text ?? 'no answer from the popup');
+      return result.result.value as T;
+    },
+    close: () => cdp.detach(),
+  };
+}
+
+interface Fit {
+  width: number;
+  scrollWidth: number;
+  optionsRight: number;
+  clearRight: number;
+}
+
+/** Types `q` into the real popup, waits for its results, and measures the popup's width. */
+async function searchAndMeasure(ext: Extension, q: string): Promise<Fit> {
+  const popup = await openPopup(ext);
+  try {
+    await until(() => popup.evaluate<boolean>(`!!document.querySelector('[data-testid="search-input"]')`), 'the popup rendered');
+    await popup.evaluate(`(() => { const i = document.querySelector('[data-testid="search-input"]'); i.value = ${JSON.stringify(q)}; i.dispatchEvent(new Event('input', { bubbles: true })); return true; })()`);
+    await until(() => popup.evaluate<boolean>(`!!document.querySelector('[data-testid="result"]') && !document.querySelector('[data-testid="searching"]')`), 'results in the popup', 20_000);
+    return await popup.evaluate<Fit>(`(() => {
+      const right = (sel) => document.querySelector(sel)?.getBoundingClientRect().right ?? -1;
+      return { width: innerWidth, scrollWidth: document.documentElement.scrollWidth, optionsRight: right('.popup__footer a:last-child'), clearRight: right('[data-testid="search-input"]') };
+    })()`);
+  } finally {
+    await popup.close();
+  }
+}
+
+describe('the toolbar popup at the browser zoom', () => {
+  for (const [factor, width] of [
+    [1, 560],
+    [2, 400],
+  ] as const) {
+    it(`at ${factor * 100}% it is ${width} CSS pixels wide and nothing is out of view sideways`, async () => {
+      const profile = zoomedProfile(factor);
+      const ext = await launch({ profile });
+      try {
+        await visit(ext, [server.url('/cats.html')]);
+        const fit = await searchAndMeasure(ext, 'litter box');
+        expect(fit.width).toBe(width);
+        expect(fit.scrollWidth).toBeLessThanOrEqual(fit.width);
+        expect(fit.optionsRight).toBeGreaterThan(0);
+        expect(fit.optionsRight).toBeLessThanOrEqual(fit.width);
+        expect(fit.clearRight).toBeLessThanOrEqual(fit.width);
+      } finally {
+        await ext.close();
+        rmSync(profile, { recursive: true, force: true });
+      }
+    });
+  }
+});
