@@ -107,12 +107,17 @@ export function filtersInWords(q: ParsedQuery, now = Date.now()): string[] {
 /**
  * The no-results heading: the words quoted, the filters named ("Nothing you have read matches
  * “xylophonequartz” on example.com, visited since 1 May."), never the operators as typed. `typed` is
- * quoted whole only when the parser found neither words nor filters in it.
+ * quoted whole only when the parser found neither words nor filters in it. `corrected`: the query as the
+ * spelling correction searched it, when it did.
  */
-export function noMatchHeading(q: ParsedQuery, typed: string, now = Date.now()): string {
+export function noMatchHeading(q: ParsedQuery, typed: string, now = Date.now(), corrected?: ParsedQuery): string {
   const words = q.text.trim();
   const filters = filtersInWords(q, now).join(', ');
-  if (words) return `Nothing you have read matches “${words}”${filters ? ` ${filters}` : ''}.`;
+  // A typo corrected and still nothing: both were searched, and both are named ("“dictionnary” or
+  // “dictionary”"), not a "Showing results for" line above an empty list.
+  const also = corrected?.text.trim();
+  const alt = also && also.toLowerCase() !== words.toLowerCase() ? ` or “${also}”` : '';
+  if (words) return `Nothing you have read matches “${words}”${alt}${filters ? ` ${filters}` : ''}.`;
   if (filters) return `Nothing you have read matches these filters: ${filters}.`;
   return `Nothing you have read matches “${typed.trim()}”.`;
 }

@@ -310,7 +310,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           </p>
         </div>
       )}
-      {status.kind === 'done' && status.response.corrected && (
+      {/* With nothing found, the heading below names both the words typed and the correction tried. */}
+      {status.kind === 'done' && status.response.corrected && results.length > 0 && (
         <p class="search__meta" role="status" data-testid="corrected">
           Showing results for{' '}
           <span data-testid="corrected-query">
@@ -346,7 +347,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && (
         <div class="search__empty" data-testid="no-results">
           <p>
-            <strong data-testid="no-results-heading">{noMatchHeading(parsed, query)}</strong>
+            <strong data-testid="no-results-heading">{noMatchHeading(parsed, query, Date.now(), status.response.corrected ? parseQuery(status.response.corrected.query) : undefined)}</strong>
           </p>
           <ul>
             {status.response.partial && looseFor.current !== query && (

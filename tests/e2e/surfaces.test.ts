@@ -113,6 +113,20 @@ describe('results page', () => {
     await page.close();
   });
 
+  it('a corrected typo that still finds nothing says so, naming both, not "Showing results for"', async () => {
+    const page = await ext.ctx.newPage();
+    // The phrase, corrected, is in no page either.
+    await page.goto(ext.extensionUrl(`search.html?q=${encodeURIComponent('"littr vaccines"')}`));
+    await page.waitForFunction(resultsSettled);
+    expect(await page.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “littr vaccines” or “litter vaccines”.');
+    expect(await page.getByTestId('corrected').count()).toBe(0);
+    // With results, the correction is said above them as before.
+    await page.getByTestId('search-input').fill('littr');
+    await expect.poll(() => page.getByTestId('corrected-query').textContent()).toBe('litter');
+    expect(await page.getByTestId('result').count()).toBeGreaterThan(0);
+    await page.close();
+  });
+
   it('a reload keeps the typed query without putting it in the address bar; a link to the search is offered', async () => {
     const page = await ext.ctx.newPage();
     await page.goto(ext.extensionUrl('search.html'));

@@ -72,5 +72,11 @@ describe('format', () => {
     expect(heading('site:example.com after:7d')).toBe(`Nothing you have read matches these filters: on example.com, visited since ${formatDay(new Date(2026, 5, 8).getTime(), now)}.`);
     // An operator the parser does not know is a word, and is quoted as one.
     expect(heading('foo:bar')).toBe('Nothing you have read matches “foo:bar”.');
+    // A typo corrected and still nothing: both words were searched, and the heading names both (it named
+    // only the typed words under a "Showing results for …" line, which showed no results).
+    const corrected = (q: string, c: string) => noMatchHeading(parseQuery(q, now), q, now, parseQuery(c, now));
+    expect(corrected('littr site:example.com', 'litter site:example.com')).toBe('Nothing you have read matches “littr” or “litter” on example.com.');
+    expect(corrected('"unclosed quote', '"undosed quote')).toBe('Nothing you have read matches “unclosed quote” or “undosed quote”.');
+    expect(corrected('Bread', 'bread')).toBe('Nothing you have read matches “Bread”.');
   });
 });
