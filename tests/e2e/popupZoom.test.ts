@@ -3,14 +3,15 @@
  * default zoom. Chrome zooms popups too, and a popup is at most 800 screen pixels wide: at 200% that is
  * 400 CSS pixels, and the popup's 560 CSS pixels scrolled sideways with the Options link out of view.
  * At 100% the popup keeps its 560 pixels (Chrome sizes a popup by growing it from a tiny frame: a popup
- * that follows its frame's width without care stays tiny).
+ * that follows its frame's width without care stays tiny). Then a long site name, at full and at zoomed
+ * width: in the footer ("Never save …") and in a result's line.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CDPSession } from 'playwright';
-import { launch, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
+import { launch, serve, tabsPermissionDist, until, visit, type Extension, type FixtureServer } from './harness.js';
 
 let server: FixtureServer;
 beforeAll(async () => {
@@ -107,4 +108,49 @@ describe('the toolbar popup at the browser zoom', () => {
       }
     });
   }
+});
+
+describe('the popup with a long site name', () => {
+  const host = 'documentation-and-reference-material.internal-knowledge-base.very-long-subdomain.example-corporation.com';
+
+  it('wraps the name in its own place: the links beside it keep one line, a result keeps its date in view', async () => {
+    const dist = tabsPermissionDist();
+    const ext = await launch({ dist, args: ['--host-resolver-rules=MAP *.example-corporation.com 127.0.0.1'] });
+    try {
+      const url = `http://${host}:${new URL(server.origin).port}/cats.html`;
+      await visit(ext, [url]);
+      const tab = await ext.ctx.newPage();
+      await tab.goto(url);
+      const popup = await ext.ctx.newPage();
+      await tab.bringToFront(); // the popup reads the active tab's site
+      for (const width of [560, 400]) {
+        await popup.setViewportSize({ width, height: 600 });
+        await popup.goto(ext.extensionUrl('popup.html'));
+        await popup.getByTestId('exclude-site').waitFor();
+        await popup.getByTestId('search-input').fill('litter');
+        await popup.getByTestId('result').first().waitFor();
+        await popup.waitForFunction(() => !document.querySelector('[data-testid="searching"]'));
+        const layout = await popup.evaluate(() => {
+          const main = document.querySelector('[data-testid="result-link"]')!.getBoundingClientRect();
+          const date = document.querySelector('.result__date')!.getBoundingClientRect();
+          return {
+            // Lines of text in each footer link: its text has a box per line.
+            linkLines: [...document.querySelectorAll('.popup__footer a')].map((a) => {
+              const r = document.createRange();
+              r.selectNodeContents(a);
+              return new Set([...r.getClientRects()].map((b) => Math.round(b.top))).size;
+            }),
+            dateInCard: date.width > 0 && date.right <= main.right,
+            scrollWidth: document.documentElement.scrollWidth,
+          };
+        });
+        expect(layout.linkLines, `at ${width} px`).toEqual([1, 1]);
+        expect(layout.dateInCard, `at ${width} px`).toBe(true);
+        expect(layout.scrollWidth).toBeLessThanOrEqual(width);
+      }
+    } finally {
+      await ext.close();
+      rmSync(dist, { recursive: true, force: true });
+    }
+  });
 });
