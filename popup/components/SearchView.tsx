@@ -232,6 +232,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           onKeyDown={onKeyDown}
           autocomplete="off"
           spellcheck={false}
+          // Words typed in Arabic or Hebrew run right to left in the box, as the page's own text does.
+          dir="auto"
         />
         <p id="search-help" class={`search__help${mode === 'popup' && status.kind !== 'idle' ? ' visually-hidden' : ''}`}>
           {/* Nothing saved: site:/after: would narrow nothing, and there is no result to move to or open. */}

@@ -151,6 +151,30 @@ describe('results page', () => {
     await page.close();
   });
 
+  it('shows right-to-left page text in its own direction', async () => {
+    // Hebrew writes the ASCII question mark, which takes the direction around it.
+    server.routes.set('/rtl.html', '<!doctype html><html lang="he" dir="rtl"><head><title>מה זה תכנות?</title></head><body><article><h1>מה זה תכנות?</h1><p>זהו דף על תכנות ומחשבים ורשתות ונתונים, ויש בו מספיק מילים כדי שהאינדקס ישמור אותו בבדיקה הזאת של טקסט בעברית.</p></article></body></html>');
+    await visit(ext, [server.url('/rtl.html')]);
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl(`search.html?q=${encodeURIComponent('תכנות')}`));
+    await page.getByTestId('result').first().waitFor();
+    // The question mark ends the title: right to left, it is drawn at the title's left end. In the page's
+    // left-to-right direction it was drawn at the right, where the title starts.
+    const ends = await page.getByTestId('result-title').first().evaluate((el) => {
+      const text = el.firstChild as Text;
+      const at = (i: number) => {
+        const r = document.createRange();
+        r.setStart(text, i);
+        r.setEnd(text, i + 1);
+        return r.getBoundingClientRect().left;
+      };
+      return { first: at(0), last: at(text.length - 1), text: text.data };
+    });
+    expect(ends.text).toBe('מה זה תכנות?');
+    expect(ends.last).toBeLessThan(ends.first);
+    await page.close();
+  });
+
   it('renders hostile page text as text and runs none of it', async () => {
     const page = await ext.ctx.newPage();
     let dialogs = 0;
