@@ -97,7 +97,11 @@ export function filtersInWords(q: ParsedQuery, now = Date.now()): string[] {
   const without = [...q.excludeWords, ...q.excludePhrases];
   if (without.length) out.push(`without ${orList(without.map((w) => `“${w}”`))}`);
   if (q.after !== undefined && q.before !== undefined && q.before > q.after) out.push(`visited ${formatDaySpan(q.after, q.before - 1, now)}`);
-  else {
+  else if (q.after !== undefined && q.before !== undefined) {
+    // From a later day than the one before: "visited since 10 Dec, visited before 1 Dec" left the reader
+    // to work out why nothing could match.
+    out.push(`visited since ${formatDay(q.after, now)} and before ${formatDay(q.before, now)} (no day is both)`);
+  } else {
     if (q.after !== undefined) out.push(`visited since ${formatDay(q.after, now)}`);
     if (q.before !== undefined) out.push(`visited before ${formatDay(q.before, now)}`);
   }

@@ -67,6 +67,11 @@ describe('format', () => {
     expect(heading('xylophonequartz site:example.com after:2024-05-01')).toBe(`Nothing you have read matches “xylophonequartz” on example.com, visited since ${may1}.`);
     // before: is exclusive: the last day named is the one before it.
     expect(heading('bread before:2024-05-09 after:2024-05-01')).toBe(`Nothing you have read matches “bread” visited ${formatDaySpan(new Date(2024, 4, 1).getTime(), new Date(2024, 4, 8).getTime(), now)}.`);
+    // A range that ends before it starts: said so, not left to the reader.
+    expect(heading('bread after:2024-05-10 before:2024-05-01')).toBe(
+      `Nothing you have read matches “bread” visited since ${formatDay(new Date(2024, 4, 10).getTime(), now)} and before ${formatDay(new Date(2024, 4, 1).getTime(), now)} (no day is both).`,
+    );
+    expect(heading('bread after:2024-05-10 before:2024-05-10')).toContain('(no day is both)');
     expect(heading('bread before:2024-05-09')).toBe(`Nothing you have read matches “bread” visited before ${formatDay(new Date(2024, 4, 9).getTime(), now)}.`);
     expect(heading('"sour dough" -site:a.com -rye site:b.org site:c.org')).toBe('Nothing you have read matches “sour dough” on b.org or c.org, not on a.com, without “rye”.');
     expect(heading('site:example.com after:7d')).toBe(`Nothing you have read matches these filters: on example.com, visited since ${formatDay(new Date(2026, 5, 8).getTime(), now)}.`);
