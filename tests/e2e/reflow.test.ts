@@ -1,10 +1,13 @@
 /**
+ * Reflow: what a person who zooms in, or has a narrow window, sees.
+ *
  * The real toolbar popup (chrome.action.openPopup, not popup.html opened as a tab) at the browser's
  * default zoom. Chrome zooms popups too, and a popup is at most 800 screen pixels wide: at 200% that is
  * 400 CSS pixels, and the popup's 560 CSS pixels scrolled sideways with the Options link out of view.
  * At 100% the popup keeps its 560 pixels (Chrome sizes a popup by growing it from a tiny frame: a popup
  * that follows its frame's width without care stays tiny). Then a long site name, at full and at zoomed
- * width: in the footer ("Never save …") and in a result's line.
+ * width: in the footer ("Never save …") and in a result's line. And the options and results pages at
+ * 320 CSS pixels wide (WCAG 1.4.10: a 1280-pixel window at 400%): nothing scrolls sideways.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -151,6 +154,30 @@ describe('the popup with a long site name', () => {
     } finally {
       await ext.close();
       rmSync(dist, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the options and results pages at 320 CSS pixels', () => {
+  it('scroll only down, never sideways', async () => {
+    const ext = await launch();
+    try {
+      await visit(ext, [server.url('/cats.html')]);
+      const page = await ext.ctx.newPage();
+      await page.setViewportSize({ width: 320, height: 700 });
+      await page.goto(ext.extensionUrl('options.html'));
+      await page.getByTestId('stat-pages').waitFor();
+      // The counters' longest label ("Sections still being read for search by meaning") kept its one
+      // line and pushed the numbers out of view; the two columns of never-saved sites and the file
+      // chooser were wider than the page too.
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+      const pending = await page.getByTestId('stat-pending-embeddings').boundingBox();
+      expect(pending!.x + pending!.width).toBeLessThanOrEqual(320);
+      await page.goto(ext.extensionUrl('search.html?q=litter'));
+      await page.getByTestId('result').first().waitFor();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+    } finally {
+      await ext.close();
     }
   });
 });
