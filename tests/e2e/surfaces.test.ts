@@ -74,6 +74,26 @@ describe('popup', () => {
     await until(async () => ext.ctx.pages().some((p) => p.url() === server.url('/cats.html') + '#litter'), 'result opened');
   });
 
+  it('Enter pressed before the answer came opens its first result once it comes', async () => {
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('popup.html'));
+    await page.getByTestId('search-input').waitFor();
+    // Typed, then Enter in the next task: the answer is not there yet (checked), as when a person types a
+    // word and presses Enter at once. That Enter was lost: nothing opened.
+    const searchingAtEnter = await page.evaluate(async () => {
+      const box = document.querySelector<HTMLInputElement>('[data-testid="search-input"]')!;
+      box.value = 'sourdough';
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((r) => setTimeout(r, 0));
+      const searching = !!document.querySelector('[data-testid="searching"]');
+      box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+      return searching;
+    });
+    expect(searchingAtEnter).toBe(true);
+    await until(async () => ext.ctx.pages().some((p) => p.url().startsWith(server.url('/bread.html'))), 'the first result opened');
+    await page.close();
+  });
+
   it('saves screenshots in light and dark themes', async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     for (const scheme of ['light', 'dark'] as const) {
