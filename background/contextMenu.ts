@@ -4,12 +4,15 @@
  */
 import browser from 'webextension-polyfill';
 import { normalizeUrl } from '../src/url.js';
+import { clipQuery } from '../src/query.js';
 import type { Engine } from './engine.js';
 import { relatedQuery } from './related.js';
 import { searchPageUrl } from './tabs.js';
 
 export const MENU_SELECTION = 'reread-selection';
 export const MENU_RELATED = 'reread-related';
+/** The most of a selection searched. */
+const SELECTION_QUERY_CHARS = 500;
 
 function createMenus(): void {
   browser.contextMenus.removeAll().then(() => {
@@ -25,7 +28,8 @@ export function registerContextMenu(engine: Engine): void {
     void (async () => {
       let url: string;
       if (info.menuItemId === MENU_SELECTION) {
-        const q = (info.selectionText ?? '').replace(/\s+/g, ' ').trim().slice(0, 500);
+        // A long selection is cut where a word ends: half a word is "corrected" to a word never selected.
+        const q = clipQuery((info.selectionText ?? '').replace(/\s+/g, ' ').trim(), SELECTION_QUERY_CHARS);
         if (!q) return;
         url = searchPageUrl({ q });
       } else if (info.menuItemId === MENU_RELATED) {

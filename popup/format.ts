@@ -97,7 +97,11 @@ export function filtersInWords(q: ParsedQuery, now = Date.now()): string[] {
   const without = [...q.excludeWords, ...q.excludePhrases];
   if (without.length) out.push(`without ${orList(without.map((w) => `“${w}”`))}`);
   if (q.after !== undefined && q.before !== undefined && q.before > q.after) out.push(`visited ${formatDaySpan(q.after, q.before - 1, now)}`);
-  else {
+  else if (q.after !== undefined && q.before !== undefined) {
+    // From a later day than the one before: "visited since 10 Dec, visited before 1 Dec" left the reader
+    // to work out why nothing could match.
+    out.push(`visited since ${formatDay(q.after, now)} and before ${formatDay(q.before, now)} (no day is both)`);
+  } else {
     if (q.after !== undefined) out.push(`visited since ${formatDay(q.after, now)}`);
     if (q.before !== undefined) out.push(`visited before ${formatDay(q.before, now)}`);
   }
@@ -107,12 +111,17 @@ export function filtersInWords(q: ParsedQuery, now = Date.now()): string[] {
 /**
  * The no-results heading: the words quoted, the filters named ("Nothing you have read matches
  * “xylophonequartz” on example.com, visited since 1 May."), never the operators as typed. `typed` is
- * quoted whole only when the parser found neither words nor filters in it.
+ * quoted whole only when the parser found neither words nor filters in it. `corrected`: the query as the
+ * spelling correction searched it, when it did.
  */
-export function noMatchHeading(q: ParsedQuery, typed: string, now = Date.now()): string {
+export function noMatchHeading(q: ParsedQuery, typed: string, now = Date.now(), corrected?: ParsedQuery): string {
   const words = q.text.trim();
   const filters = filtersInWords(q, now).join(', ');
-  if (words) return `Nothing you have read matches “${words}”${filters ? ` ${filters}` : ''}.`;
+  // A typo corrected and still nothing: both were searched, and both are named ("“dictionnary” or
+  // “dictionary”"), not a "Showing results for" line above an empty list.
+  const also = corrected?.text.trim();
+  const alt = also && also.toLowerCase() !== words.toLowerCase() ? ` or “${also}”` : '';
+  if (words) return `Nothing you have read matches “${words}”${alt}${filters ? ` ${filters}` : ''}.`;
   if (filters) return `Nothing you have read matches these filters: ${filters}.`;
   return `Nothing you have read matches “${typed.trim()}”.`;
 }

@@ -67,6 +67,23 @@ export function parseDateOperand(raw: string, now: number): number | undefined {
   return undefined;
 }
 
+/** The longest query searched, in characters: a longer paste or selection is cut (clipQuery). */
+export const MAX_QUERY_CHARS = 2000;
+
+/**
+ * `text` cut to at most `max` characters where a word ends: a word cut in half ("indirec" from a long
+ * selection's "indirectly") is a word no page has, and the spelling correction then answered with
+ * "Showing results for … indirect" about a word the person never typed. Text without a space in its
+ * second half (one long token, or unspaced CJK) is cut at `max`, never inside a surrogate pair.
+ */
+export function clipQuery(text: string, max: number = MAX_QUERY_CHARS): string {
+  if (text.length <= max) return text;
+  const space = text.slice(0, max + 1).search(/\s\S*$/);
+  if (space >= max / 2) return text.slice(0, space).trimEnd();
+  const end = /[\ud800-\udbff]/.test(text[max - 1] ?? '') ? max - 1 : max;
+  return text.slice(0, end);
+}
+
 // The operand may be empty so that a bare `site:` (half typed) is an operator with nothing to
 // filter by, not the word "site"; the empty matches this allows between words are skipped.
 const TOKEN = /(-?)(?:([a-zA-Z]+):)?(?:"([^"]*)"?|(\S*))/g;
@@ -74,8 +91,7 @@ const TOKEN = /(-?)(?:([a-zA-Z]+):)?(?:"([^"]*)"?|(\S*))/g;
 export function parseQuery(input: string, now: number = Date.now()): ParsedQuery {
   const q: ParsedQuery = { text: '', phrases: [], excludeWords: [], excludePhrases: [], sites: [], excludeSites: [] };
   const words: string[] = [];
-  const src = String(input ?? '')
-    .slice(0, 2000)
+  const src = clipQuery(String(input ?? ''))
     .replace(/\b(after|before):last\s+(week|month|year)\b/gi, '$1:last-$2');
   for (const m of src.matchAll(TOKEN)) {
     const neg = m[1] === '-';

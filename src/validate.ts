@@ -5,6 +5,7 @@
 import { CHUNKER_VERSION, countWords, DEFAULT_CHUNKER_OPTIONS, type Block, type BlockKind, type Chunk, type ChunkAnchor, type HeadingId, type SectionPart } from './chunker.js';
 import { ProtocolError, type CapturePayload, type ForgetScope, type MessageType, type SearchRequest } from './protocol.js';
 import { normalizeSitePattern } from './settings.js';
+import { clipQuery } from './query.js';
 
 export const CAPTURE_LIMITS = {
   /** Total characters of block text kept from one page. */
@@ -274,7 +275,8 @@ export function validateSections(v: unknown, blocks: readonly Block[]): Chunk[] 
 
 export function validateSearch(v: unknown): SearchRequest {
   if (!isObject(v)) fail('search request must be an object');
-  const q = str(v.q, 'q', 2000)!;
+  // Cut where a word ends (clipQuery): the text searched, and the "original" a correction names, hold no half word.
+  const q = clipQuery(str(v.q, 'q', Number.MAX_SAFE_INTEGER)!);
   const out: SearchRequest = { q };
   const site = str(v.site, 'site', 300, true);
   const after = str(v.after, 'after', 40, true);

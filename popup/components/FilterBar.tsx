@@ -6,9 +6,12 @@ import type { SiteCount } from '../../src/protocol.js';
 import { isoDate, parseQuery } from '../../src/query.js';
 import { siteLabel } from '../../src/url.js';
 
-/** Replaces every `op:value` in the query by `op:value` (or removes them when value is null). */
+/**
+ * Replaces every `op:value` in the query by `op:value` (or removes them when value is null). A bare `op:`
+ * (half typed) goes too: picking a site after typing `json site:` gave `json site: site:example.com`.
+ */
 export function setOperator(q: string, op: string, value: string | null): string {
-  const re = new RegExp(`(^|\\s)${op}:(?:"[^"]*"|\\S+)`, 'gi');
+  const re = new RegExp(`(^|\\s)${op}:(?:"[^"]*"|\\S*)`, 'gi');
   const stripped = q.replace(re, ' ').replace(/\s+/g, ' ').trim();
   return value ? `${stripped} ${op}:${value}`.trim() : stripped;
 }

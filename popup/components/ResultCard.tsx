@@ -119,19 +119,21 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
       >
         <span class="result__head">
           {icon && <img class="result__icon" src={icon} alt="" width={16} height={16} />}
-          {/* The whole title on hover: one line, it is often cut (the option's own tooltip is the address). */}
-          <span class="result__title" id={`${base}-title`} data-testid="result-title" title={title}>
+          {/* The whole title on hover: one line, it is often cut (the option's own tooltip is the address).
+              Page text takes its own direction (dir="auto" here and on every piece of page text below): in
+              this left-to-right page an Arabic or Hebrew title's final "!" or "?" was drawn at its start. */}
+          <span class="result__title" id={`${base}-title`} data-testid="result-title" title={title} dir="auto">
             {title}
           </span>
         </span>
         {!compact && (
-          <span class="result__section" id={`${base}-section`} data-testid="result-section">
+          <span class="result__section" id={`${base}-section`} data-testid="result-section" dir="auto">
             {path}
           </span>
         )}
         <span class="result__meta" id={`${base}-meta`}>
           {compact && path && (
-            <span class="result__section" data-testid="result-section">
+            <span class="result__section" data-testid="result-section" dir="auto">
               {path}
             </span>
           )}
@@ -145,7 +147,7 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
           <LaneBadges lanes={r.lanes} />
           <KindNote result={r} />
         </span>
-        <span class={`result__snippet${compact ? ' result__snippet--clamp' : ''}`} id={`${base}-snippet`} data-testid="result-snippet">
+        <span class={`result__snippet${compact ? ' result__snippet--clamp' : ''}`} id={`${base}-snippet`} data-testid="result-snippet" dir="auto">
           <Snippet segments={r.snippet} />
         </span>
         {r.whyMatched.length > 0 && !compact && (
@@ -175,14 +177,16 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
                 <span class="visually-hidden" id={`${id}-also`}>
                   Also on this page:
                 </span>
-                <span id={`${id}-label`} class="result__more-label">
+                <span id={`${id}-label`} class="result__more-label" dir="auto">
                   {/* A section with no heading of its own below the title is the page's opening text: the
                       title again here read as a second link to the same thing. */}
                   {sectionPath(m, r.title) || 'Top of the page'}
                 </span>
                 <span class="result__more-snippet" id={`${id}-snippet`}>
                   <span aria-hidden="true">{' — '}</span>
-                  <Snippet segments={m.snippet} />
+                  <bdi>
+                    <Snippet segments={m.snippet} />
+                  </bdi>
                 </span>
               </a>
             );

@@ -55,9 +55,29 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   const exactFor = useRef<string | null>(null);
   /** "Show pages with some of these words": this query is searched loose (any of its words) until it changes. */
   const looseFor = useRef<string | null>(null);
+  const openHref = (href: string, newTab: boolean) => {
+    void call('open', { url: href, newTab }).then(async () => {
+      // A real popup closes once the result is open; popup.html opened as a tab stays.
+      if (mode === 'popup' && !(await browser.tabs.getCurrent())) window.close();
+    });
+  };
+  /**
+   * Enter pressed before the answer to the typed query came (type, Enter at once: the search takes tens
+   * of milliseconds, hundreds after the worker started): its first result opens once the answer comes.
+   * Before, that Enter was lost, and nothing happened until it was pressed again.
+   */
+  const openWhenAnswered = useRef<{ q: string; newTab: boolean } | null>(null);
+  const answered = (q: string, response: SearchResponse) => {
+    const wanted = openWhenAnswered.current;
+    if (!wanted || wanted.q !== q) return;
+    openWhenAnswered.current = null;
+    const first = response.results[0];
+    if (first) openHref(first.href, wanted.newTab);
+  };
   const run = useCallback(
     (q: string) => {
       const mine = ++ticket.current;
+      if (openWhenAnswered.current?.q !== q) openWhenAnswered.current = null;
       if (!q.trim()) {
         setStatus({ kind: 'idle' });
         onQueryChange?.(q);
@@ -71,22 +91,28 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           setStatus({ kind: 'done', response });
           setSelected(0);
           onQueryChange?.(q);
+          if (!response.denseLoading) answered(q, response);
           // The first search after the worker started answers by words alone while the meaning index
           // loads: ask once more, waiting for it, and the hybrid answer replaces this one (unless the
           // user typed on: a newer keystroke supersedes it in the worker and owns the screen here).
           if (response.denseLoading) {
             call('search', { ...req, awaitDense: true })
               .then((hybrid) => {
-                if (mine === ticket.current) setStatus({ kind: 'done', response: hybrid });
+                if (mine !== ticket.current) return;
+                setStatus({ kind: 'done', response: hybrid });
+                answered(q, hybrid);
               })
               .catch(() => {
                 // The meaning lane could not answer: what the words found is the answer, said as such.
-                if (mine === ticket.current) setStatus({ kind: 'done', response: wordsOnly(response) });
+                if (mine !== ticket.current) return;
+                setStatus({ kind: 'done', response: wordsOnly(response) });
+                answered(q, response);
               });
           }
         })
         .catch((e: unknown) => {
           if (mine !== ticket.current) return;
+          openWhenAnswered.current = null;
           setStatus({ kind: 'error', message: e instanceof Error ? e.message : String(e) });
         });
     },
@@ -154,13 +180,6 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
 
   const results: SearchResult[] = status.kind === 'done' ? status.response.results : [];
   const options = useMemo(() => flattenOptions(results, mode === 'popup'), [results]);
-  const openHref = (href: string, newTab: boolean) => {
-    void call('open', { url: href, newTab }).then(async () => {
-      // A real popup closes once the result is open; popup.html opened as a tab stays.
-      if (mode === 'popup' && !(await browser.tabs.getCurrent())) window.close();
-    });
-  };
-
   const move = (to: number) => setSelected(Math.max(0, Math.min(to, options.length - 1)));
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'ArrowDown') {
@@ -176,6 +195,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       e.preventDefault();
       const o = options[selected];
       if (o) openHref(o.section.href, e.ctrlKey || e.metaKey);
+      else if (status.kind === 'searching' && query.trim()) openWhenAnswered.current = { q: query, newTab: e.ctrlKey || e.metaKey };
     } else if (e.key === 'Escape' && query) {
       // Escape closes what typing opened (the list): it clears the box. With the box empty, the
       // browser's own Escape closes the popup.
@@ -232,6 +252,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           onKeyDown={onKeyDown}
           autocomplete="off"
           spellcheck={false}
+          // Words typed in Arabic or Hebrew run right to left in the box, as the page's own text does.
+          dir="auto"
         />
         <p id="search-help" class={`search__help${mode === 'popup' && status.kind !== 'idle' ? ' visually-hidden' : ''}`}>
           {/* Nothing saved: site:/after: would narrow nothing, and there is no result to move to or open. */}
@@ -310,7 +332,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           </p>
         </div>
       )}
-      {status.kind === 'done' && status.response.corrected && (
+      {/* With nothing found, the heading below names both the words typed and the correction tried. */}
+      {status.kind === 'done' && status.response.corrected && results.length > 0 && (
         <p class="search__meta" role="status" data-testid="corrected">
           Showing results for{' '}
           <span data-testid="corrected-query">
@@ -346,7 +369,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && (
         <div class="search__empty" data-testid="no-results">
           <p>
-            <strong data-testid="no-results-heading">{noMatchHeading(parsed, query)}</strong>
+            <strong data-testid="no-results-heading">{noMatchHeading(parsed, query, Date.now(), status.response.corrected ? parseQuery(status.response.corrected.query) : undefined)}</strong>
           </p>
           <ul>
             {status.response.partial && looseFor.current !== query && (

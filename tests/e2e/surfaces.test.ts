@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright';
+import { resultsSettled } from '../shared/contract.js';
 import { ARTIFACTS, ROOT, engineStats, launch, readStats, searchPage, serve, until, visit, type Extension, type FixtureServer } from './harness.js';
 
 let ext: Extension;
@@ -73,6 +74,26 @@ describe('popup', () => {
     await until(async () => ext.ctx.pages().some((p) => p.url() === server.url('/cats.html') + '#litter'), 'result opened');
   });
 
+  it('Enter pressed before the answer came opens its first result once it comes', async () => {
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('popup.html'));
+    await page.getByTestId('search-input').waitFor();
+    // Typed, then Enter in the next task: the answer is not there yet (checked), as when a person types a
+    // word and presses Enter at once. That Enter was lost: nothing opened.
+    const searchingAtEnter = await page.evaluate(async () => {
+      const box = document.querySelector<HTMLInputElement>('[data-testid="search-input"]')!;
+      box.value = 'sourdough';
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((r) => setTimeout(r, 0));
+      const searching = !!document.querySelector('[data-testid="searching"]');
+      box.dispatchEvent(new KeyboardEvent('keydown', { key: 'Enter', bubbles: true, cancelable: true }));
+      return searching;
+    });
+    expect(searchingAtEnter).toBe(true);
+    await until(async () => ext.ctx.pages().some((p) => p.url().startsWith(server.url('/bread.html'))), 'the first result opened');
+    await page.close();
+  });
+
   it('saves screenshots in light and dark themes', async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     for (const scheme of ['light', 'dark'] as const) {
@@ -112,6 +133,20 @@ describe('results page', () => {
     await page.close();
   });
 
+  it('a corrected typo that still finds nothing says so, naming both, not "Showing results for"', async () => {
+    const page = await ext.ctx.newPage();
+    // The phrase, corrected, is in no page either.
+    await page.goto(ext.extensionUrl(`search.html?q=${encodeURIComponent('"littr vaccines"')}`));
+    await page.waitForFunction(resultsSettled);
+    expect(await page.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “littr vaccines” or “litter vaccines”.');
+    expect(await page.getByTestId('corrected').count()).toBe(0);
+    // With results, the correction is said above them as before.
+    await page.getByTestId('search-input').fill('littr');
+    await expect.poll(() => page.getByTestId('corrected-query').textContent()).toBe('litter');
+    expect(await page.getByTestId('result').count()).toBeGreaterThan(0);
+    await page.close();
+  });
+
   it('a reload keeps the typed query without putting it in the address bar; a link to the search is offered', async () => {
     const page = await ext.ctx.newPage();
     await page.goto(ext.extensionUrl('search.html'));
@@ -133,6 +168,30 @@ describe('results page', () => {
     await expect.poll(async () => (await results(page))[0]?.startsWith(server.url('/bread.html'))).toBe(true);
     await page.goto(ext.extensionUrl('search.html?q=commit'));
     await expect.poll(() => page.getByTestId('search-input').inputValue()).toBe('commit');
+    await page.close();
+  });
+
+  it('shows right-to-left page text in its own direction', async () => {
+    // Hebrew writes the ASCII question mark, which takes the direction around it.
+    server.routes.set('/rtl.html', '<!doctype html><html lang="he" dir="rtl"><head><title>מה זה תכנות?</title></head><body><article><h1>מה זה תכנות?</h1><p>זהו דף על תכנות ומחשבים ורשתות ונתונים, ויש בו מספיק מילים כדי שהאינדקס ישמור אותו בבדיקה הזאת של טקסט בעברית.</p></article></body></html>');
+    await visit(ext, [server.url('/rtl.html')]);
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl(`search.html?q=${encodeURIComponent('תכנות')}`));
+    await page.getByTestId('result').first().waitFor();
+    // The question mark ends the title: right to left, it is drawn at the title's left end. In the page's
+    // left-to-right direction it was drawn at the right, where the title starts.
+    const ends = await page.getByTestId('result-title').first().evaluate((el) => {
+      const text = el.firstChild as Text;
+      const at = (i: number) => {
+        const r = document.createRange();
+        r.setStart(text, i);
+        r.setEnd(text, i + 1);
+        return r.getBoundingClientRect().left;
+      };
+      return { first: at(0), last: at(text.length - 1), text: text.data };
+    });
+    expect(ends.text).toBe('מה זה תכנות?');
+    expect(ends.last).toBeLessThan(ends.first);
     await page.close();
   });
 
@@ -198,6 +257,20 @@ describe('context menu', () => {
     await expect.poll(() => tab.getByTestId('search-input').inputValue()).toBe('the litter box');
     expect(tab.url()).not.toContain('litter');
     expect((await results(tab))[0]).toBe(server.url('/cats.html') + '#litter');
+  });
+
+  it('a long selection is cut where a word ends, never "corrected" from half a word', async () => {
+    // 490 characters, then a word across the 500-character cut: cut mid-word, "panleukope" was a word
+    // nobody selected, and the page offered a spelling correction for it.
+    const head = 'cats '.repeat(98);
+    const opened = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.contextMenus.onClicked.dispatch({ menuItemId: 'reread-selection', selectionText: ${JSON.stringify(head + 'panleukopenia calicivirus herpesvirus')}, pageUrl: 'https://example.org/' }, undefined), true)`);
+    const tab = await opened;
+    await tab.waitForLoadState();
+    await expect.poll(() => tab.getByTestId('search-input').inputValue()).toBe(head.trim());
+    await tab.waitForFunction(resultsSettled);
+    expect(await tab.getByTestId('corrected').count()).toBe(0);
+    await tab.close();
   });
 
   it('finds pages related to this one, leaving this one out', async () => {

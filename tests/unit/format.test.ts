@@ -67,10 +67,21 @@ describe('format', () => {
     expect(heading('xylophonequartz site:example.com after:2024-05-01')).toBe(`Nothing you have read matches “xylophonequartz” on example.com, visited since ${may1}.`);
     // before: is exclusive: the last day named is the one before it.
     expect(heading('bread before:2024-05-09 after:2024-05-01')).toBe(`Nothing you have read matches “bread” visited ${formatDaySpan(new Date(2024, 4, 1).getTime(), new Date(2024, 4, 8).getTime(), now)}.`);
+    // A range that ends before it starts: said so, not left to the reader.
+    expect(heading('bread after:2024-05-10 before:2024-05-01')).toBe(
+      `Nothing you have read matches “bread” visited since ${formatDay(new Date(2024, 4, 10).getTime(), now)} and before ${formatDay(new Date(2024, 4, 1).getTime(), now)} (no day is both).`,
+    );
+    expect(heading('bread after:2024-05-10 before:2024-05-10')).toContain('(no day is both)');
     expect(heading('bread before:2024-05-09')).toBe(`Nothing you have read matches “bread” visited before ${formatDay(new Date(2024, 4, 9).getTime(), now)}.`);
     expect(heading('"sour dough" -site:a.com -rye site:b.org site:c.org')).toBe('Nothing you have read matches “sour dough” on b.org or c.org, not on a.com, without “rye”.');
     expect(heading('site:example.com after:7d')).toBe(`Nothing you have read matches these filters: on example.com, visited since ${formatDay(new Date(2026, 5, 8).getTime(), now)}.`);
     // An operator the parser does not know is a word, and is quoted as one.
     expect(heading('foo:bar')).toBe('Nothing you have read matches “foo:bar”.');
+    // A typo corrected and still nothing: both words were searched, and the heading names both (it named
+    // only the typed words under a "Showing results for …" line, which showed no results).
+    const corrected = (q: string, c: string) => noMatchHeading(parseQuery(q, now), q, now, parseQuery(c, now));
+    expect(corrected('littr site:example.com', 'litter site:example.com')).toBe('Nothing you have read matches “littr” or “litter” on example.com.');
+    expect(corrected('"unclosed quote', '"undosed quote')).toBe('Nothing you have read matches “unclosed quote” or “undosed quote”.');
+    expect(corrected('Bread', 'bread')).toBe('Nothing you have read matches “Bread”.');
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatQuery, isEmptyQuery, isoDate, parseDateOperand, parseQuery } from '../../src/query.js';
+import { clipQuery, formatQuery, isEmptyQuery, isoDate, parseDateOperand, parseQuery } from '../../src/query.js';
+import { validateSearch } from '../../src/validate.js';
 import { hostileText } from './arbitraries.js';
 
 const DAY = 86_400_000;
@@ -236,5 +237,44 @@ describe('parseQuery (property)', { timeout: 30_000 }, () => {
     // Non-string input from an untyped caller.
     expect(parseQuery(undefined as unknown as string, NOW).text).toBe('');
     expect(parseQuery('x'.repeat(100_000), NOW).text.length).toBe(2000);
+  });
+});
+
+describe('clipQuery: a long paste or selection is cut where a word ends', () => {
+  // A word cut in half is a word no page has: the spelling correction then "corrected" it and the page
+  // said "Showing results for … indirect" about a word nobody typed.
+  const sentence = 'if a tuple contains any mutable object either directly or indirectly, it cannot be used as a key. ';
+
+  it('never ends inside a word', () => {
+    const long = sentence.repeat(30);
+    for (const max of [500, 501, 517, 2000]) {
+      const cut = clipQuery(long, max);
+      expect(cut.length).toBeLessThanOrEqual(max);
+      expect(cut.length).toBeGreaterThan(max - 20);
+      expect(long.startsWith(cut)).toBe(true);
+      expect(long.slice(cut.length)).toMatch(/^[\s]/);
+    }
+    expect(clipQuery('short words', 500)).toBe('short words');
+    // Exactly at a word's end: kept whole.
+    expect(clipQuery('abc def ghi', 7)).toBe('abc def');
+    expect(clipQuery('abc def ghi', 8)).toBe('abc def');
+  });
+
+  it('cuts one long token or unspaced text at the limit, never inside a surrogate pair', () => {
+    expect(clipQuery('x'.repeat(3000), 2000)).toBe('x'.repeat(2000));
+    expect(clipQuery('東京'.repeat(600), 500)).toBe('東京'.repeat(250));
+    const emoji = '🐍'.repeat(300); // two code units each
+    const cut = clipQuery('a' + emoji, 500);
+    expect(cut.length).toBe(499);
+    expect(() => encodeURIComponent(cut)).not.toThrow();
+  });
+
+  it('is what the parser and the search request see', () => {
+    const long = sentence.repeat(30);
+    const words = parseQuery(long, NOW).text.split(' ');
+    expect(long).toContain(` ${words[words.length - 1]} `);
+    const q = validateSearch({ q: long }).q;
+    expect(q.length).toBeLessThanOrEqual(2000);
+    expect(long.slice(q.length)).toMatch(/^\s/);
   });
 });

@@ -1,0 +1,37 @@
+/**
+ * The omnibox's suggestion text (background/omnibox.ts shows it): Chrome parses a description as XML,
+ * with <match>, <dim> and <url>; Firefox shows it as plain text. Page text is escaped.
+ */
+import type { SnippetSegment } from './snippet.js';
+
+/** Omnibox descriptions are XML in Chrome: escape everything page-derived. */
+export function xmlEscape(s: string): string {
+  return s
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
+}
+
+/** `s` cut to `n` characters with an ellipsis; never inside a surrogate pair (an emoji cut in half was drawn as �). */
+export function clip(s: string, n: number): string {
+  if (s.length <= n) return s;
+  const end = /[\ud800-\udbff]/.test(s[n - 2] ?? '') ? n - 2 : n - 1;
+  return s.slice(0, end) + '…';
+}
+
+export function describe(title: string, section: string, snippet: readonly SnippetSegment[], markup: boolean): string {
+  const head = clip(section && section !== title ? `${title} › ${section}` : title, 90);
+  if (!markup) return `${head} — ${clip(snippet.map((s) => s.text).join(''), 120)}`;
+  let text = '';
+  let used = 0;
+  for (const seg of snippet) {
+    if (used > 120) break;
+    const piece = clip(seg.text, 120 - used + 1);
+    used += piece.length;
+    text += seg.match ? `<match>${xmlEscape(piece)}</match>` : xmlEscape(piece);
+  }
+  return `${xmlEscape(head)} <dim>—</dim> <dim>${text}</dim>`;
+}
