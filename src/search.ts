@@ -791,12 +791,19 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
     const raw = wordTerms(foldText(typedWord), { ...TOKENIZER, stem: false })[0] ?? term;
     const max = maxEditsFor(raw);
     const suffix = raw.startsWith(term) ? raw.slice(term.length) : '';
-    // A candidate compared with an ending added back (`settign`: `sett` + `ing`) is shown with it.
+    // A candidate compared with an ending added back (`settign`: `sett` + `ing`) is shown with it. Not
+    // when the typed word had an ending of its own taken off: both endings at once make a form no page
+    // writes (`unclosed` is `unclos` + `ed`, and `unclos` two edits from `undo` + `s`: "undosed"), so such a
+    // candidate counts by the word as typed against that form (four edits from `undos`).
+    const stemmed = raw !== term;
     const near = (await src.similarTerms!(term, max))
       .map((c) => {
         const typed = suffix ? editDistance(raw, c.term + suffix, max) : max + 1;
-        return typed <= c.distance ? { term: c.term, distance: typed, shown: c.term + suffix } : { term: c.term, distance: c.distance, shown: c.term + (c.ending ?? '') + suffix };
+        if (typed <= c.distance) return { term: c.term, distance: typed, shown: c.term + suffix };
+        if (c.ending && stemmed) return { term: c.term, distance: editDistance(raw, c.term + c.ending, max), shown: c.term + c.ending };
+        return { term: c.term, distance: c.distance, shown: c.term + (c.ending ?? '') + suffix };
       })
+      .filter((c) => c.distance <= max)
       .sort((a, b) => a.distance - b.distance || (a.term < b.term ? -1 : a.term > b.term ? 1 : 0));
     // The nearest candidates first; among the equally near (at most MAX_CANDIDATES read), the most used.
     let best: { term: string; distance: number; shown: string } | undefined;

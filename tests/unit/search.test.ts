@@ -326,6 +326,15 @@ describe('typos', () => {
     expect(parts.results.map((r) => r.url)).toContain('https://docs.test/lists');
   });
 
+  it('does not stack the ending it compared with on the typed one ("unclosed" is no typo of "undo")', async () => {
+    // `unclosed` is stemmed `unclos` + `ed`; `unclos` is two edits from `undo` + `s`, and the form shown was
+    // "undosed"; the typed word is four edits from any form of `undo`.
+    const git = [{ url: 'https://docs.test/undo', title: 'Undo', blocks: [h(1, 'How to undo a commit'), p('To undo the last commit, reset to the commit before it; undos are recorded in the reflog.')] }];
+    const res = await search(source([...pages, ...git]), { q: 'unclosed quote' });
+    expect(res.corrected).toBeUndefined();
+    expect(res.results).toEqual([]);
+  });
+
   it('searches the word as typed when asked (search instead for …)', async () => {
     const res = await search(source(pages), { q: 'argprase', exact: true });
     expect(res.results).toEqual([]);
