@@ -243,8 +243,10 @@ function winners(heap: TopK, terms: readonly QueryTerm[], scratch: Scratch): Lex
     let at = 0;
     for (let j = 0; j < n && at < list.length; j++) {
       const key = sortedById[j]!;
-      const r = key % RANKS;
-      const id = (key - r) / RANKS;
+      // (key / RANKS floored: the id, exactly, as RANKS is a power of two; `%` on a double this large
+      // is a call into the C library's fmod, and this runs for every winner and term.)
+      const id = Math.floor(key / RANKS);
+      const r = key - id * RANKS;
       at = seek(list, id, at);
       if (at < list.length && list[at] === id) {
         termBits[r] = (termBits[r]! | bit) >>> 0;
@@ -354,8 +356,8 @@ export function addScores(hits: LexicalHit[], query: readonly QueryTerm[], stats
       let at = 0;
       for (let j = 0; j < n && at < p.ids.length; j++) {
         const key = keys[j]!;
-        const i = key % RANKS;
-        const id = (key - i) / RANKS;
+        const id = Math.floor(key / RANKS);
+        const i = key - id * RANKS;
         at = seek(p.ids, id, at);
         if (at < p.ids.length && p.ids[at] === id) addTerm(hits[i]!, p, at, w[t]!, k1, b, avgLen, bonus);
       }

@@ -68,7 +68,7 @@ export class QueryMatcher {
     if (!this.probes.length) return false;
     // Other scripts: the folded text, as the tokenizer reads it (a final sigma's case depends on what
     // follows it in the text, not in the word: such text is a maybe).
-    const lower = (hasNonAscii(text) ? FoldMap.of(text).folded : text).toLowerCase();
+    const lower = asciiLower(text) ?? FoldMap.of(text).folded.toLowerCase();
     if (lower.includes('ς')) return true;
     for (const p of this.probes) if (lower.includes(p)) return true;
     return false;
@@ -135,13 +135,14 @@ export class QueryMatcher {
     if (this.empty) return this.scan(text);
     let t = text;
     let map: FoldMap | null = null;
-    if (hasNonAscii(text)) {
+    let lower = asciiLower(text);
+    if (lower === null) {
       if (ASTRAL.test(text)) return this.scan(text);
       map = FoldMap.of(text);
       t = map.folded;
       if (UNSPACED_SCRIPT.test(t) || ASTRAL.test(t)) return this.scan(text);
+      lower = t.toLowerCase();
     }
-    const lower = t.toLowerCase();
     // (ASCII text lower-cases to ASCII of the same length, without a sigma.)
     if (map !== null && (lower.length !== t.length || lower.includes('ς'))) return this.scan(text);
     const wide = map !== null;
@@ -198,6 +199,24 @@ export class QueryMatcher {
     const words = pos.length ? n + 1 + (tail > FAR_CHARS ? Math.round(tail / CHARS_PER_WORD) : wordsIn(t, prevEnd, t.length, wide)) : Math.round(t.length / CHARS_PER_WORD);
     return { words, pos, start, end, mask };
   }
+}
+
+/**
+ * The text last asked about, and whether it is ASCII (then also lower-cased): a heading is asked
+ * `mayMatch` then `locate`, a section's text is located by the content words' matcher and then,
+ * when it may hold the query's sequence, by the whole query's. Each asked twice in a row is checked
+ * and lower-cased once (a scan of the whole text each). Only the last text is kept.
+ */
+let lastText: string | undefined;
+let lastLower: string | null = null;
+
+/** `text` lower-cased when it is all ASCII, else null. */
+function asciiLower(text: string): string | null {
+  if (text !== lastText) {
+    lastLower = hasNonAscii(text) ? null : text.toLowerCase();
+    lastText = text;
+  }
+  return lastLower;
 }
 
 /** Gaps longer than this (characters) between matches are counted in estimated words. */

@@ -16,7 +16,7 @@ import type { ChunkAnchor, SectionPart } from './chunker.js';
 import { groupByPage } from './group.js';
 import { classifyQuery, fuseHybrid, type DenseCalibration } from './hybrid.js';
 import { TOKENIZER } from './indexing.js';
-import { QueryMatcher } from './matcher.js';
+import { MAX_MATCH_WORDS, QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
 import { namedHeadingQuery, namedInPath, namedLineIn, namesAt, type NamedHeadingQuery } from './namedHeading.js';
@@ -573,6 +573,9 @@ async function lexicalLane(
     const bodyMatcher = someCommon ? new QueryMatcher(groups.map((g, i) => (words[i]!.common ? [] : g)), TOKENIZER, true, corrected) : matcher;
     const pq = { words: words.length, content: words.map((w) => !w.common), weight: weights, k1: src.settings.ranking.k1 };
     const sequenceCounts = prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
+    // Proximity's pairs are of consecutive content words (proximityScore): with fewer than two of them
+    // it adds 0 to every section ("the foo", "have the"), so a text is scanned only for the sequence.
+    const pairs = pq.content.slice(0, MAX_MATCH_WORDS).filter(Boolean).length >= 2;
     const weightSum = weights.reduce((a, w, i) => a + (words[i]!.common ? 0 : w), 0);
     // Sections of one page share its title and upper headings: each heading is matched once.
     const headingMatches = new Map<string, { match: number; sequence: boolean }>();
@@ -594,7 +597,7 @@ async function lexicalLane(
       let sequence = false;
       // Proximity needs two of the query's words in the section: the others are not read. A phrase with
       // one word that retrieves ("which is more practical but") can still be in a section holding it alone.
-      if (useProximity && wordsMatched(h) >= Math.min(2, retrieving)) {
+      if (useProximity && (pairs || sequenceCounts) && wordsMatched(h) >= Math.min(2, retrieving)) {
         const at = bodyMatcher.locate(v.text);
         // The sequence is read off this scan only when it covered every word (else maySequence, below).
         const p = proximityScore(at, pq, prox, sequenceCounts && bodyMatcher === matcher);
