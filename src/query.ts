@@ -23,6 +23,11 @@ export interface ParsedQuery {
   after?: number;
   /** Epoch milliseconds, exclusive upper bound on the last visit. */
   before?: number;
+  /**
+   * `after:`/`before:` operators whose day could not be read (`after:2024-02-30`, `before:someday`), as
+   * typed: they are searched as words, as any unknown operator is, and the search box says so.
+   */
+  unreadDates?: string[];
 }
 
 
@@ -112,6 +117,7 @@ export function parseQuery(input: string, now: number = Date.now()): ParsedQuery
         else q.before = Math.min(q.before ?? Infinity, t);
         continue;
       }
+      if (value.trim()) (q.unreadDates ??= []).push(`${neg ? '-' : ''}${m[2]}:${quoted !== undefined ? `"${quoted}"` : value}`);
     }
     // Not an operator we know: the whole thing is text.
     const literal = op ? `${m[2]}:${value}` : value;

@@ -332,6 +332,12 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           </p>
         </div>
       )}
+      {parsed.unreadDates && (
+        <p class="search__meta" role="status" data-testid="unread-date">
+          {parsed.unreadDates.map((d) => `“${d}”`).join(', ')} {parsed.unreadDates.length > 1 ? 'name no day Reread can read; they were' : 'names no day Reread can read; it was'} searched as words.
+          Write a day as 2024-05-01, 7d, 2w, 3m, today, yesterday or last week.
+        </p>
+      )}
       {/* With nothing found, the heading below names both the words typed and the correction tried. */}
       {status.kind === 'done' && status.response.corrected && results.length > 0 && (
         <p class="search__meta" role="status" data-testid="corrected">

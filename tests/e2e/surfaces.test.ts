@@ -147,6 +147,17 @@ describe('results page', () => {
     await page.close();
   });
 
+  it('says when a date filter names no day it can read, and that it was searched as words', async () => {
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl(`search.html?q=${encodeURIComponent('litter after:2024-02-30')}`));
+    await page.waitForFunction(resultsSettled);
+    expect(await page.getByTestId('unread-date').textContent()).toContain('“after:2024-02-30” names no day Reread can read; it was searched as words.');
+    // A day it reads: the note goes.
+    await page.getByTestId('search-input').fill('litter after:2024-02-28');
+    await expect.poll(() => page.getByTestId('unread-date').count()).toBe(0);
+    await page.close();
+  });
+
   it('a reload keeps the typed query without putting it in the address bar; a link to the search is offered', async () => {
     const page = await ext.ctx.newPage();
     await page.goto(ext.extensionUrl('search.html'));

@@ -97,6 +97,10 @@ describe('parseQuery: dates', () => {
     const q = parseQuery('after:2024-02-30 x', NOW);
     expect(q.after).toBeUndefined();
     expect(q.text).toBe('after:2024-02-30 x');
+    // Searched as words, and named so the search box can say the day was not read.
+    expect(q.unreadDates).toEqual(['after:2024-02-30']);
+    expect(parseQuery('x -before:"next tuesday" after:7d', NOW).unreadDates).toEqual(['-before:"next tuesday"']);
+    expect(parseQuery('after:7d before:2024-01-01 x', NOW).unreadDates).toBeUndefined();
   });
 
   it('years below 100 are those years, not 19xx', () => {
@@ -161,6 +165,8 @@ describe('parseQuery: dates', () => {
     expect(q.after).toBeUndefined();
     expect(q.before).toBeUndefined();
     expect(q.text).toBe('after:someday before:');
+    // A bare operator (half typed) is not an unread day.
+    expect(q.unreadDates).toEqual(['after:someday']);
   });
 });
 
