@@ -12,7 +12,7 @@ import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview, SiteCount, Stats, VerifyReport } from '../src/protocol.js';
 import type { Settings } from '../src/settings.js';
-import { normalizeSitePattern } from '../src/settings.js';
+import { MAX_RETENTION_DAYS, MAX_STORAGE_MB, normalizeSitePattern } from '../src/settings.js';
 import { siteLabel } from '../src/url.js';
 import { dayRange } from '../src/forget.js';
 import browser from 'webextension-polyfill';
@@ -151,6 +151,8 @@ function Options() {
   const rangeError = range && 'error' in range ? range.error : null;
   const retentionChanged = retentionDays !== String(settings.retentionDays) || maxStorage !== String(settings.maxStorageMb);
   const retentionValid = /^\d+$/.test(retentionDays.trim()) && /^\d+$/.test(maxStorage.trim());
+  // The worker takes at most these (src/settings.ts): a larger number is said here, not refused there.
+  const retentionTooLarge = retentionValid && (Number(retentionDays) > MAX_RETENTION_DAYS || Number(maxStorage) > MAX_STORAGE_MB);
   const siteChoice = siteToForget || sites?.[0]?.site || '';
 
   return (
@@ -310,15 +312,20 @@ function Options() {
           }}
         >
           <Field id="retention-days" label="Forget pages not visited for (days)" hint="0 keeps everything. Applied twice a day.">
-            <input id="retention-days" type="number" min={0} inputMode="numeric" aria-describedby="retention-days-hint" data-testid="retention-days" value={retentionDays} onInput={(e) => setRetentionDays((e.target as HTMLInputElement).value)} />
+            <input id="retention-days" type="number" min={0} max={MAX_RETENTION_DAYS} inputMode="numeric" aria-describedby="retention-days-hint" data-testid="retention-days" value={retentionDays} onInput={(e) => setRetentionDays((e.target as HTMLInputElement).value)} />
           </Field>
           <Field id="max-storage" label="Keep storage under (MB)" hint="0 sets no cap. Over the cap, the least recently visited pages go first.">
-            <input id="max-storage" type="number" min={0} inputMode="numeric" aria-describedby="max-storage-hint" data-testid="max-storage" value={maxStorage} onInput={(e) => setMaxStorage((e.target as HTMLInputElement).value)} />
+            <input id="max-storage" type="number" min={0} max={MAX_STORAGE_MB} inputMode="numeric" aria-describedby="max-storage-hint" data-testid="max-storage" value={maxStorage} onInput={(e) => setMaxStorage((e.target as HTMLInputElement).value)} />
           </Field>
           <div class="row">
-            <button type="submit" data-testid="retention-apply" disabled={!retentionChanged || !retentionValid}>
+            <button type="submit" data-testid="retention-apply" disabled={!retentionChanged || !retentionValid || retentionTooLarge}>
               Apply…
             </button>
+            {retentionTooLarge && (
+              <span class="hint" role="alert" data-testid="retention-too-large">
+                At most {MAX_RETENTION_DAYS.toLocaleString('en')} days and {MAX_STORAGE_MB.toLocaleString('en')} MB.
+              </span>
+            )}
             {retentionChanged && (
               <button
                 type="button"
@@ -463,7 +470,17 @@ function Options() {
                 step={step}
                 data-testid={`ranking-${key}`}
                 value={settings.ranking[key]}
-                onChange={(e) => void save({ ranking: { ...settings.ranking, [key]: Number((e.target as HTMLInputElement).value) } })}
+                onChange={(e) => {
+                  const field = e.target as HTMLInputElement;
+                  const value = field.value.trim() === '' ? Number.NaN : Number(field.value);
+                  // An emptied or out-of-range field is not saved (an empty one had been saved as 0).
+                  if (!Number.isFinite(value) || value < min || value > max) {
+                    field.value = String(settings.ranking[key]);
+                    setMessage(`${label.split(' (')[0]!.split(':')[0]}: a number from ${min} to ${max}. It stays ${settings.ranking[key]}.`);
+                    return;
+                  }
+                  void save({ ranking: { ...settings.ranking, [key]: value } });
+                }}
               />
             </div>
           ))}

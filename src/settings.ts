@@ -97,6 +97,10 @@ export const DEFAULT_EXCLUDED_SITES: readonly string[] = [
   'login.microsoftonline.com',
 ];
 
+/** The most days a page may go unvisited before it is forgotten (100 years), and the largest storage cap. */
+export const MAX_RETENTION_DAYS = 36_500;
+export const MAX_STORAGE_MB = 1_000_000;
+
 export const DEFAULT_SETTINGS: Readonly<Settings> = {
   paused: false,
   excludedSites: [...DEFAULT_EXCLUDED_SITES],
@@ -136,8 +140,8 @@ export function mergeSettings(base: Settings, patch: unknown): Settings {
   return {
     paused: bool(p.paused, base.paused),
     excludedSites: sites,
-    retentionDays: Math.round(num(p.retentionDays, 0, 36500, base.retentionDays)),
-    maxStorageMb: Math.round(num(p.maxStorageMb, 0, 1_000_000, base.maxStorageMb)),
+    retentionDays: Math.round(num(p.retentionDays, 0, MAX_RETENTION_DAYS, base.retentionDays)),
+    maxStorageMb: Math.round(num(p.maxStorageMb, 0, MAX_STORAGE_MB, base.maxStorageMb)),
     denseEnabled: bool(p.denseEnabled, base.denseEnabled),
     model: typeof p.model === 'string' && /^[\w.-]+\/[\w.-]+$/.test(p.model) ? p.model : base.model,
     allowModelDownload: bool(p.allowModelDownload, base.allowModelDownload),

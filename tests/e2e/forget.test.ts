@@ -205,12 +205,37 @@ describe('the popup and retention', () => {
     await tab.close();
   });
 
+  it('an emptied or out-of-range ranking field is not saved, and the page says why', async () => {
+    const page = await options();
+    const k1 = await ext.evalSw<number>('engine.settings().then((s) => s.ranking.k1)');
+    await page.locator('summary', { hasText: 'Advanced ranking' }).click();
+    const field = page.getByTestId('ranking-k1');
+    await field.fill('');
+    await field.press('Tab');
+    await expect.poll(() => page.getByTestId('options-message').textContent()).toBe(`Word repetition: a number from 0 to 3. It stays ${k1}.`);
+    expect(await field.inputValue()).toBe(String(k1));
+    await field.fill('7');
+    await field.press('Tab');
+    expect(await ext.evalSw<number>('engine.settings().then((s) => s.ranking.k1)')).toBe(k1);
+    // A number in range is saved as before.
+    await field.fill('1.4');
+    await field.press('Tab');
+    await expect.poll(() => ext.evalSw<number>('engine.settings().then((s) => s.ranking.k1)')).toBe(1.4);
+    await ext.evalSw(`engine.settings().then((s) => engine.updateSettings({ ranking: { ...s.ranking, k1: ${k1} } })).then(() => true)`);
+    await page.close();
+  });
+
   it('a retention change is previewed with its count and applied only when confirmed', async () => {
     await storeAt('https://old.example/one', 'foxtrotold', '2026-01-05T09:00:00');
     await storeAt('https://old.example/two', 'golfold', '2026-02-05T09:00:00');
     const page = await options();
     const n = await statPages(page);
+    // More than the worker takes is said here, and cannot be applied.
+    await page.getByTestId('retention-days').fill('99999');
+    expect(await page.getByTestId('retention-too-large').textContent()).toBe('At most 36,500 days and 1,000,000 MB.');
+    expect(await page.getByTestId('retention-apply').isDisabled()).toBe(true);
     await page.getByTestId('retention-days').fill('30');
+    expect(await page.getByTestId('retention-too-large').count()).toBe(0);
     await page.getByTestId('retention-apply').click();
     // The two pages of early 2026 are months old; the ones visited today are not.
     await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(/^These settings forget 2 pages now: 2 pages not visited since /);
