@@ -8,9 +8,10 @@
  *   sections the other words found, count for proximity (a remembered sentence is matched with its
  *   small words), and are never listed under "matched" nor highlighted. A query of common words only
  *   ("to be or not to be") keeps them all.
- * - Typos: a word none of whose terms the index holds (a compound: not its whole, and not one of its
- *   parts), and which is spellable (src/spelling.ts), is replaced by the nearest index term (fewest edits, then the most sections), weighted below an exact
- *   word. A query whose words are all known costs nothing here.
+ * - Typos: a word none of whose terms the index holds (a CamelCase compound: not its whole, and not one
+ *   of its parts), and which is spellable (src/spelling.ts), is replaced by the nearest index term (fewest
+ *   edits, then the most sections), weighted below an exact word. A query whose words are all known costs
+ *   nothing here.
  * - Words of scripts without spaces that the index does not know (a remembered span cut mid-word) are
  *   cut again against the index's terms by search() (src/recut.ts), their fragments corrected like typos.
  */
@@ -166,8 +167,9 @@ export function narrowOptions(words: QueryWord[], df: (term: string) => number):
 
 /**
  * Indexes of the words to correct: not common, spellable, and the index holds none of its terms, or, for
- * a compound (CamelCase, snake_case, hyphens), not the whole word and not one of its parts either: its
- * parts cannot find it (`GShurce` is `g` + `shurce`; every `GList` holds a `g`).
+ * a compound, not the whole word and not one of its parts either: its parts cannot find it (`GShurce` is
+ * `g` + `shurce`; every `GList` holds a `g`). Spellable words are letters only, so of compounds only
+ * CamelCase ones are corrected; `foo_bra` and `text-mdoe` are searched by their parts, as before.
  */
 export function unknownWords(words: readonly QueryWord[], df: (term: string) => number): number[] {
   const out: number[] = [];
