@@ -178,6 +178,11 @@ export interface LexicalOptions {
    * (src/namedHeading.ts, liftNamedHeadings). The ranking of pages does not depend on it.
    */
   namedHeadings: boolean;
+  /**
+   * Weight of a Japanese particle or ending (`kanaFunctionWord`: で, が, ば, です) in the BM25F score
+   * when the query has other words; it still retrieves.
+   */
+  kanaWeight: number;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -199,6 +204,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   phraseDepth: 1000,
   phraseReads: 30,
   compounds: true,
+  kanaWeight: 0.5,
 };
 
 /** The fewest and most words of a remembered phrase (shorter: a few keywords; longer: sentences and questions). */
@@ -461,6 +467,10 @@ async function lexicalLane(
   mark('typosAt');
 
   const scored = scoredTerms(words);
+  if (lex.kanaWeight !== 1) {
+    const weak = kanaWeak(words, words.reduce((m, w, i) => (w.common ? m : m | (1 << Math.min(i, 30))), 0));
+    for (const t of scored) if (weak & (1 << Math.min(t.word, 30))) t.weight *= lex.kanaWeight;
+  }
   const wordOfTerm = new Map(scored.map((t) => [t.term, t.word]));
   const weights = words.map((w) => {
     const terms = w.correction ? correctionTerms(w.correction) : w.terms;

@@ -1,0 +1,55 @@
+/**
+ * A Japanese question is mostly particles and endings (で, が, ば, です, か). They retrieve like any word
+ * (a remembered span needs them), but in the BM25F score they weigh `kanaWeight` (0.5) of a content
+ * word when the query has content words: a section dense in particles must not outrank the one that
+ * holds the question's rarer content word.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { search } from '../../src/search.js';
+import { h, p, source } from './pagesSource.js';
+
+const QUESTION = 'パッケージ作りで分からないことがあるとき、どこで質問すればいいですか';
+// The answer holds パッケージ, 分 and 質問; the decoy holds パッケージ and more of the question's particles and endings.
+const pages = [
+  { url: 'https://ja.test/help', title: '相談', blocks: [h(1, '相談するには', 'helpme'), p('パッケージについて分からない点は、メーリングリストで質問してください。')] },
+  {
+    url: 'https://ja.test/update',
+    title: '更新',
+    blocks: [h(1, '更新', 'update'), p('パッケージの更新ですが、変更があるときは、確認すればいいです。')],
+  },
+  // Every third page is written in sentences with the particles; the others in notes without them.
+  ...Array.from({ length: 12 }, (_, i) => ({
+    url: `https://ja.test/filler${i}`,
+    title: `章${i}`,
+    blocks: [h(1, `章${i}`, `c${i}`), p(i % 3 === 0 ? `これは${i}番目の章です。パッケージを作るときは、ここで確認すればいいですか。` : `${i}番目の章。パッケージの作成について。`)],
+  })),
+];
+
+describe('kanaWeight: particles weigh less than content words in a Japanese question', () => {
+  it('the section with the question\'s content word ranks first, and does not with particles at full weight', async () => {
+    const on = await search(source(pages), { q: QUESTION });
+    expect(on.results[0]!.url).toBe('https://ja.test/help');
+    const off = await search(source(pages), { q: QUESTION }, { lexical: { kanaWeight: 1 } });
+    expect(off.results[0]!.url).toBe('https://ja.test/update');
+  });
+
+  it('a query of particles only keeps them at full weight (same hits and scores)', async () => {
+    const a = await search(source(pages), { q: 'ですか' });
+    const b = await search(source(pages), { q: 'ですか' }, { lexical: { kanaWeight: 1 } });
+    expect(a.results.map((r) => [r.url, r.score])).toEqual(b.results.map((r) => [r.url, r.score]));
+  });
+
+  it('queries without kana are unaffected (random Latin and Han queries)', async () => {
+    const WORDS = ['パッケージ', '質問', '更新', '相談', 'debian', 'package', '章', '作成'];
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 5 }), async (ws) => {
+        const q = ws.join(' ');
+        const a = await search(source(pages), { q });
+        const b = await search(source(pages), { q }, { lexical: { kanaWeight: 1 } });
+        expect(a.results.map((r) => [r.url, r.score])).toEqual(b.results.map((r) => [r.url, r.score]));
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
