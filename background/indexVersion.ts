@@ -18,8 +18,10 @@ import { verifyIndex } from './verify.js';
  * 4: the stemmer takes -ing off a plural too (`settings` is indexed as `sett`, as `setting` is, not as
  *    `setting`).
  * 5: a long option keeps its dashes as a term of its own (`--only` is indexed as `--only` and `only`).
+ * 6: an acronym is not cut before one lower-case letter or a digit (`URLs`, `IPv6` were `ur` `ls`,
+ *    `i` `pv6`), and an acronym's plural is indexed as the acronym too (`APIs` as `apis` and `api`).
  */
-export const INDEX_REVISION = 5;
+export const INDEX_REVISION = 6;
 export const INDEX_VERSION_KEY = 'indexVersion';
 
 export function currentIndexVersion(): string {

@@ -43,7 +43,12 @@ export function hasNonAscii(text: string): boolean {
 const PLAIN_WORD = /^[A-Z]?[a-z0-9]*$/;
 const ABOVE_THAI = /[\u0e00-\uffff]/;
 const PART_SEPARATORS = /[._\-:]+/;
-const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+// Lower to upper (`getElement`), and an upper-case run before its last capital when a word of two or
+// more lower-case letters follows (`XMLHttp` -> `XML` `Http`). Not before one letter or a digit: `URLs`,
+// `APIs`, `IDs` are plurals and `IPv6`, `GHz` one word (they had been cut as `ur` `ls`, `i` `pv6`).
+const CAMEL_BOUNDARY = /(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll}{2})/u;
+/** An acronym's plural (`APIs`, `IDs`, `URLs`): also indexed as the acronym, as a plural word is by the stemmer. */
+const ACRONYM_PLURAL = /^\p{Lu}{2,}s$/u;
 const DIACRITICS = /[\u0300-\u036f]/g;
 const HAS_UPPER = /\p{Lu}/u;
 
@@ -109,6 +114,12 @@ function emitCompound(raw: string, out: string[], opts: TokenizerOptions): void 
   }
   const whole = raw.toLowerCase();
   push(whole, out, opts);
+  if (ACRONYM_PLURAL.test(raw)) {
+    const at = out.length;
+    push(whole.slice(0, -1), out, opts);
+    if (out[at] === out[at - 1]) out.pop();
+    return;
+  }
   const pieces = raw.split(PART_SEPARATORS);
   const parts: string[] = [];
   for (const piece of pieces) {

@@ -27,6 +27,17 @@ describe('tokenize: identifiers', () => {
     expect(tokenize('utf-8')).toEqual(['utf-8', 'utf', '8']);
   });
 
+  it('does not cut an acronym before one lower-case letter or a digit: plurals and versions stay one word', () => {
+    // They had been cut as `ur` `ls`, `ap` `is`, `i` `pv6`: `ls` found every page naming URLs.
+    expect(tokenize('URLs')).toEqual(['urls', 'url']);
+    expect(tokenize('APIs and IDs')).toEqual(['apis', 'api', 'and', 'ids', 'id']);
+    expect(tokenize('URLs', { stem: true })).toEqual(['url']);
+    expect(tokenize('IPv6 at 2 GHz')).toEqual(['ipv6', 'at', '2', 'ghz']);
+    expect(tokenize('IPv4Addr')).toEqual(['ipv4addr', 'ipv4', 'addr']);
+    expect(tokenize('IOError HTMLElement')).toEqual(['ioerror', 'io', 'error', 'htmlelement', 'html', 'element']);
+    expect(tokenize('getURLs')).toEqual(['geturls', 'get', 'urls']);
+  });
+
   it('keeps numbers, whole and dotted', () => {
     expect(tokenize('Python 3.11 released in 2022')).toEqual(['python', '3.11', '3', '11', 'released', 'in', '2022']);
     expect(tokenize('port 8080')).toContain('8080');
