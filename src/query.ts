@@ -144,6 +144,26 @@ export function parseQuery(input: string, now: number = Date.now()): ParsedQuery
   return q;
 }
 
+/** The operators that filter rather than search: a page's site and its visit dates. */
+const FILTER_OPERATORS = new Set(['site', 'after', 'before']);
+
+/**
+ * The query as typed without its filters: every `site:`, `after:` and `before:` operator goes, negated
+ * (`-site:a.com`), quoted (`site:"a b"`, `after:"last week"`), half typed (`-site:`) or with a day it
+ * cannot read (`after:2024-02-30`) alike; the words, phrases and excluded words stay as typed. ("Search
+ * without filters" once left `-site:` and `-after:7d` behind.) Tokens are cut as parseQuery cuts them.
+ */
+export function withoutFilters(input: string): string {
+  const kept: string[] = [];
+  const src = String(input ?? '').replace(/\b(after|before):last\s+(week|month|year)\b/gi, '$1:last-$2');
+  for (const m of src.matchAll(TOKEN)) {
+    if (!m[0]) continue;
+    if (m[2] && FILTER_OPERATORS.has(m[2].toLowerCase())) continue;
+    kept.push(m[0]);
+  }
+  return kept.join(' ');
+}
+
 /** Renders a parsed query back to text (for syncing filter controls with the search box). */
 export function formatQuery(q: ParsedQuery): string {
   const parts: string[] = [];

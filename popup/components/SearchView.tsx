@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { PendingForget, SearchResponse, SearchResult, SiteCount, Stats } from '../../src/protocol.js';
-import { parseQuery } from '../../src/query.js';
+import { parseQuery, withoutFilters } from '../../src/query.js';
 import browser from 'webextension-polyfill';
 import { call } from '../api.js';
 import { downloadText } from './ModelSettings.js';
@@ -13,7 +13,7 @@ import { flattenOptions, moreShown, optionId, ResultCard } from './ResultCard.js
 import { FirstRun } from './FirstRun.js';
 import { UndoBar } from './UndoBar.js';
 import { changedWords, formatMs, noMatchHeading, plural } from '../format.js';
-import { FilterBar, setOperator } from './FilterBar.js';
+import { FilterBar } from './FilterBar.js';
 
 export interface SearchViewProps {
   mode: 'popup' | 'page';
@@ -211,10 +211,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   const parsed = useMemo(() => parseQuery(query), [query]);
   const hasFilters = parsed.sites.length > 0 || parsed.excludeSites.length > 0 || parsed.after !== undefined || parsed.before !== undefined;
   const dropFilters = () => {
-    let q = query;
-    for (const op of ['site', 'after', 'before']) q = setOperator(q, op, null);
-    q = q.replace(/(^|\s)-site:\S+/g, ' ').replace(/\s+/g, ' ').trim();
-    onInput(q);
+    onInput(withoutFilters(query));
     input.current?.focus();
   };
 

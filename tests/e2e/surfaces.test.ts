@@ -130,6 +130,12 @@ describe('results page', () => {
     await page.getByTestId('drop-filters').click();
     await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
     expect(await page.getByTestId('search-input').inputValue()).toBe('litter');
+    // Every filter goes, negated and half-typed ones too: a bare `-site:` and `-after:…` were left behind.
+    await page.getByTestId('search-input').fill('litter -site:other.example site:example.com -after:2000-01-01 box -site:');
+    await page.getByTestId('no-results').waitFor();
+    await page.getByTestId('drop-filters').click();
+    await expect.poll(() => page.getByTestId('search-input').inputValue()).toBe('litter box');
+    await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
     await page.close();
   });
 
