@@ -259,9 +259,50 @@ describe('omnibox', () => {
     expect(resultsTab.url()).not.toContain('sourdough');
     await expect.poll(() => resultsTab.getByTestId('search-input').inputValue()).toBe('sourdough starter');
     expect(await results(resultsTab)).toContain(server.url('/bread.html') + '#starter');
+    // A suggestion offered for the typed text, chosen: its content comes to Enter.
+    const offered = await ext.evalSw<{ content: string }[]>(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch('revert', resolve))`);
+    expect(offered.map((s) => s.content)).toContain(server.url('/git-undo.html') + '#revert');
     const opened2 = ext.ctx.waitForEvent('page');
     await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(server.url('/git-undo.html') + '#revert')}, 'newBackgroundTab'), true)`);
     expect((await opened2).url()).toBe(server.url('/git-undo.html') + '#revert');
+  });
+
+  it('an address typed after the keyword is searched, never opened', async () => {
+    // `rr https://…` opened that address, as if it were a chosen suggestion. (Addresses on the fixture
+    // server, never read: had one been opened, it would have been opened without touching the network.)
+    const typed = server.url('/unread/xylophone-notes');
+    await ext.evalSw(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch(${JSON.stringify(typed)}, resolve))`);
+    const opened = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(typed)}, 'newForegroundTab'), true)`);
+    const tab = await opened;
+    await tab.waitForLoadState();
+    expect(tab.url().startsWith(ext.extensionUrl('search.html'))).toBe(true);
+    await expect.poll(() => tab.getByTestId('search-input').inputValue()).toBe('xylophone notes site:127.0.0.1');
+    await tab.waitForFunction(resultsSettled);
+    expect(await tab.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “xylophone notes” on 127.0.0.1.');
+    // The address of a page that was read: pages of its site, that page among them.
+    const cats = server.url('/cats.html');
+    const suggested = await ext.evalSw<{ content: string }[]>(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch(${JSON.stringify(cats)}, resolve))`);
+    expect(suggested.some((s) => s.content.startsWith(cats))).toBe(true);
+    expect(suggested.every((s) => s.content.startsWith(server.origin))).toBe(true);
+    const opened2 = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(cats)}, 'newForegroundTab'), true)`);
+    const tab2 = await opened2;
+    await tab2.waitForLoadState();
+    expect(tab2.url().startsWith(ext.extensionUrl('search.html'))).toBe(true);
+    await expect.poll(() => tab2.getByTestId('search-input').inputValue()).toBe('cats site:127.0.0.1');
+    await expect.poll(async () => (await results(tab2)).some((h) => h.startsWith(cats))).toBe(true);
+    // After the worker stopped (nothing remembered), an address Reread never stored is still searched.
+    expect(await ext.stopWorker()).toBeGreaterThan(0);
+    await ext.evalSw('true'); // woken first (the harness's wake-up may open a tab of its own)
+    const elsewhere = server.url('/unread/elsewhere');
+    const opened3 = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(elsewhere)}, 'newForegroundTab'), true)`);
+    const tab3 = await opened3;
+    await tab3.waitForLoadState();
+    expect(tab3.url().startsWith(ext.extensionUrl('search.html'))).toBe(true);
+    await expect.poll(() => tab3.getByTestId('search-input').inputValue()).toBe('elsewhere site:127.0.0.1');
+    for (const t of [tab, tab2, tab3]) await t.close();
   });
 });
 
