@@ -5,12 +5,15 @@
  * opened.
  */
 import browser from 'webextension-polyfill';
-import { addressQuery, describe, omniboxEnter } from '../src/omnibox.js';
+import { addressQuery, describe, omniboxEnter, xmlEscape } from '../src/omnibox.js';
+import { exclusionsOnlyMessage, onlyExclusions, parseQuery } from '../src/query.js';
 import { normalizeStoredUrl } from '../src/url.js';
 import type { Engine } from './engine.js';
 import { openUrl, searchPageUrl, type Disposition } from './tabs.js';
 
 export const MAX_SUGGESTIONS = 6;
+
+const DEFAULT_LINE = 'Search what you have read with Reread';
 
 /** Firefox shows descriptions as plain text; Chrome parses them as XML. */
 const supportsMarkup = () => !browser.runtime.getURL('').startsWith('moz-extension:');
@@ -22,7 +25,15 @@ let seen: { typed: string; offered: Set<string> } | null = null;
 
 export function registerOmnibox(engine: Engine): void {
   if (!browser.omnibox) return;
-  browser.omnibox.setDefaultSuggestion({ description: 'Search what you have read with Reread' });
+  // The line above the suggestions. For a query of exclusions alone (`rr -python`), what the popup and
+  // the results page say too: add a word (there is nothing to suggest).
+  let defaultLine = DEFAULT_LINE;
+  const setDefaultLine = (line: string) => {
+    if (line === defaultLine) return;
+    defaultLine = line;
+    browser.omnibox.setDefaultSuggestion({ description: supportsMarkup() ? xmlEscape(line) : line });
+  };
+  browser.omnibox.setDefaultSuggestion({ description: DEFAULT_LINE });
   browser.omnibox.onInputStarted.addListener(() => {
     seen = null;
   });
@@ -34,6 +45,8 @@ export function registerOmnibox(engine: Engine): void {
     // Until this text's suggestions come, Enter on it searches (nothing was offered for it).
     const now = { typed: text, offered: new Set<string>() };
     seen = now;
+    const exclusions = onlyExclusions(parseQuery(text));
+    setDefaultLine(exclusions ? exclusionsOnlyMessage(exclusions) : DEFAULT_LINE);
     void engine
       .search({ q: addressQuery(text) ?? text, limit: MAX_SUGGESTIONS, box: 'omnibox' })
       .then((res) => {

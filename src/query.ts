@@ -187,6 +187,30 @@ export function isoDate(ms: number): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
 }
 
+/**
+ * A query with exclusions and nothing to find pages by (`-python`, `-site:example.com -"draft"`): no
+ * word, phrase, site or day. An exclusion only leaves pages out of what the rest of the query finds, so
+ * such a query finds nothing, and the search box says why (exclusionsOnlyMessage) rather than "nothing
+ * matches". Returns the exclusions as written (`-python`, `-"stack overflow"`, `-site:example.com`),
+ * or null when the query has something to find by or no exclusion.
+ */
+export function onlyExclusions(q: ParsedQuery): string[] | null {
+  if (q.text.trim() || q.phrases.length || q.sites.length || q.after !== undefined || q.before !== undefined) return null;
+  const out = [...q.excludeWords.map((w) => `-${w}`), ...q.excludePhrases.map((p) => `-"${p}"`), ...q.excludeSites.map((s) => `-site:${s}`)];
+  return out.length ? out : null;
+}
+
+/**
+ * What the popup, the results page and the omnibox say for a query of exclusions alone: "Add a word to
+ * search for; -python only leaves pages out." (not "removes": nothing is deleted).
+ */
+export function exclusionsOnlyMessage(exclusions: readonly string[]): string {
+  const shown = exclusions.slice(0, 3);
+  const more = exclusions.length - shown.length;
+  const list = more > 0 ? `${shown.join(', ')} and ${more} more` : shown.length < 2 ? shown[0]! : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+  return `Add a word to search for; ${list} only ${exclusions.length > 1 ? 'leave' : 'leaves'} pages out.`;
+}
+
 /** True when the query has anything that narrows or scores. */
 export function isEmptyQuery(q: ParsedQuery): boolean {
   return !q.text.trim() && !q.sites.length && q.after === undefined && q.before === undefined;

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { PendingForget, SearchResponse, SearchResult, SiteCount, Stats } from '../../src/protocol.js';
-import { parseQuery, withoutFilters } from '../../src/query.js';
+import { exclusionsOnlyMessage, onlyExclusions, parseQuery, withoutFilters } from '../../src/query.js';
 import browser from 'webextension-polyfill';
 import { call } from '../api.js';
 import { downloadText } from './ModelSettings.js';
@@ -209,6 +209,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   }, [selected, status]);
 
   const parsed = useMemo(() => parseQuery(query), [query]);
+  /** `-python` alone: nothing to find pages by, which the answer says instead of "nothing matches". */
+  const exclusionsOnly = useMemo(() => onlyExclusions(parsed), [parsed]);
   const hasFilters = parsed.sites.length > 0 || parsed.excludeSites.length > 0 || parsed.after !== undefined || parsed.before !== undefined;
   const dropFilters = () => {
     onInput(withoutFilters(query));
@@ -225,7 +227,9 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         : status.kind === 'done'
           ? results.length
             ? `${plural(results.length, 'page')} found. Use the up and down arrow keys to move through them, Enter to open.`
-            : 'No pages match.'
+            : exclusionsOnly
+              ? exclusionsOnlyMessage(exclusionsOnly)
+              : 'No pages match.'
           : '';
 
   let optionStart = 0;
@@ -364,12 +368,26 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           {status.response.partial.missing.length ? <>; none has {quoted(status.response.partial.missing)}</> : null}.
         </p>
       )}
-      {status.kind === 'done' && results.length === 0 && status.response.denseLoading && (
+      {status.kind === 'done' && results.length === 0 && status.response.denseLoading && !exclusionsOnly && (
         <p class="search__empty" data-testid="meaning-pending" role="status">
           No page has these words; still searching by meaning…
         </p>
       )}
-      {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && (
+      {status.kind === 'done' && results.length === 0 && exclusionsOnly && (
+        // A query of exclusions alone finds nothing by design: said as such, not as "nothing matches"
+        // with hints about spelling and filters.
+        <div class="search__empty" data-testid="no-results" data-reason="exclusions-only">
+          <p>
+            <strong data-testid="no-results-heading">{exclusionsOnlyMessage(exclusionsOnly)}</strong>
+          </p>
+          <ul>
+            <li>
+              A minus leaves pages out of what the other words find, as in <code>tutorial {exclusionsOnly[0]}</code>.
+            </li>
+          </ul>
+        </div>
+      )}
+      {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && !exclusionsOnly && (
         <div class="search__empty" data-testid="no-results">
           <p>
             <strong data-testid="no-results-heading">{noMatchHeading(parsed, query, Date.now(), status.response.corrected ? parseQuery(status.response.corrected.query) : undefined)}</strong>
@@ -418,7 +436,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           })}
         </div>
       )}
-      {status.kind === 'done' && (
+      {status.kind === 'done' && !(exclusionsOnly && !results.length) && (
         // The count and the time stay first, as "3 pages · 13 ms · …": tests/bench/browser.ts reads the
         // time from it. Which lists answered is in data-lanes for the tests (tests/shared/contract.ts).
         <div class="search__meta" data-testid="search-meta" data-lanes={lanesAnswered(status.response)}>

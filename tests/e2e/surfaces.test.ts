@@ -153,6 +153,45 @@ describe('results page', () => {
     await page.close();
   });
 
+  it('a query of exclusions alone says to add a word, on the results page, in the popup and in the omnibox', async () => {
+    // `-litter` found nothing and said "Nothing you have read matches these filters: without “litter”",
+    // with hints about spelling and filters.
+    const said = 'Add a word to search for; -litter only leaves pages out.';
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl(`search.html?q=${encodeURIComponent('-litter')}`));
+    await page.waitForFunction(resultsSettled);
+    expect(await page.getByTestId('no-results-heading').textContent()).toBe(said);
+    expect(await page.getByTestId('no-results').textContent()).toContain('tutorial -litter');
+    expect(await page.getByTestId('drop-filters').count()).toBe(0);
+    expect(await page.getByTestId('live').textContent()).toBe(said);
+    // A word added: the exclusion narrows what it finds.
+    await page.getByTestId('search-input').fill('box -litter');
+    await expect.poll(() => page.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “box” without “litter”.');
+    await page.getByTestId('search-input').fill('-litter -site:example.com');
+    await expect.poll(() => page.getByTestId('no-results-heading').textContent()).toBe('Add a word to search for; -litter and -site:example.com only leave pages out.');
+    await page.close();
+    const popup = await ext.ctx.newPage();
+    await popup.goto(ext.extensionUrl('popup.html'));
+    await popup.getByTestId('search-input').fill('-litter');
+    await popup.waitForFunction(resultsSettled);
+    expect(await popup.getByTestId('no-results-heading').textContent()).toBe(said);
+    await popup.close();
+    // The omnibox has no suggestion for it, and its line above them says the same.
+    await ext.evalSw(`(() => {
+      const omnibox = chrome.omnibox;
+      if (!globalThis.__defaultLines) {
+        globalThis.__defaultLines = [];
+        const set = omnibox.setDefaultSuggestion.bind(omnibox);
+        omnibox.setDefaultSuggestion = (s) => (globalThis.__defaultLines.push(s.description), set(s));
+      }
+      return true;
+    })()`);
+    expect(await ext.evalSw<unknown[]>(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch('-litter', resolve))`)).toEqual([]);
+    expect(await ext.evalSw<string[]>('globalThis.__defaultLines')).toEqual([said]);
+    await ext.evalSw(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch('litter', resolve))`);
+    expect(await ext.evalSw<string[]>('globalThis.__defaultLines')).toEqual([said, 'Search what you have read with Reread']);
+  });
+
   it('says when a date filter names no day it can read, and that it was searched as words', async () => {
     const page = await ext.ctx.newPage();
     await page.goto(ext.extensionUrl(`search.html?q=${encodeURIComponent('litter after:2024-02-30')}`));

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clipQuery, formatQuery, isEmptyQuery, isoDate, parseDateOperand, parseQuery, withoutFilters } from '../../src/query.js';
+import { clipQuery, exclusionsOnlyMessage, formatQuery, isEmptyQuery, isoDate, onlyExclusions, parseDateOperand, parseQuery, withoutFilters } from '../../src/query.js';
 import { validateSearch } from '../../src/validate.js';
 import { hostileText } from './arbitraries.js';
 
@@ -316,5 +316,23 @@ describe('clipQuery: a long paste or selection is cut where a word ends', () => 
     const q = validateSearch({ q: long }).q;
     expect(q.length).toBeLessThanOrEqual(2000);
     expect(long.slice(q.length)).toMatch(/^\s/);
+  });
+});
+
+describe('onlyExclusions and its message: a query that only leaves pages out', () => {
+  it('names the exclusions of a query with nothing to find pages by', () => {
+    expect(onlyExclusions(parseQuery('-python', NOW))).toEqual(['-python']);
+    expect(onlyExclusions(parseQuery('-python -"stack overflow" -site:www.Example.com', NOW))).toEqual(['-python', '-"stack overflow"', '-site:example.com']);
+    // A word, a phrase, a site or a day finds pages: the exclusions then narrow them.
+    for (const q of ['tutorial -python', '"exact words" -python', 'site:a.com -python', 'after:7d -python', '-after:7d -python', ' ', 'python', '--only-matching', '->']) {
+      expect(onlyExclusions(parseQuery(q, NOW)), q).toBeNull();
+    }
+  });
+
+  it('says to add a word, and that the exclusions only leave pages out', () => {
+    expect(exclusionsOnlyMessage(['-python'])).toBe('Add a word to search for; -python only leaves pages out.');
+    expect(exclusionsOnlyMessage(['-python', '-site:a.com'])).toBe('Add a word to search for; -python and -site:a.com only leave pages out.');
+    expect(exclusionsOnlyMessage(['-a', '-b', '-c'])).toBe('Add a word to search for; -a, -b and -c only leave pages out.');
+    expect(exclusionsOnlyMessage(['-a', '-b', '-c', '-d', '-e'])).toBe('Add a word to search for; -a, -b, -c and 2 more only leave pages out.');
   });
 });
