@@ -183,6 +183,8 @@ export class Engine {
     }
     try {
       await this.forget.ready(); // pages marked forgotten are hidden before anything is searched
+      // The forgets whose pages this answer leaves out: the search surfaces offer their undo beside it.
+      const forgets = await this.forget.pending();
       const t1 = performance.now();
       const res = await traced(
         'search',
@@ -193,6 +195,7 @@ export class Engine {
       );
       // The wait before the pipeline (forgets settled, settings read) and the whole, for the breakdown.
       res.timings = { ...res.timings, readyMs: Math.round((t1 - t) * 10) / 10, engineMs: Math.round((performance.now() - t) * 10) / 10 };
+      if (forgets.length) res.forgets = forgets;
       return res;
     } finally {
       if (req.box && this.boxes.get(req.box) === signal) this.boxes.delete(req.box);

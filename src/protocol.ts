@@ -140,6 +140,11 @@ export interface SearchResponse {
    */
   partial?: { missing: string[] };
   /**
+   * Forgets still in their undo window when the search ran: their pages are left out of this answer
+   * (everything, after "forget everything"). The popup and the results page offer their undo beside it.
+   */
+  forgets?: PendingForget[];
+  /**
    * Where the time went, in ms (for the benchmarks' keystroke breakdown; shown nowhere). Keys ending in
    * `At` are offsets from the search's start (the lanes overlap); the others are durations.
    */

@@ -144,6 +144,26 @@ export function parseQuery(input: string, now: number = Date.now()): ParsedQuery
   return q;
 }
 
+/** The operators that filter rather than search: a page's site and its visit dates. */
+const FILTER_OPERATORS = new Set(['site', 'after', 'before']);
+
+/**
+ * The query as typed without its filters: every `site:`, `after:` and `before:` operator goes, negated
+ * (`-site:a.com`), quoted (`site:"a b"`, `after:"last week"`), half typed (`-site:`) or with a day it
+ * cannot read (`after:2024-02-30`) alike; the words, phrases and excluded words stay as typed. ("Search
+ * without filters" once left `-site:` and `-after:7d` behind.) Tokens are cut as parseQuery cuts them.
+ */
+export function withoutFilters(input: string): string {
+  const kept: string[] = [];
+  const src = String(input ?? '').replace(/\b(after|before):last\s+(week|month|year)\b/gi, '$1:last-$2');
+  for (const m of src.matchAll(TOKEN)) {
+    if (!m[0]) continue;
+    if (m[2] && FILTER_OPERATORS.has(m[2].toLowerCase())) continue;
+    kept.push(m[0]);
+  }
+  return kept.join(' ');
+}
+
 /** Renders a parsed query back to text (for syncing filter controls with the search box). */
 export function formatQuery(q: ParsedQuery): string {
   const parts: string[] = [];
@@ -165,6 +185,30 @@ export function isoDate(ms: number): string {
   const d = new Date(ms);
   const p = (n: number) => String(n).padStart(2, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())}`;
+}
+
+/**
+ * A query with exclusions and nothing to find pages by (`-python`, `-site:example.com -"draft"`): no
+ * word, phrase, site or day. An exclusion only leaves pages out of what the rest of the query finds, so
+ * such a query finds nothing, and the search box says why (exclusionsOnlyMessage) rather than "nothing
+ * matches". Returns the exclusions as written (`-python`, `-"stack overflow"`, `-site:example.com`),
+ * or null when the query has something to find by or no exclusion.
+ */
+export function onlyExclusions(q: ParsedQuery): string[] | null {
+  if (q.text.trim() || q.phrases.length || q.sites.length || q.after !== undefined || q.before !== undefined) return null;
+  const out = [...q.excludeWords.map((w) => `-${w}`), ...q.excludePhrases.map((p) => `-"${p}"`), ...q.excludeSites.map((s) => `-site:${s}`)];
+  return out.length ? out : null;
+}
+
+/**
+ * What the popup, the results page and the omnibox say for a query of exclusions alone: "Add a word to
+ * search for; -python only leaves pages out." (not "removes": nothing is deleted).
+ */
+export function exclusionsOnlyMessage(exclusions: readonly string[]): string {
+  const shown = exclusions.slice(0, 3);
+  const more = exclusions.length - shown.length;
+  const list = more > 0 ? `${shown.join(', ')} and ${more} more` : shown.length < 2 ? shown[0]! : `${shown.slice(0, -1).join(', ')} and ${shown[shown.length - 1]}`;
+  return `Add a word to search for; ${list} only ${exclusions.length > 1 ? 'leave' : 'leaves'} pages out.`;
 }
 
 /** True when the query has anything that narrows or scores. */

@@ -300,7 +300,12 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const empty = (): SearchResponse => ({ results: [], parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings });
   if (allowed && allowed.size === 0) return empty();
   if (!words.length) {
-    if (!allowed) return empty();
+    // Filters list pages only when one of them picks pages (a site, a day): exclusions alone (`-python`,
+    // `-site:a.com`) find by nothing and list nothing (src/query.ts onlyExclusions). `-site:a.com` listed
+    // every other page, and while an undo window hid some pages (`allowed` then holds all the others)
+    // `-python`, or a lone `->`, listed every page too.
+    const picks = parsed.sites.length > 0 || parsed.after !== undefined || parsed.before !== undefined || !!req.excludeUrl;
+    if (!allowed || !picks) return empty();
     // Filters alone (`site:docs.python.org after:7d`): the matching pages, most recently visited first.
     const pages = [...(await src.pages()).values()]
       .filter((p) => p.chunkIds.length && allowed.has(p.chunkIds[0]!))

@@ -12,6 +12,7 @@ import { formatDaySpan, plural } from '../format.js';
 import { SearchView } from './SearchView.js';
 import { DayOneCard } from './DayOneCard.js';
 import { UndoBar } from './UndoBar.js';
+import { fitPopupToFrame } from '../fitPopup.js';
 
 type Exclusion =
   | { step: 'none' }
@@ -32,6 +33,8 @@ export function Popup() {
   const [flow, setFlow] = useState<Exclusion>({ step: 'none' });
   const [storedVersion, setStoredVersion] = useState(0);
   const [searching, setSearching] = useState(false);
+  const root = useRef<HTMLDivElement>(null);
+  useEffect(() => (root.current ? fitPopupToFrame(root.current) : undefined), []);
   const onQueryChange = useCallback((q: string) => setSearching(q.trim() !== ''), []);
   useEffect(() => setStoredVersion((v) => v + 1), [flow.step]);
   // The button that asked goes once the site is excluded: focus moves to the question's safe answer.
@@ -86,7 +89,7 @@ export function Popup() {
   };
 
   return (
-    <div class="popup">
+    <div class="popup" ref={root}>
       <main class="popup__main">
         <h1 class="visually-hidden">Reread</h1>
         {/* The first-run card gives its room to results while the user searches. */}

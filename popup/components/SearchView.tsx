@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { PendingForget, SearchResponse, SearchResult, SiteCount, Stats } from '../../src/protocol.js';
-import { parseQuery } from '../../src/query.js';
+import { exclusionsOnlyMessage, onlyExclusions, parseQuery, withoutFilters } from '../../src/query.js';
 import browser from 'webextension-polyfill';
 import { call } from '../api.js';
 import { downloadText } from './ModelSettings.js';
@@ -13,7 +13,7 @@ import { flattenOptions, moreShown, optionId, ResultCard } from './ResultCard.js
 import { FirstRun } from './FirstRun.js';
 import { UndoBar } from './UndoBar.js';
 import { changedWords, formatMs, noMatchHeading, plural } from '../format.js';
-import { FilterBar, setOperator } from './FilterBar.js';
+import { FilterBar } from './FilterBar.js';
 
 export interface SearchViewProps {
   mode: 'popup' | 'page';
@@ -38,8 +38,14 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   const [selected, setSelected] = useState(0);
   const [stats, setStats] = useState<Stats | null>(null);
   const [sites, setSites] = useState<SiteCount[]>([]);
-  /** Forgets that can still be undone (made here, in Options or in another window): offered here too. */
+  /**
+   * Forgets that can still be undone (made here, in Options or in another window): offered here too, and
+   * beside every answer while they hide pages from it (each answer says which: SearchResponse.forgets).
+   */
   const [forgets, setForgets] = useState<PendingForget[]>([]);
+  /** Forgets whose bar was answered here (undone, or its time up): an answer that was already on its way does not bring the bar back. */
+  const answeredForgets = useRef(new Set<string>());
+  const showForgets = (list: readonly PendingForget[]) => setForgets(list.filter((f) => f.undoUntil > Date.now() && !answeredForgets.current.has(f.id)));
   const [reloads, setReloads] = useState(0);
   const ticket = useRef(0);
   const input = useRef<HTMLInputElement>(null);
@@ -89,6 +95,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         .then((response) => {
           if (mine !== ticket.current) return; // a newer keystroke owns the screen
           setStatus({ kind: 'done', response });
+          showForgets(response.forgets ?? []);
           setSelected(0);
           onQueryChange?.(q);
           if (!response.denseLoading) answered(q, response);
@@ -127,7 +134,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
     call('stats', {}).then(setStats).catch(() => undefined);
     call('sites', {}).then(setSites).catch(() => undefined);
     call('forget/pending', {})
-      .then((p) => setForgets(p.filter((f) => f.undoUntil > Date.now())))
+      .then(showForgets)
       .catch(() => undefined);
   }, [storedVersion, reloads]);
 
@@ -209,12 +216,15 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   }, [selected, status]);
 
   const parsed = useMemo(() => parseQuery(query), [query]);
+  const shownForgets = forgets.filter((f) => f.id !== shownForget);
+  /** Pages a pending forget leaves out of the answer on screen (said with "nothing matches"). */
+  const forgottenPages = status.kind === 'done' ? (status.response.forgets ?? []).filter((f) => forgets.some((x) => x.id === f.id)).reduce((n, f) => n + f.pages, 0) : 0;
+  const forgottenNote = forgottenPages ? `${forgottenPages === 1 ? 'The page' : `The ${plural(forgottenPages, 'page')}`} you just forgot ${forgottenPages === 1 ? 'is' : 'are'} not searched; Undo brings ${forgottenPages === 1 ? 'it' : 'them'} back while there is time.` : '';
+  /** `-python` alone: nothing to find pages by, which the answer says instead of "nothing matches". */
+  const exclusionsOnly = useMemo(() => onlyExclusions(parsed), [parsed]);
   const hasFilters = parsed.sites.length > 0 || parsed.excludeSites.length > 0 || parsed.after !== undefined || parsed.before !== undefined;
   const dropFilters = () => {
-    let q = query;
-    for (const op of ['site', 'after', 'before']) q = setOperator(q, op, null);
-    q = q.replace(/(^|\s)-site:\S+/g, ' ').replace(/\s+/g, ' ').trim();
-    onInput(q);
+    onInput(withoutFilters(query));
     input.current?.focus();
   };
 
@@ -228,7 +238,9 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         : status.kind === 'done'
           ? results.length
             ? `${plural(results.length, 'page')} found. Use the up and down arrow keys to move through them, Enter to open.`
-            : 'No pages match.'
+            : exclusionsOnly
+              ? exclusionsOnlyMessage(exclusionsOnly)
+              : `No pages match.${forgottenNote ? ` ${forgottenNote}` : ''}`
           : '';
 
   let optionStart = 0;
@@ -304,23 +316,27 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           </details>
         </div>
       )}
-      {status.kind === 'idle' && forgets.some((f) => f.id !== shownForget) && (
+      {/* Above the answer too: after "forget everything" a search finds nothing, and that is why. */}
+      {shownForgets.length > 0 && (
         <div class="search__forgets">
-          {forgets
-            .filter((f) => f.id !== shownForget)
-            .map((f) => (
-              <UndoBar
-                key={f.id}
-                pending={f}
-                onDone={(undone) => {
-                  // The bar goes with its answer: focus on its Undo would fall to the page's body.
-                  const hadFocus = !!document.activeElement?.closest('[data-testid="undo-bar"]');
-                  setForgets((all) => all.filter((x) => x.id !== f.id));
-                  if (undone) setReloads((n) => n + 1);
-                  if (hadFocus) input.current?.focus();
-                }}
-              />
-            ))}
+          {shownForgets.map((f) => (
+            <UndoBar
+              key={f.id}
+              pending={f}
+              onDone={(undone) => {
+                // The bar goes with its answer: focus on its Undo would fall to the page's body.
+                const hadFocus = !!document.activeElement?.closest('[data-testid="undo-bar"]');
+                answeredForgets.current.add(f.id);
+                setForgets((all) => all.filter((x) => x.id !== f.id));
+                if (undone) {
+                  setReloads((n) => n + 1);
+                  // The answer on screen left the restored pages out: ask again.
+                  if (query.trim()) run(query);
+                }
+                if (hadFocus) input.current?.focus();
+              }}
+            />
+          ))}
         </div>
       )}
       {/* Nothing stored because everything was just forgotten is not a first run: the undo bar says what happened. */}
@@ -367,17 +383,32 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           {status.response.partial.missing.length ? <>; none has {quoted(status.response.partial.missing)}</> : null}.
         </p>
       )}
-      {status.kind === 'done' && results.length === 0 && status.response.denseLoading && (
+      {status.kind === 'done' && results.length === 0 && status.response.denseLoading && !exclusionsOnly && (
         <p class="search__empty" data-testid="meaning-pending" role="status">
           No page has these words; still searching by meaning…
         </p>
       )}
-      {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && (
+      {status.kind === 'done' && results.length === 0 && exclusionsOnly && (
+        // A query of exclusions alone finds nothing by design: said as such, not as "nothing matches"
+        // with hints about spelling and filters.
+        <div class="search__empty" data-testid="no-results" data-reason="exclusions-only">
+          <p>
+            <strong data-testid="no-results-heading">{exclusionsOnlyMessage(exclusionsOnly)}</strong>
+          </p>
+          <ul>
+            <li>
+              A minus leaves pages out of what the other words find, as in <code>tutorial {exclusionsOnly[0]}</code>.
+            </li>
+          </ul>
+        </div>
+      )}
+      {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && !exclusionsOnly && (
         <div class="search__empty" data-testid="no-results">
           <p>
             <strong data-testid="no-results-heading">{noMatchHeading(parsed, query, Date.now(), status.response.corrected ? parseQuery(status.response.corrected.query) : undefined)}</strong>
           </p>
           <ul>
+            {forgottenNote && <li data-testid="forgotten-note">{forgottenNote}</li>}
             {status.response.partial && looseFor.current !== query && (
               <li data-testid="partial">
                 No page has all of these words
@@ -421,7 +452,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           })}
         </div>
       )}
-      {status.kind === 'done' && (
+      {status.kind === 'done' && !(exclusionsOnly && !results.length) && (
         // The count and the time stay first, as "3 pages · 13 ms · …": tests/bench/browser.ts reads the
         // time from it. Which lists answered is in data-lanes for the tests (tests/shared/contract.ts).
         <div class="search__meta" data-testid="search-meta" data-lanes={lanesAnswered(status.response)}>

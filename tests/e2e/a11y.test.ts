@@ -157,8 +157,22 @@ describe('axe-core finds nothing on any page state', () => {
         // The words quoted, the filter named: not the operator as typed.
         expect(await page.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “xylophonequartz” on example.com.');
         await check(page, `${path} no results, ${scheme}`);
+        // Exclusions alone: "Add a word to search for; …", not "nothing matches".
+        await typeQuery(page, '-python');
+        await settled(page, 'no-results');
+        expect(await page.getByTestId('no-results-heading').textContent()).toBe('Add a word to search for; -python only leaves pages out.');
+        await check(page, `${path} exclusions only, ${scheme}`);
         await page.close();
       }
+      // The popup zoomed to 200% (popup.html in a 400 × 300 tab: as many CSS pixels as the real popup gets
+      // then): capped at its frame, the filters and the list scroll under the search box.
+      const zoomed = await open('popup.html', scheme, 400);
+      await zoomed.setViewportSize({ width: 400, height: 300 });
+      await typeQuery(zoomed, 'python');
+      await settled(zoomed, 'result');
+      await expect.poll(() => zoomed.locator('.popup[data-capped]').count()).toBe(1);
+      await check(zoomed, `popup.html zoomed, ${scheme}`);
+      await zoomed.close();
       const options = await open('options.html', scheme);
       await options.getByTestId('stat-pages').waitFor();
       await check(options, `options.html, ${scheme}`);
@@ -231,7 +245,18 @@ describe('axe-core finds nothing on any page state', () => {
       await later.getByTestId('undo-bar').waitFor();
       expect(await later.getByTestId('first-run').count()).toBe(0);
       await check(later, `popup.html forgotten, ${scheme}`);
+      // Searching inside the undo window: the undo stays beside the answer, which says why it is empty.
+      await typeQuery(later, 'litter');
+      await settled(later, 'forgotten-note');
+      await later.getByTestId('undo-bar').waitFor();
+      await check(later, `popup.html forgotten searched, ${scheme}`);
       await later.close();
+      const results = await open('search.html', scheme);
+      await typeQuery(results, 'litter');
+      await settled(results, 'forgotten-note');
+      await results.getByTestId('undo-bar').waitFor();
+      await check(results, `search.html forgotten searched, ${scheme}`);
+      await results.close();
     }
     const options = await open('options.html', 'light');
     await options.getByTestId('pending-forgets').waitFor();

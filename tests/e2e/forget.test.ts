@@ -145,6 +145,52 @@ describe('forgetting in the options page', () => {
     await page.close();
   });
 
+  it('while "forget everything" can be undone, a search on the results page or in the popup shows the undo beside its answer', async () => {
+    // A search there found nothing and said only "Nothing you have read matches": no undo, no word of why.
+    // A longer window than the 15 s, so a loaded machine does not close it mid-test.
+    await ext.evalSw(`(engine.forget.undoMs = 60_000, true)`);
+    try {
+      // Opened before the forget: what it read of pending forgets when it opened is stale.
+      const results = await ext.ctx.newPage();
+      await results.goto(ext.extensionUrl('search.html'));
+      await results.getByTestId('idle').waitFor();
+      const page = await options();
+      const n = await statPages(page);
+      await page.getByTestId('delete-all').click();
+      await page.getByTestId('confirm-ok').click();
+      await expect.poll(() => statPages(page)).toBe(0);
+      await results.bringToFront();
+      await results.getByTestId('search-input').fill('litter');
+      await results.getByTestId('no-results').waitFor();
+      expect(await results.getByTestId('undo-bar').textContent()).toMatch(new RegExp(`^Forgot all ${n} pages\\.`));
+      expect(await results.getByTestId('forgotten-note').textContent()).toBe(`The ${n} pages you just forgot are not searched; Undo brings them back while there is time.`);
+      expect(await results.getByTestId('live').textContent()).toContain('you just forgot are not searched');
+      // The popup, searching: the same.
+      const popup = await ext.ctx.newPage();
+      await popup.goto(ext.extensionUrl('popup.html'));
+      await popup.getByTestId('search-input').fill('litter');
+      await popup.getByTestId('no-results').waitFor();
+      expect(await popup.getByTestId('undo-bar').textContent()).toMatch(new RegExp(`^Forgot all ${n} pages\\.`));
+      expect(await popup.getByTestId('forgotten-note').count()).toBe(1);
+      await popup.close();
+      // Undone from the results page: the bar goes and the search is asked again, the page found.
+      await results.getByTestId('undo').click();
+      await expect.poll(() => results.getByTestId('undo-bar').count()).toBe(0);
+      await expect.poll(async () => (await results.getByTestId('result-link').first().getAttribute('href', { timeout: 1000 }).catch(() => null)) ?? '').toContain('/cats.html');
+      expect(await results.getByTestId('forgotten-note').count()).toBe(0);
+      // A later answer says nothing of a forget that is over.
+      await results.getByTestId('search-input').fill('sourdough');
+      await expect.poll(async () => (await results.getByTestId('result-link').first().getAttribute('href', { timeout: 1000 }).catch(() => null)) ?? '').toContain('/bread.html');
+      expect(await results.getByTestId('undo-bar').count()).toBe(0);
+      await results.close();
+      await page.close();
+    } finally {
+      // Failed midway, the pages would stay forgotten for the tests after this one: take the forget back.
+      for (const f of await ext.evalSw<{ id: string }[]>('engine.forget.pending()')) await ext.evalSw(`engine.forget.undo(${JSON.stringify(f.id)})`);
+      await ext.evalSw(`(engine.forget.undoMs = 15_000, true)`);
+    }
+  });
+
   it('a worker stopped inside the undo window keeps the pages hidden and undoable; after the window they are purged', async () => {
     const page = await options();
     await page.getByTestId('delete-site-select').selectOption('a.example');

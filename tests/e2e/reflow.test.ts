@@ -5,7 +5,11 @@
  * default zoom. Chrome zooms popups too, and a popup is at most 800 screen pixels wide: at 200% that is
  * 400 CSS pixels, and the popup's 560 CSS pixels scrolled sideways with the Options link out of view.
  * At 100% the popup keeps its 560 pixels (Chrome sizes a popup by growing it from a tiny frame: a popup
- * that follows its frame's width without care stays tiny). Then a long site name, at full and at zoomed
+ * that follows its frame's width without care stays tiny). The same for the height: a popup is at most
+ * 600 screen pixels high (less on a short screen: about 510 in this headless browser), 300 CSS pixels at
+ * 200%, and the whole popup scrolled, the footer going out of view with the results; now the search box
+ * and the footer stay and what is between them scrolls, while at 100% the popup still grows to its
+ * content. Then a long site name, at full and at zoomed
  * width: in the footer ("Never save …") and in a result's line. And the options and results pages at
  * 320 CSS pixels wide (WCAG 1.4.10: a 1280-pixel window at 400%): nothing scrolls sideways.
  */
@@ -68,21 +72,47 @@ async function openPopup(ext: Extension): Promise<{ evaluate<T>(expression: stri
 
 interface Fit {
   width: number;
+  height: number;
   scrollWidth: number;
+  scrollHeight: number;
   optionsRight: number;
   clearRight: number;
+  /** The search box and the footer, top and bottom. */
+  box: { top: number; bottom: number };
+  footer: { top: number; bottom: number };
+  /** Capped at the frame (popup/fitPopup.ts). */
+  capped: boolean;
+  /** What scrolls between the box and the footer, and how far (the results list, or with it the filters). */
+  scrolls: { scrollHeight: number; clientHeight: number };
+  /** After scrolling to the end: the footer and the box still in view, the last result's bottom in view. */
+  atEnd: { box: { top: number; bottom: number }; footer: { top: number; bottom: number }; lastResultBottom: number };
 }
 
-/** Types `q` into the real popup, waits for its results, and measures the popup's width. */
+/** Types `q` into the real popup, waits for its results, and measures the popup. */
 async function searchAndMeasure(ext: Extension, q: string): Promise<Fit> {
   const popup = await openPopup(ext);
   try {
     await until(() => popup.evaluate<boolean>(`!!document.querySelector('[data-testid="search-input"]')`), 'the popup rendered');
     await popup.evaluate(`(() => { const i = document.querySelector('[data-testid="search-input"]'); i.value = ${JSON.stringify(q)}; i.dispatchEvent(new Event('input', { bubbles: true })); return true; })()`);
     await until(() => popup.evaluate<boolean>(`!!document.querySelector('[data-testid="result"]') && !document.querySelector('[data-testid="searching"]')`), 'results in the popup', 20_000);
-    return await popup.evaluate<Fit>(`(() => {
+    // Chrome resizes the popup to its content after the results are drawn: measure once that is done.
+    await popup.evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 300))))`);
+    return await popup.evaluate<Fit>(`(async () => {
       const right = (sel) => document.querySelector(sel)?.getBoundingClientRect().right ?? -1;
-      return { width: innerWidth, scrollWidth: document.documentElement.scrollWidth, optionsRight: right('.popup__footer a:last-child'), clearRight: right('[data-testid="search-input"]') };
+      const span = (sel) => { const r = document.querySelector(sel).getBoundingClientRect(); return { top: r.top, bottom: r.bottom }; };
+      const scroller = [...document.querySelectorAll('.popup__main, .results')].find((el) => el.scrollHeight > el.clientHeight) ?? document.querySelector('.results');
+      const fit = {
+        width: innerWidth, height: innerHeight, scrollWidth: document.documentElement.scrollWidth, scrollHeight: document.documentElement.scrollHeight,
+        optionsRight: right('.popup__footer a:last-child'), clearRight: right('[data-testid="search-input"]'),
+        box: span('[data-testid="search-input"]'), footer: span('.popup__footer'),
+        capped: document.querySelector('.popup').hasAttribute('data-capped'),
+        scrolls: { scrollHeight: scroller.scrollHeight, clientHeight: scroller.clientHeight },
+      };
+      scroller.scrollTop = scroller.scrollHeight;
+      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      const results = document.querySelectorAll('[data-testid="result"]');
+      fit.atEnd = { box: span('[data-testid="search-input"]'), footer: span('.popup__footer'), lastResultBottom: results[results.length - 1].getBoundingClientRect().bottom };
+      return fit;
     })()`);
   } finally {
     await popup.close();
@@ -92,19 +122,39 @@ async function searchAndMeasure(ext: Extension, q: string): Promise<Fit> {
 describe('the toolbar popup at the browser zoom', () => {
   for (const [factor, width] of [
     [1, 560],
+    [1.5, 533],
     [2, 400],
   ] as const) {
-    it(`at ${factor * 100}% it is ${width} CSS pixels wide and nothing is out of view sideways`, async () => {
+    it(`at ${factor * 100}% it is ${width} CSS pixels wide, nothing is out of view sideways, and the search box and footer stay in view`, async () => {
       const profile = zoomedProfile(factor);
       const ext = await launch({ profile });
       try {
-        await visit(ext, [server.url('/cats.html')]);
-        const fit = await searchAndMeasure(ext, 'litter box');
+        // Three pages: "the" finds them all, more than a zoomed popup can show.
+        await visit(ext, [server.url('/cats.html'), server.url('/git-undo.html'), server.url('/bread.html')]);
+        const fit = await searchAndMeasure(ext, 'the');
         expect(fit.width).toBe(width);
         expect(fit.scrollWidth).toBeLessThanOrEqual(fit.width);
         expect(fit.optionsRight).toBeGreaterThan(0);
         expect(fit.optionsRight).toBeLessThanOrEqual(fit.width);
         expect(fit.clearRight).toBeLessThanOrEqual(fit.width);
+        // The popup itself never scrolls: the box at the top and the footer at the bottom are in view,
+        // before and after the list is scrolled to its end, and the last result can be scrolled into view.
+        expect(fit.scrollHeight).toBeLessThanOrEqual(fit.height + 1); // a fraction of a pixel is not scrolling
+        for (const at of [fit, fit.atEnd]) {
+          expect(at.box.top).toBeGreaterThanOrEqual(0);
+          expect(at.box.bottom).toBeLessThanOrEqual(at.footer.top);
+          expect(at.footer.bottom).toBeLessThanOrEqual(fit.height + 1);
+        }
+        expect(fit.atEnd.lastResultBottom).toBeLessThanOrEqual(fit.atEnd.footer.top + 1);
+        if (factor === 1) {
+          // As before: the popup grows to its results (they fit here), nothing is capped or scrolls.
+          expect(fit.capped).toBe(false);
+          expect(fit.scrolls.scrollHeight).toBeLessThanOrEqual(fit.scrolls.clientHeight);
+        } else {
+          // Zoomed, the results are more than the frame holds: they scroll between the box and the footer.
+          expect(fit.capped).toBe(true);
+          expect(fit.scrolls.scrollHeight).toBeGreaterThan(fit.scrolls.clientHeight);
+        }
       } finally {
         await ext.close();
         rmSync(profile, { recursive: true, force: true });

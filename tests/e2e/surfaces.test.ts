@@ -130,6 +130,12 @@ describe('results page', () => {
     await page.getByTestId('drop-filters').click();
     await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
     expect(await page.getByTestId('search-input').inputValue()).toBe('litter');
+    // Every filter goes, negated and half-typed ones too: a bare `-site:` and `-after:…` were left behind.
+    await page.getByTestId('search-input').fill('litter -site:other.example site:example.com -after:2000-01-01 box -site:');
+    await page.getByTestId('no-results').waitFor();
+    await page.getByTestId('drop-filters').click();
+    await expect.poll(() => page.getByTestId('search-input').inputValue()).toBe('litter box');
+    await expect.poll(() => results(page)).toEqual([server.url('/cats.html') + '#litter']);
     await page.close();
   });
 
@@ -145,6 +151,45 @@ describe('results page', () => {
     await expect.poll(() => page.getByTestId('corrected-query').textContent()).toBe('litter');
     expect(await page.getByTestId('result').count()).toBeGreaterThan(0);
     await page.close();
+  });
+
+  it('a query of exclusions alone says to add a word, on the results page, in the popup and in the omnibox', async () => {
+    // `-litter` found nothing and said "Nothing you have read matches these filters: without “litter”",
+    // with hints about spelling and filters.
+    const said = 'Add a word to search for; -litter only leaves pages out.';
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl(`search.html?q=${encodeURIComponent('-litter')}`));
+    await page.waitForFunction(resultsSettled);
+    expect(await page.getByTestId('no-results-heading').textContent()).toBe(said);
+    expect(await page.getByTestId('no-results').textContent()).toContain('tutorial -litter');
+    expect(await page.getByTestId('drop-filters').count()).toBe(0);
+    expect(await page.getByTestId('live').textContent()).toBe(said);
+    // A word added: the exclusion narrows what it finds.
+    await page.getByTestId('search-input').fill('box -litter');
+    await expect.poll(() => page.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “box” without “litter”.');
+    await page.getByTestId('search-input').fill('-litter -site:example.com');
+    await expect.poll(() => page.getByTestId('no-results-heading').textContent()).toBe('Add a word to search for; -litter and -site:example.com only leave pages out.');
+    await page.close();
+    const popup = await ext.ctx.newPage();
+    await popup.goto(ext.extensionUrl('popup.html'));
+    await popup.getByTestId('search-input').fill('-litter');
+    await popup.waitForFunction(resultsSettled);
+    expect(await popup.getByTestId('no-results-heading').textContent()).toBe(said);
+    await popup.close();
+    // The omnibox has no suggestion for it, and its line above them says the same.
+    await ext.evalSw(`(() => {
+      const omnibox = chrome.omnibox;
+      if (!globalThis.__defaultLines) {
+        globalThis.__defaultLines = [];
+        const set = omnibox.setDefaultSuggestion.bind(omnibox);
+        omnibox.setDefaultSuggestion = (s) => (globalThis.__defaultLines.push(s.description), set(s));
+      }
+      return true;
+    })()`);
+    expect(await ext.evalSw<unknown[]>(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch('-litter', resolve))`)).toEqual([]);
+    expect(await ext.evalSw<string[]>('globalThis.__defaultLines')).toEqual([said]);
+    await ext.evalSw(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch('litter', resolve))`);
+    expect(await ext.evalSw<string[]>('globalThis.__defaultLines')).toEqual([said, 'Search what you have read with Reread']);
   });
 
   it('says when a date filter names no day it can read, and that it was searched as words', async () => {
@@ -253,9 +298,50 @@ describe('omnibox', () => {
     expect(resultsTab.url()).not.toContain('sourdough');
     await expect.poll(() => resultsTab.getByTestId('search-input').inputValue()).toBe('sourdough starter');
     expect(await results(resultsTab)).toContain(server.url('/bread.html') + '#starter');
+    // A suggestion offered for the typed text, chosen: its content comes to Enter.
+    const offered = await ext.evalSw<{ content: string }[]>(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch('revert', resolve))`);
+    expect(offered.map((s) => s.content)).toContain(server.url('/git-undo.html') + '#revert');
     const opened2 = ext.ctx.waitForEvent('page');
     await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(server.url('/git-undo.html') + '#revert')}, 'newBackgroundTab'), true)`);
     expect((await opened2).url()).toBe(server.url('/git-undo.html') + '#revert');
+  });
+
+  it('an address typed after the keyword is searched, never opened', async () => {
+    // `rr https://…` opened that address, as if it were a chosen suggestion. (Addresses on the fixture
+    // server, never read: had one been opened, it would have been opened without touching the network.)
+    const typed = server.url('/unread/xylophone-notes');
+    await ext.evalSw(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch(${JSON.stringify(typed)}, resolve))`);
+    const opened = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(typed)}, 'newForegroundTab'), true)`);
+    const tab = await opened;
+    await tab.waitForLoadState();
+    expect(tab.url().startsWith(ext.extensionUrl('search.html'))).toBe(true);
+    await expect.poll(() => tab.getByTestId('search-input').inputValue()).toBe('xylophone notes site:127.0.0.1');
+    await tab.waitForFunction(resultsSettled);
+    expect(await tab.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “xylophone notes” on 127.0.0.1.');
+    // The address of a page that was read: pages of its site, that page among them.
+    const cats = server.url('/cats.html');
+    const suggested = await ext.evalSw<{ content: string }[]>(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch(${JSON.stringify(cats)}, resolve))`);
+    expect(suggested.some((s) => s.content.startsWith(cats))).toBe(true);
+    expect(suggested.every((s) => s.content.startsWith(server.origin))).toBe(true);
+    const opened2 = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(cats)}, 'newForegroundTab'), true)`);
+    const tab2 = await opened2;
+    await tab2.waitForLoadState();
+    expect(tab2.url().startsWith(ext.extensionUrl('search.html'))).toBe(true);
+    await expect.poll(() => tab2.getByTestId('search-input').inputValue()).toBe('cats site:127.0.0.1');
+    await expect.poll(async () => (await results(tab2)).some((h) => h.startsWith(cats))).toBe(true);
+    // After the worker stopped (nothing remembered), an address Reread never stored is still searched.
+    expect(await ext.stopWorker()).toBeGreaterThan(0);
+    await ext.evalSw('true'); // woken first (the harness's wake-up may open a tab of its own)
+    const elsewhere = server.url('/unread/elsewhere');
+    const opened3 = ext.ctx.waitForEvent('page');
+    await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(elsewhere)}, 'newForegroundTab'), true)`);
+    const tab3 = await opened3;
+    await tab3.waitForLoadState();
+    expect(tab3.url().startsWith(ext.extensionUrl('search.html'))).toBe(true);
+    await expect.poll(() => tab3.getByTestId('search-input').inputValue()).toBe('elsewhere site:127.0.0.1');
+    for (const t of [tab, tab2, tab3]) await t.close();
   });
 });
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clipQuery, formatQuery, isEmptyQuery, isoDate, parseDateOperand, parseQuery } from '../../src/query.js';
+import { clipQuery, exclusionsOnlyMessage, formatQuery, isEmptyQuery, isoDate, onlyExclusions, parseDateOperand, parseQuery, withoutFilters } from '../../src/query.js';
 import { validateSearch } from '../../src/validate.js';
 import { hostileText } from './arbitraries.js';
 
@@ -189,6 +189,22 @@ describe('formatQuery, isEmptyQuery, isoDate', () => {
   });
 });
 
+describe('withoutFilters: "search without filters"', () => {
+  it('removes every filter operator, negated, quoted and half typed ones too, and keeps the words as typed', () => {
+    // A bare `-site:` was left behind, and `-after:`/`-before:` stayed whole.
+    expect(withoutFilters('litter -site:')).toBe('litter');
+    expect(withoutFilters('litter -site:example.com site:a.org')).toBe('litter');
+    expect(withoutFilters('-site:"a b" litter -after:7d -before:2024-01-01 box')).toBe('litter box');
+    expect(withoutFilters('litter after:"last week" before:last month')).toBe('litter');
+    expect(withoutFilters('SITE:a.com Litter AFTER:today')).toBe('Litter');
+    // A day it cannot read is still a filter the person typed.
+    expect(withoutFilters('litter after:2024-02-30')).toBe('litter');
+    // Words, phrases and excluded words stay, spelled as typed; other colons are words.
+    expect(withoutFilters('"litter  box" -dog -"wet food" site:x.com http://a.b/c foo:bar --only-matching')).toBe('"litter  box" -dog -"wet food" http://a.b/c foo:bar --only-matching');
+    expect(withoutFilters('site: after: -before:')).toBe('');
+  });
+});
+
 describe('parseQuery (property)', { timeout: 30_000 }, () => {
   /** A whitespace-separated word of `text` that the parser should have consumed as an operator. */
   function recognisedOperator(word: string): boolean {
@@ -219,6 +235,24 @@ describe('parseQuery (property)', { timeout: 30_000 }, () => {
         for (const t of [q.after, q.before]) if (t !== undefined) expect(Number.isFinite(t)).toBe(true);
         expect(q.text).toBe(q.text.trim());
         expect(parseQuery(input, NOW)).toEqual(q);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('withoutFilters leaves a query the parser reads with no filter and with the same words, phrases and exclusions', () => {
+    fc.assert(
+      fc.property(fc.oneof(inputArb, inputArb.map((s) => s.replace(/ /g, ' "'))), (input) => {
+        const q = parseQuery(input, NOW);
+        const bare = parseQuery(withoutFilters(input), NOW);
+        expect(bare.sites).toEqual([]);
+        expect(bare.excludeSites).toEqual([]);
+        expect(bare.after).toBeUndefined();
+        expect(bare.before).toBeUndefined();
+        expect(bare.unreadDates).toBeUndefined();
+        expect(withoutFilters(withoutFilters(input))).toBe(withoutFilters(input));
+        // An unread day, or a bare `after:`, was searched as a word; without filters it is gone, word and all.
+        if (!q.unreadDates && !/(after|before):(\s|$)/i.test(input)) expect(bare).toEqual({ ...q, sites: [], excludeSites: [], after: undefined, before: undefined });
       }),
       { numRuns: 3000 },
     );
@@ -282,5 +316,23 @@ describe('clipQuery: a long paste or selection is cut where a word ends', () => 
     const q = validateSearch({ q: long }).q;
     expect(q.length).toBeLessThanOrEqual(2000);
     expect(long.slice(q.length)).toMatch(/^\s/);
+  });
+});
+
+describe('onlyExclusions and its message: a query that only leaves pages out', () => {
+  it('names the exclusions of a query with nothing to find pages by', () => {
+    expect(onlyExclusions(parseQuery('-python', NOW))).toEqual(['-python']);
+    expect(onlyExclusions(parseQuery('-python -"stack overflow" -site:www.Example.com', NOW))).toEqual(['-python', '-"stack overflow"', '-site:example.com']);
+    // A word, a phrase, a site or a day finds pages: the exclusions then narrow them.
+    for (const q of ['tutorial -python', '"exact words" -python', 'site:a.com -python', 'after:7d -python', '-after:7d -python', ' ', 'python', '--only-matching', '->']) {
+      expect(onlyExclusions(parseQuery(q, NOW)), q).toBeNull();
+    }
+  });
+
+  it('says to add a word, and that the exclusions only leave pages out', () => {
+    expect(exclusionsOnlyMessage(['-python'])).toBe('Add a word to search for; -python only leaves pages out.');
+    expect(exclusionsOnlyMessage(['-python', '-site:a.com'])).toBe('Add a word to search for; -python and -site:a.com only leave pages out.');
+    expect(exclusionsOnlyMessage(['-a', '-b', '-c'])).toBe('Add a word to search for; -a, -b and -c only leave pages out.');
+    expect(exclusionsOnlyMessage(['-a', '-b', '-c', '-d', '-e'])).toBe('Add a word to search for; -a, -b, -c and 2 more only leave pages out.');
   });
 });

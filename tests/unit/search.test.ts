@@ -474,3 +474,22 @@ describe('an identifier typed as the query', () => {
     expect(res.results[0]?.url).toBe(mention.url);
   });
 });
+
+describe('filters without words', () => {
+  const pages = [
+    { url: 'https://docs.test/python', title: 'Python', blocks: [h(1, 'Python notes'), p('Notes on python packaging and virtual environments for the team.')] },
+    { url: 'https://docs.test/rust', title: 'Rust', blocks: [h(1, 'Rust notes'), p('Notes on cargo workspaces and crates for the team.')] },
+    { url: 'https://blog.test/cats', title: 'Cats', blocks: [h(1, 'Cats'), p('A page about cats and their litter boxes, nothing about programming.')] },
+  ];
+
+  it('a site or a day lists its pages, the exclusions beside it applied', async () => {
+    const res = await search(source(pages), { q: 'site:docs.test -python' });
+    expect(res.results.map((r) => r.url)).toEqual(['https://docs.test/rust']);
+  });
+
+  it('exclusions alone find by nothing and list nothing (-site: listed every other page)', async () => {
+    for (const q of ['-python', '-site:docs.test', '-"virtual environments" -site:blog.test']) {
+      expect((await search(source(pages), { q })).results, q).toEqual([]);
+    }
+  });
+});

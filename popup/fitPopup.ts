@@ -1,0 +1,41 @@
+/**
+ * The toolbar popup's height when the browser zooms it (issue: at 200% its 600 CSS pixels were twice the
+ * 600 screen pixels a popup can have, so the whole popup scrolled and the footer's links went out of view
+ * with the results).
+ *
+ * Chrome sizes a popup to its document's height, up to a maximum in screen pixels (600, or less on a
+ * short screen). Zoomed, that maximum is fewer CSS pixels than the popup's own 600, and it is not known
+ * in CSS: `100vh` cannot cap the popup, because Chrome measures the document at the frame's current
+ * height, so a popup capped at `100vh` never grows past the height it had (tests/e2e/reflow.test.ts).
+ * What the page can see is the moment the frame stopped growing: the document is taller than the frame
+ * after a layout. That frame height is the maximum, and the popup is capped there in pixels: its box and
+ * footer stay in the frame and what is between them scrolls (`data-capped`: the filters too, which
+ * left room for less than one result at 200%), and it still grows up to that maximum when more results
+ * come. A new zoom level (Ctrl+plus in the popup) or frame size measures again.
+ */
+export function fitPopupToFrame(popup: HTMLElement): () => void {
+  const html = document.documentElement;
+  const fit = () => {
+    // After a layout Chrome has already grown the frame as far as it can: taller content means the frame
+    // is at its maximum. (A sub-pixel difference is not overflow.)
+    if (html.scrollHeight > innerHeight + 1) {
+      popup.style.setProperty('--popup-max-height', `${innerHeight}px`);
+      popup.dataset.capped = '';
+    }
+  };
+  // The frame changed (it grew or shrank with the content, the zoom changed, or popup.html opened as a
+  // tab was resized): the cap may no longer be its maximum, so measure without it.
+  const refit = () => {
+    popup.style.removeProperty('--popup-max-height');
+    delete popup.dataset.capped;
+    fit();
+  };
+  const observer = new ResizeObserver(fit);
+  observer.observe(popup);
+  addEventListener('resize', refit);
+  fit();
+  return () => {
+    observer.disconnect();
+    removeEventListener('resize', refit);
+  };
+}
