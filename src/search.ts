@@ -347,13 +347,18 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
     lexicalReadsDone();
   }
   // Answered with nothing, and a word no page holds is a compound of two words pages hold: once more
-  // with its parts ("Bauregeln des Pakets" as "Bau regeln des Pakets").
+  // with its parts ("Bauregeln des Pakets" as "Bau regeln des Pakets"). A query that shows no language
+  // ("Paketdatei umleiten") is cut too, and its answer kept only if the section it finds first is written
+  // in a compounding language: English "weekend" is not "week end".
   let split: { text: string; q: string } | null = null;
-  if (!lexical.hits.length && lexical.withheld && !req.exact && !req.excludeUrl && lex.compounds && compoundingLanguage(parsed.text)) {
+  const shown = queryLanguages(parsed.text);
+  const compounding = shown?.some((l) => COMPOUNDING.has(l)) ?? false;
+  // A word no page holds is cut whether or not another word of the query found sections ("Paketdatei").
+  if (!lexical.hits.length && !req.exact && !req.excludeUrl && lex.compounds && (compounding || shown === null || shown[0] === 'und')) {
     split = await splitCompounds(src, parsed.text, req.q, lexical);
     if (split) {
       const again = await lexicalLane(src, queryWords(split.text, TOKENIZER), depth, allowed, lex, false, sections, mark);
-      if (again.hits.length) lexical = again;
+      if (again.hits.length && (compounding || (await writtenInCompoundingLanguage(src, again.hits[0]!.id, sections)))) lexical = again;
       else split = null;
     }
   }
@@ -389,7 +394,16 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
 
 /** Languages that write compounds as one word, of those `queryLanguages` tells (English's "weekend" is not cut). */
 const COMPOUNDING = new Set(['de', 'nl']);
-const compoundingLanguage = (text: string): boolean => queryLanguages(text)?.some((l) => COMPOUNDING.has(l)) ?? false;
+
+/** Whether a section's text (its first 1,000 characters) reads as a language that writes compounds as one word. */
+async function writtenInCompoundingLanguage(src: SearchSource, id: number, sections: Map<number, SectionView>): Promise<boolean> {
+  let v = sections.get(id);
+  if (!v) {
+    [v] = await src.sections([id]);
+    if (v) sections.set(id, v);
+  }
+  return !!v && (queryLanguages(v.text.slice(0, 1000))?.some((l) => COMPOUNDING.has(l)) ?? false);
+}
 
 /** At most this many compounds of a query are cut (`splitCompounds`). */
 const MAX_COMPOUNDS = 2;

@@ -56,7 +56,7 @@ describe('search: a compound no page holds', () => {
     expect(exact.corrected).toBeUndefined();
   });
 
-  it('is not cut in a query that is English or shows no language ("moonlight" stays one word)', async () => {
+  it('is not cut in a query that is English, nor in one that shows no language when the section it would find is English ("moonlight" stays one word)', async () => {
     const english = [
       ...Array.from({ length: 30 }, (_, i) => ({ url: `https://y.test/p${i}`, title: `Page ${i}`, blocks: [h(1, `Page ${i}`), p(`The results of run ${i} are listed here with their logs.`)] })),
       { url: 'https://y.test/night', title: 'Night', blocks: [h(1, 'Night'), p('The moon gives light at night; the results are mailed to the list.')] },
@@ -64,5 +64,14 @@ describe('search: a compound no page holds', () => {
     const res = await search(source(english), { q: 'moonlight results' });
     expect(res.results).toEqual([]);
     expect(res.corrected).toBeUndefined();
+  });
+
+  it('is cut in a query that shows no language when the section it finds is written in German ("Paketdatei", one word no page holds)', async () => {
+    const german = [...filler, { url: 'https://x.test/divert', title: 'dpkg-divert', blocks: [h(1, 'Umgeleitete Dateien'), p('Eine Datei aus einem Paket wird mit dpkg-divert umgeleitet, damit das Paket sie nicht überschreibt.')] }];
+    for (const query of ['Paketdatei', 'Paketdatei umleiten']) {
+      const res = await search(source(german), { q: query });
+      expect(res.results[0]?.url, query).toBe('https://x.test/divert');
+      expect(res.corrected?.query, query).toBe(query.replace('Paketdatei', 'Paket datei'));
+    }
   });
 });
