@@ -183,6 +183,12 @@ export interface LexicalOptions {
    * when the query has other words; it still retrieves.
    */
   kanaWeight: number;
+  /**
+   * Whether a query with Japanese particles and endings and other words is answered when no section
+   * holds any of its other words (false: it is not; "東京でおすすめのラーメン屋はどこですか" matched
+   * sections by で, の, は, どこ, です, か alone).
+   */
+  kanaAlone: boolean;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -205,6 +211,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   phraseReads: 30,
   compounds: true,
   kanaWeight: 0.5,
+  kanaAlone: false,
 };
 
 /** The fewest and most words of a remembered phrase (shorter: a few keywords; longer: sentences and questions). */
@@ -580,6 +587,13 @@ async function lexicalLane(
       hits = [];
       withheld = true;
     }
+  }
+
+  // Only particles and endings of a query with other words matched: none of its other words is in any section.
+  const weak = plan.weak;
+  if (!lex.kanaAlone && weak && hits.length && !words.some((w, i) => !w.common && !(weak & (1 << Math.min(i, 30))) && (w.correction ? correctionTerms(w.correction) : w.terms).some((t) => df(t) > 0))) {
+    hits = [];
+    withheld = true;
   }
 
   mark('coverageAt');

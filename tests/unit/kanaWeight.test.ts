@@ -49,7 +49,22 @@ describe('kanaWeight: particles weigh less than content words in a Japanese ques
         const b = await search(source(pages), { q }, { lexical: { kanaWeight: 1 } });
         expect(a.results.map((r) => [r.url, r.score])).toEqual(b.results.map((r) => [r.url, r.score]));
       }),
-      { numRuns: 40 },
+      { numRuns: 25 },
     );
+  }, 30_000);
+});
+
+describe('kanaAlone: a Japanese question whose other words no section holds', () => {
+  const OFF_TOPIC = '明日の大阪の天気はどうですか';
+  it('is answered by nothing, not by its particles and endings (and was, with kanaAlone on)', async () => {
+    const off = await search(source(pages), { q: OFF_TOPIC });
+    expect(off.results).toEqual([]);
+    const on = await search(source(pages), { q: OFF_TOPIC }, { lexical: { kanaAlone: true } });
+    expect(on.results.length).toBeGreaterThan(0);
+  });
+
+  it('is answered when one of its other words is in a section, and a query of particles only still is', async () => {
+    expect((await search(source(pages), { q: '明日のパッケージの天気はどうですか' })).results.length).toBeGreaterThan(0);
+    expect((await search(source(pages), { q: 'ですか' })).results.length).toBeGreaterThan(0);
   });
 });
