@@ -77,12 +77,26 @@ const KANA_FUNCTION_WORD = /^\p{Script=Hiragana}{1,2}$/u;
 
 /**
  * A run of one or two hiragana (で, を, は, か, ます, する): what the segmenter leaves of a Japanese
- * particle or verb ending. Such words retrieve like any other (see QUERY_STOPWORDS), but they are not
- * what a query is about, so they are not listed under "matched".
+ * particle or verb ending; or a Chinese function word (的, 了, 哪些, 怎么, 可以). Such words retrieve like
+ * any other (see QUERY_STOPWORDS), but they are not what a query is about: they are not listed under
+ * "matched", weigh less (search.ts `kanaWeight`), and cannot answer a query alone (`kanaAlone`).
  */
 export function kanaFunctionWord(word: string): boolean {
-  return KANA_FUNCTION_WORD.test(word);
+  return KANA_FUNCTION_WORD.test(word) || CHINESE_FUNCTION_WORDS.has(word);
 }
+
+/**
+ * Chinese function words as the segmenter cuts them: structural and aspect particles, sentence-final
+ * particles, pronouns and demonstratives, prepositions and conjunctions, question words, modal verbs
+ * (a linguistic list, not drawn from any query set). Treated as Japanese particles are.
+ */
+const CHINESE_FUNCTION_WORDS: ReadonlySet<string> = new Set(
+  (
+    '的 地 得 了 着 过 是 在 有 和 与 或 或者 及 而 也 都 就 还 又 再 很 更 最 把 被 给 让 对 从 到 向 往 为 为了 以 之 其 等 ' +
+    '吗 呢 吧 啊 呀 么 我 你 他 她 它 我们 你们 他们 它们 这 那 这个 那个 这些 那些 这样 那样 什么 怎么 怎样 怎么样 样 ' +
+    '如何 为什么 哪 哪些 哪个 哪里 哪儿 能 能否 能不能 可以 可 会 要 想 我想 应该 该 一个 一些 如果 因为 所以 但是 但 然后'
+  ).split(' '),
+);
 
 export interface QueryWord {
   /** The word as typed. */

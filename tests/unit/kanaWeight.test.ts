@@ -68,3 +68,21 @@ describe('kanaAlone: a Japanese question whose other words no section holds', ()
     expect((await search(source(pages), { q: 'ですか' })).results.length).toBeGreaterThan(0);
   });
 });
+
+describe('Chinese function words are treated as Japanese particles are', () => {
+  const zh = [
+    { url: 'https://zh.test/upgrade', title: '升级', blocks: [h(1, '自动升级', 'upgrade'), p('可以使用 unattended-upgrades 软件包让系统自动升级。这是什么时候的事？')] },
+    { url: 'https://zh.test/donate', title: '捐赠', blocks: [h(1, '支持组织', 'donate'), p('你可以通过这些组织向项目捐款。')] },
+    ...Array.from({ length: 8 }, (_, i) => ({ url: `https://zh.test/p${i}`, title: `章${i}`, blocks: [h(1, `章${i}`, `c${i}`), p(`这是第${i}章的内容，说明了软件包的安装。`)] })),
+  ];
+  it('a question whose other words are in no section is answered by nothing (的, 怎么, 样 matched)', async () => {
+    expect((await search(source(zh), { q: '北京明天的天气怎么样' })).results).toEqual([]);
+    expect((await search(source(zh), { q: '北京明天的天气怎么样' }, { lexical: { kanaAlone: true } })).results.length).toBeGreaterThan(0);
+  });
+  it('"matched" lists the question\'s content words, not its function words', async () => {
+    const res = await search(source(zh), { q: '可以通过哪些组织捐款' });
+    expect(res.results[0]!.url).toBe('https://zh.test/donate');
+    expect(res.results[0]!.whyMatched).not.toContain('可以');
+    expect(res.results[0]!.whyMatched).toContain('组织');
+  });
+});
