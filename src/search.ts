@@ -546,11 +546,12 @@ async function lexicalLane(
     const total = [...content.values()].reduce((a, c) => a + c.weight, 0);
     let best = 0;
     for (const h of hits.slice(0, 10)) {
-      const matched = new Set(h.terms);
+      // (A hit's terms are a few: looked up in the array, no Set per hit.)
+      const matched = h.terms;
       let covered = 0;
       let count = 0;
       for (const c of content.values()) {
-        if (c.terms.some((t) => matched.has(t))) {
+        if (c.terms.some((t) => matched.includes(t))) {
           covered += c.weight;
           count++;
         }
@@ -672,7 +673,12 @@ async function lexicalLane(
       } else if (lex.phraseDepth > deep && lex.phraseReads > 0) {
         // Not in the first hits: deeper, once, and only the sections that can hold it are read.
         const seen = new Set(hits.map((h) => h.id));
-        const deeper = retrieve(query, lex.phraseDepth).filter((h) => !seen.has(h.id) && mayHold(h)).slice(0, lex.phraseReads);
+        // The first phraseReads that may hold it, in rank order (mayHold is a few seeks a hit: not all 1,000).
+        const deeper: LexicalHit[] = [];
+        for (const h of retrieve(query, lex.phraseDepth)) {
+          if (deeper.length >= lex.phraseReads) break;
+          if (!seen.has(h.id) && mayHold(h)) deeper.push(h);
+        }
         const unreadDeeper = deeper.map((h) => h.id).filter((id) => !sections.has(id));
         if (unreadDeeper.length) for (const v of await src.sections(unreadDeeper)) sections.set(v.id, v);
         for (const h of deeper) {
