@@ -253,7 +253,7 @@ export function bm25Ranked(query: readonly QueryTerm[], stats: CorpusStats, opti
   const n = winnerBits(scratch.heap, terms, scratch);
   const { ids, best, termBits } = scratch;
   // The winners kept, by rank (best first).
-  let kept = scratch.kept.length >= n ? scratch.kept : (scratch.kept = new Uint32Array(Math.max(n, scratch.kept.length * 2)));
+  const kept = scratch.kept.length >= n ? scratch.kept : (scratch.kept = new Uint32Array(Math.max(n, scratch.kept.length * 2)));
   let m = 0;
   if (need > 1) {
     // A bit per query word a term stands for (the first term of a word sets it, as wordsMatched counts).
