@@ -105,6 +105,11 @@ class Scratch {
   /** Per winner (by rank): a bit per query term it holds, and the short fields those terms are in. */
   termBits = new Uint32Array(256);
   fields = new Uint8Array(256);
+  /** bm25Ranked: the ranks of the winners kept, their raised scores, id keys and order. */
+  kept = new Uint32Array(256);
+  raised = new Float64Array(256);
+  keys = new Float64Array(256);
+  order = new Uint32Array(256);
   ensure(maxId: number, total: number): void {
     if (maxId >= this.scores.length) this.scores = new Float64Array(Math.max(maxId + 1, this.scores.length * 2));
     if (total > this.touched.length) this.touched = new Uint32Array(Math.max(total, this.touched.length * 2));
@@ -136,12 +141,19 @@ const scratchOf = (): Scratch => (scratchSpace ??= new Scratch());
  * where it occurs, in some field).
  */
 export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, options: Bm25SearchOptions): LexicalHit[] {
-  const { k1, b } = options.params ?? DEFAULT_BM25;
-  const fw = options.fields ?? DEFAULT_FIELDS;
-  const allowed = options.allowed ?? null;
   // Drop absent terms before capping, so words the index lacks do not use up slots.
   const terms = query.filter((q) => q.postings.ids.length > 0).slice(0, MAX_QUERY_TERMS);
   if (!terms.length || stats.N <= 0 || options.k <= 0) return [];
+  const scratch = scratchOf();
+  scoreInto(scratch.heap, terms, stats, options, scratch);
+  return winners(scratch.heap, terms, scratch);
+}
+
+/** Scores `terms` (present, at most MAX_QUERY_TERMS) into `heap`, emptied first and keeping options.k. */
+function scoreInto(heap: TopK, terms: readonly QueryTerm[], stats: CorpusStats, options: Bm25SearchOptions, scratch: Scratch): void {
+  const { k1, b } = options.params ?? DEFAULT_BM25;
+  const fw = options.fields ?? DEFAULT_FIELDS;
+  const allowed = options.allowed ?? null;
   const avgLen = stats.totalLength / stats.N || 1;
   const weights = terms.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length));
   let maxId = 0;
@@ -155,8 +167,6 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
   const norm0 = 1 - b;
   const normL = b / avgLen;
   const bonus = fieldBonus(fw);
-  const scratch = scratchOf();
-  const heap = scratch.heap;
   heap.reset(options.k);
 
   // Dense whenever the score array stays proportional to the corpus (as the floor's is): ids up to a
@@ -198,7 +208,115 @@ export function bm25Search(query: readonly QueryTerm[], stats: CorpusStats, opti
     }
     for (const [id, s] of scores) heap.push(id, s);
   }
-  return winners(heap, terms, scratch);
+}
+
+export interface RankedOptions extends Bm25SearchOptions {
+  /**
+   * Per term of the query (in order): the query word it stands for (0-30), or -1. With `need`, a
+   * winner is kept only when its terms stand for at least `need` distinct words.
+   */
+  words?: readonly number[];
+  need?: number;
+  /** Terms whose scores are added to the winners kept but that retrieve nothing (addScores). */
+  scoring?: readonly QueryTerm[];
+  /** How many of them to return, at most (the best after `scoring`). */
+  keep: number;
+}
+
+/**
+ * bm25Search's `k` winners, filtered to those holding `need` of the query's words, raised by the
+ * `scoring` terms' scores and cut to the best `keep`: the same hits, scores and order as
+ * `addScores(bm25Search(...).filter(...), scoring).slice(0, keep)`, but only the hits returned are
+ * made objects (the rest stay in the scratch space's typed arrays). `found` is how many winners there
+ * were before the filter.
+ */
+export function bm25Ranked(query: readonly QueryTerm[], stats: CorpusStats, options: RankedOptions): { hits: LexicalHit[]; found: number } {
+  const present: number[] = [];
+  for (let i = 0; i < query.length && present.length < MAX_QUERY_TERMS; i++) if (query[i]!.postings.ids.length > 0) present.push(i);
+  if (!present.length || stats.N <= 0 || options.k <= 0) return { hits: [], found: 0 };
+  const terms = present.map((i) => query[i]!);
+  const scratch = scratchOf();
+  scoreInto(scratch.heap, terms, stats, options, scratch);
+  const scoring = (options.scoring ?? []).filter((q) => q.postings.ids.length > 0);
+  const need = options.need ?? 1;
+  if (scratch.heap.size > RANKS) {
+    const found = winners(scratch.heap, terms, scratch);
+    let out = found;
+    if (need > 1) {
+      const wordOf = new Map<string, number>();
+      present.forEach((i, t) => wordOf.set(terms[t]!.term, options.words?.[i] ?? -1));
+      out = out.filter((h) => new Set(h.terms.map((t) => wordOf.get(t)!).filter((w) => w >= 0)).size >= need);
+    }
+    if (scoring.length) out = addScores(out, scoring, stats, options);
+    return { hits: out.slice(0, options.keep), found: found.length };
+  }
+  const n = winnerBits(scratch.heap, terms, scratch);
+  const { ids, best, termBits } = scratch;
+  // The winners kept, by rank (best first).
+  const kept = scratch.kept.length >= n ? scratch.kept : (scratch.kept = new Uint32Array(Math.max(n, scratch.kept.length * 2)));
+  let m = 0;
+  if (need > 1) {
+    // A bit per query word a term stands for (the first term of a word sets it, as wordsMatched counts).
+    const wordBit = present.map((i) => {
+      const w = options.words?.[i] ?? -1;
+      return w >= 0 ? 1 << w : 0;
+    });
+    for (let r = 0; r < n; r++) {
+      const bits = termBits[r]!;
+      let words = 0;
+      for (let t = 0; t < terms.length; t++) if (bits & (1 << t)) words |= wordBit[t]!;
+      if (popcount(words) >= need) kept[m++] = r;
+    }
+  } else {
+    for (let r = 0; r < n; r++) kept[r] = r;
+    m = n;
+  }
+  if (!scoring.length || m === 0) {
+    const out: LexicalHit[] = new Array(Math.min(m, options.keep));
+    for (let j = 0; j < out.length; j++) out[j] = hitAt(scratch, kept[j]!, best[kept[j]!]!, terms);
+    return { hits: out, found: n };
+  }
+  // addScores over the kept winners, in the scratch space: the same sums in the same order (each
+  // winner's score, then each scoring term's contribution in query order).
+  const { k1, b } = options.params ?? DEFAULT_BM25;
+  const bonus = fieldBonus(options.fields ?? DEFAULT_FIELDS);
+  const avgLen = stats.totalLength / stats.N || 1;
+  const w = scoring.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length) * (k1 + 1));
+  const score = scratch.raised.length >= m ? scratch.raised : (scratch.raised = new Float64Array(Math.max(m, scratch.raised.length * 2)));
+  const keys = scratch.keys.length >= m ? scratch.keys : (scratch.keys = new Float64Array(Math.max(m, scratch.keys.length * 2)));
+  for (let j = 0; j < m; j++) {
+    score[j] = best[kept[j]!]!;
+    keys[j] = ids[kept[j]!]! * RANKS + j;
+  }
+  const byId = keys.subarray(0, m).sort();
+  for (let t = 0; t < scoring.length; t++) {
+    const p = scoring[t]!.postings;
+    let at = 0;
+    for (let x = 0; x < m && at < p.ids.length; x++) {
+      const key = byId[x]!;
+      const id = Math.floor(key / RANKS);
+      const j = key - id * RANKS;
+      at = seek(p.ids, id, at);
+      if (at < p.ids.length && p.ids[at] === id) {
+        const code = p.tfs[at]!;
+        const tf = (code >>> FIELD_BITS) / (1 - b + (b * p.lens[at]!) / avgLen) + bonus[code & 7]!;
+        score[j] = score[j]! + (w[t]! * tf) / (tf + k1);
+      }
+    }
+  }
+  // Best first (score desc, then id), as addScores sorts.
+  const order = scratch.order.length >= m ? scratch.order : (scratch.order = new Uint32Array(Math.max(m, scratch.order.length * 2)));
+  for (let j = 0; j < m; j++) order[j] = j;
+  const sorted = order.subarray(0, m).sort((x, y) => score[y]! - score[x]! || ids[kept[x]!]! - ids[kept[y]!]!);
+  const out: LexicalHit[] = new Array(Math.min(m, options.keep));
+  for (let j = 0; j < out.length; j++) out[j] = hitAt(scratch, kept[sorted[j]!]!, score[sorted[j]!]!, terms);
+  return { hits: out, found: n };
+}
+
+function popcount(x: number): number {
+  x = x - ((x >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
 }
 
 /** Ranks are packed below ids in `byId` (id * RANKS + rank): k up to this many takes the merge walk. */
@@ -212,25 +330,40 @@ const RANKS = 65536;
  */
 function winners(heap: TopK, terms: readonly QueryTerm[], scratch: Scratch): LexicalHit[] {
   const k = heap.size;
-  scratch.ensureWinners(k);
-  const { ids, best, byId, termBits, fields } = scratch;
-  const n = heap.drain(ids, best);
-  const out: LexicalHit[] = new Array(n);
-  if (n === 0) return out;
-  if (n > RANKS) {
-    for (let r = 0; r < n; r++) {
-      const matched: string[] = [];
-      let f = 0;
-      for (const q of terms) {
-        const i = indexOf(q.postings.ids, ids[r]!);
-        if (i < 0) continue;
-        matched.push(q.term);
-        f |= q.postings.tfs[i]! & 7;
-      }
-      out[r] = { id: ids[r]!, score: best[r]!, terms: matched, fields: f };
-    }
+  if (k <= RANKS) {
+    const n = winnerBits(heap, terms, scratch);
+    const out: LexicalHit[] = new Array(n);
+    for (let r = 0; r < n; r++) out[r] = hitAt(scratch, r, scratch.best[r]!, terms);
     return out;
   }
+  scratch.ensureWinners(k);
+  const { ids, best } = scratch;
+  const n = heap.drain(ids, best);
+  const out: LexicalHit[] = new Array(n);
+  for (let r = 0; r < n; r++) {
+    const matched: string[] = [];
+    let f = 0;
+    for (const q of terms) {
+      const i = indexOf(q.postings.ids, ids[r]!);
+      if (i < 0) continue;
+      matched.push(q.term);
+      f |= q.postings.tfs[i]! & 7;
+    }
+    out[r] = { id: ids[r]!, score: best[r]!, terms: matched, fields: f };
+  }
+  return out;
+}
+
+/**
+ * The heap's entries (at most RANKS), best first, into the scratch space: `ids`, `best` (scores) and,
+ * per rank, a bit per term of `terms` the winner holds (`termBits`) and the short fields those terms
+ * are in (`fields`). Returns how many.
+ */
+function winnerBits(heap: TopK, terms: readonly QueryTerm[], scratch: Scratch): number {
+  scratch.ensureWinners(heap.size);
+  const { ids, best, byId, termBits, fields } = scratch;
+  const n = heap.drain(ids, best);
+  if (n === 0) return 0;
   for (let r = 0; r < n; r++) {
     byId[r] = ids[r]! * RANKS + r;
     termBits[r] = 0;
@@ -254,13 +387,15 @@ function winners(heap: TopK, terms: readonly QueryTerm[], scratch: Scratch): Lex
       }
     }
   }
-  for (let r = 0; r < n; r++) {
-    const matched: string[] = [];
-    const bits = termBits[r]!;
-    for (let t = 0; t < terms.length; t++) if (bits & (1 << t)) matched.push(terms[t]!.term);
-    out[r] = { id: ids[r]!, score: best[r]!, terms: matched, fields: fields[r]! };
-  }
-  return out;
+  return n;
+}
+
+/** Winner `r` of the scratch space (winnerBits) as a hit with this score. */
+function hitAt(scratch: Scratch, r: number, score: number, terms: readonly QueryTerm[]): LexicalHit {
+  const matched: string[] = [];
+  const bits = scratch.termBits[r]!;
+  for (let t = 0; t < terms.length; t++) if (bits & (1 << t)) matched.push(terms[t]!.term);
+  return { id: scratch.ids[r]!, score, terms: matched, fields: scratch.fields[r]! };
 }
 
 /** The first index at or after `from` whose id is >= `id` in ascending ids (galloping, then binary search). */

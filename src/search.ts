@@ -11,7 +11,7 @@
  * in, src/chunker.ts parts).
  */
 import { queryLanguages, queryMayBeIn } from './queryLanguage.js';
-import { addScores, bm25Search, DEFAULT_FIELDS, idf, seek, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
+import { addScores, bm25Ranked, bm25Search, DEFAULT_FIELDS, idf, seek, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
 import type { ChunkAnchor, SectionPart } from './chunker.js';
 import { groupByPage } from './group.js';
 import { classifyQuery, fuseHybrid, type DenseCalibration } from './hybrid.js';
@@ -542,14 +542,24 @@ async function lexicalLane(
   // Deep enough for proximity's candidates and the hits a remembered span is looked for in after them
   // (verbatimReach), whatever the caller's k: the popup's 8 results rank as the results page's 30 do.
   const deep = lex.proximity.candidates > 0 ? Math.max(k, lex.proximity.candidates + lex.verbatimReach) : k;
+  // Each term's word, for bm25Ranked's filter (as wordsMatched counts them).
+  const termWords = words.length > 31 ? null : query.map((q) => wordOfTerm.get(q.term) ?? -1);
   const retrieve = (q: readonly QueryTerm[], depthK = deep): LexicalHit[] => {
-    let out = bm25Search(q, stats, { k: need > 1 || scoringOnly.length ? depthK * 2 : depthK, allowed, params, fields: lex.fields });
+    const k = need > 1 || scoringOnly.length ? depthK * 2 : depthK;
+    const scoring = scoringOnly.length && lex.common.score ? scoringOnly : undefined;
+    if (termWords !== null && q === query) {
+      // The winners' filter and the common words' scores on typed arrays: only the hits kept are objects.
+      const { hits: out, found } = bm25Ranked(q, stats, { k, allowed, params, fields: lex.fields, words: termWords, need, scoring, keep: depthK });
+      if (need > 1 && found && !out.length) withheld = true;
+      return out;
+    }
+    let out = bm25Search(q, stats, { k, allowed, params, fields: lex.fields });
     if (need > 1) {
       const found = out.length;
       out = out.filter((h) => wordsMatched(h) >= need);
       if (found && !out.length) withheld = true;
     }
-    if (scoringOnly.length && lex.common.score) out = addScores(out, scoringOnly, stats, { params, fields: lex.fields });
+    if (scoring) out = addScores(out, scoring, stats, { params, fields: lex.fields });
     return out.slice(0, depthK);
   };
   let hits = retrieve(query);
@@ -572,11 +582,12 @@ async function lexicalLane(
     const total = [...content.values()].reduce((a, c) => a + c.weight, 0);
     let best = 0;
     for (const h of hits.slice(0, 10)) {
-      const matched = new Set(h.terms);
+      // (A hit's terms are a few: looked up in the array, no Set per hit.)
+      const matched = h.terms;
       let covered = 0;
       let count = 0;
       for (const c of content.values()) {
-        if (c.terms.some((t) => matched.has(t))) {
+        if (c.terms.some((t) => matched.includes(t))) {
           covered += c.weight;
           count++;
         }
@@ -705,7 +716,12 @@ async function lexicalLane(
       } else if (lex.phraseDepth > deep && lex.phraseReads > 0) {
         // Not in the first hits: deeper, once, and only the sections that can hold it are read.
         const seen = new Set(hits.map((h) => h.id));
-        const deeper = retrieve(query, lex.phraseDepth).filter((h) => !seen.has(h.id) && mayHold(h)).slice(0, lex.phraseReads);
+        // The first phraseReads that may hold it, in rank order (mayHold is a few seeks a hit: not all 1,000).
+        const deeper: LexicalHit[] = [];
+        for (const h of retrieve(query, lex.phraseDepth)) {
+          if (deeper.length >= lex.phraseReads) break;
+          if (!seen.has(h.id) && mayHold(h)) deeper.push(h);
+        }
         const unreadDeeper = deeper.map((h) => h.id).filter((id) => !sections.has(id));
         if (unreadDeeper.length) for (const v of await src.sections(unreadDeeper)) sections.set(v.id, v);
         for (const h of deeper) {

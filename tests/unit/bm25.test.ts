@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addScores, bm25Search, DEFAULT_BM25, DEFAULT_FIELDS, idf, MAX_QUERY_TERMS, seek, TopK, type Bm25Params, type CorpusStats, type FieldWeights, type PostingList, type QueryTerm } from '../../src/bm25.js';
+import { addScores, bm25Ranked, bm25Search, DEFAULT_BM25, DEFAULT_FIELDS, idf, MAX_QUERY_TERMS, seek, TopK, type Bm25Params, type CorpusStats, type FieldWeights, type PostingList, type QueryTerm } from '../../src/bm25.js';
 import { tfCode } from '../../src/indexing.js';
 
 /** A section as BM25F sees it: body words (counted, length-normalised), heading, ancestors and title words (present or not). */
@@ -265,6 +265,39 @@ describe('addScores (terms that score but do not retrieve)', () => {
         for (let i = 1; i < got.length; i++) expect(got[i - 1]!.score >= got[i]!.score).toBe(true);
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('bm25Ranked (the lexical lane\'s retrieval on typed arrays)', { timeout: 30_000 }, () => {
+  it('gives exactly the hits, scores, terms, fields and order of bm25Search, the word filter, addScores and the cut (property)', () => {
+    fc.assert(
+      fc.property(
+        corpusArb(false),
+        queryArb,
+        queryArb,
+        fc.array(fc.integer({ min: -1, max: 4 }), { minLength: 6, maxLength: 6 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.boolean(),
+        paramsArb,
+        (corpus, a, b, wordOf, need, k, keep, withScoring, params) => {
+          const query = toQuery(corpus, a);
+          const scoring = withScoring ? toQuery(corpus, b.filter((x) => !a.some((y) => y.term === x.term))) : undefined;
+          const words = query.map((_, i) => wordOf[i]!);
+          // The composition search.ts ran before (wordsMatched: distinct words of a hit's terms).
+          const word = new Map(query.map((q, i) => [q.term, words[i]!]));
+          const found = bm25Search(query, corpus.stats, { k, params });
+          let want = need > 1 ? found.filter((h) => new Set(h.terms.map((t) => word.get(t)!).filter((w) => w >= 0)).size >= need) : found;
+          if (scoring) want = addScores(want, scoring, corpus.stats, { params });
+          want = want.slice(0, keep);
+          const got = bm25Ranked(query, corpus.stats, { k, params, words, need, scoring, keep });
+          expect(got.found).toBe(found.length);
+          expect(got.hits).toEqual(want);
+        },
+      ),
+      { numRuns: 400 },
     );
   });
 });
