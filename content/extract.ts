@@ -3,10 +3,11 @@
  *
  * `walkBlocks` walks the live body in time slices (so no task it runs takes long) and keeps what is
  * rendered and readable: headings (with the id a link can jump to), paragraphs, list items, definition
- * lists, quotes, code (`pre`) and tables as text. It leaves out navigation (`nav`, `role=navigation`, or
- * a class or id that names it), site header and footer, asides, cookie banners and other fixed overlays,
- * hidden and aria-hidden elements, scripts and styles, and never reads form controls or editable
- * regions. Along the way it
+ * lists, quotes, code (`pre`) and tables as text, and what the page shows on request (the body of a closed
+ * `<details>`, `hidden="until-found"`: see COLLAPSED). It leaves out navigation (`nav`, `role=navigation`,
+ * or a class or id that names it), site header and footer, asides, cookie banners and other fixed
+ * overlays, hidden and aria-hidden elements, scripts and styles, and never reads form controls or
+ * editable regions. Along the way it
  * - notes the page's `main` landmark, which the caller prefers when it holds most of the text;
  * - turns definition entries with an id (Sphinx `<dt id="os.path.join">`, glossary terms) into
  *   sub-sections, so each can be its own result with its own anchor;
@@ -105,8 +106,13 @@ const tagOf = (el: Element) => {
 /** One options object for every visibility check (the walk makes thousands). */
 const VISIBILITY = { visibilityProperty: true };
 
+/**
+ * Hidden by an attribute: `hidden` (not `hidden="until-found"`, which the browser reveals for its find
+ * in page and for a link to the text: see `rendered`) or `aria-hidden="true"`.
+ */
 function isHiddenAttr(el: Element): boolean {
-  return el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true';
+  const hidden = el.getAttribute('hidden');
+  return (hidden !== null && hidden.toLowerCase() !== 'until-found') || el.getAttribute('aria-hidden') === 'true';
 }
 
 /**
@@ -129,11 +135,74 @@ function isEditable(el: Element): boolean {
   return (el as HTMLElement).isContentEditable === true;
 }
 
-/** Whether a live element is rendered (`display: contents` has no box but its children are). */
+/**
+ * Content the page shows on request, as HTML defines it: the body of a closed `<details>` (all but its
+ * first `<summary>`) and what a `hidden="until-found"` element holds. The browser renders neither, yet
+ * a reader opens it with one click, the browser's find in page finds it, and a link to an id or to a
+ * text inside it opens it (Chrome 97+, Firefox too): FAQ answers, MkDocs Material's collapsible notes,
+ * rustdoc's folded implementations, GitHub READMEs' "click to expand". A panel a script collapses with
+ * `display: none` is not this: neither find in page nor a link can open it, and nothing tells it from a
+ * menu that is hidden for real, so it stays out.
+ */
+const COLLAPSED =
+  'details:not([open]) > :not(summary:first-of-type), details:not([open]) > :not(summary:first-of-type) *, [hidden="until-found" i] *';
+
+/**
+ * The most elements collapsed content (a closed `<details>`'s body, a `hidden="until-found"` element) may
+ * hold to be read. The browser computes no style for it until it is opened, and the first look inside
+ * makes it compute the style of all of it in one go, which no slice can cut: measured in Chromium 156
+ * (loaded 2-core machine), 6-25 ms for 1,500-3,000 elements, 40-66 ms for 10,000, 300+ ms for 50,000.
+ * A FAQ of 300 closed entries cost 30 ms in all. A larger body (a log, a long diff folded away) is left
+ * out as it was before: its summary stays.
+ */
+export const COLLAPSED_MAX_ELEMENTS = 2_000;
+
+/** Whether `el` holds more than `max` elements (looks at `max + 1` of them at most, styles none). */
+function holdsMoreThan(el: Element, max: number): boolean {
+  return el.getElementsByTagName('*')[max] !== undefined;
+}
+
+/** A live closed `<details>` or `hidden="until-found"` element too big to read (COLLAPSED_MAX_ELEMENTS). */
+function collapsedTooBig(el: Element, tag: string): boolean {
+  const collapses = tag === 'DETAILS' ? !(el as HTMLDetailsElement).open : el.getAttribute('hidden')?.toLowerCase() === 'until-found';
+  return collapses && holdsMoreThan(el, COLLAPSED_MAX_ELEMENTS);
+}
+
+/**
+ * Whether a live element is rendered (`display: contents` has no box but its children are), or would be
+ * once the collapsed content it sits in (COLLAPSED) is opened: its own style shows it. The walk checks
+ * each element's ancestors before it, so an element inside a hidden one never gets here.
+ */
 function rendered(el: Element): boolean {
   const e = el as Element & { checkVisibility?: (o?: object) => boolean };
   if (!e.checkVisibility || e.checkVisibility(VISIBILITY)) return true;
-  return el.ownerDocument.defaultView?.getComputedStyle(el).display === 'contents';
+  const style = el.ownerDocument.defaultView?.getComputedStyle(el);
+  if (!style) return false;
+  if (style.display === 'contents') return true;
+  return style.display !== 'none' && style.visibility === 'visible' && el.closest(COLLAPSED) !== null;
+}
+
+/**
+ * The text of a live element as shown: its innerText when it is rendered (lines kept, what CSS hides
+ * left out); inside collapsed content, which has no innerText until opened, its text without the parts
+ * that stay hidden once it is (`rendered`), form controls and editable regions.
+ */
+function shownText(el: Element): string {
+  if ((el as Element & { checkVisibility?: (o?: object) => boolean }).checkVisibility?.(VISIBILITY) !== false) return (el as HTMLElement).innerText ?? '';
+  let out = '';
+  const visit = (n: Node) => {
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) out += c.nodeValue ?? '';
+      else if (c.nodeType === 1) {
+        const e = c as Element;
+        const tag = tagOf(e);
+        if (tag === 'BR') out += '\n';
+        else if (!SKIP_TAGS.has(tag) && !isHiddenAttr(e) && !isEditable(e) && rendered(e)) visit(e);
+      }
+    }
+  };
+  visit(el);
+  return out;
 }
 
 /** Visible text of a small element (a heading): skips hidden parts and permalink markers. */
@@ -310,7 +379,7 @@ function headingId(el: Element): string | undefined {
 
 /**
  * A table as text, one row a line, cells joined by " | ". On the live page only rendered rows and cells
- * count, and a cell's text is its innerText (which leaves out what CSS hides inside it).
+ * count, and a cell's text is its text as shown (`shownText`: what CSS hides inside it left out).
  */
 function tableText(table: Element, max: number, live: boolean): string {
   const rows: string[] = [];
@@ -320,7 +389,7 @@ function tableText(table: Element, max: number, live: boolean): string {
     const cells: string[] = [];
     for (const c of Array.from(tr.children)) {
       if (isHiddenAttr(c) || isEditable(c) || (live && !rendered(c))) continue;
-      const t = cleanText((live ? (c as HTMLElement).innerText : c.textContent) ?? '');
+      const t = cleanText((live ? shownText(c) : c.textContent) ?? '');
       if (t) cells.push(t);
     }
     if (!cells.length) continue;
@@ -368,6 +437,8 @@ interface Frame {
   defLevel: number;
   /** Inside a link. */
   link?: boolean;
+  /** A closed `<details>` too big to read (`collapsedTooBig`): only this child of it (its summary) is walked. */
+  only?: Element | null;
 }
 
 /** Walks `root` into blocks. Runs in slices of `sliceMs`, awaiting `yieldToPage` between them. */
@@ -519,6 +590,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     frame.child = node.nextSibling;
     nodes++;
+    if (frame.only !== undefined && node !== frame.only) continue;
     if (node.nodeType === 3) {
       const v = node.nodeValue ?? '';
       if (frame.link) bufferLinkChars += v.trim().length;
@@ -569,8 +641,8 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     if (tag === 'PRE') {
       flush();
-      // innerText keeps the lines of a rendered `pre` and leaves out what CSS hides in it.
-      const text = ((live ? (el as HTMLElement).innerText : el.textContent) ?? '').slice(0, limits.maxBlockChars).replace(/\s+$/, '');
+      // As shown: the lines of a `pre` kept, what CSS hides in it left out (`shownText`).
+      const text = ((live ? shownText(el) : el.textContent) ?? '').slice(0, limits.maxBlockChars).replace(/\s+$/, '');
       if (text.trim()) push({ kind: 'code', text, ...(el.id ? { id: el.id } : pendingId ? { id: pendingId } : {}) });
       pendingId = undefined;
       mirrorAdd(frame.m, 'pre', el, text);
@@ -612,6 +684,10 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       defLevel: frame.defLevel,
       link: frame.link || tag === 'A',
     };
+    if (live && collapsedTooBig(el, tag)) {
+      // Its summary stays; an until-found element has none (`only` null: nothing of it is walked).
+      child.only = tag === 'DETAILS' ? (Array.from(el.children).find((c) => tagOf(c) === 'SUMMARY') ?? null) : null;
+    }
     if (isMain) {
       child.landmark = { start: blocks.length, words };
       // The page says where its content is: Readability will not be needed.

@@ -150,3 +150,13 @@ describe('page navigation is not content (content/extract.ts NAVIGATION)', () =>
     expect(all).not.toContain('older posts');
   });
 });
+
+describe('what a page shows on request is content (content/extract.ts COLLAPSED)', () => {
+  it('reads the body of a closed <details> and what hidden="until-found" holds from a parsed page too; hidden, form values and menus stay out', async () => {
+    // The page the e2e test captures live (tests/e2e/capture.test.ts): a parsed page has no style sheet,
+    // so what CSS hides is not judged here, only the markup's own rules.
+    const all = (await sectionsOf(readFileSync(join(HARD, 'collapsed.html'), 'utf8'))).join('\n');
+    for (const kept of ['hivestoreword', 'admonitionword', 'guardfittingword', 'entranceclearword', 'untilfoundword']) expect(all, kept).toContain(kept);
+    for (const out of ['ariadetailsword', 'detailsinputword', 'detailstextareaword', 'detailsbuttonword', 'plainhiddenword', 'dropdownmenuword']) expect(all, out).not.toContain(out);
+  });
+});
