@@ -71,6 +71,11 @@ export interface WalkOptions {
   now?: () => number;
   /** An empty document to fill with a sanitised copy of what is kept (dropped above the Readability limit). */
   mirror?: Document;
+  /**
+   * The page's address, which its links are read against (`namesSite`); on the live page its own URL
+   * by default. Without it no link is judged.
+   */
+  url?: string;
   limits?: Partial<typeof EXTRACT_LIMITS>;
 }
 
@@ -227,6 +232,46 @@ function visibleText(el: Element, max: number, live: boolean): string {
   // Permalink markers that are plain text ("¶", "#", "§", "🔗") at either end; Docusaurus's hash
   // link is a zero-width space.
   return cleanText(out.replace(ZERO_WIDTH, '')).replace(/^[¶#§🔗]\s*|\s*[¶#§🔗]$/gu, '').slice(0, max).trim();
+}
+
+/** A site's root: `/`, or its index page (`/index.html`), without a query. */
+const SITE_ROOT = /^\/(?:index\.[a-z]{2,5})?$/i;
+
+/** Where a link points, without its fragment, `www.` and scheme: the same page whatever way it is written. */
+function pageKey(u: URL): string {
+  return `${u.host.toLowerCase().replace(/^www\./, '')}${u.pathname.replace(/\/index\.[a-z]{2,5}$/i, '/')}${u.search}`;
+}
+
+/**
+ * Whether a heading names the site rather than the page: its whole text is one link, to a site's root
+ * (`/`, `/index.html`, another host's root) that is not this page. Exim's specification opens every
+ * chapter with `<h1><a href="https://www.exim.org/">Exim Internet Mailer</a></h1>` before the content,
+ * which would head every section's path. A heading that links to its own page (a blog's
+ * `<h1><a href="/this-post/">Title</a></h1>`, Exim's `<h2><a href="ch-acl.html">Chapter 43…</a></h2>`)
+ * names the page and stays, as does any heading of the root page itself. The walk asks this only
+ * before any content, outside the main landmark.
+ */
+function namesSite(el: Element, text: string, pageUrl: string | undefined, live: boolean): boolean {
+  if (!pageUrl) return false;
+  let link: Element | null = null;
+  for (const a of Array.from(el.querySelectorAll('a[href]'))) {
+    // Permalink markers ("¶", "#") beside the heading's text are not its text.
+    if (a.classList.contains('headerlink') || SHORT_MARK.test(a.textContent ?? '')) continue;
+    if (link) return false;
+    link = a;
+  }
+  if (!link || visibleText(link, text.length + 1, live) !== text) return false;
+  let page: URL;
+  let target: URL;
+  try {
+    page = new URL(pageUrl);
+    const base = el.ownerDocument.querySelector('base[href]')?.getAttribute('href');
+    target = new URL(link.getAttribute('href')!, base ? new URL(base, page) : page);
+  } catch {
+    return false;
+  }
+  if (!/^https?:$/.test(target.protocol) || !SITE_ROOT.test(target.pathname) || target.search) return false;
+  return pageKey(target) !== pageKey(page);
 }
 
 /** The first child of `el` that is a block of its own (a paragraph, a list, a heading...), if any. */
@@ -460,6 +505,9 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
   let nodes = 0;
   let elements = 0;
   let truncated = false;
+  /** A block other than a heading has been kept: the content has begun (see `namesSite`). */
+  let content = false;
+  const pageUrl = opts.url ?? (live ? root.ownerDocument.URL : undefined);
   let buffer = '';
   let bufferLinkChars = 0;
   let bufferKind: BlockKind = 'text';
@@ -489,6 +537,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     chars += b.text.length;
     words += countWords(b.text);
+    if (b.kind !== 'heading') content = true;
     blocks.push(b);
     linkShare.push(b.kind === 'text' || b.kind === 'list' ? Math.min(1, bufferLinkChars / Math.max(1, buffer.length)) : 0);
   };
@@ -612,6 +661,9 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       const inner = firstBlockChild(el);
       const text = inner ? textBefore(el, inner, limits.maxHeadingChars, live) : visibleText(el, limits.maxHeadingChars, live);
       if (inner) stack.push({ el, child: inner, insideMain: frame.insideMain, block: true, m: frame.m, defLevel: frame.defLevel });
+      // The site's name above the page (a heading that is one link to the site's root) is no heading of
+      // the page: left out, like a site header.
+      if (text && !content && !frame.insideMain && namesSite(el, text, pageUrl, live)) continue;
       if (text) {
         const id = headingId(el);
         const b: Block = { kind: 'heading', level, text, ...(id ? { id } : {}) };

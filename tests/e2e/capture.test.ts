@@ -4,6 +4,7 @@
  * keeps responding; single-page apps are re-captured; revisits and changed pages update in place;
  * excluded sites are never read.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, searchPage, serve, until, FIXTURES, type Extension, type FixtureServer } from './harness.js';
@@ -120,6 +121,23 @@ describe('capture: pages are captured sensibly', () => {
     const chunks = await chunksOf(url);
     expect(chunks.find((c) => c.text.includes('公共图书馆每天'))?.anchor).toEqual({ id: 'zh', above: [{ depth: 0, id: 'ar' }] });
     expect(chunks.find((c) => c.text.includes('הספרייה העירונית פתוחה'))?.headingPath).toEqual(['المكتبة العامة', 'הספרייה העירונית']);
+  });
+
+  it("leaves out a site's name above the page (a heading that is one link to the site's root) and keeps a post title that links to itself", async () => {
+    // Exim's specification: `<h1><a href="http://www.exim.org">Exim Internet Mailer</a></h1>` above every chapter.
+    const spec = server.url('/hard/site-header.html');
+    await visitAndCapture(spec);
+    const chapter = await chunksOf(spec);
+    expect(chapter.find((c) => c.text.includes('acltestword'))?.headingPath).toEqual(['Chapter 43 - Access control lists', '1. Testing ACLs']);
+    expect(chapter.map((c) => c.text).join('\n')).not.toContain('Example Internet Mailer');
+    // A blog post at its own address: the blog's name links to the home page, the post's title to the post.
+    const post = server.url('/hard/this-post/');
+    server.routes.set('/hard/this-post/', readFileSync(join(FIXTURES, 'hard', 'blog-permalink.html'), 'utf8'));
+    await visitAndCapture(post);
+    const chunks = await chunksOf(post);
+    expect(chunks.find((c) => c.text.includes('coldframeword'))?.headingPath).toEqual(['Wintering bees in a cold frame']);
+    expect(chunks.find((c) => c.text.includes('ventilationword'))?.headingPath).toEqual(['Wintering bees in a cold frame', 'Ventilation']);
+    for (const c of chunks) expect(c.headingPath).not.toContain('Hive Notes');
   });
 
   it("leaves a DocBook page's navheader and navfooter out and keeps its chapter and its contents page", async () => {
