@@ -3,10 +3,11 @@
  *
  * `walkBlocks` walks the live body in time slices (so no task it runs takes long) and keeps what is
  * rendered and readable: headings (with the id a link can jump to), paragraphs, list items, definition
- * lists, quotes, code (`pre`) and tables as text. It leaves out navigation (`nav`, `role=navigation`, or
- * a class or id that names it), site header and footer, asides, cookie banners and other fixed overlays,
- * hidden and aria-hidden elements, scripts and styles, and never reads form controls or editable
- * regions. Along the way it
+ * lists, quotes, code (`pre`) and tables as text, and what the page shows on request (the body of a closed
+ * `<details>`, `hidden="until-found"`: see COLLAPSED). It leaves out navigation (`nav`, `role=navigation`,
+ * or a class or id that names it), site header and footer, asides, cookie banners and other fixed
+ * overlays, hidden and aria-hidden elements, scripts and styles, and never reads form controls or
+ * editable regions. Along the way it
  * - notes the page's `main` landmark, which the caller prefers when it holds most of the text;
  * - turns definition entries with an id (Sphinx `<dt id="os.path.join">`, glossary terms) into
  *   sub-sections, so each can be its own result with its own anchor;
@@ -70,6 +71,11 @@ export interface WalkOptions {
   now?: () => number;
   /** An empty document to fill with a sanitised copy of what is kept (dropped above the Readability limit). */
   mirror?: Document;
+  /**
+   * The page's address, which its links are read against (`namesSite`); on the live page its own URL
+   * by default. Without it no link is judged.
+   */
+  url?: string;
   limits?: Partial<typeof EXTRACT_LIMITS>;
 }
 
@@ -105,8 +111,13 @@ const tagOf = (el: Element) => {
 /** One options object for every visibility check (the walk makes thousands). */
 const VISIBILITY = { visibilityProperty: true };
 
+/**
+ * Hidden by an attribute: `hidden` (not `hidden="until-found"`, which the browser reveals for its find
+ * in page and for a link to the text: see `rendered`) or `aria-hidden="true"`.
+ */
 function isHiddenAttr(el: Element): boolean {
-  return el.hasAttribute('hidden') || el.getAttribute('aria-hidden') === 'true';
+  const hidden = el.getAttribute('hidden');
+  return (hidden !== null && hidden.toLowerCase() !== 'until-found') || el.getAttribute('aria-hidden') === 'true';
 }
 
 /**
@@ -129,11 +140,74 @@ function isEditable(el: Element): boolean {
   return (el as HTMLElement).isContentEditable === true;
 }
 
-/** Whether a live element is rendered (`display: contents` has no box but its children are). */
+/**
+ * Content the page shows on request, as HTML defines it: the body of a closed `<details>` (all but its
+ * first `<summary>`) and what a `hidden="until-found"` element holds. The browser renders neither, yet
+ * a reader opens it with one click, the browser's find in page finds it, and a link to an id or to a
+ * text inside it opens it (Chrome 97+, Firefox too): FAQ answers, MkDocs Material's collapsible notes,
+ * rustdoc's folded implementations, GitHub READMEs' "click to expand". A panel a script collapses with
+ * `display: none` is not this: neither find in page nor a link can open it, and nothing tells it from a
+ * menu that is hidden for real, so it stays out.
+ */
+const COLLAPSED =
+  'details:not([open]) > :not(summary:first-of-type), details:not([open]) > :not(summary:first-of-type) *, [hidden="until-found" i] *';
+
+/**
+ * The most elements collapsed content (a closed `<details>`'s body, a `hidden="until-found"` element) may
+ * hold to be read. The browser computes no style for it until it is opened, and the first look inside
+ * makes it compute the style of all of it in one go, which no slice can cut: measured in Chromium 156
+ * (loaded 2-core machine), 6-25 ms for 1,500-3,000 elements, 40-66 ms for 10,000, 300+ ms for 50,000.
+ * A FAQ of 300 closed entries cost 30 ms in all. A larger body (a log, a long diff folded away) is left
+ * out as it was before: its summary stays.
+ */
+export const COLLAPSED_MAX_ELEMENTS = 2_000;
+
+/** Whether `el` holds more than `max` elements (looks at `max + 1` of them at most, styles none). */
+function holdsMoreThan(el: Element, max: number): boolean {
+  return el.getElementsByTagName('*')[max] !== undefined;
+}
+
+/** A live closed `<details>` or `hidden="until-found"` element too big to read (COLLAPSED_MAX_ELEMENTS). */
+function collapsedTooBig(el: Element, tag: string): boolean {
+  const collapses = tag === 'DETAILS' ? !(el as HTMLDetailsElement).open : el.getAttribute('hidden')?.toLowerCase() === 'until-found';
+  return collapses && holdsMoreThan(el, COLLAPSED_MAX_ELEMENTS);
+}
+
+/**
+ * Whether a live element is rendered (`display: contents` has no box but its children are), or would be
+ * once the collapsed content it sits in (COLLAPSED) is opened: its own style shows it. The walk checks
+ * each element's ancestors before it, so an element inside a hidden one never gets here.
+ */
 function rendered(el: Element): boolean {
   const e = el as Element & { checkVisibility?: (o?: object) => boolean };
   if (!e.checkVisibility || e.checkVisibility(VISIBILITY)) return true;
-  return el.ownerDocument.defaultView?.getComputedStyle(el).display === 'contents';
+  const style = el.ownerDocument.defaultView?.getComputedStyle(el);
+  if (!style) return false;
+  if (style.display === 'contents') return true;
+  return style.display !== 'none' && style.visibility === 'visible' && el.closest(COLLAPSED) !== null;
+}
+
+/**
+ * The text of a live element as shown: its innerText when it is rendered (lines kept, what CSS hides
+ * left out); inside collapsed content, which has no innerText until opened, its text without the parts
+ * that stay hidden once it is (`rendered`), form controls and editable regions.
+ */
+function shownText(el: Element): string {
+  if ((el as Element & { checkVisibility?: (o?: object) => boolean }).checkVisibility?.(VISIBILITY) !== false) return (el as HTMLElement).innerText ?? '';
+  let out = '';
+  const visit = (n: Node) => {
+    for (let c = n.firstChild; c; c = c.nextSibling) {
+      if (c.nodeType === 3) out += c.nodeValue ?? '';
+      else if (c.nodeType === 1) {
+        const e = c as Element;
+        const tag = tagOf(e);
+        if (tag === 'BR') out += '\n';
+        else if (!SKIP_TAGS.has(tag) && !isHiddenAttr(e) && !isEditable(e) && rendered(e)) visit(e);
+      }
+    }
+  };
+  visit(el);
+  return out;
 }
 
 /** Visible text of a small element (a heading): skips hidden parts and permalink markers. */
@@ -158,6 +232,46 @@ function visibleText(el: Element, max: number, live: boolean): string {
   // Permalink markers that are plain text ("¶", "#", "§", "🔗") at either end; Docusaurus's hash
   // link is a zero-width space.
   return cleanText(out.replace(ZERO_WIDTH, '')).replace(/^[¶#§🔗]\s*|\s*[¶#§🔗]$/gu, '').slice(0, max).trim();
+}
+
+/** A site's root: `/`, or its index page (`/index.html`), without a query. */
+const SITE_ROOT = /^\/(?:index\.[a-z]{2,5})?$/i;
+
+/** Where a link points, without its fragment, `www.` and scheme: the same page whatever way it is written. */
+function pageKey(u: URL): string {
+  return `${u.host.toLowerCase().replace(/^www\./, '')}${u.pathname.replace(/\/index\.[a-z]{2,5}$/i, '/')}${u.search}`;
+}
+
+/**
+ * Whether a heading names the site rather than the page: its whole text is one link, to a site's root
+ * (`/`, `/index.html`, another host's root) that is not this page. Exim's specification opens every
+ * chapter with `<h1><a href="https://www.exim.org/">Exim Internet Mailer</a></h1>` before the content,
+ * which would head every section's path. A heading that links to its own page (a blog's
+ * `<h1><a href="/this-post/">Title</a></h1>`, Exim's `<h2><a href="ch-acl.html">Chapter 43…</a></h2>`)
+ * names the page and stays, as does any heading of the root page itself. The walk asks this only
+ * before any content, outside the main landmark.
+ */
+function namesSite(el: Element, text: string, pageUrl: string | undefined, live: boolean): boolean {
+  if (!pageUrl) return false;
+  let link: Element | null = null;
+  for (const a of Array.from(el.querySelectorAll('a[href]'))) {
+    // Permalink markers ("¶", "#") beside the heading's text are not its text.
+    if (a.classList.contains('headerlink') || SHORT_MARK.test(a.textContent ?? '')) continue;
+    if (link) return false;
+    link = a;
+  }
+  if (!link || visibleText(link, text.length + 1, live) !== text) return false;
+  let page: URL;
+  let target: URL;
+  try {
+    page = new URL(pageUrl);
+    const base = el.ownerDocument.querySelector('base[href]')?.getAttribute('href');
+    target = new URL(link.getAttribute('href')!, base ? new URL(base, page) : page);
+  } catch {
+    return false;
+  }
+  if (!/^https?:$/.test(target.protocol) || !SITE_ROOT.test(target.pathname) || target.search) return false;
+  return pageKey(target) !== pageKey(page);
 }
 
 /** The first child of `el` that is a block of its own (a paragraph, a list, a heading...), if any. */
@@ -310,7 +424,7 @@ function headingId(el: Element): string | undefined {
 
 /**
  * A table as text, one row a line, cells joined by " | ". On the live page only rendered rows and cells
- * count, and a cell's text is its innerText (which leaves out what CSS hides inside it).
+ * count, and a cell's text is its text as shown (`shownText`: what CSS hides inside it left out).
  */
 function tableText(table: Element, max: number, live: boolean): string {
   const rows: string[] = [];
@@ -320,7 +434,7 @@ function tableText(table: Element, max: number, live: boolean): string {
     const cells: string[] = [];
     for (const c of Array.from(tr.children)) {
       if (isHiddenAttr(c) || isEditable(c) || (live && !rendered(c))) continue;
-      const t = cleanText((live ? (c as HTMLElement).innerText : c.textContent) ?? '');
+      const t = cleanText((live ? shownText(c) : c.textContent) ?? '');
       if (t) cells.push(t);
     }
     if (!cells.length) continue;
@@ -368,6 +482,8 @@ interface Frame {
   defLevel: number;
   /** Inside a link. */
   link?: boolean;
+  /** A closed `<details>` too big to read (`collapsedTooBig`): only this child of it (its summary) is walked. */
+  only?: Element | null;
 }
 
 /** Walks `root` into blocks. Runs in slices of `sliceMs`, awaiting `yieldToPage` between them. */
@@ -389,6 +505,9 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
   let nodes = 0;
   let elements = 0;
   let truncated = false;
+  /** A block other than a heading has been kept: the content has begun (see `namesSite`). */
+  let content = false;
+  const pageUrl = opts.url ?? (live ? root.ownerDocument.URL : undefined);
   let buffer = '';
   let bufferLinkChars = 0;
   let bufferKind: BlockKind = 'text';
@@ -418,6 +537,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     chars += b.text.length;
     words += countWords(b.text);
+    if (b.kind !== 'heading') content = true;
     blocks.push(b);
     linkShare.push(b.kind === 'text' || b.kind === 'list' ? Math.min(1, bufferLinkChars / Math.max(1, buffer.length)) : 0);
   };
@@ -519,6 +639,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     frame.child = node.nextSibling;
     nodes++;
+    if (frame.only !== undefined && node !== frame.only) continue;
     if (node.nodeType === 3) {
       const v = node.nodeValue ?? '';
       if (frame.link) bufferLinkChars += v.trim().length;
@@ -540,6 +661,9 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       const inner = firstBlockChild(el);
       const text = inner ? textBefore(el, inner, limits.maxHeadingChars, live) : visibleText(el, limits.maxHeadingChars, live);
       if (inner) stack.push({ el, child: inner, insideMain: frame.insideMain, block: true, m: frame.m, defLevel: frame.defLevel });
+      // The site's name above the page (a heading that is one link to the site's root) is no heading of
+      // the page: left out, like a site header.
+      if (text && !content && !frame.insideMain && namesSite(el, text, pageUrl, live)) continue;
       if (text) {
         const id = headingId(el);
         const b: Block = { kind: 'heading', level, text, ...(id ? { id } : {}) };
@@ -569,8 +693,8 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     if (tag === 'PRE') {
       flush();
-      // innerText keeps the lines of a rendered `pre` and leaves out what CSS hides in it.
-      const text = ((live ? (el as HTMLElement).innerText : el.textContent) ?? '').slice(0, limits.maxBlockChars).replace(/\s+$/, '');
+      // As shown: the lines of a `pre` kept, what CSS hides in it left out (`shownText`).
+      const text = ((live ? shownText(el) : el.textContent) ?? '').slice(0, limits.maxBlockChars).replace(/\s+$/, '');
       if (text.trim()) push({ kind: 'code', text, ...(el.id ? { id: el.id } : pendingId ? { id: pendingId } : {}) });
       pendingId = undefined;
       mirrorAdd(frame.m, 'pre', el, text);
@@ -612,6 +736,10 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       defLevel: frame.defLevel,
       link: frame.link || tag === 'A',
     };
+    if (live && collapsedTooBig(el, tag)) {
+      // Its summary stays; an until-found element has none (`only` null: nothing of it is walked).
+      child.only = tag === 'DETAILS' ? (Array.from(el.children).find((c) => tagOf(c) === 'SUMMARY') ?? null) : null;
+    }
     if (isMain) {
       child.landmark = { start: blocks.length, words };
       // The page says where its content is: Readability will not be needed.

@@ -24,6 +24,8 @@ export interface CaptureOptions {
   yieldToPage?: () => Promise<void>;
   /** Title when the document has none and no heading (the host name). */
   fallbackTitle: string;
+  /** The page's address (its links are read against it); the live document's own URL by default. */
+  url?: string;
 }
 
 export interface CapturedDocument {
@@ -44,7 +46,8 @@ export async function captureDocument(doc: Document, opts: CaptureOptions): Prom
   // read less of a huge page so leaving it is not held up.
   const pace = urgent ? { limits: URGENT_LIMITS } : yieldToPage ? { yieldToPage } : {};
   const mirror = urgent ? undefined : doc.implementation.createHTMLDocument('');
-  const cleaned = await walkBlocks(body, { checkVisibility: opts.live, ...pace, ...(mirror ? { mirror } : {}) });
+  const url = opts.url ?? (opts.live ? doc.URL : undefined);
+  const cleaned = await walkBlocks(body, { checkVisibility: opts.live, ...pace, ...(mirror ? { mirror } : {}), ...(url ? { url } : {}) });
   const { blocks, words, method } = await mainContent(cleaned, { title: doc.title, readability: !urgent, ...(yieldToPage ? { yieldToPage } : {}) });
   if (yieldToPage) await yieldToPage();
   const cut = await cutSections(blocks, yieldToPage ? { yieldToPage, now: () => performance.now() } : undefined);

@@ -34,7 +34,8 @@ export async function readHtml(url: string): Promise<ReadHtmlResult> {
     }
     const doc = new DOMParser().parseFromString(decodeHtml(bytes, contentType), 'text/html');
     const hasPasswordField = doc.querySelector('input[type="password" i]') !== null;
-    const got = await captureDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
+    // Its links are read against where the fetch ended (after redirects).
+    const got = await captureDocument(doc, { live: false, fallbackTitle: new URL(url).hostname, url: res.url || url });
     if (!got) return { ok: false, reason: 'too-little-text' };
     const body = checkBody({ words: got.words, hasPasswordField });
     if (body) return { ok: false, reason: body };

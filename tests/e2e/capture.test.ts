@@ -4,6 +4,7 @@
  * keeps responding; single-page apps are re-captured; revisits and changed pages update in place;
  * excluded sites are never read.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launch, searchPage, serve, until, FIXTURES, type Extension, type FixtureServer } from './harness.js';
@@ -122,6 +123,23 @@ describe('capture: pages are captured sensibly', () => {
     expect(chunks.find((c) => c.text.includes('הספרייה העירונית פתוחה'))?.headingPath).toEqual(['المكتبة العامة', 'הספרייה העירונית']);
   });
 
+  it("leaves out a site's name above the page (a heading that is one link to the site's root) and keeps a post title that links to itself", async () => {
+    // Exim's specification: `<h1><a href="http://www.exim.org">Exim Internet Mailer</a></h1>` above every chapter.
+    const spec = server.url('/hard/site-header.html');
+    await visitAndCapture(spec);
+    const chapter = await chunksOf(spec);
+    expect(chapter.find((c) => c.text.includes('acltestword'))?.headingPath).toEqual(['Chapter 43 - Access control lists', '1. Testing ACLs']);
+    expect(chapter.map((c) => c.text).join('\n')).not.toContain('Example Internet Mailer');
+    // A blog post at its own address: the blog's name links to the home page, the post's title to the post.
+    const post = server.url('/hard/this-post/');
+    server.routes.set('/hard/this-post/', readFileSync(join(FIXTURES, 'hard', 'blog-permalink.html'), 'utf8'));
+    await visitAndCapture(post);
+    const chunks = await chunksOf(post);
+    expect(chunks.find((c) => c.text.includes('coldframeword'))?.headingPath).toEqual(['Wintering bees in a cold frame']);
+    expect(chunks.find((c) => c.text.includes('ventilationword'))?.headingPath).toEqual(['Wintering bees in a cold frame', 'Ventilation']);
+    for (const c of chunks) expect(c.headingPath).not.toContain('Hive Notes');
+  });
+
   it("leaves a DocBook page's navheader and navfooter out and keeps its chapter and its contents page", async () => {
     const url = server.url('/hard/docbook-nav.html');
     await visitAndCapture(url);
@@ -166,6 +184,9 @@ describe('capture: what must never be stored', () => {
     await visitAndCapture(url);
     expect(await found('visiblewort')).toContain(url);
     const text = (await chunksOf(url)).map((c) => c.text).join('\n');
+    // `collapsedword` sits in an accordion panel a script collapses with display:none: unlike a closed
+    // <details> (below), neither find in page nor a link can open it, and nothing tells it from a menu
+    // hidden for real, so it stays out.
     for (const w of ['classhiddenword', 'attrhiddenword', 'ariahiddenword', 'visibilityhiddenword', 'inlinehiddenword', 'collapsedword', 'templateword', 'noscriptword', 'headinghiddenword', 'cellhiddenword', 'rowhiddenword', 'prehiddenword']) {
       expect(text, w).not.toContain(w);
     }
@@ -197,6 +218,78 @@ describe('capture: what must never be stored', () => {
     await inWorker(`engine.updateSettings({ excludedSites: ${JSON.stringify(before)} })`);
     // The same page on a site that is not excluded is captured: the check above was not vacuous.
     expect((await visitAndCapture(url)).outcome).toBe('new');
+  });
+});
+
+describe('capture: what the page shows on request (closed <details>, hidden="until-found")', () => {
+  const url = () => server.url('/hard/collapsed.html');
+
+  it('stores the body of a closed <details> after its summary and what hidden="until-found" holds, not what stays hidden once opened', async () => {
+    await visitAndCapture(url());
+    const chunks = await chunksOf(url());
+    const text = chunks.map((c) => c.text).join('\n');
+    // A FAQ answer, a collapsible note (MkDocs Material), sections inside a folded part, a reference
+    // the browser reveals for find in page.
+    for (const w of ['hivestoreword', 'admonitionword', 'guardfittingword', 'entranceclearword', 'untilfoundword']) expect(await found(w), w).toEqual([url()]);
+    // The answer follows its question, in the section the <details> sits in.
+    const faq = chunks.find((c) => c.text.includes('hivestoreword'))!;
+    expect(faq.headingPath).toEqual(['Keeping bees through the winter', 'Questions beginners ask']);
+    expect(faq.text).toMatch(/How much honey does a hive need for the winter\?\s+A full-size colony/);
+    // Code and tables inside keep their shown parts (a closed <details> has no innerText to read).
+    expect(text).toMatch(/feed = syrup\(sugar=2, water=1\)\n+wrap\(hive, candyboardcode\)/);
+    expect(text).toContain('fondant | slow to take, safe in frost');
+    // Headings inside keep their ids and paths.
+    expect(chunks.find((c) => c.text.includes('guardfittingword'))?.anchor.id).toBe('guard-fitting');
+    expect(chunks.find((c) => c.text.includes('untilfoundword'))?.headingPath).toEqual(['Keeping bees through the winter', 'Reference tables', 'Mite counts']);
+    // What stays hidden once opened, form values, and what is hidden for real stay out.
+    for (const w of ['tooltiphiddenword', 'ghostdetailsword', 'ariadetailsword', 'detailsinputword', 'detailstextareaword', 'detailsbuttonword', 'prehiddendetailsword', 'cellhiddendetailsword', 'plainhiddenword', 'menuhiddenword', 'dropdownmenuword']) {
+      expect(text, w).not.toContain(w);
+    }
+  });
+
+  it('leaves out collapsed content too big to read without a long task, and keeps its summary', async () => {
+    // content/extract.ts COLLAPSED_MAX_ELEMENTS: the browser styles a collapsed body in one go when the
+    // capture first looks inside it.
+    const big = Array.from({ length: 1100 }, (_, i) => `<p>line ${i} of the folded log <b>bigfoldword</b></p>`).join('');
+    const page = `<!doctype html><html lang="en"><head><title>Folded log</title></head><body><main><h1>Build report</h1>
+      <p>The build of the bee counter firmware finished with two warnings; the word foldreportword marks this report so that a test finds it.</p>
+      <details><summary>Full log (bigfoldsummaryword)</summary>${big}</details>
+      <details><summary>Warnings</summary><p>Two warnings about unused variables, smallfoldword, in the sensor driver.</p></details>
+      <div hidden="until-found">${big.replaceAll('bigfoldword', 'bigfoundword')}</div></main></body></html>`;
+    server.routes.set('/hard/folded-log.html', page);
+    const url = server.url('/hard/folded-log.html');
+    await visitAndCapture(url);
+    const text = (await chunksOf(url)).map((c) => c.text).join('\n');
+    for (const w of ['foldreportword', 'bigfoldsummaryword', 'smallfoldword']) expect(text, w).toContain(w);
+    for (const w of ['bigfoldword', 'bigfoundword']) expect(text, w).not.toContain(w);
+  });
+
+  it('links to a section inside a closed <details> or hidden="until-found": the browser opens it and shows the section', async () => {
+    // Captured by the test above. A short window, so that landing on the section takes a scroll.
+    const tab = await ext.ctx.newPage();
+    await tab.setViewportSize({ width: 900, height: 260 });
+    const cases = [
+      { q: 'guardfittingword', href: `${url()}#guard-fitting`, heading: 'Fitting the guard', details: true },
+      // No id: a text fragment of the heading.
+      { q: 'entranceclearword', href: `${url()}#:~:text=Clearing%20the%20entrance`, heading: 'Clearing the entrance', details: true },
+      { q: 'untilfoundword', href: `${url()}#mite-counts`, heading: 'Mite counts', details: false },
+    ];
+    for (const c of cases) {
+      const [top] = await searchPage(ext, { q: c.q }, tab);
+      expect(top?.href, c.q).toBe(c.href);
+      await tab.goto(server.url('/hard/blank'));
+      await tab.goto(top!.href, { waitUntil: 'load' });
+      // Chromium opens the <details> (removes hidden="until-found") and scrolls in a task after load.
+      const shown = (heading: string) => {
+        const h = [...document.querySelectorAll('h3')].find((e) => e.textContent === heading);
+        const r = h?.getBoundingClientRect();
+        return { open: !!h?.closest('details')?.open, revealed: !h?.closest('[hidden]'), inView: !!r && r.height > 0 && r.bottom > 0 && r.top < innerHeight, scrolled: scrollY > 0 };
+      };
+      await tab.waitForFunction(`(${shown.toString()})(${JSON.stringify(c.heading)}).inView`, null, { timeout: 5000, polling: 'raf' }).catch(() => undefined);
+      const got = await tab.evaluate(shown, c.heading);
+      expect(got, c.q).toEqual({ open: c.details, revealed: true, inView: true, scrolled: true });
+    }
+    await tab.close();
   });
 });
 

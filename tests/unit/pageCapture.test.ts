@@ -150,3 +150,61 @@ describe('page navigation is not content (content/extract.ts NAVIGATION)', () =>
     expect(all).not.toContain('older posts');
   });
 });
+
+describe('what a page shows on request is content (content/extract.ts COLLAPSED)', () => {
+  it('reads the body of a closed <details> and what hidden="until-found" holds from a parsed page too; hidden, form values and menus stay out', async () => {
+    // The page the e2e test captures live (tests/e2e/capture.test.ts): a parsed page has no style sheet,
+    // so what CSS hides is not judged here, only the markup's own rules.
+    const all = (await sectionsOf(readFileSync(join(HARD, 'collapsed.html'), 'utf8'))).join('\n');
+    for (const kept of ['hivestoreword', 'admonitionword', 'guardfittingword', 'entranceclearword', 'untilfoundword']) expect(all, kept).toContain(kept);
+    for (const out of ['ariadetailsword', 'detailsinputword', 'detailstextareaword', 'detailsbuttonword', 'plainhiddenword', 'dropdownmenuword']) expect(all, out).not.toContain(out);
+  });
+});
+
+describe("a site's name above the page is no heading of it (content/extract.ts namesSite)", () => {
+  /** The sections' heading paths of a page captured at `url` (as the backfill and the evaluation do). */
+  async function pathsAt(html: string, url?: string): Promise<{ path: string[]; text: string }[]> {
+    const got = (await captureDocument(parseDocument(html), { live: false, fallbackTitle: 'example.com', ...(url ? { url } : {}) }))!;
+    return got.payload.sections.map((s) => ({ path: s.headingPath, text: s.text }));
+  }
+  const exim = () => readFileSync(join(HARD, 'site-header.html'), 'utf8');
+  const blog = () => readFileSync(join(HARD, 'blog-permalink.html'), 'utf8');
+
+  it("leaves out a heading that is one link to the site's root, before the content (Exim's specification)", async () => {
+    for (const url of ['https://www.example.org/doc/spec_html/site-header.html', 'https://exim.reread.test/site-header.html']) {
+      const sections = await pathsAt(exim(), url);
+      expect(sections.find((s) => s.text.includes('acltestword'))?.path, url).toEqual(['Chapter 43 - Access control lists', '1. Testing ACLs']);
+      for (const s of sections) expect(s.text, url).not.toContain('Example Internet Mailer');
+    }
+  });
+
+  it('keeps a heading that links to its own page (a blog post\'s permalink), and a link to the root once the content has begun', async () => {
+    for (const url of ['https://blog.example/hard/this-post/', 'https://blog.example/hard/this-post/#comments']) {
+      const sections = await pathsAt(blog(), url);
+      expect(sections.find((s) => s.text.includes('coldframeword'))?.path, url).toEqual(['Wintering bees in a cold frame']);
+      expect(sections.find((s) => s.text.includes('ventilationword'))?.path, url).toEqual(['Wintering bees in a cold frame', 'Ventilation']);
+      // The blog's name (a link to its home, before the post) is not a heading.
+      for (const s of sections) expect(s.path, url).not.toContain('Hive Notes');
+      expect(sections.find((s) => s.text.includes('backpostsword'))?.path.at(-1), url).toBe('Back to all posts');
+    }
+  });
+
+  it("keeps it on the root page itself, and wherever the page's address is not known", async () => {
+    const home = exim().replace('href="http://www.example.org"', 'href="/"');
+    for (const url of ['https://www.example.org/', 'https://example.org/index.html', undefined]) {
+      const sections = await pathsAt(home, url);
+      expect(sections.find((s) => s.text.includes('acltestword'))?.path, String(url)).toEqual(['Example Internet Mailer', 'Chapter 43 - Access control lists', '1. Testing ACLs']);
+    }
+  });
+
+  it('keeps a heading that is a link to another page that is not a root, or that holds more than the link', async () => {
+    for (const [from, to] of [
+      ['href="http://www.example.org"', 'href="http://www.example.org/docs/"'],
+      ['href="http://www.example.org"', 'href="http://www.example.org/?lang=en"'],
+      ['>Example Internet Mailer</a>', '>Example</a> Internet Mailer'],
+    ] as const) {
+      const sections = await pathsAt(exim().replace(from, to), 'https://www.example.org/doc/spec_html/site-header.html');
+      expect(sections.find((s) => s.text.includes('acltestword'))?.path[0], to).toBe('Example Internet Mailer');
+    }
+  });
+});

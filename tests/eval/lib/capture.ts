@@ -44,7 +44,7 @@ export interface LoadedCorpus {
 export async function capturePage(html: string, url: string, fallbackLang: string): Promise<Omit<CapturedPage, 'file'>> {
   const doc = parseDocument(html);
   const gt = groundTruthOf(doc, fallbackLang);
-  const got = await captureDocument(doc, { live: false, fallbackTitle: new URL(url).hostname });
+  const got = await captureDocument(doc, { live: false, fallbackTitle: new URL(url).hostname, url });
   if (!got) return { url, lang: gt.lang || fallbackLang, gt, stored: null };
   const { title, lang, blocks } = got.payload;
   // The shipped cut, unless a what-if chunker is asked for (then the same blocks, cut with its options).

@@ -1,0 +1,59 @@
+/**
+ * Capture in Firefox of what a page shows on request (content/extract.ts COLLAPSED): the body of a closed
+ * `<details>` and what `hidden="until-found"` holds are stored, what stays hidden once opened is not, and
+ * a result's link to a section inside opens it (Firefox ESR opens a closed `<details>` and reveals
+ * `hidden="until-found"` for an id and for a text fragment, as Chromium does: checked here, not assumed).
+ * The page is the one tests/e2e/capture.test.ts captures in Chromium.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { launchFirefox, searchPage, serve, visit, FIXTURES, type FirefoxExtension, type FixtureServer } from './harness.js';
+
+let ext: FirefoxExtension;
+let server: FixtureServer;
+
+beforeAll(async () => {
+  server = await serve({ '/hard/': join(FIXTURES, 'hard') });
+  ext = await launchFirefox();
+  // The dense lane is not under test here.
+  await ext.bg('engine.updateSettings({ denseEnabled: false })');
+});
+afterAll(async () => {
+  await ext?.close();
+  await server?.close();
+});
+
+describe('capture of collapsed content (Firefox)', () => {
+  it('stores the body of a closed <details> and hidden="until-found", not what stays hidden; its links open it', async () => {
+    const url = server.url('/hard/collapsed.html');
+    await visit(ext, [url]);
+    for (const w of ['hivestoreword', 'admonitionword', 'guardfittingword', 'entranceclearword', 'untilfoundword', 'candyboardcode']) {
+      expect((await searchPage(ext, { q: w })).map((r) => r.href.split('#')[0]), w).toEqual([url]);
+    }
+    for (const w of ['tooltiphiddenword', 'ghostdetailsword', 'ariadetailsword', 'detailsinputword', 'detailstextareaword', 'prehiddendetailsword', 'cellhiddendetailsword', 'plainhiddenword', 'menuhiddenword', 'dropdownmenuword']) {
+      expect(await searchPage(ext, { q: w }), w).toEqual([]);
+    }
+    const tab = await ext.browser.newPage();
+    await tab.setViewport({ width: 900, height: 260 });
+    const cases = [
+      { q: 'guardfittingword', href: `${url}#guard-fitting`, heading: 'Fitting the guard', details: true },
+      { q: 'entranceclearword', href: `${url}#:~:text=Clearing%20the%20entrance`, heading: 'Clearing the entrance', details: true },
+      { q: 'untilfoundword', href: `${url}#mite-counts`, heading: 'Mite counts', details: false },
+    ];
+    for (const c of cases) {
+      const [top] = await searchPage(ext, { q: c.q });
+      expect(top?.href, c.q).toBe(c.href);
+      await tab.goto(server.url('/hard/blank'));
+      await tab.goto(top!.href, { waitUntil: 'load' });
+      const shown = (heading: string) => {
+        const h = [...document.querySelectorAll('h3')].find((e) => e.textContent === heading);
+        const r = h?.getBoundingClientRect();
+        return { open: !!h?.closest('details')?.open, revealed: !h?.closest('[hidden]'), inView: !!r && r.height > 0 && r.bottom > 0 && r.top < innerHeight, scrolled: scrollY > 0 };
+      };
+      // Firefox opens it and scrolls once the page has loaded: wait until the heading is on screen (or give up and say what is).
+      await tab.waitForFunction(`(${shown.toString()})(${JSON.stringify(c.heading)}).inView`, { timeout: 5000, polling: 50 }).catch(() => undefined);
+      expect(await tab.evaluate(shown, c.heading), c.q).toEqual({ open: c.details, revealed: true, inView: true, scrolled: true });
+    }
+    await tab.close();
+  });
+});
