@@ -13,15 +13,27 @@
  * left room for less than one result at 200%), and it still grows up to that maximum when more results
  * come. A new zoom level (Ctrl+plus in the popup) or frame size measures again.
  */
+/** How long the frame must keep its height, with the document taller, before it counts as at its maximum. */
+const SETTLE_MS = 300;
+
 export function fitPopupToFrame(popup: HTMLElement): () => void {
   const html = document.documentElement;
+  // Chrome grows the frame after a layout, and later on a loaded machine: the document is taller than the
+  // frame both while the frame is still growing and once it is at its maximum. Capped while growing, the
+  // popup would stay small (nothing taller to grow to: seen at 100% in CI). So the frame counts as at its
+  // maximum only when it has kept its height, with the document still taller, for SETTLE_MS.
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const overflows = () => html.scrollHeight > innerHeight + 1; // a sub-pixel difference is not overflow
   const fit = () => {
-    // After a layout Chrome has already grown the frame as far as it can: taller content means the frame
-    // is at its maximum. (A sub-pixel difference is not overflow.)
-    if (html.scrollHeight > innerHeight + 1) {
+    if (timer !== undefined || popup.dataset.capped !== undefined || !overflows()) return;
+    const height = innerHeight;
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (innerHeight !== height) return fit();
+      if (!overflows()) return;
       popup.style.setProperty('--popup-max-height', `${innerHeight}px`);
       popup.dataset.capped = '';
-    }
+    }, SETTLE_MS);
   };
   // The frame changed (it grew or shrank with the content, the zoom changed, or popup.html opened as a
   // tab was resized): the cap may no longer be its maximum, so measure without it.
@@ -35,6 +47,7 @@ export function fitPopupToFrame(popup: HTMLElement): () => void {
   addEventListener('resize', refit);
   fit();
   return () => {
+    clearTimeout(timer);
     observer.disconnect();
     removeEventListener('resize', refit);
   };
