@@ -278,32 +278,15 @@ export function bm25Ranked(query: readonly QueryTerm[], stats: CorpusStats, opti
   }
   // addScores over the kept winners, in the scratch space: the same sums in the same order (each
   // winner's score, then each scoring term's contribution in query order).
-  const { k1, b } = options.params ?? DEFAULT_BM25;
-  const bonus = fieldBonus(options.fields ?? DEFAULT_FIELDS);
-  const avgLen = stats.totalLength / stats.N || 1;
-  const w = scoring.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length) * (k1 + 1));
   const score = scratch.raised.length >= m ? scratch.raised : (scratch.raised = new Float64Array(Math.max(m, scratch.raised.length * 2)));
   const keys = scratch.keys.length >= m ? scratch.keys : (scratch.keys = new Float64Array(Math.max(m, scratch.keys.length * 2)));
   for (let j = 0; j < m; j++) {
     score[j] = best[kept[j]!]!;
     keys[j] = ids[kept[j]!]! * RANKS + j;
   }
-  const byId = keys.subarray(0, m).sort();
-  for (let t = 0; t < scoring.length; t++) {
-    const p = scoring[t]!.postings;
-    let at = 0;
-    for (let x = 0; x < m && at < p.ids.length; x++) {
-      const key = byId[x]!;
-      const id = Math.floor(key / RANKS);
-      const j = key - id * RANKS;
-      at = seek(p.ids, id, at);
-      if (at < p.ids.length && p.ids[at] === id) {
-        const code = p.tfs[at]!;
-        const tf = (code >>> FIELD_BITS) / (1 - b + (b * p.lens[at]!) / avgLen) + bonus[code & 7]!;
-        score[j] = score[j]! + (w[t]! * tf) / (tf + k1);
-      }
-    }
-  }
+  raise(keys.subarray(0, m), scoring, stats, options, (j, x) => {
+    score[j] = score[j]! + x;
+  });
   // Best first (score desc, then id), as addScores sorts.
   const order = scratch.order.length >= m ? scratch.order : (scratch.order = new Uint32Array(Math.max(m, scratch.order.length * 2)));
   for (let j = 0; j < m; j++) order[j] = j;
@@ -473,32 +456,51 @@ function accumulateAllowed(ids: Uint32Array, tfs: Uint32Array, lens: Uint32Array
 export function addScores(hits: LexicalHit[], query: readonly QueryTerm[], stats: CorpusStats, options: { params?: Bm25Params; fields?: FieldWeights } = {}): LexicalHit[] {
   const terms = query.filter((q) => q.postings.ids.length > 0);
   if (!terms.length || !hits.length || stats.N <= 0) return hits;
+  const n = hits.length;
+  if (n > RANKS) {
+    const { k1, b } = options.params ?? DEFAULT_BM25;
+    const bonus = fieldBonus(options.fields ?? DEFAULT_FIELDS);
+    const avgLen = stats.totalLength / stats.N || 1;
+    const w = terms.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length) * (k1 + 1));
+    for (const h of hits) for (let t = 0; t < terms.length; t++) addTerm(h, terms[t]!.postings, indexOf(terms[t]!.postings.ids, h.id), w[t]!, k1, b, avgLen, bonus);
+  } else {
+    // The hits in id order (id * RANKS + index), walked along each term's ids as bm25Search's winners are.
+    const keys = new Float64Array(n);
+    for (let i = 0; i < n; i++) keys[i] = hits[i]!.id * RANKS + i;
+    raise(keys, terms, stats, options, (i, x) => {
+      hits[i]!.score += x;
+    });
+  }
+  return hits.sort((a, b) => b.score - a.score || a.id - b.id);
+}
+
+/**
+ * Each scoring term's BM25F contribution to the hits whose keys (id * RANKS + index, any order) are
+ * given, terms outer and hits in id order inner (a gallop along each term's ids): `add(index, x)` once
+ * per term a hit holds, in query order, so every caller sums the same numbers in the same order.
+ * Sorts `keys` in place.
+ */
+function raise(keys: Float64Array, terms: readonly QueryTerm[], stats: CorpusStats, options: { params?: Bm25Params; fields?: FieldWeights }, add: (index: number, x: number) => void): void {
   const { k1, b } = options.params ?? DEFAULT_BM25;
   const bonus = fieldBonus(options.fields ?? DEFAULT_FIELDS);
   const avgLen = stats.totalLength / stats.N || 1;
-  const w = terms.map((q) => (q.weight ?? 1) * idf(stats.N, q.postings.ids.length) * (k1 + 1));
-  // The hits in id order (id * RANKS + index), walked along each term's ids as bm25Search's winners are.
-  const n = hits.length;
-  if (n > RANKS) {
-    for (const h of hits) for (let t = 0; t < terms.length; t++) addTerm(h, terms[t]!.postings, indexOf(terms[t]!.postings.ids, h.id), w[t]!, k1, b, avgLen, bonus);
-  } else {
-    const keys = new Float64Array(n);
-    for (let i = 0; i < n; i++) keys[i] = hits[i]!.id * RANKS + i;
-    keys.sort();
-    // Terms outer, hits inner, as before: each hit's score adds its terms in query order.
-    for (let t = 0; t < terms.length; t++) {
-      const p = terms[t]!.postings;
-      let at = 0;
-      for (let j = 0; j < n && at < p.ids.length; j++) {
-        const key = keys[j]!;
-        const id = Math.floor(key / RANKS);
-        const i = key - id * RANKS;
-        at = seek(p.ids, id, at);
-        if (at < p.ids.length && p.ids[at] === id) addTerm(hits[i]!, p, at, w[t]!, k1, b, avgLen, bonus);
+  const n = keys.length;
+  keys.sort();
+  for (let t = 0; t < terms.length; t++) {
+    const p = terms[t]!.postings;
+    const w = (terms[t]!.weight ?? 1) * idf(stats.N, p.ids.length) * (k1 + 1);
+    let at = 0;
+    for (let x = 0; x < n && at < p.ids.length; x++) {
+      const key = keys[x]!;
+      const id = Math.floor(key / RANKS);
+      at = seek(p.ids, id, at);
+      if (at < p.ids.length && p.ids[at] === id) {
+        const code = p.tfs[at]!;
+        const tf = (code >>> FIELD_BITS) / (1 - b + (b * p.lens[at]!) / avgLen) + bonus[code & 7]!;
+        add(key - id * RANKS, (w * tf) / (tf + k1));
       }
     }
   }
-  return hits.sort((a, b) => b.score - a.score || a.id - b.id);
 }
 
 /** Adds term posting `i`'s BM25F contribution to `h` (nothing when i < 0). */
