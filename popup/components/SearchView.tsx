@@ -137,6 +137,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       .then(showForgets)
       .catch(() => undefined);
   }, [storedVersion, reloads]);
+  // A forget this view learns of from an answer (made in Options or another window): the counts change with it.
+  const forgetKey = forgets.map((f) => f.id).join(' ');
+  useEffect(() => {
+    if (forgetKey) call('stats', {}).then(setStats).catch(() => undefined);
+  }, [forgetKey]);
 
   /** Nothing saved (a first run, or everything just forgotten): no site or date to narrow to, yet. */
   const nothingSaved = stats !== null && stats.pages === 0;
@@ -219,6 +224,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   const shownForgets = forgets.filter((f) => f.id !== shownForget);
   /** Pages a pending forget leaves out of the answer on screen (said with "nothing matches"). */
   const forgottenPages = status.kind === 'done' ? (status.response.forgets ?? []).filter((f) => forgets.some((x) => x.id === f.id)).reduce((n, f) => n + f.pages, 0) : 0;
+  /**
+   * Nothing is left to search but what a pending forget hides ("forget everything", or the one site there
+   * was): the forget note says why nothing matches, and hints about spelling and words do not fit.
+   */
+  const allForgotten = forgottenPages > 0 && status.kind === 'done' && ((status.response.forgets ?? []).some((f) => f.scope.kind === 'all' && forgets.some((x) => x.id === f.id)) || stats?.pages === 0);
   const forgottenNote = forgottenPages ? `${forgottenPages === 1 ? 'The page' : `The ${plural(forgottenPages, 'page')}`} you just forgot ${forgottenPages === 1 ? 'is' : 'are'} not searched; Undo brings ${forgottenPages === 1 ? 'it' : 'them'} back while there is time.` : '';
   /** `-python` alone: nothing to find pages by, which the answer says instead of "nothing matches". */
   const exclusionsOnly = useMemo(() => onlyExclusions(parsed), [parsed]);
@@ -435,11 +445,20 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
                 </button>
               </li>
             )}
-            {parsed.text.trim().split(/\s+/).length > 2 && <li>Try fewer words: the ones you are surest the page used.</li>}
-            <li>Check the spelling, or describe the page in other words (search by meaning finds related words).</li>
-            {stats && stats.pendingEmbeddings > 0 && <li>{plural(stats.pendingEmbeddings, 'new section')} are still being read for search by meaning.</li>}
-            {/* Not only pages visited since the install: tabs open then, and history imported by title (DayOneCard). */}
-            <li>Reread finds the pages you opened since it was installed, and older ones by their title if you imported your history.</li>
+            {/* Everything searchable was just forgotten: the note above is the whole answer, no hint about words fits. */}
+            {!allForgotten && (
+              <>
+                {parsed.text.trim().split(/\s+/).length > 2 && <li>Try fewer words: the ones you are surest the page used.</li>}
+                <li data-testid="spelling-hint">
+                  {forgottenNote
+                    ? 'If the page was not one of those: check the spelling, or describe it in other words (search by meaning finds related words).'
+                    : 'Check the spelling, or describe the page in other words (search by meaning finds related words).'}
+                </li>
+                {stats && stats.pendingEmbeddings > 0 && <li>{plural(stats.pendingEmbeddings, 'new section')} are still being read for search by meaning.</li>}
+                {/* Not only pages visited since the install: tabs open then, and history imported by title (DayOneCard). */}
+                <li>Reread finds the pages you opened since it was installed, and older ones by their title if you imported your history.</li>
+              </>
+            )}
           </ul>
         </div>
       )}
