@@ -1,12 +1,13 @@
 /**
  * The `rr` omnibox keyword: suggestions as you type (the same query syntax as the popup), Enter on the
  * typed text opens the results page, Enter on a suggestion opens that page at its section. An address
- * typed after the keyword is searched too (its site and page name: src/omnibox.ts `addressQuery`), never
- * opened.
+ * typed after the keyword is searched as the popup and the results page search one (its site and page
+ * name, the page at the address first: src/query.ts `addressedQuery`), and the line above the
+ * suggestions says so; it is never opened.
  */
 import browser from 'webextension-polyfill';
-import { addressQuery, describe, omniboxEnter, xmlEscape } from '../src/omnibox.js';
-import { exclusionsOnlyMessage, onlyExclusions, parseQuery } from '../src/query.js';
+import { describe, omniboxEnter, xmlEscape } from '../src/omnibox.js';
+import { addressNote, exclusionsOnlyMessage, onlyExclusions, parseQuery } from '../src/query.js';
 import { normalizeStoredUrl } from '../src/url.js';
 import type { Engine } from './engine.js';
 import { openUrl, searchPageUrl, type Disposition } from './tabs.js';
@@ -48,9 +49,11 @@ export function registerOmnibox(engine: Engine): void {
     const exclusions = onlyExclusions(parseQuery(text));
     setDefaultLine(exclusions ? exclusionsOnlyMessage(exclusions) : DEFAULT_LINE);
     void engine
-      .search({ q: addressQuery(text) ?? text, limit: MAX_SUGGESTIONS, box: 'omnibox' })
+      .search({ q: text, limit: MAX_SUGGESTIONS, box: 'omnibox' })
       .then((res) => {
         if (ticket !== latest) return; // a newer keystroke is already being answered
+        // An address: what it was searched as ("Searching docs.python.org for “json”, …"), as the search boxes say.
+        if (res.address) setDefaultLine(addressNote(res.address, res.address.page));
         const markup = supportsMarkup();
         const suggestions = res.results.slice(0, MAX_SUGGESTIONS).map((r) => ({
           content: r.href,
@@ -73,7 +76,7 @@ export function registerOmnibox(engine: Engine): void {
       const url = was ? null : normalizeStoredUrl(text.trim());
       const stored = !!url && !!(await engine.pages.get(url).catch(() => undefined)) && !engine.pages.isHidden(url);
       if (omniboxEnter(text, was, stored) === 'open') return openUrl(text.trim(), d);
-      return openUrl(searchPageUrl({ q: addressQuery(text) ?? text }), d);
+      return openUrl(searchPageUrl({ q: text }), d);
     })();
   });
 }

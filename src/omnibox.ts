@@ -3,7 +3,7 @@
  * with <match>, <dim> and <url>; Firefox shows it as plain text. Page text is escaped.
  */
 import type { SnippetSegment } from './snippet.js';
-import { siteOf } from './url.js';
+import { isAddress } from './query.js';
 
 /** Omnibox descriptions are XML in Chrome: escape everything page-derived. */
 export function xmlEscape(s: string): string {
@@ -35,45 +35,6 @@ export function describe(title: string, section: string, snippet: readonly Snipp
     text += seg.match ? `<match>${xmlEscape(piece)}</match>` : xmlEscape(piece);
   }
   return `${xmlEscape(head)} <dim>—</dim> <dim>${text}</dim>`;
-}
-
-/** A lone web or file address, as typed or as one of our suggestions' content. */
-export function isAddress(text: string): boolean {
-  return /^(?:https?|file):\/\/\S+$/i.test(text.trim());
-}
-
-/** Path words that name no page ("index.html"), and parts of addresses that are no words. */
-const ADDRESS_NOISE = new Set(['index', 'default', 'html', 'htm', 'shtml', 'xhtml', 'php', 'asp', 'aspx', 'jsp', 'cgi', 'pdf', 'www']);
-
-/**
- * An address typed after the keyword, as a search of what was read there: its site as a filter, and the
- * words of its last path segment that has any (the page's name: "json" for /3/library/json.html,
- * "how to undo a commit" for /blog/2024/how-to-undo-a-commit/). `https://example.com/` is
- * `site:example.com`: the pages read on that site, most recent first. Null when `text` is no address.
- */
-export function addressQuery(text: string): string | null {
-  const t = text.trim();
-  if (!isAddress(t)) return null;
-  let url: URL;
-  try {
-    url = new URL(t);
-  } catch {
-    return null;
-  }
-  const site = siteOf(t);
-  if (!site) return null;
-  const segments = url.pathname.split('/').map((s) => {
-    try {
-      return decodeURIComponent(s);
-    } catch {
-      return s;
-    }
-  });
-  let words: string[] = [];
-  for (let i = segments.length - 1; i >= 0 && !words.length; i--) {
-    words = segments[i]!.split(/[^\p{L}\p{N}]+/u).filter((w) => w && !/^\d+$/.test(w) && !ADDRESS_NOISE.has(w.toLowerCase()));
-  }
-  return [...new Set(words.slice(0, 8)), `site:${site}`].join(' ');
 }
 
 /**

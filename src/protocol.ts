@@ -140,6 +140,12 @@ export interface SearchResponse {
    */
   partial?: { missing: string[] };
   /**
+   * Set when the query's only words were an address (src/query.ts addressedQuery): it was searched as `q`
+   * (its page name's `words` on its `site`), with the page at the address first if it is stored and not
+   * left out (`page`). The search boxes and the omnibox say so (addressNote).
+   */
+  address?: { site: string; words: string[]; q: string; page: 'first' | 'unsaved' | 'left-out' };
+  /**
    * Forgets still in their undo window when the search ran: their pages are left out of this answer
    * (everything, after "forget everything"). The popup and the results page offer their undo beside it.
    */

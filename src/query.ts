@@ -7,7 +7,11 @@
  *
  * `-after:X` means `before:X` and `-before:X` means `after:X`. Unknown operators (`foo:bar`) and
  * operators with values they cannot use are plain words. Nothing a user types throws.
+ *
+ * An address pasted or typed as the query's only words (`https://docs.python.org/3/library/json.html`)
+ * is searched as what was read there: `json site:docs.python.org` (addressedQuery), on every surface.
  */
+import { siteLabel, siteOf } from './url.js';
 
 export interface ParsedQuery {
   /** The free text that is scored (words and phrases, without operators). */
@@ -214,4 +218,92 @@ export function exclusionsOnlyMessage(exclusions: readonly string[]): string {
 /** True when the query has anything that narrows or scores. */
 export function isEmptyQuery(q: ParsedQuery): boolean {
   return !q.text.trim() && !q.sites.length && q.after === undefined && q.before === undefined;
+}
+
+/** A lone web or file address, as typed or as one of the omnibox's suggestions' content. */
+export function isAddress(text: string): boolean {
+  return /^(?:https?|file):\/\/\S+$/i.test(text.trim());
+}
+
+/** Path words that name no page ("index.html"), and parts of addresses that are no words. */
+const ADDRESS_NOISE = new Set(['index', 'default', 'html', 'htm', 'shtml', 'xhtml', 'php', 'asp', 'aspx', 'jsp', 'cgi', 'pdf', 'www']);
+
+/** An address as a search of what was read there (addressSearch). */
+export interface AddressSearch {
+  /** The address as typed. */
+  url: string;
+  /** Its site, as `site:` filters by it. */
+  site: string;
+  /** The words of its page name; none for a site's root (then its pages are listed, most recent first). */
+  words: string[];
+  /** The query it is searched as: the words and `site:`. */
+  query: string;
+}
+
+/**
+ * An address as a search of what was read there: its site as a filter, and the words of its last path
+ * segment that has any (the page's name: "json" for /3/library/json.html, "how to undo a commit" for
+ * /blog/2024/how-to-undo-a-commit/). `https://example.com/` is `site:example.com`: the pages read on that
+ * site, most recent first. Null when `text` is no lone address.
+ */
+export function addressSearch(text: string): AddressSearch | null {
+  const t = text.trim();
+  if (!isAddress(t)) return null;
+  let url: URL;
+  try {
+    url = new URL(t);
+  } catch {
+    return null;
+  }
+  const site = siteOf(t);
+  if (!site) return null;
+  const segments = url.pathname.split('/').map((s) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  });
+  let words: string[] = [];
+  for (let i = segments.length - 1; i >= 0 && !words.length; i--) {
+    words = segments[i]!.split(/[^\p{L}\p{N}]+/u).filter((w) => w && !/^\d+$/.test(w) && !ADDRESS_NOISE.has(w.toLowerCase()));
+  }
+  words = [...new Set(words.slice(0, 8))];
+  return { url: t, site, words, query: [...words, `site:${site}`].join(' ') };
+}
+
+/** `addressSearch(text).query`: the query a lone address is searched as, or null. */
+export function addressQuery(text: string): string | null {
+  return addressSearch(text)?.query ?? null;
+}
+
+/**
+ * A query whose only words are one address (`https://a.com/cats.html`, also with filters:
+ * `https://a.com/cats.html after:7d`), as the query it is searched as (`cats site:a.com after:7d`), and
+ * the address. Every search box hands its text to the search as typed; the search (src/search.ts)
+ * searches it this way and shows the page at the address first when it is stored. Null for any other
+ * query (words beside the address, or the address quoted: searched as typed).
+ */
+export function addressedQuery(input: string, now: number = Date.now()): { q: string; address: AddressSearch } | null {
+  const parsed = parseQuery(input, now);
+  if (parsed.phrases.length || !isAddress(parsed.text)) return null;
+  const address = addressSearch(parsed.text);
+  if (!address) return null;
+  const at = input.indexOf(parsed.text);
+  if (at < 0) return null;
+  return { q: `${input.slice(0, at)}${address.query}${input.slice(at + parsed.text.length)}`.trim(), address };
+}
+
+/**
+ * What the search boxes (and the omnibox's first line) say a query of an address was searched as:
+ * "Searching docs.python.org for “json”", with what became of the page at the address: first (`first`),
+ * not stored (`unsaved`), or stored but left out by the query's other filters or a forget (`left-out`,
+ * about which the other lines of the answer say why).
+ */
+export function addressNote(a: Pick<AddressSearch, 'site' | 'words'>, page: 'first' | 'unsaved' | 'left-out'): string {
+  const site = siteLabel(a.site);
+  const head = a.words.length ? `Searching ${site} for “${a.words.join(' ')}”` : `Pages you read on ${site}${page === 'first' ? '' : ', most recent first'}`;
+  if (page === 'first') return `${head}, the page at this address first.`;
+  if (page === 'unsaved') return `${head}; Reread has not saved the page at this address.`;
+  return `${head}.`;
 }

@@ -20,7 +20,7 @@ import { MAX_MATCH_WORDS, QueryMatcher } from './matcher.js';
 import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from './protocol.js';
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
 import { namedHeadingQuery, namedInPath, namedLineIn, namesAt, type NamedHeadingQuery } from './namedHeading.js';
-import { parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
+import { addressedQuery, parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
 import { correctedText, correctionTerms, DEFAULT_COMMON, kanaFunctionWord, markCommon, narrowOptions, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
@@ -30,7 +30,7 @@ import { editDistance, maxEditsFor, type NearTerm } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
 import { bestCut, compoundCuts } from './compound.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
-import { sectionHref } from './url.js';
+import { normalizeStoredUrl, sectionHref } from './url.js';
 
 /** A stored page as search sees it. */
 export interface PageView {
@@ -280,10 +280,14 @@ interface Plan {
   weak: number;
 }
 
-export async function search(src: SearchSource, req: SearchRequest, opts: SearchOptions = {}): Promise<SearchResponse> {
+export async function search(src: SearchSource, request: SearchRequest, opts: SearchOptions = {}): Promise<SearchResponse> {
   const clock = opts.clock ?? Date.now;
   const now = opts.now ?? Date.now();
   const started = clock();
+  // A query of an address (pasted into a search box, typed after the omnibox keyword) is searched as what
+  // was read there, its page name's words on its site, and the page at the address comes first.
+  const addressed = addressedQuery(request.q, now);
+  const req = addressed ? { ...request, q: addressed.q } : request;
   const settings = src.settings;
   let lex: LexicalOptions = { ...DEFAULT_LEXICAL, ...opts.lexical };
   // "Find related pages" asks with a page's most telling words: any of them makes a page related, so
@@ -304,7 +308,23 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   const allowed = await src.allowedChunks(parsed, req.excludeUrl);
   mark('filtersAt');
   const words = queryWords(parsed.text, TOKENIZER);
-  const empty = (): SearchResponse => ({ results: [], parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings });
+  const at = addressed ? await pageAt(src, addressed.address.url) : undefined;
+  /** The page at the address, if stored and left in by the filters and forgets: first in the list. */
+  const first = at && (!allowed || allowed.has(at.chunkIds[0]!)) ? at : undefined;
+  const addressFirst = (hits: FusedHit[]): FusedHit[] => {
+    if (!first) return hits;
+    const own = new Set(first.chunkIds);
+    const mine = hits.filter((h) => own.has(h.id));
+    return [...(mine.length ? mine : [{ id: first.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }]), ...hits.filter((h) => !own.has(h.id))];
+  };
+  const said = (response: SearchResponse): SearchResponse => {
+    if (addressed) {
+      const page = first && response.results[0]?.url === first.url ? 'first' : at ? 'left-out' : 'unsaved';
+      response.address = { site: addressed.address.site, words: addressed.address.words, q: addressed.q, page };
+    }
+    return response;
+  };
+  const empty = (): SearchResponse => said({ results: [], parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings });
   if (allowed && allowed.size === 0) return empty();
   if (!words.length) {
     // Filters list pages only when one of them picks pages (a site, a day): exclusions alone (`-python`,
@@ -320,8 +340,8 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
       .slice(0, limit);
     const listed = pages.map((p) => ({ id: p.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }));
     const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), marked: 0, weak: 0 };
-    const results = await present(src, listed, parsed, plan, limit, new Map(), mark);
-    return { results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings };
+    const results = await present(src, addressFirst(listed), parsed, plan, limit, new Map(), mark);
+    return said({ results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings });
   }
 
   // Filters on text (phrases, excluded words) are checked on candidates, so retrieve deeper.
@@ -385,7 +405,7 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
     userWeights: { lexical: settings.ranking.lexicalWeight, dense: settings.ranking.denseWeight },
   });
   mark('fusedAt');
-  const results = await present(src, fused, parsed, lexical.plan, limit, sections, mark, lex.namedHeadings ? (queryClass === 'identifier' ? 'lines' : 'headings') : 'off');
+  const results = await present(src, addressFirst(fused), parsed, lexical.plan, limit, sections, mark, lex.namedHeadings ? (queryClass === 'identifier' ? 'lines' : 'headings') : 'off');
   mark('presentAt');
   const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null }, timings };
   if (loading && dense === null) response.denseLoading = true;
@@ -396,7 +416,14 @@ export async function search(src: SearchSource, req: SearchRequest, opts: Search
   } else if (split) response.corrected = { query: split.q, original: req.q };
   if (req.loose || (!results.length && lexical.withheld && !req.excludeUrl)) response.partial = { missing: missingWords(lexical.plan.words, lexical.df) };
   response.tookMs = round1(clock() - started);
-  return response;
+  return said(response);
+}
+
+/** The stored page at an address (normalised as pages are stored), if any. */
+async function pageAt(src: SearchSource, url: string): Promise<PageView | undefined> {
+  const key = normalizeStoredUrl(url);
+  const page = key ? (await src.pages()).get(key) : undefined;
+  return page?.chunkIds.length ? page : undefined;
 }
 
 /** Languages that write compounds as one word, of those `queryLanguages` tells (English's "weekend" is not cut). */

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { PendingForget, SearchResponse, SearchResult, SiteCount, Stats } from '../../src/protocol.js';
-import { exclusionsOnlyMessage, onlyExclusions, parseQuery, withoutFilters } from '../../src/query.js';
+import { addressedQuery, addressNote, exclusionsOnlyMessage, onlyExclusions, parseQuery, withoutFilters } from '../../src/query.js';
 import browser from 'webextension-polyfill';
 import { call } from '../api.js';
 import { downloadText } from './ModelSettings.js';
@@ -137,6 +137,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       .then(showForgets)
       .catch(() => undefined);
   }, [storedVersion, reloads]);
+  // A forget this view learns of from an answer (made in Options or another window): the counts change with it.
+  const forgetKey = forgets.map((f) => f.id).join(' ');
+  useEffect(() => {
+    if (forgetKey) call('stats', {}).then(setStats).catch(() => undefined);
+  }, [forgetKey]);
 
   /** Nothing saved (a first run, or everything just forgotten): no site or date to narrow to, yet. */
   const nothingSaved = stats !== null && stats.pages === 0;
@@ -216,15 +221,29 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
   }, [selected, status]);
 
   const parsed = useMemo(() => parseQuery(query), [query]);
+  /**
+   * A query of an address is searched as its page name's words on its site (src/query.ts addressedQuery):
+   * the filter controls and the no-results lines speak of that query; the answer says what became of the
+   * page at the address (SearchResponse.address).
+   */
+  const addressed = useMemo(() => addressedQuery(query), [query]);
+  const address = status.kind === 'done' ? status.response.address : undefined;
+  const searchedText = addressed ? addressed.q : query;
+  const searched = useMemo(() => (addressed ? parseQuery(addressed.q) : parsed), [addressed, parsed]);
   const shownForgets = forgets.filter((f) => f.id !== shownForget);
   /** Pages a pending forget leaves out of the answer on screen (said with "nothing matches"). */
   const forgottenPages = status.kind === 'done' ? (status.response.forgets ?? []).filter((f) => forgets.some((x) => x.id === f.id)).reduce((n, f) => n + f.pages, 0) : 0;
+  /**
+   * Nothing is left to search but what a pending forget hides ("forget everything", or the one site there
+   * was): the forget note says why nothing matches, and hints about spelling and words do not fit.
+   */
+  const allForgotten = forgottenPages > 0 && status.kind === 'done' && ((status.response.forgets ?? []).some((f) => f.scope.kind === 'all' && forgets.some((x) => x.id === f.id)) || stats?.pages === 0);
   const forgottenNote = forgottenPages ? `${forgottenPages === 1 ? 'The page' : `The ${plural(forgottenPages, 'page')}`} you just forgot ${forgottenPages === 1 ? 'is' : 'are'} not searched; Undo brings ${forgottenPages === 1 ? 'it' : 'them'} back while there is time.` : '';
   /** `-python` alone: nothing to find pages by, which the answer says instead of "nothing matches". */
   const exclusionsOnly = useMemo(() => onlyExclusions(parsed), [parsed]);
-  const hasFilters = parsed.sites.length > 0 || parsed.excludeSites.length > 0 || parsed.after !== undefined || parsed.before !== undefined;
+  const hasFilters = searched.sites.length > 0 || searched.excludeSites.length > 0 || searched.after !== undefined || searched.before !== undefined;
   const dropFilters = () => {
-    onInput(withoutFilters(query));
+    onInput(withoutFilters(searchedText));
     input.current?.focus();
   };
 
@@ -280,7 +299,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           )}
         </p>
       </div>
-      {!nothingSaved && <FilterBar query={query} sites={sites} onChange={onInput} compact={mode === 'popup'} />}
+      {/* An address's site shows as the site filter; a control changed turns the address into the query it was searched as. */}
+      {!nothingSaved && <FilterBar query={searchedText} sites={sites} onChange={onInput} compact={mode === 'popup'} />}
       <div class="visually-hidden" role="status" aria-live="polite" aria-atomic="true" data-testid="live">
         {announcement}
       </div>
@@ -354,6 +374,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           Write a day as 2024-05-01, 7d, 2w, 3m, today, yesterday or last week.
         </p>
       )}
+      {address && (
+        <p class="search__meta" role="status" data-testid="address-note" data-page={address.page}>
+          {addressNote(address, address.page)}
+        </p>
+      )}
       {/* With nothing found, the heading below names both the words typed and the correction tried. */}
       {status.kind === 'done' && status.response.corrected && results.length > 0 && (
         <p class="search__meta" role="status" data-testid="corrected">
@@ -405,7 +430,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && !exclusionsOnly && (
         <div class="search__empty" data-testid="no-results">
           <p>
-            <strong data-testid="no-results-heading">{noMatchHeading(parsed, query, Date.now(), status.response.corrected ? parseQuery(status.response.corrected.query) : undefined)}</strong>
+            <strong data-testid="no-results-heading">{noMatchHeading(searched, query, Date.now(), status.response.corrected ? parseQuery(status.response.corrected.query) : undefined)}</strong>
           </p>
           <ul>
             {forgottenNote && <li data-testid="forgotten-note">{forgottenNote}</li>}
@@ -427,19 +452,36 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
                 </button>
               </li>
             )}
-            {hasFilters && (
+            {hasFilters && addressed?.address.words.length ? (
+              // The site is the address's, not a filter the person chose.
+              <li>
+                Pages on other sites may have these words:{' '}
+                <button type="button" class="link" data-testid="drop-filters" onClick={dropFilters}>
+                  search every site for “{addressed.address.words.join(' ')}”
+                </button>
+              </li>
+            ) : hasFilters && !addressed ? (
               <li>
                 The filters may be too narrow:{' '}
                 <button type="button" class="link" data-testid="drop-filters" onClick={dropFilters}>
                   search without filters
                 </button>
               </li>
+            ) : null}
+            {/* Everything searchable was just forgotten: the note above is the whole answer, no hint about words fits. */}
+            {!allForgotten && (
+              <>
+                {!addressed && searched.text.trim().split(/\s+/).length > 2 && <li>Try fewer words: the ones you are surest the page used.</li>}
+                <li data-testid="spelling-hint">
+                  {forgottenNote
+                    ? 'If the page was not one of those: check the spelling, or describe it in other words (search by meaning finds related words).'
+                    : 'Check the spelling, or describe the page in other words (search by meaning finds related words).'}
+                </li>
+                {stats && stats.pendingEmbeddings > 0 && <li>{plural(stats.pendingEmbeddings, 'new section')} are still being read for search by meaning.</li>}
+                {/* Not only pages visited since the install: tabs open then, and history imported by title (DayOneCard). */}
+                <li>Reread finds the pages you opened since it was installed, and older ones by their title if you imported your history.</li>
+              </>
             )}
-            {parsed.text.trim().split(/\s+/).length > 2 && <li>Try fewer words: the ones you are surest the page used.</li>}
-            <li>Check the spelling, or describe the page in other words (search by meaning finds related words).</li>
-            {stats && stats.pendingEmbeddings > 0 && <li>{plural(stats.pendingEmbeddings, 'new section')} are still being read for search by meaning.</li>}
-            {/* Not only pages visited since the install: tabs open then, and history imported by title (DayOneCard). */}
-            <li>Reread finds the pages you opened since it was installed, and older ones by their title if you imported your history.</li>
           </ul>
         </div>
       )}

@@ -165,6 +165,8 @@ describe('forgetting in the options page', () => {
       expect(await results.getByTestId('undo-bar').textContent()).toMatch(new RegExp(`^Forgot all ${n} pages\\.`));
       expect(await results.getByTestId('forgotten-note').textContent()).toBe(`The ${n} pages you just forgot are not searched; Undo brings them back while there is time.`);
       expect(await results.getByTestId('live').textContent()).toContain('you just forgot are not searched');
+      // Nothing else is left to search: the note is the whole answer, no hint about spelling or words under it.
+      expect(await results.getByTestId('no-results').locator('li').allTextContents()).toEqual([`The ${n} pages you just forgot are not searched; Undo brings them back while there is time.`]);
       // The popup, searching: the same.
       const popup = await ext.ctx.newPage();
       await popup.goto(ext.extensionUrl('popup.html'));
@@ -172,6 +174,7 @@ describe('forgetting in the options page', () => {
       await popup.getByTestId('no-results').waitFor();
       expect(await popup.getByTestId('undo-bar').textContent()).toMatch(new RegExp(`^Forgot all ${n} pages\\.`));
       expect(await popup.getByTestId('forgotten-note').count()).toBe(1);
+      expect(await popup.getByTestId('no-results').locator('li').count()).toBe(1);
       await popup.close();
       // Undone from the results page: the bar goes and the search is asked again, the page found.
       await results.getByTestId('undo').click();
@@ -186,6 +189,32 @@ describe('forgetting in the options page', () => {
       await page.close();
     } finally {
       // Failed midway, the pages would stay forgotten for the tests after this one: take the forget back.
+      for (const f of await ext.evalSw<{ id: string }[]>('engine.forget.pending()')) await ext.evalSw(`engine.forget.undo(${JSON.stringify(f.id)})`);
+      await ext.evalSw(`(engine.forget.undoMs = 15_000, true)`);
+    }
+  });
+
+  it("while a site's forget can be undone and other pages are left, the no-results hints speak of the pages that were not forgotten", async () => {
+    await ext.evalSw(`(engine.forget.undoMs = 60_000, true)`);
+    try {
+      const page = await options();
+      await page.getByTestId('delete-site-select').selectOption('127.0.0.1');
+      await page.getByTestId('delete-site').click();
+      await page.getByTestId('confirm-ok').click();
+      await page.getByTestId('undo-bar').waitFor();
+      expect(await statPages(page)).toBeGreaterThan(0); // a.example's pages are left
+      for (const path of ['search.html', 'popup.html']) {
+        const view = await ext.ctx.newPage();
+        await view.goto(ext.extensionUrl(path));
+        await view.getByTestId('search-input').fill('litter');
+        await view.getByTestId('forgotten-note').waitFor();
+        // "Check the spelling" under "the pages you just forgot are not searched" read as if the forget
+        // were no reason: the hint now says when it applies.
+        expect(await view.getByTestId('spelling-hint').textContent(), path).toBe('If the page was not one of those: check the spelling, or describe it in other words (search by meaning finds related words).');
+        await view.close();
+      }
+      await page.close();
+    } finally {
       for (const f of await ext.evalSw<{ id: string }[]>('engine.forget.pending()')) await ext.evalSw(`engine.forget.undo(${JSON.stringify(f.id)})`);
       await ext.evalSw(`(engine.forget.undoMs = 15_000, true)`);
     }

@@ -192,6 +192,44 @@ describe('results page', () => {
     expect(await ext.evalSw<string[]>('globalThis.__defaultLines')).toEqual([said, 'Search what you have read with Reread']);
   });
 
+  it('an address pasted into the popup or the results page is searched as the omnibox searches it: its page first', async () => {
+    // Pasted, `https://site/a/bread.html` was searched as the words https, site, a, bread and html.
+    const bread = server.url('/bread.html');
+    const popup = await ext.ctx.newPage();
+    await popup.goto(ext.extensionUrl('popup.html'));
+    await popup.getByTestId('search-input').fill(bread);
+    await popup.waitForFunction(resultsSettled);
+    expect((await results(popup))[0]).toMatch(new RegExp(`^${bread.replace(/[.?]/g, '\\$&')}(#|$)`));
+    expect(await popup.getByTestId('address-note').textContent()).toBe('Searching 127.0.0.1 for “bread”, the page at this address first.');
+    expect(await popup.getByTestId('address-note').getAttribute('data-page')).toBe('first');
+    // Every result is of the address's site (the fixture server's): "site:" came from the address, and
+    // the site filter shows it.
+    expect((await results(popup)).every((h) => h.startsWith(server.origin))).toBe(true);
+    expect(await popup.getByTestId('filter-site').inputValue()).toBe('127.0.0.1');
+    // Enter opens the page at the address (the popup runs as a tab here, so it becomes the page).
+    await popup.getByTestId('search-input').press('Enter');
+    await until(async () => ext.ctx.pages().some((p) => p.url().startsWith(bread)), 'the page at the address opened');
+    await popup.close().catch(() => undefined);
+    // The results page, an address never read: said, and the same words offered on every site.
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('search.html'));
+    const unread = server.url('/notes/sourdough-starter');
+    await page.getByTestId('search-input').fill(unread);
+    await page.waitForFunction(resultsSettled);
+    expect(await page.getByTestId('address-note').textContent()).toBe('Searching 127.0.0.1 for “sourdough starter”; Reread has not saved the page at this address.');
+    // The fixture pages are all on 127.0.0.1, so the words find the bread page there; the page itself is not stored.
+    expect((await results(page))[0]).toContain('/bread.html');
+    await page.getByTestId('search-input').fill('https://example.org/notes/sourdough-starter');
+    await page.waitForFunction(resultsSettled);
+    expect(await page.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “sourdough starter” on example.org.');
+    expect(await page.getByTestId('drop-filters').textContent()).toBe('search every site for “sourdough starter”');
+    await page.getByTestId('drop-filters').click();
+    await expect.poll(() => page.getByTestId('search-input').inputValue()).toBe('sourdough starter');
+    await expect.poll(async () => (await results(page))[0] ?? '').toContain('/bread.html');
+    expect(await page.getByTestId('address-note').count()).toBe(0);
+    await page.close();
+  });
+
   it('says when a date filter names no day it can read, and that it was searched as words', async () => {
     const page = await ext.ctx.newPage();
     await page.goto(ext.extensionUrl(`search.html?q=${encodeURIComponent('litter after:2024-02-30')}`));
@@ -310,27 +348,44 @@ describe('omnibox', () => {
     // `rr https://…` opened that address, as if it were a chosen suggestion. (Addresses on the fixture
     // server, never read: had one been opened, it would have been opened without touching the network.)
     const typed = server.url('/unread/xylophone-notes');
+    await ext.evalSw(`(() => {
+      const omnibox = chrome.omnibox;
+      if (!globalThis.__defaultLines) {
+        globalThis.__defaultLines = [];
+        const set = omnibox.setDefaultSuggestion.bind(omnibox);
+        omnibox.setDefaultSuggestion = (s) => (globalThis.__defaultLines.push(s.description), set(s));
+      }
+      globalThis.__defaultLines.length = 0;
+      return true;
+    })()`);
     await ext.evalSw(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch(${JSON.stringify(typed)}, resolve))`);
+    // The line above the suggestions says what the address was searched as, in the popup's words.
+    const unsaved = 'Searching 127.0.0.1 for “xylophone notes”; Reread has not saved the page at this address.';
+    expect(await ext.evalSw<string[]>('globalThis.__defaultLines')).toEqual([unsaved]);
     const opened = ext.ctx.waitForEvent('page');
     await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(typed)}, 'newForegroundTab'), true)`);
     const tab = await opened;
     await tab.waitForLoadState();
     expect(tab.url().startsWith(ext.extensionUrl('search.html'))).toBe(true);
-    await expect.poll(() => tab.getByTestId('search-input').inputValue()).toBe('xylophone notes site:127.0.0.1');
+    // The results page searches the address as the omnibox did, and says so under the address as typed.
+    await expect.poll(() => tab.getByTestId('search-input').inputValue()).toBe(typed);
     await tab.waitForFunction(resultsSettled);
+    expect(await tab.getByTestId('address-note').textContent()).toBe(unsaved);
     expect(await tab.getByTestId('no-results-heading').textContent()).toBe('Nothing you have read matches “xylophone notes” on 127.0.0.1.');
-    // The address of a page that was read: pages of its site, that page among them.
+    // The address of a page that was read: that page first, then pages of its site.
     const cats = server.url('/cats.html');
     const suggested = await ext.evalSw<{ content: string }[]>(`new Promise((resolve) => chrome.omnibox.onInputChanged.dispatch(${JSON.stringify(cats)}, resolve))`);
-    expect(suggested.some((s) => s.content.startsWith(cats))).toBe(true);
+    expect(suggested[0]!.content.startsWith(cats)).toBe(true);
     expect(suggested.every((s) => s.content.startsWith(server.origin))).toBe(true);
+    expect(await ext.evalSw<string[]>('globalThis.__defaultLines')).toEqual([unsaved, 'Search what you have read with Reread', 'Searching 127.0.0.1 for “cats”, the page at this address first.']);
     const opened2 = ext.ctx.waitForEvent('page');
     await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(cats)}, 'newForegroundTab'), true)`);
     const tab2 = await opened2;
     await tab2.waitForLoadState();
     expect(tab2.url().startsWith(ext.extensionUrl('search.html'))).toBe(true);
-    await expect.poll(() => tab2.getByTestId('search-input').inputValue()).toBe('cats site:127.0.0.1');
-    await expect.poll(async () => (await results(tab2)).some((h) => h.startsWith(cats))).toBe(true);
+    await expect.poll(() => tab2.getByTestId('search-input').inputValue()).toBe(cats);
+    await expect.poll(async () => (await results(tab2))[0]?.startsWith(cats)).toBe(true);
+    expect(await tab2.getByTestId('address-note').textContent()).toBe('Searching 127.0.0.1 for “cats”, the page at this address first.');
     // After the worker stopped (nothing remembered), an address Reread never stored is still searched.
     expect(await ext.stopWorker()).toBeGreaterThan(0);
     await ext.evalSw('true'); // woken first (the harness's wake-up may open a tab of its own)
@@ -341,7 +396,9 @@ describe('omnibox', () => {
     await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(elsewhere)}, 'newForegroundTab'), true)`);
     let tab3: Page | undefined;
     await expect.poll(() => (tab3 = ext.ctx.pages().find((p) => !before.has(p) && p.url().startsWith(ext.extensionUrl('search.html')))) !== undefined).toBe(true);
-    await expect.poll(() => tab3!.getByTestId('search-input').inputValue()).toBe('elsewhere site:127.0.0.1');
+    await expect.poll(() => tab3!.getByTestId('search-input').inputValue()).toBe(elsewhere);
+    await tab3!.waitForFunction(resultsSettled);
+    expect(await tab3!.getByTestId('address-note').textContent()).toBe('Searching 127.0.0.1 for “elsewhere”; Reread has not saved the page at this address.');
     expect(ext.ctx.pages().some((p) => p.url().startsWith(elsewhere))).toBe(false);
     for (const t of [tab, tab2, tab3!]) await t.close();
   });

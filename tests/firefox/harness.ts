@@ -47,6 +47,31 @@ export interface FirefoxLaunchOptions {
    * tabs opened before the install). Leave the first tab alone: it becomes the control tab.
    */
   beforeInstall?: (chrome: <T>(expr: string) => Promise<T>, browser: Browser) => Promise<void>;
+  /**
+   * Run with a window on this X display (an Xvfb the test started: startXvfb) instead of headless: a
+   * headless Firefox keeps a popup's panel whole however small the screen, a real one cuts it at the
+   * screen's edge.
+   */
+  display?: string;
+}
+
+/**
+ * Starts an X server of this size in screen pixels (Xvfb, Debian's `xvfb`: .ci/run installs it) on a
+ * display it picks itself; `stop` ends it.
+ */
+export async function startXvfb(width: number, height: number): Promise<{ display: string; stop(): void }> {
+  const { spawn } = await import('node:child_process');
+  const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', `${width}x${height}x24`, '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  const number = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    xvfb.stdio[3]!.on('data', (d: Buffer) => {
+      out += d.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    xvfb.on('error', reject);
+    xvfb.on('exit', (code) => reject(new Error(`Xvfb exited (${code}) before it was ready: is it installed (apt-get install xvfb)?`)));
+  });
+  return { display: `:${number}`, stop: () => void xvfb.kill() };
 }
 
 export interface FirefoxExtension {
@@ -96,9 +121,10 @@ export async function launchFirefox(opts: FirefoxLaunchOptions = {}): Promise<Fi
   const browser = await puppeteer.launch({
     browser: 'firefox',
     executablePath: FIREFOX,
-    headless: true,
+    headless: !opts.display,
     protocol: 'webDriverBiDi',
     args: ['--remote-allow-system-access'],
+    ...(opts.display ? { env: { ...process.env, DISPLAY: opts.display }, defaultViewport: null } : {}),
     extraPrefsFirefox: {
       // Pins the add-on's moz-extension://UUID host for this run.
       'extensions.webextensions.uuids': JSON.stringify({ [id]: uuid }),

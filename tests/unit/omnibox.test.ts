@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addressQuery, clip, describe as describeSuggestion, omniboxEnter, xmlEscape } from '../../src/omnibox.js';
-import { parseQuery } from '../../src/query.js';
+import { clip, describe as describeSuggestion, omniboxEnter, xmlEscape } from '../../src/omnibox.js';
+import { addressQuery, parseQuery } from '../../src/query.js';
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

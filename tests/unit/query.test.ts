@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { clipQuery, exclusionsOnlyMessage, formatQuery, isEmptyQuery, isoDate, onlyExclusions, parseDateOperand, parseQuery, withoutFilters } from '../../src/query.js';
+import { addressedQuery, addressNote, clipQuery, exclusionsOnlyMessage, formatQuery, isEmptyQuery, isoDate, onlyExclusions, parseDateOperand, parseQuery, withoutFilters } from '../../src/query.js';
 import { validateSearch } from '../../src/validate.js';
 import { hostileText } from './arbitraries.js';
 
@@ -334,5 +334,28 @@ describe('onlyExclusions and its message: a query that only leaves pages out', (
     expect(exclusionsOnlyMessage(['-python', '-site:a.com'])).toBe('Add a word to search for; -python and -site:a.com only leave pages out.');
     expect(exclusionsOnlyMessage(['-a', '-b', '-c'])).toBe('Add a word to search for; -a, -b and -c only leave pages out.');
     expect(exclusionsOnlyMessage(['-a', '-b', '-c', '-d', '-e'])).toBe('Add a word to search for; -a, -b, -c and 2 more only leave pages out.');
+  });
+});
+
+describe('a query of an address (addressedQuery, addressNote)', () => {
+  it('searches a lone address, with any filters beside it, as its page name on its site', () => {
+    expect(addressedQuery('https://docs.python.org/3/library/json.html')).toEqual({
+      q: 'json site:docs.python.org',
+      address: { url: 'https://docs.python.org/3/library/json.html', site: 'docs.python.org', words: ['json'], query: 'json site:docs.python.org' },
+    });
+    expect(addressedQuery('  https://a.test/cats-and-dogs after:7d ')?.q).toBe('cats and dogs site:a.test after:7d');
+    expect(addressedQuery('-site:b.test https://a.test/')?.q).toBe('-site:b.test site:a.test');
+    // Words beside it, or the address quoted: searched as typed.
+    for (const q of ['cats https://a.test/dogs', '"https://a.test/dogs"', 'site:a.test', 'https://a.test/x -https://a.test/y cats', 'a.test/dogs']) expect(addressedQuery(q), q).toBeNull();
+  });
+
+  it('says what the address was searched as, and what became of its page', () => {
+    const json = { site: 'docs.python.org', words: ['json'] };
+    expect(addressNote(json, 'first')).toBe('Searching docs.python.org for “json”, the page at this address first.');
+    expect(addressNote(json, 'unsaved')).toBe('Searching docs.python.org for “json”; Reread has not saved the page at this address.');
+    expect(addressNote(json, 'left-out')).toBe('Searching docs.python.org for “json”.');
+    expect(addressNote({ site: 'example.org', words: [] }, 'first')).toBe('Pages you read on example.org, the page at this address first.');
+    expect(addressNote({ site: 'example.org', words: [] }, 'unsaved')).toBe('Pages you read on example.org, most recent first; Reread has not saved the page at this address.');
+    expect(addressNote({ site: 'local-files', words: ['paper'] }, 'unsaved')).toBe('Searching Local files for “paper”; Reread has not saved the page at this address.');
   });
 });

@@ -5,6 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { lexicalSearch, search } from '../../src/search.js';
 import { h, p, source } from './pagesSource.js';
+import { chunkBlocks } from '../../src/chunker.js';
 
 
 const filler = (seed: string, n: number) => Array.from({ length: n }, (_, i) => `${seed}${i % 7}`).join(' ');
@@ -491,5 +492,48 @@ describe('filters without words', () => {
     for (const q of ['-python', '-site:docs.test', '-"virtual environments" -site:blog.test']) {
       expect((await search(source(pages), { q })).results, q).toEqual([]);
     }
+  });
+});
+
+describe('a query of an address (pasted into a search box, typed after the omnibox keyword)', () => {
+  // Two pages on docs.test about json: the one at the pasted address names json less often.
+  const pages = [
+    { url: 'https://docs.test/library/json.html', title: 'Data formats', blocks: [h(1, 'Data formats'), p('Reading JSON and CSV files, and where each is the better choice for configuration.')], lastVisit: 1 },
+    { url: 'https://docs.test/tutorial/json-howto.html', title: 'JSON how-to', blocks: [h(1, 'JSON how-to'), p('JSON, JSON and more JSON: json.dumps writes json, json.loads reads json.')], lastVisit: 3 },
+    { url: 'https://docs.test/library/csv.html', title: 'CSV', blocks: [h(1, 'CSV'), p('Comma separated values, read row by row.')], lastVisit: 2 },
+    { url: 'https://elsewhere.test/json.html', title: 'JSON elsewhere', blocks: [h(1, 'JSON elsewhere'), p('JSON on another site: json json json.')], lastVisit: 4 },
+  ];
+  const src = () => {
+    const s = source([]);
+    for (const pg of pages) s.addPage({ url: pg.url, title: pg.title, lastVisit: pg.lastVisit, chunks: chunkBlocks(pg.blocks).chunks });
+    return s;
+  };
+
+  it('searches its page name on its site, the page at the address first, and says so', async () => {
+    const res = await search(src(), { q: 'https://docs.test/library/json.html#json.dumps' });
+    expect(res.results.map((r) => r.url)).toEqual(['https://docs.test/library/json.html', 'https://docs.test/tutorial/json-howto.html']);
+    expect(res.address).toEqual({ site: 'docs.test', words: ['json'], q: 'json site:docs.test', page: 'first' });
+    // Without it, the page that names json most comes first (the test would catch the page-first step gone).
+    expect((await search(src(), { q: 'json site:docs.test' })).results[0]!.url).toBe('https://docs.test/tutorial/json-howto.html');
+  });
+
+  it('lists the stored page first even when its name is not among its words', async () => {
+    const res = await search(src(), { q: 'https://docs.test/library/csv.html' });
+    expect(res.results[0]!.url).toBe('https://docs.test/library/csv.html');
+    const off = await search(src(), { q: 'https://docs.test/library/xylophone.html' });
+    expect(off.results).toEqual([]);
+    expect(off.address?.page).toBe('unsaved');
+  });
+
+  it("a site's root lists the pages read there, most recent first, the root's page first when stored", async () => {
+    const res = await search(src(), { q: 'https://docs.test/' });
+    expect(res.results.map((r) => r.url)).toEqual(['https://docs.test/tutorial/json-howto.html', 'https://docs.test/library/csv.html', 'https://docs.test/library/json.html']);
+    expect(res.address).toEqual({ site: 'docs.test', words: [], q: 'site:docs.test', page: 'unsaved' });
+  });
+
+  it('keeps the filters typed beside it; a page they leave out is not put first', async () => {
+    const res = await search(src(), { q: 'https://docs.test/library/json.html after:2024-01-01' }, { now: Date.UTC(2025, 0, 1) });
+    expect(res.results).toEqual([]);
+    expect(res.address?.page).toBe('left-out');
   });
 });
