@@ -313,9 +313,12 @@ export async function search(src: SearchSource, request: SearchRequest, opts: Se
   const first = at && (!allowed || allowed.has(at.chunkIds[0]!)) ? at : undefined;
   const addressFirst = (hits: FusedHit[]): FusedHit[] => {
     if (!first) return hits;
+    // The page itself leads, opened at its top (the address was asked for, not one of its sections); the
+    // page's sections that match follow it.
     const own = new Set(first.chunkIds);
-    const mine = hits.filter((h) => own.has(h.id));
-    return [...(mine.length ? mine : [{ id: first.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }]), ...hits.filter((h) => !own.has(h.id))];
+    const top = first.chunkIds[0]!;
+    const lead = hits.find((h) => h.id === top) ?? { id: top, score: 0, ranks: {}, laneScores: {}, terms: [] };
+    return [lead, ...hits.filter((h) => own.has(h.id) && h.id !== top), ...hits.filter((h) => !own.has(h.id))];
   };
   const said = (response: SearchResponse): SearchResponse => {
     if (addressed) {

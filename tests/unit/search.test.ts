@@ -517,6 +517,28 @@ describe('a query of an address (pasted into a search box, typed after the omnib
     expect((await search(src(), { q: 'json site:docs.test' })).results[0]!.url).toBe('https://docs.test/tutorial/json-howto.html');
   });
 
+  it('opens the page at its top, its matching sections below it', async () => {
+    const s = src();
+    const url = 'https://docs.test/library/codecs.html';
+    const filler = (w: string, n: number) => Array.from({ length: n }, (_, i) => `${w}${i}`).join(' ');
+    s.addPage({
+      url,
+      title: 'Text encodings',
+      lastVisit: 5,
+      chunks: chunkBlocks([
+        h(1, 'Text encodings', 'top'),
+        p(`Encoders and decoders for text and bytes, the codecs. ${filler('a', 120)}`),
+        h(2, 'Decoding errors', 'errors'),
+        p(`A codecs error names the codecs registry and the codecs lookup that failed. ${filler('b', 120)}`),
+      ]).chunks,
+    });
+    const [card] = (await search(s, { q: url })).results;
+    expect(card!.url).toBe(url);
+    // The best section for `codecs` is the errors section (named there three times), yet the page opens at its top.
+    expect(card!.href).toBe(`${url}#top`);
+    expect(card!.more.map((m) => m.href)).toContain(`${url}#errors`);
+  });
+
   it('lists the stored page first even when its name is not among its words', async () => {
     const res = await search(src(), { q: 'https://docs.test/library/csv.html' });
     expect(res.results[0]!.url).toBe('https://docs.test/library/csv.html');
