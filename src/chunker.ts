@@ -434,12 +434,24 @@ function mergeTiny(sections: Section[], minWords: number): Section[] {
   const kept: Section[] = [];
   // The kept sections enclosing the current one, outermost first (sections come in document order).
   const open: Section[] = [];
+  // The words of the small folded sections right under each section (Block.folded: a FAQ's short answers,
+  // Node's "History" under an API), which merge into it when it is kept: with them it is no small section.
+  // A section's short text and its folded changelog stay one chunk, as they were before the fold was one.
+  const folded = new Array<number>(sections.length).fill(0);
+  const under: number[] = [];
+  for (const [i, s] of sections.entries()) {
+    while (under.length && !isAncestor(sections[under[under.length - 1]!]!, s)) under.pop();
+    const up = under[under.length - 1];
+    if (s.folded && s.words < minWords && up !== undefined && sections[up]!.path.length === s.path.length - 1) folded[up]! += s.words;
+    if (s.level > 0) under.push(i);
+  }
   for (const [i, s] of sections.entries()) {
     const next = sections[i + 1];
-    if (s.words === 0 && (s.level === 0 || (next && isAncestor(s, next)))) continue;
+    const words = s.words + folded[i]!;
+    if (words === 0 && (s.level === 0 || (next && isAncestor(s, next)))) continue;
     while (open.length && !isAncestor(open[open.length - 1]!, s)) open.pop();
     const parent = open[open.length - 1];
-    if (s.words < minWords && s.level > 0 && parent) {
+    if (words < minWords && s.level > 0 && parent) {
       // Its path below the parent: headings in between that have no chunk of their own live on here.
       const heading = s.path.slice(parent.path.length).join(' > ');
       const body = s.body.map((p) => p.text).join(' ');

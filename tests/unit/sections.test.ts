@@ -280,4 +280,27 @@ describe('a folded heading (Block.folded: the summary of a closed <details>) lin
     // Its heading's words are nowhere earlier: a fragment of them lands on its (closed) summary.
     expect(bySection(chunks, 'Changes since 1.0')[0]!.anchor).toMatchObject({ text: 'Changes since 1.0' });
   });
+
+  it('keeps a short section with its short folded sub-sections as one chunk of its own (a deprecation and its "History")', () => {
+    // Node's deprecations: "DEP0026: util.print()" is a type and a sentence, its changelog a closed <details>.
+    const blocks: Block[] = [
+      h(2, 'List of deprecated APIs', 'list'),
+      p(words(30, 'list')),
+      h(3, 'DEP0025: require(node:sys)', 'dep0025'),
+      p('Type: Runtime. The sys module is deprecated. Please use the util module instead.'),
+      h(3, 'DEP0026: util.print()', 'dep0026'),
+      folded(4, 'History'),
+      { kind: 'table', text: 'Version | Changes\nv12.0.0 | End-of-Life.\nv6.12.0 | A deprecation code has been assigned.' },
+      // The <details> is over: the walk re-opens the section it sat in (content/extract.ts).
+      h(3, 'DEP0026: util.print()', 'dep0026'),
+      p('Type: End-of-Life. util.print() has been removed. Please use console.log() instead.'),
+    ];
+    const { chunks } = chunkBlocks(blocks);
+    const dep = chunks.find((c) => c.section === 'DEP0026: util.print()');
+    expect(dep?.anchor.id).toBe('dep0026');
+    expect(dep?.text).toContain('util.print() has been removed');
+    expect(dep?.parts?.map((x) => x.headingPath.at(-1))).toEqual(['History']);
+    // A short section without one still merges into the section above.
+    expect(chunks.some((c) => c.section === 'DEP0025: require(node:sys)')).toBe(false);
+  });
 });
