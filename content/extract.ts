@@ -237,30 +237,39 @@ function visibleText(el: Element, max: number, live: boolean): string {
 /** A site's root: `/`, or its index page (`/index.html`), without a query. */
 const SITE_ROOT = /^\/(?:index\.[a-z]{2,5})?$/i;
 
+const hostKey = (u: URL) => u.host.toLowerCase().replace(/^www\./, '');
+/** A path with its index page as its folder (`/docs/index.html` is `/docs/`). */
+const folderPath = (path: string) => path.replace(/\/index\.[a-z]{2,5}$/i, '/');
+
 /** Where a link points, without its fragment, `www.` and scheme: the same page whatever way it is written. */
 function pageKey(u: URL): string {
-  return `${u.host.toLowerCase().replace(/^www\./, '')}${u.pathname.replace(/\/index\.[a-z]{2,5}$/i, '/')}${u.search}`;
+  return `${hostKey(u)}${folderPath(u.pathname)}${u.search}`;
 }
 
 /**
  * Whether a heading names the site rather than the page: its whole text is one link, to a site's root
- * (`/`, `/index.html`, another host's root) that is not this page. Exim's specification opens every
- * chapter with `<h1><a href="https://www.exim.org/">Exim Internet Mailer</a></h1>` before the content,
- * which would head every section's path. A heading that links to its own page (a blog's
+ * (`/`, `/index.html`, another host's root) that is not this page: 'root'; or to the home of the
+ * project the page belongs to, a folder above the page on its own host (GitHub Pages'
+ * `https://user.github.io/project/`, `https://example.org/docs/`): 'home'. Exim's specification opens
+ * every chapter with `<h1><a href="https://www.exim.org/">Exim Internet Mailer</a></h1>` before the
+ * content, which would head every section's path. A heading that links to its own page (a blog's
  * `<h1><a href="/this-post/">Title</a></h1>`, Exim's `<h2><a href="ch-acl.html">Chapter 43…</a></h2>`)
- * names the page and stays, as does any heading of the root page itself. The walk asks this only
- * before any content, outside the main landmark.
+ * names the page and stays, as does any heading of the root page (or the project's home page) itself.
+ * A folder above the page may also be a chapter the page is part of, whose heading can be the page's
+ * own (`<h1><a href="../">Installing</a></h1>` over the text): the walk leaves out a 'home' heading only
+ * when another heading follows it before any content. The walk asks this only before any content,
+ * outside the main landmark.
  */
-function namesSite(el: Element, text: string, pageUrl: string | undefined, live: boolean): boolean {
-  if (!pageUrl) return false;
+function namesSite(el: Element, text: string, pageUrl: string | undefined, live: boolean): 'root' | 'home' | null {
+  if (!pageUrl) return null;
   let link: Element | null = null;
   for (const a of Array.from(el.querySelectorAll('a[href]'))) {
     // Permalink markers ("¶", "#") beside the heading's text are not its text.
     if (a.classList.contains('headerlink') || SHORT_MARK.test(a.textContent ?? '')) continue;
-    if (link) return false;
+    if (link) return null;
     link = a;
   }
-  if (!link || visibleText(link, text.length + 1, live) !== text) return false;
+  if (!link || visibleText(link, text.length + 1, live) !== text) return null;
   let page: URL;
   let target: URL;
   try {
@@ -268,10 +277,14 @@ function namesSite(el: Element, text: string, pageUrl: string | undefined, live:
     const base = el.ownerDocument.querySelector('base[href]')?.getAttribute('href');
     target = new URL(link.getAttribute('href')!, base ? new URL(base, page) : page);
   } catch {
-    return false;
+    return null;
   }
-  if (!/^https?:$/.test(target.protocol) || !SITE_ROOT.test(target.pathname) || target.search) return false;
-  return pageKey(target) !== pageKey(page);
+  if (!/^https?:$/.test(target.protocol) || target.search || pageKey(target) === pageKey(page)) return null;
+  if (SITE_ROOT.test(target.pathname)) return 'root';
+  // A folder above the page, on the page's own host.
+  const home = folderPath(target.pathname);
+  const at = folderPath(page.pathname);
+  return home.endsWith('/') && hostKey(target) === hostKey(page) && at !== home && at.startsWith(home) ? 'home' : null;
 }
 
 /** The first child of `el` that is a block of its own (a paragraph, a list, a heading...), if any. */
@@ -585,6 +598,11 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
   let truncated = false;
   /** A block other than a heading has been kept: the content has begun (see `namesSite`). */
   let content = false;
+  /**
+   * A heading that links to the project's home (`namesSite` 'home'), the last block kept: left out if a
+   * heading follows it (it names the site above the page's own heading), kept if content does.
+   */
+  let siteHeading: { words: number; m: Node | null } | null = null;
   const pageUrl = opts.url ?? (live ? root.ownerDocument.URL : undefined);
   let buffer = '';
   let bufferLinkChars = 0;
@@ -598,6 +616,24 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
   let sliceStart = now();
 
   const push = (b: Block) => {
+    if (siteHeading) {
+      const site = siteHeading;
+      siteHeading = null;
+      if (b.kind === 'heading') {
+        const dropped = blocks.pop()!;
+        linkShare.pop();
+        chars -= dropped.text.length;
+        words -= site.words;
+        site.m?.parentNode?.removeChild(site.m);
+        // A landmark that began after it counted it in neither its blocks nor its words.
+        for (const f of stack) {
+          if (f.landmark && f.landmark.start > blocks.length) {
+            f.landmark.start--;
+            f.landmark.words -= site.words;
+          }
+        }
+      }
+    }
     if (b.kind !== 'heading' && reopen) {
       const r = reopen;
       reopen = null;
@@ -749,8 +785,9 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       const text = inner ? textBefore(el, inner, limits.maxHeadingChars, live) : visibleText(el, limits.maxHeadingChars, live);
       if (inner) stack.push({ el, child: inner, insideMain: frame.insideMain, block: true, m: frame.m, defLevel: frame.defLevel });
       // The site's name above the page (a heading that is one link to the site's root) is no heading of
-      // the page: left out, like a site header.
-      if (text && !content && !frame.insideMain && namesSite(el, text, pageUrl, live)) continue;
+      // the page: left out, like a site header; one linking to the project's home, if a heading follows.
+      const site = text && !content && !frame.insideMain ? namesSite(el, text, pageUrl, live) : null;
+      if (site === 'root') continue;
       if (text) {
         const id = headingId(el);
         const b: Block = { kind: 'heading', level, text, ...(id ? { id } : {}) };
@@ -759,7 +796,8 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
         pendingId = undefined;
         lastLevel = level;
         context = b;
-        mirrorAdd(frame.m, `h${level}`, el, text);
+        const m = mirrorAdd(frame.m, `h${level}`, el, text);
+        if (site === 'home' && blocks[blocks.length - 1] === b) siteHeading = { words: countWords(b.text), m };
       }
       continue;
     }

@@ -140,6 +140,16 @@ describe('capture: pages are captured sensibly', () => {
     for (const c of chunks) expect(c.headingPath).not.toContain('Hive Notes');
   });
 
+  it("leaves out a project's name above the page (one link to the project's home folder, GitHub Pages' /project/), a heading following it", async () => {
+    const url = server.url('/hard/beecount/docs/install.html');
+    server.routes.set('/hard/beecount/docs/install.html', readFileSync(join(FIXTURES, 'hard', 'project-home.html'), 'utf8'));
+    await visitAndCapture(url);
+    const chunks = await chunksOf(url);
+    expect(chunks.find((c) => c.text.includes('installintroword'))?.headingPath).toEqual(['Installing beecount']);
+    expect(chunks.find((c) => c.text.includes('frompipword'))?.headingPath).toEqual(['Installing beecount', 'From pip']);
+    for (const c of chunks) expect(c.headingPath).not.toContain('beecount');
+  });
+
   it("leaves a DocBook page's navheader and navfooter out and keeps its chapter and its contents page", async () => {
     const url = server.url('/hard/docbook-nav.html');
     await visitAndCapture(url);

@@ -300,3 +300,44 @@ describe("a <details> summary heads its answer's section (content/extract.ts sum
     expect(got.sections.map((s) => s.text).join('\n')).toContain('treeword');
   });
 });
+
+describe("a project's name above the page, linking to the project's home folder, is no heading of it (content/extract.ts namesSite 'home')", () => {
+  async function pathsAt(html: string, url: string): Promise<{ path: string[]; text: string }[]> {
+    const got = (await captureDocument(parseDocument(html), { live: false, fallbackTitle: 'example.com', url }))!;
+    return got.payload.sections.map((s) => ({ path: s.headingPath, text: s.text }));
+  }
+  const project = () => readFileSync(join(HARD, 'project-home.html'), 'utf8');
+  const inside = 'https://user.github.io/hard/beecount/docs/install.html';
+
+  it('leaves out a heading that is one link to a folder above the page on its host (GitHub Pages, /docs/), when a heading follows it', async () => {
+    for (const html of [project(), project().replace('href="/hard/beecount/"', 'href="../"'), project().replace('href="/hard/beecount/"', 'href="../index.html"')]) {
+      const sections = await pathsAt(html, inside);
+      expect(sections.find((s) => s.text.includes('installintroword'))?.path).toEqual(['Installing beecount']);
+      expect(sections.find((s) => s.text.includes('frompipword'))?.path).toEqual(['Installing beecount', 'From pip']);
+      for (const s of sections) expect(s.path).not.toContain('beecount');
+    }
+  });
+
+  it("keeps a heading linking to a folder above the page when it heads the page's text (a chapter's own heading)", async () => {
+    // `<h2><a href="../">Installing beecount</a></h2>` over its text: the heading of the section, not the site's name.
+    const chapter = project()
+      .replace(/<div class="top">.*<\/div>/, '')
+      .replace('<h2 id="installing">Installing beecount</h2>', '<h2 id="installing"><a href="../">Installing beecount</a></h2>');
+    const sections = await pathsAt(chapter, 'https://user.github.io/hard/beecount/install/windows.html');
+    expect(sections.find((s) => s.text.includes('installintroword'))?.path).toEqual(['Installing beecount']);
+    expect(sections.find((s) => s.text.includes('frompipword'))?.path).toEqual(['Installing beecount', 'From pip']);
+  });
+
+  it("keeps it on the project's home page itself, for a folder on another host, and for a folder that is not above the page", async () => {
+    const cases: [string, string][] = [
+      [project(), 'https://user.github.io/hard/beecount/'],
+      [project(), 'https://user.github.io/hard/beecount/index.html'],
+      [project().replace('href="/hard/beecount/"', 'href="https://other.example/hard/beecount/"'), inside],
+      [project().replace('href="/hard/beecount/"', 'href="/hard/otherproject/"'), inside],
+    ];
+    for (const [html, url] of cases) {
+      const sections = await pathsAt(html, url);
+      expect(sections.find((s) => s.text.includes('installintroword'))?.path, url).toEqual(['beecount', 'Installing beecount']);
+    }
+  });
+});
