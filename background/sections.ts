@@ -182,7 +182,7 @@ interface PageBlob {
   a: ChunkAnchor[];
   p?: (SectionPart[] | 0)[];
   /** The blocks, as blocksJson's rows. */
-  b: string[][];
+  b: (string | number)[][];
 }
 
 /**
@@ -345,14 +345,16 @@ export async function recordBlocks(rec: Pick<SectionsRecord, 'z' | 'b'>): Promis
 /**
  * A page's blocks as stored (format 1: SectionsRecord.b, deflate-raw; format 2: the `b` column of the
  * stream): a JSON array with one entry per block, `[kind, text]`, `[kind, text, id]`; a heading's kind
- * carries its level (`h2`).
+ * carries its level (`h2`). A folded heading (Block.folded) has a fourth entry, 1, after its id or 0:
+ * `[kind, text, id | 0, 1]` (a reader before it took the 0 for no id and left the 1 alone).
  */
 const KIND_CODE: Record<BlockKind, string> = { heading: 'h', text: 't', code: 'c', table: 'b', list: 'l', quote: 'q' };
 const CODE_KIND = new Map(Object.entries(KIND_CODE).map(([k, c]) => [c, k as BlockKind]));
 
-function blockRows(blocks: readonly Block[]): string[][] {
+function blockRows(blocks: readonly Block[]): (string | number)[][] {
   return blocks.map((b) => {
     const kind = KIND_CODE[b.kind] + (b.kind === 'heading' ? String(b.level ?? 2) : '');
+    if (b.folded) return [kind, b.text, b.id ?? 0, 1];
     return b.id ? [kind, b.text, b.id] : [kind, b.text];
   });
 }
@@ -375,6 +377,7 @@ function blocksFromRows(rows: unknown): Block[] {
     const b: Block = { kind, text: r[1] };
     if (kind === 'heading') b.level = Number(r[0].slice(1)) || 2;
     if (typeof r[2] === 'string') b.id = r[2];
+    if (kind === 'heading' && r[3] === 1) b.folded = true;
     return b;
   });
 }

@@ -17,7 +17,7 @@
  */
 import { Readability } from '@mozilla/readability';
 import type { Block, BlockKind } from '../src/chunker.js';
-import { countWords } from '../src/chunker.js';
+import { countWords, measureWords } from '../src/chunker.js';
 import { classNamesNavigation, idNamesNavigation } from '../src/navigationNames.js';
 
 export const EXTRACT_LIMITS = {
@@ -237,30 +237,39 @@ function visibleText(el: Element, max: number, live: boolean): string {
 /** A site's root: `/`, or its index page (`/index.html`), without a query. */
 const SITE_ROOT = /^\/(?:index\.[a-z]{2,5})?$/i;
 
+const hostKey = (u: URL) => u.host.toLowerCase().replace(/^www\./, '');
+/** A path with its index page as its folder (`/docs/index.html` is `/docs/`). */
+const folderPath = (path: string) => path.replace(/\/index\.[a-z]{2,5}$/i, '/');
+
 /** Where a link points, without its fragment, `www.` and scheme: the same page whatever way it is written. */
 function pageKey(u: URL): string {
-  return `${u.host.toLowerCase().replace(/^www\./, '')}${u.pathname.replace(/\/index\.[a-z]{2,5}$/i, '/')}${u.search}`;
+  return `${hostKey(u)}${folderPath(u.pathname)}${u.search}`;
 }
 
 /**
  * Whether a heading names the site rather than the page: its whole text is one link, to a site's root
- * (`/`, `/index.html`, another host's root) that is not this page. Exim's specification opens every
- * chapter with `<h1><a href="https://www.exim.org/">Exim Internet Mailer</a></h1>` before the content,
- * which would head every section's path. A heading that links to its own page (a blog's
+ * (`/`, `/index.html`, another host's root) that is not this page: 'root'; or to the home of the
+ * project the page belongs to, a folder above the page on its own host (GitHub Pages'
+ * `https://user.github.io/project/`, `https://example.org/docs/`): 'home'. Exim's specification opens
+ * every chapter with `<h1><a href="https://www.exim.org/">Exim Internet Mailer</a></h1>` before the
+ * content, which would head every section's path. A heading that links to its own page (a blog's
  * `<h1><a href="/this-post/">Title</a></h1>`, Exim's `<h2><a href="ch-acl.html">Chapter 43…</a></h2>`)
- * names the page and stays, as does any heading of the root page itself. The walk asks this only
- * before any content, outside the main landmark.
+ * names the page and stays, as does any heading of the root page (or the project's home page) itself.
+ * A folder above the page may also be a chapter the page is part of, whose heading can be the page's
+ * own (`<h1><a href="../">Installing</a></h1>` over the text): the walk leaves out a 'home' heading only
+ * when another heading follows it before any content. The walk asks this only before any content,
+ * outside the main landmark.
  */
-function namesSite(el: Element, text: string, pageUrl: string | undefined, live: boolean): boolean {
-  if (!pageUrl) return false;
+function namesSite(el: Element, text: string, pageUrl: string | undefined, live: boolean): 'root' | 'home' | null {
+  if (!pageUrl) return null;
   let link: Element | null = null;
   for (const a of Array.from(el.querySelectorAll('a[href]'))) {
     // Permalink markers ("¶", "#") beside the heading's text are not its text.
     if (a.classList.contains('headerlink') || SHORT_MARK.test(a.textContent ?? '')) continue;
-    if (link) return false;
+    if (link) return null;
     link = a;
   }
-  if (!link || visibleText(link, text.length + 1, live) !== text) return false;
+  if (!link || visibleText(link, text.length + 1, live) !== text) return null;
   let page: URL;
   let target: URL;
   try {
@@ -268,10 +277,14 @@ function namesSite(el: Element, text: string, pageUrl: string | undefined, live:
     const base = el.ownerDocument.querySelector('base[href]')?.getAttribute('href');
     target = new URL(link.getAttribute('href')!, base ? new URL(base, page) : page);
   } catch {
-    return false;
+    return null;
   }
-  if (!/^https?:$/.test(target.protocol) || !SITE_ROOT.test(target.pathname) || target.search) return false;
-  return pageKey(target) !== pageKey(page);
+  if (!/^https?:$/.test(target.protocol) || target.search || pageKey(target) === pageKey(page)) return null;
+  if (SITE_ROOT.test(target.pathname)) return 'root';
+  // A folder above the page, on the page's own host.
+  const home = folderPath(target.pathname);
+  const at = folderPath(page.pathname);
+  return home.endsWith('/') && hostKey(target) === hostKey(page) && at !== home && at.startsWith(home) ? 'home' : null;
 }
 
 /** The first child of `el` that is a block of its own (a paragraph, a list, a heading...), if any. */
@@ -423,6 +436,80 @@ function headingId(el: Element): string | undefined {
 }
 
 /**
+ * What a `<details>` summary says when it names no content, only the toggle ("Click to expand", "Show
+ * more", rustdoc's "Expand description" and "Show 40 variants", "Details"): no section heading. Leading
+ * and trailing marks ("▶ Click to expand") aside.
+ */
+const TOGGLE_LABEL =
+  /^(?:(?:click|tap|press)(?:\s+here)?(?:\s+(?:to|for))?(?:\s+\S+){0,4}|(?:expand|collapse|show|hide|toggle|reveal|view|see|read)(?:\s+\S+){0,3}|more(?:\s+\S+)?|details|spoilers?)$/i;
+
+/** A `<details>` body needs this many words outside links (measureWords) for its summary to head a section. */
+export const DETAILS_MIN_WORDS = 6;
+/** How many words of a `<details>` body are read to judge it (its first ones: the walk reads the rest). */
+const DETAILS_LOOK_WORDS = 60;
+/** Headings and what marks a `<details>` as a menu or a tree rather than content. */
+const HEADING_SELECTOR = 'h1, h2, h3, h4, h5, h6, [role="heading"]';
+const MENU_SELECTOR = 'nav, [role="navigation"], [role="menu"], [role="menubar"], [role="tree"], [role="tablist"], [role="listbox"]';
+
+/**
+ * Words of a `<details>` body (all but `summary`), in and out of links: its first DETAILS_LOOK_WORDS or
+ * so, past nothing a reader never sees by markup (scripts, hidden, aria-hidden, form controls).
+ */
+function detailsBodyWords(details: Element, summary: Element): { plain: number; linked: number } {
+  const out = { plain: 0, linked: 0 };
+  let nodes = 0;
+  const visit = (n: Node, link: boolean) => {
+    for (let c = n.firstChild; c && out.plain + out.linked < DETAILS_LOOK_WORDS && nodes < 2_000; c = c.nextSibling) {
+      nodes++;
+      if (c.nodeType === 3) {
+        const w = measureWords(c.nodeValue ?? '');
+        if (link) out.linked += w;
+        else out.plain += w;
+      } else if (c.nodeType === 1 && c !== summary) {
+        const e = c as Element;
+        const tag = tagOf(e);
+        if (SKIP_TAGS.has(tag) || isHiddenAttr(e) || isEditable(e)) continue;
+        const role = e.getAttribute('role');
+        if (role && SKIP_ROLES.has(role)) continue;
+        visit(e, link || tag === 'A');
+      }
+    }
+  };
+  visit(details, false);
+  return out;
+}
+
+/** The id a link can jump to for a summary that heads a section: its own, one inside it, its `<details>`'s. */
+function summaryId(summary: Element, details: Element): string | undefined {
+  if (summary.id) return summary.id;
+  const inner = summary.querySelector('[id], a[name]');
+  return inner?.id || inner?.getAttribute('name') || details.id || undefined;
+}
+
+/**
+ * A `<details>` whose summary heads a section of its own, one level below the heading it sits under: an
+ * FAQ's question over its answer, MkDocs Material's collapsible notes ("??? question"), a README's
+ * folded "Building on Windows". Each answer is then a section a result can link to, opened (see
+ * `folded` on Block). Not when
+ * - the summary holds a heading (rustdoc's method and impl toggles: that heading is the heading);
+ * - it only names the toggle ("Click to expand", "Expand description": TOGGLE_LABEL);
+ * - the body is a few words (DETAILS_MIN_WORDS) or mostly links (a menu, a table of contents), or the
+ *   `<details>` sits in a menu or navigation;
+ * - the body is too big to read (COLLAPSED_MAX_ELEMENTS: only the summary is kept, as before).
+ */
+function summaryHeading(details: Element, maxChars: number, live: boolean): { summary: Element; text: string; id?: string } | null {
+  let summary: Element | null = null;
+  for (let c = details.firstElementChild; c && !summary; c = c.nextElementSibling) if (tagOf(c) === 'SUMMARY') summary = c;
+  if (!summary || summary.querySelector(HEADING_SELECTOR) || details.closest(MENU_SELECTOR)) return null;
+  const text = visibleText(summary, maxChars, live);
+  if (!text || TOGGLE_LABEL.test(text.replace(/^[\s\p{P}\p{S}]+|[\s\p{P}\p{S}]+$/gu, ''))) return null;
+  const words = detailsBodyWords(details, summary);
+  if (words.plain < DETAILS_MIN_WORDS || words.linked > words.plain) return null;
+  const id = summaryId(summary, details);
+  return { summary, text, ...(id ? { id } : {}) };
+}
+
+/**
  * A table as text, one row a line, cells joined by " | ". On the live page only rendered rows and cells
  * count, and a cell's text is its text as shown (`shownText`: what CSS hides inside it left out).
  */
@@ -484,6 +571,10 @@ interface Frame {
   link?: boolean;
   /** A closed `<details>` too big to read (`collapsedTooBig`): only this child of it (its summary) is walked. */
   only?: Element | null;
+  /** A `<details>` whose summary heads a section (`summaryHeading`): that summary, not walked again. */
+  skip?: Element;
+  /** And the section it sits in, which goes on after it: the heading and level before it. */
+  details?: { context: Block | null; lastLevel: number };
 }
 
 /** Walks `root` into blocks. Runs in slices of `sliceMs`, awaiting `yieldToPage` between them. */
@@ -507,6 +598,11 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
   let truncated = false;
   /** A block other than a heading has been kept: the content has begun (see `namesSite`). */
   let content = false;
+  /**
+   * A heading that links to the project's home (`namesSite` 'home'), the last block kept: left out if a
+   * heading follows it (it names the site above the page's own heading), kept if content does.
+   */
+  let siteHeading: { words: number; m: Node | null } | null = null;
   const pageUrl = opts.url ?? (live ? root.ownerDocument.URL : undefined);
   let buffer = '';
   let bufferLinkChars = 0;
@@ -520,6 +616,24 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
   let sliceStart = now();
 
   const push = (b: Block) => {
+    if (siteHeading) {
+      const site = siteHeading;
+      siteHeading = null;
+      if (b.kind === 'heading') {
+        const dropped = blocks.pop()!;
+        linkShare.pop();
+        chars -= dropped.text.length;
+        words -= site.words;
+        site.m?.parentNode?.removeChild(site.m);
+        // A landmark that began after it counted it in neither its blocks nor its words.
+        for (const f of stack) {
+          if (f.landmark && f.landmark.start > blocks.length) {
+            f.landmark.start--;
+            f.landmark.words -= site.words;
+          }
+        }
+      }
+    }
     if (b.kind !== 'heading' && reopen) {
       const r = reopen;
       reopen = null;
@@ -572,6 +686,8 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
         const v = el.getAttribute(a);
         if (v) m.setAttribute(a, v);
       }
+      // Whether a <details> is open (its summary's section links differently: Block.folded).
+      if (tag === 'details' && el.hasAttribute('open')) m.setAttribute('open', '');
       if (tag === 'a') {
         const href = el.getAttribute('href');
         if (href) m.setAttribute('href', href);
@@ -630,6 +746,13 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       stack.pop();
       if (frame.block) flush();
       if (frame.landmark) mains.push({ start: frame.landmark.start, end: blocks.length, words: words - frame.landmark.words });
+      if (frame.details) {
+        // The <details> is over: what follows belongs to the section around it again (re-opened by its
+        // heading's id; a heading without one opens a section of the same path, linked by its own words).
+        context = frame.details.context;
+        lastLevel = frame.details.lastLevel;
+        reopen = context ? { ...context } : null;
+      }
       if (frame.dl?.termLevel) {
         // The definitions are over: what follows belongs to the section around the list again.
         context = frame.dl.context;
@@ -639,7 +762,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     frame.child = node.nextSibling;
     nodes++;
-    if (frame.only !== undefined && node !== frame.only) continue;
+    if ((frame.only !== undefined && node !== frame.only) || node === frame.skip) continue;
     if (node.nodeType === 3) {
       const v = node.nodeValue ?? '';
       if (frame.link) bufferLinkChars += v.trim().length;
@@ -662,8 +785,9 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       const text = inner ? textBefore(el, inner, limits.maxHeadingChars, live) : visibleText(el, limits.maxHeadingChars, live);
       if (inner) stack.push({ el, child: inner, insideMain: frame.insideMain, block: true, m: frame.m, defLevel: frame.defLevel });
       // The site's name above the page (a heading that is one link to the site's root) is no heading of
-      // the page: left out, like a site header.
-      if (text && !content && !frame.insideMain && namesSite(el, text, pageUrl, live)) continue;
+      // the page: left out, like a site header; one linking to the project's home, if a heading follows.
+      const site = text && !content && !frame.insideMain ? namesSite(el, text, pageUrl, live) : null;
+      if (site === 'root') continue;
       if (text) {
         const id = headingId(el);
         const b: Block = { kind: 'heading', level, text, ...(id ? { id } : {}) };
@@ -672,7 +796,8 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
         pendingId = undefined;
         lastLevel = level;
         context = b;
-        mirrorAdd(frame.m, `h${level}`, el, text);
+        const m = mirrorAdd(frame.m, `h${level}`, el, text);
+        if (site === 'home' && blocks[blocks.length - 1] === b) siteHeading = { words: countWords(b.text), m };
       }
       continue;
     }
@@ -739,6 +864,21 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if (live && collapsedTooBig(el, tag)) {
       // Its summary stays; an until-found element has none (`only` null: nothing of it is walked).
       child.only = tag === 'DETAILS' ? (Array.from(el.children).find((c) => tagOf(c) === 'SUMMARY') ?? null) : null;
+    }
+    const summary = tag === 'DETAILS' && child.only === undefined ? summaryHeading(el, limits.maxHeadingChars, live) : null;
+    if (summary) {
+      // One level below the heading (or definition) it sits under; each answer of a FAQ is a section.
+      const summaryLevel = Math.min(6, (frame.defLevel || lastLevel) + 1);
+      child.details = { context, lastLevel };
+      child.skip = summary.summary;
+      // A closed one opens for a link only to something inside its body: the chunker links it by its
+      // first words (Block.folded); an open one by the summary's id or text, as any heading.
+      const b: Block = { kind: 'heading', level: summaryLevel, text: summary.text, ...(summary.id ? { id: summary.id } : {}), ...(el.hasAttribute('open') ? {} : { folded: true }) };
+      push(b);
+      pendingId = undefined;
+      lastLevel = summaryLevel;
+      context = b;
+      mirrorAdd(child.m, 'summary', summary.summary, summary.text);
     }
     if (isMain) {
       child.landmark = { start: blocks.length, words };

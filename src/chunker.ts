@@ -25,6 +25,13 @@ export interface Block {
   level?: number;
   /** An element id at or just before this block: where a link can jump to. */
   id?: string;
+  /**
+   * A heading whose section the page keeps folded away under it: the summary of a closed `<details>`
+   * (content/extract.ts summaryHeading). A browser opens it for a link to something inside its body
+   * (an id there, a text fragment of its words), not for its summary's id or text (Chromium 156 and
+   * Firefox ESR 153, measured): such a section is linked by its first words, where the page holds them once.
+   */
+  folded?: boolean;
 }
 
 export interface ChunkAnchor {
@@ -178,11 +185,20 @@ interface Para {
 }
 
 /**
- * The heading's id, else a text fragment: of the heading, or of the section's first words where the
- * heading's would land elsewhere (`lead`, linkRepeatedHeadings); else nothing (text before any heading).
+ * Where a link jumps for a section: its heading's id, else a text fragment of the heading, or of the
+ * section's first words where the heading's would land elsewhere (`lead`, linkRepeatedHeadings). A folded
+ * section (Block.folded) opens only for its own words: its lead first, then its heading's id; one with
+ * neither whose heading's words occur earlier on the page links to the nearest heading above it that
+ * has an id (its summary lies under that heading), not to the earlier words.
  */
-function headingAnchor(id: string | undefined, heading: string, lead?: string): ChunkAnchor {
-  return id ? { id } : lead ? { text: lead } : heading ? { text: heading } : {};
+function sectionAnchor(s: Section, lead = s.lead): ChunkAnchor {
+  const heading = s.path[s.path.length - 1] ?? '';
+  if (s.folded && lead) return { text: lead };
+  if (s.headingId) return { id: s.headingId };
+  if (lead) return { text: lead };
+  const up = s.folded && s.repeated ? s.above?.[s.above.length - 1]?.id : undefined;
+  if (up) return { id: up };
+  return heading ? { text: heading } : {};
 }
 
 interface Section {
@@ -193,6 +209,8 @@ interface Section {
   block?: number;
   /** Its heading has no id and its words occur earlier on the page (linkRepeatedHeadings). */
   repeated?: boolean;
+  /** Its heading is folded (Block.folded): linked by its lead whenever it has one. */
+  folded?: boolean;
   /** Then a text fragment of its own first words that the page holds nowhere else. */
   lead?: string;
   /** The ids of the headings above it, by place in `path`. */
@@ -227,7 +245,7 @@ function* sectionize(blocks: readonly Block[], maxHeadingChars: number): Generat
         }
       }
       while (open.length && open[open.length - 1]!.level >= level) open.pop();
-      current = { level, path: [...open.map((s) => s.path[s.path.length - 1]!), title], headingId: b.id, block: bi, body: [], words: 0 };
+      current = { level, path: [...open.map((s) => s.path[s.path.length - 1]!), title], headingId: b.id, block: bi, body: [], words: 0, ...(b.folded ? { folded: true } : {}) };
       const above = open.flatMap((s, depth) => (s.headingId ? [{ depth, id: s.headingId }] : []));
       if (above.length) current.above = above;
       if (rest) {
@@ -336,7 +354,7 @@ function findWords(hay: string, needle: string, from = 0, read?: { chars: number
  * holds nowhere else, among its first few); else by its heading, as before.
  */
 function* linkRepeatedHeadings(sections: Section[], blocks: readonly Block[]): Generator<void, ((lead: string) => boolean) | null> {
-  if (!sections.some((s) => s.level > 0 && !s.headingId)) return null;
+  if (!sections.some((s) => s.level > 0 && (!s.headingId || s.folded))) return null;
   // The page's text as a browser searches it (lower case, whitespace collapsed) and where each block starts.
   const starts: number[] = [];
   let text = '';
@@ -358,7 +376,7 @@ function* linkRepeatedHeadings(sections: Section[], blocks: readonly Block[]): G
   let n = 0;
   let yielded = 0;
   for (const s of sections) {
-    if (s.level === 0 || s.headingId || s.block === undefined) continue;
+    if (s.level === 0 || s.headingId || s.folded || s.block === undefined) continue;
     if (read.chars > budget) break;
     if ((++n & 63) === 0 || read.chars - yielded > LEAD_YIELD_CHARS) {
       yielded = read.chars;
@@ -369,6 +387,25 @@ function* linkRepeatedHeadings(sections: Section[], blocks: readonly Block[]): G
     if (at < 0 || at >= starts[s.block]!) continue;
     s.repeated = true;
     s.lead = pickLead(s, once);
+  }
+  // Folded sections (Block.folded) after the others, which keep the reading budget they had: each is
+  // linked by words of its own that the page holds once. Without them and without an id, its heading
+  // counts as repeated when its words occur earlier or the budget ran out before it was looked at.
+  for (const s of sections) {
+    if (!s.folded || s.level === 0 || s.block === undefined) continue;
+    if (read.chars > budget) {
+      s.repeated = !s.headingId;
+      continue;
+    }
+    if ((++n & 63) === 0 || read.chars - yielded > LEAD_YIELD_CHARS) {
+      yielded = read.chars;
+      yield;
+    }
+    s.lead = pickLead(s, once);
+    if (s.lead || s.headingId) continue;
+    const heading = fragmentWords(s.path[s.path.length - 1] ?? '').toLowerCase();
+    const at = findWords(text, heading, 0, read);
+    if (at >= 0 && at < starts[s.block]!) s.repeated = true;
   }
   return once;
 }
@@ -397,16 +434,28 @@ function mergeTiny(sections: Section[], minWords: number): Section[] {
   const kept: Section[] = [];
   // The kept sections enclosing the current one, outermost first (sections come in document order).
   const open: Section[] = [];
+  // The words of the small folded sections right under each section (Block.folded: a FAQ's short answers,
+  // Node's "History" under an API), which merge into it when it is kept: with them it is no small section.
+  // A section's short text and its folded changelog stay one chunk, as they were before the fold was one.
+  const folded = new Array<number>(sections.length).fill(0);
+  const under: number[] = [];
+  for (const [i, s] of sections.entries()) {
+    while (under.length && !isAncestor(sections[under[under.length - 1]!]!, s)) under.pop();
+    const up = under[under.length - 1];
+    if (s.folded && s.words < minWords && up !== undefined && sections[up]!.path.length === s.path.length - 1) folded[up]! += s.words;
+    if (s.level > 0) under.push(i);
+  }
   for (const [i, s] of sections.entries()) {
     const next = sections[i + 1];
-    if (s.words === 0 && (s.level === 0 || (next && isAncestor(s, next)))) continue;
+    const words = s.words + folded[i]!;
+    if (words === 0 && (s.level === 0 || (next && isAncestor(s, next)))) continue;
     while (open.length && !isAncestor(open[open.length - 1]!, s)) open.pop();
     const parent = open[open.length - 1];
-    if (s.words < minWords && s.level > 0 && parent) {
+    if (words < minWords && s.level > 0 && parent) {
       // Its path below the parent: headings in between that have no chunk of their own live on here.
       const heading = s.path.slice(parent.path.length).join(' > ');
       const body = s.body.map((p) => p.text).join(' ');
-      const part: PartInfo = { headingPath: s.path, anchor: headingAnchor(s.headingId, s.path[s.path.length - 1] ?? '', s.lead) };
+      const part: PartInfo = { headingPath: s.path, anchor: sectionAnchor(s) };
       parent.body.push({ text: body ? `${heading}: ${body}` : heading, ...(s.headingId ? { id: s.headingId } : {}), part });
       parent.words += s.words + measureWords(heading);
       continue;
@@ -705,7 +754,7 @@ export function* chunkSteps(blocks: readonly Block[], options: Partial<ChunkerOp
       // on the page, to its lead (linkRepeatedHeadings); text before any heading to an id in it, else, past
       // its first window, to the window's first words.
       const link: ChunkAnchor = section
-        ? headingAnchor(s.headingId, section, lead)
+        ? sectionAnchor(s, lead)
         : w.id
           ? { id: w.id }
           : k > 0 && w.lead

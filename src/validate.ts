@@ -73,7 +73,10 @@ export function normalizeBlocks(raw: readonly unknown[]): { blocks: Block[]; tru
     }
     chars += text.length;
     const block: Block = { kind: b.kind as BlockKind, text: wellFormed(text) };
-    if (b.kind === 'heading') block.level = typeof b.level === 'number' && b.level >= 1 && b.level <= 6 ? Math.round(b.level) : 2;
+    if (b.kind === 'heading') {
+      block.level = typeof b.level === 'number' && b.level >= 1 && b.level <= 6 ? Math.round(b.level) : 2;
+      if (b.folded === true) block.folded = true;
+    }
     const id = plainId(b.id);
     if (id) block.id = id;
     if (text) blocks.push(block);

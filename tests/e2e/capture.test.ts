@@ -140,6 +140,16 @@ describe('capture: pages are captured sensibly', () => {
     for (const c of chunks) expect(c.headingPath).not.toContain('Hive Notes');
   });
 
+  it("leaves out a project's name above the page (one link to the project's home folder, GitHub Pages' /project/), a heading following it", async () => {
+    const url = server.url('/hard/beecount/docs/install.html');
+    server.routes.set('/hard/beecount/docs/install.html', readFileSync(join(FIXTURES, 'hard', 'project-home.html'), 'utf8'));
+    await visitAndCapture(url);
+    const chunks = await chunksOf(url);
+    expect(chunks.find((c) => c.text.includes('installintroword'))?.headingPath).toEqual(['Installing beecount']);
+    expect(chunks.find((c) => c.text.includes('frompipword'))?.headingPath).toEqual(['Installing beecount', 'From pip']);
+    for (const c of chunks) expect(c.headingPath).not.toContain('beecount');
+  });
+
   it("leaves a DocBook page's navheader and navfooter out and keeps its chapter and its contents page", async () => {
     const url = server.url('/hard/docbook-nav.html');
     await visitAndCapture(url);
@@ -231,10 +241,11 @@ describe('capture: what the page shows on request (closed <details>, hidden="unt
     // A FAQ answer, a collapsible note (MkDocs Material), sections inside a folded part, a reference
     // the browser reveals for find in page.
     for (const w of ['hivestoreword', 'admonitionword', 'guardfittingword', 'entranceclearword', 'untilfoundword']) expect(await found(w), w).toEqual([url()]);
-    // The answer follows its question, in the section the <details> sits in.
+    // The answer is a section under its question (content/extract.ts summaryHeading), one below the
+    // heading the <details> sits under.
     const faq = chunks.find((c) => c.text.includes('hivestoreword'))!;
-    expect(faq.headingPath).toEqual(['Keeping bees through the winter', 'Questions beginners ask']);
-    expect(faq.text).toMatch(/How much honey does a hive need for the winter\?\s+A full-size colony/);
+    expect(faq.headingPath).toEqual(['Keeping bees through the winter', 'Questions beginners ask', 'How much honey does a hive need for the winter?']);
+    expect(faq.text).toMatch(/How much honey does a hive need for the winter\?\nA full-size colony/);
     // Code and tables inside keep their shown parts (a closed <details> has no innerText to read).
     expect(text).toMatch(/feed = syrup\(sugar=2, water=1\)\n+wrap\(hive, candyboardcode\)/);
     expect(text).toContain('fondant | slow to take, safe in frost');
@@ -288,6 +299,68 @@ describe('capture: what the page shows on request (closed <details>, hidden="unt
       await tab.waitForFunction(`(${shown.toString()})(${JSON.stringify(c.heading)}).inView`, null, { timeout: 5000, polling: 'raf' }).catch(() => undefined);
       const got = await tab.evaluate(shown, c.heading);
       expect(got, c.q).toEqual({ open: c.details, revealed: true, inView: true, scrolled: true });
+    }
+    await tab.close();
+  });
+});
+
+describe("capture: a <details> summary heads its answer's section, and the result's link opens it", () => {
+  // FAQ answers under one <h2> (a hand-written page, MkDocs Material's "??? question", a README's folded
+  // part): a search for words of one answer links to that answer, and following the link shows it open.
+  const faq = () => server.url('/hard/faq-details.html');
+  const mkdocs = () => server.url('/hard/mkdocs-details.html');
+  const readme = () => server.url('/hard/readme-details.html');
+
+  it('stores each answer as a section under its question', async () => {
+    for (const u of [faq(), mkdocs(), readme()]) await visitAndCapture(u);
+    const at = async (url: string, word: string) => (await chunksOf(url)).find((c) => c.text.includes(word));
+    const shipping = ['Hive Supplies help', 'Orders and shipping'];
+    expect((await at(faq(), 'parcelwaitword'))?.headingPath).toEqual([...shipping, 'How long does delivery take?']);
+    expect((await at(faq(), 'trackingnumberword'))?.headingPath).toEqual([...shipping, 'Where is my tracking number?']);
+    expect((await at(faq(), 'stuckwriteword'))?.headingPath).toEqual(shipping);
+    expect((await at(faq(), 'brokensmokerword'))?.headingPath).toEqual(['Hive Supplies help', 'Returns', 'How do I return a smoker that does not work?', 'What if it arrived broken?']);
+    expect((await at(mkdocs(), 'broodprobeword'))?.headingPath).toEqual(['Configuration', 'Sensors', 'Thermometers in the brood nest']);
+    expect((await at(readme(), 'windowsbuildword'))?.headingPath).toEqual(['beecount', 'Installation', 'Building on Windows']);
+    // "Click to expand" names the toggle, not a section.
+    expect((await at(readme(), 'raspicameraword'))?.headingPath).toEqual(['beecount', 'Installation']);
+  });
+
+  it("links a search for words of one answer to that answer: the browser opens its <details> and shows it", async () => {
+    // Captured by the test above. A short window, so that landing on the answer takes a scroll.
+    const tab = await ext.ctx.newPage();
+    await tab.setViewportSize({ width: 900, height: 260 });
+    const cases = [
+      { q: 'parcelwaitword', url: faq(), section: 'How long does delivery take?', answer: 'parcelwaitword', href: '#:~:text=Parcels%20within%20the%20country%20arrive%20in%20two%20to' },
+      // A short answer, merged into the section above it: its own link still.
+      { q: 'abroadbeesword', url: faq(), section: 'Do you ship live bees abroad?', answer: 'abroadbeesword', href: '#:~:text=No%3A%20live%20colonies%20travel%20only%20within%20the%20country%2C' },
+      // The <details> has an id, which does not open it: its answer's words.
+      { q: 'trackingnumberword', url: faq(), section: 'Where is my tracking number?', answer: 'trackingnumberword', href: '#:~:text=The%20tracking%20number%20is%20in%20the%20second%20email' },
+      { q: 'brokensmokerword', url: faq(), section: 'What if it arrived broken?', answer: 'brokensmokerword', href: '#:~:text=Take%20a%20photograph%20of%20the%20box%20and%20the' },
+      { q: 'broodprobeword', url: mkdocs(), section: 'Thermometers in the brood nest', answer: 'broodprobeword', href: '#:~:text=A%20probe%20pushed%20between%20the%20frames%20of%20the' },
+      { q: 'windowsbuildword', url: readme(), section: 'Building on Windows', answer: 'windowsbuildword', href: '#:~:text=Install%20the%20Visual%20Studio%20build%20tools%20and%20Python' },
+    ];
+    for (const c of cases) {
+      const [top] = await searchPage(ext, { q: c.q }, tab);
+      expect({ href: top?.href, section: top?.section.split(' › ').at(-1) }, c.q).toEqual({ href: c.url + c.href, section: c.section });
+      await tab.goto(server.url('/hard/blank'));
+      await tab.goto(top!.href, { waitUntil: 'load' });
+      // Every <details> around the answer open, the answer's start and its question on screen.
+      const shown = (word: string) => {
+        const p = [...document.querySelectorAll('p, li')].find((e) => e.textContent!.includes(word))!;
+        const d = p.closest('details')!;
+        const onScreen = (e: Element) => {
+          const r = e.getBoundingClientRect();
+          return r.height > 0 && r.bottom > 0 && r.top < innerHeight;
+        };
+        let open = true;
+        for (let e: Element | null = d; e; e = e.parentElement?.closest('details') ?? null) open &&= (e as HTMLDetailsElement).open;
+        const first = d.querySelector(':scope > summary ~ *')!;
+        return { open, answer: onScreen(first), question: onScreen(d.querySelector(':scope > summary')!), scrolled: scrollY > 0 };
+      };
+      // Chromium opens the <details> and scrolls in a task after load: wait for all of it (or give up and say what is).
+      const all = `(() => { const s = (${shown.toString()})(${JSON.stringify(c.answer)}); return s.open && s.answer && s.question && s.scrolled; })()`;
+      await tab.waitForFunction(all, null, { timeout: 5000, polling: 'raf' }).catch(() => undefined);
+      expect(await tab.evaluate(shown, c.answer), c.q).toEqual({ open: true, answer: true, question: true, scrolled: true });
     }
     await tab.close();
   });

@@ -56,4 +56,39 @@ describe('capture of collapsed content (Firefox)', () => {
     }
     await tab.close();
   });
+
+  it("links a search for words of one FAQ answer to that answer, and Firefox opens its <details> for the link", async () => {
+    // content/extract.ts summaryHeading: each answer a section under its question, linked by its first
+    // words when closed (Firefox ESR 153, like Chromium, opens a closed <details> only for a target inside it).
+    const url = server.url('/hard/faq-details.html');
+    await visit(ext, [url]);
+    const tab = await ext.browser.newPage();
+    await tab.setViewport({ width: 900, height: 260 });
+    const cases = [
+      { q: 'parcelwaitword', section: 'How long does delivery take?', href: '#:~:text=Parcels%20within%20the%20country%20arrive%20in%20two%20to' },
+      { q: 'trackingnumberword', section: 'Where is my tracking number?', href: '#:~:text=The%20tracking%20number%20is%20in%20the%20second%20email' },
+      { q: 'brokensmokerword', section: 'What if it arrived broken?', href: '#:~:text=Take%20a%20photograph%20of%20the%20box%20and%20the' },
+    ];
+    for (const c of cases) {
+      const [top] = await searchPage(ext, { q: c.q });
+      expect({ href: top?.href, section: top?.section.split(' › ').at(-1) }, c.q).toEqual({ href: url + c.href, section: c.section });
+      await tab.goto(server.url('/hard/blank'));
+      await tab.goto(top!.href, { waitUntil: 'load' });
+      const shown = (word: string) => {
+        const p = [...document.querySelectorAll('p')].find((e) => e.textContent!.includes(word))!;
+        const d = p.closest('details')!;
+        const onScreen = (e: Element) => {
+          const r = e.getBoundingClientRect();
+          return r.height > 0 && r.bottom > 0 && r.top < innerHeight;
+        };
+        let open = true;
+        for (let e: Element | null = d; e; e = e.parentElement?.closest('details') ?? null) open &&= (e as HTMLDetailsElement).open;
+        return { open, answer: onScreen(p), question: onScreen(d.querySelector(':scope > summary')!), scrolled: scrollY > 0 };
+      };
+      const all = `(() => { const s = (${shown.toString()})(${JSON.stringify(c.q)}); return s.open && s.answer && s.question && s.scrolled; })()`;
+      await tab.waitForFunction(all, { timeout: 5000, polling: 50 }).catch(() => undefined);
+      expect(await tab.evaluate(shown, c.q), c.q).toEqual({ open: true, answer: true, question: true, scrolled: true });
+    }
+    await tab.close();
+  });
 });

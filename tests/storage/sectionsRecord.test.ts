@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/chunker.js';
 import { cutSections } from '../../src/sections.js';
 import { deflate, inflate } from '../../background/deflate.js';
-import { packBlocks, packSections, unpackSections } from '../../background/sections.js';
+import { blocksJson, packBlocks, packPage, packSections, recordBlocks, unpackSections } from '../../background/sections.js';
 
 const page = (n: number) => ({ url: 'https://a.example/p', chunkIds: Array.from({ length: n }, (_, i) => i + 1) });
 const meta = { headingPath: ['H'], section: 'H', anchor: {} };
@@ -58,5 +58,23 @@ describe('sections record with kept blocks', () => {
     await expect(unpackSections({ z: past, b: await packBlocks(blocks) }, page(1))).rejects.toThrow(/reference/);
     const shorter = await packBlocks([{ kind: 'text', text: 'the heron' }]);
     await expect(unpackSections({ z, b: shorter }, page(1))).rejects.toThrow(/reference/);
+  });
+
+  it('keeps folded headings (a closed <details> summary: Block.folded) in both formats, with and without an id', async () => {
+    const raw: Block[] = [
+      { kind: 'heading', level: 2, text: 'Questions', id: 'faq' },
+      { kind: 'heading', level: 3, text: 'How long does it take?', folded: true },
+      { kind: 'text', text: 'Two to four days, the heron says, for a parcel to come by.' },
+      { kind: 'heading', level: 3, text: 'Is it free?', id: 'q-free', folded: true },
+      { kind: 'text', text: 'Over fifty euros the heron carries it for free.' },
+    ];
+    const cut = await cutSections(raw);
+    expect(cut.blocks).toEqual(raw);
+    expect(await recordBlocks({ z: await packSections(cut.sections, cut.blocks), b: await packBlocks(cut.blocks) })).toEqual(raw);
+    expect(await recordBlocks({ z: await packPage(cut.sections, cut.blocks) })).toEqual(raw);
+    // A reader from before the flag took the 0 for no id and read the rest as it always did.
+    const rows = JSON.parse(blocksJson(raw)) as unknown[][];
+    expect(rows[1]).toEqual(['h3', 'How long does it take?', 0, 1]);
+    expect(rows[3]).toEqual(['h3', 'Is it free?', 'q-free', 1]);
   });
 });

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { chunkBlocks, CHUNKER_VERSION } from '../../src/chunker.js';
 import { validateCapture } from '../../src/validate.js';
 import { captureDocument } from '../../content/pageCapture.js';
+import { partAt } from '../../src/search.js';
 import { parseDocument } from '../eval/lib/dom.js';
 
 const words = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`).join(' ');
@@ -205,6 +206,138 @@ describe("a site's name above the page is no heading of it (content/extract.ts n
     ] as const) {
       const sections = await pathsAt(exim().replace(from, to), 'https://www.example.org/doc/spec_html/site-header.html');
       expect(sections.find((s) => s.text.includes('acltestword'))?.path[0], to).toBe('Example Internet Mailer');
+    }
+  });
+});
+
+describe("a <details> summary heads its answer's section (content/extract.ts summaryHeading)", () => {
+  /** A page captured as the backfill and the evaluation do it (no layout: a closed <details> is one without `open`). */
+  async function cut(file: string, url?: string) {
+    return (await captureDocument(parseDocument(readFileSync(join(HARD, file), 'utf8')), { live: false, fallbackTitle: 'example.com', ...(url ? { url } : {}) }))!.payload;
+  }
+  /**
+   * Where a result for `word` links, as search's present() picks it: the merged sub-section the word
+   * falls in (partAt), else the section's own heading path and anchor.
+   */
+  function at(payload: Awaited<ReturnType<typeof cut>>, word: string): { path: string[]; anchor: { id?: string; text?: string } } {
+    const c = payload.sections.find((s) => s.text.includes(word));
+    if (!c) throw new Error(`${word} is in no section`);
+    const part = partAt(c, c.text.indexOf(word));
+    const { id, text } = part ? part.anchor : c.anchor;
+    return { path: part ? part.headingPath : c.headingPath, anchor: { ...(id ? { id } : {}), ...(text ? { text } : {}) } };
+  }
+  const paths = (payload: Awaited<ReturnType<typeof cut>>) => payload.sections.flatMap((s) => [s.headingPath, ...(s.parts ?? []).map((p) => p.headingPath)]);
+
+  it('a hand-written FAQ: each answer is a section under its question, linked by its first words when closed', async () => {
+    const page = await cut('faq-details.html');
+    const shipping = ['Hive Supplies help', 'Orders and shipping'];
+    // A closed answer opens only for a link to words inside it (Chromium 156, Firefox ESR 153): its first words.
+    expect(at(page, 'parcelwaitword')).toEqual({ path: [...shipping, 'How long does delivery take?'], anchor: { text: 'Parcels within the country arrive in two to' } });
+    // A short answer merges into the section above it and keeps its own link there.
+    expect(at(page, 'abroadbeesword')).toEqual({ path: [...shipping, 'Do you ship live bees abroad?'], anchor: { text: 'No: live colonies travel only within the country,' } });
+    // Closed with an id: the id would land on the closed question, so the answer's words again.
+    expect(at(page, 'trackingnumberword')).toEqual({ path: [...shipping, 'Where is my tracking number?'], anchor: { text: 'The tracking number is in the second email' } });
+    // Open: nothing to open, its id.
+    expect(at(page, 'shippingcostword')).toEqual({ path: [...shipping, 'What does shipping cost?'], anchor: { id: 'faq-cost' } });
+    // A few words of answer: no heading; the question stays a line of the section it sits in.
+    expect(at(page, 'changeorderword').path).toEqual(shipping);
+    expect(paths(page).some((p) => p.includes('Can I change my order?'))).toBe(false);
+    // After the questions, the section around them goes on (linked by its own words: its heading has no id).
+    expect(at(page, 'stuckwriteword')).toEqual({ path: shipping, anchor: { text: 'Still stuck after reading these? Write to the' } });
+    // A question inside an answer is one level further down.
+    expect(at(page, 'brokensmokerword').path).toEqual(['Hive Supplies help', 'Returns', 'How do I return a smoker that does not work?', 'What if it arrived broken?']);
+    expect(at(page, 'returnsmokerword').path).toEqual(['Hive Supplies help', 'Returns', 'How do I return a smoker that does not work?']);
+    const heading = (text: string) => page.blocks.find((b) => b.kind === 'heading' && b.text === text);
+    expect(heading('How long does delivery take?')).toEqual({ kind: 'heading', level: 3, text: 'How long does delivery take?', folded: true });
+    expect(heading('What does shipping cost?')).toEqual({ kind: 'heading', level: 3, text: 'What does shipping cost?', id: 'faq-cost' });
+    // The background accepts the blocks and the sections as sent (folded headings included).
+    const { payload } = validateCapture(JSON.parse(JSON.stringify(page)));
+    expect(payload.blocks).toEqual(page.blocks);
+    expect(payload.sections).toEqual(page.sections);
+  });
+
+  it('MkDocs Material: "??? question" admonitions (closed <details>) and "???+ note" (open) under headings with ids', async () => {
+    const page = await cut('mkdocs-details.html');
+    expect(at(page, 'sharedscaleword')).toEqual({ path: ['Configuration', 'Sensors', 'Can a scale be shared by two hives?'], anchor: { text: 'Yes, when it sits under a board that' } });
+    expect(at(page, 'broodprobeword')).toEqual({ path: ['Configuration', 'Sensors', 'Thermometers in the brood nest'], anchor: { text: 'A probe pushed between the frames of the' } });
+    expect(at(page, 'renamehiveword')).toEqual({ path: ['Configuration', 'Sensors', 'Note'], anchor: { text: 'Note' } });
+    // Text after the notes is the section's own again, linked by its heading's id.
+    expect(at(page, 'unlistedsensorword')).toEqual({ path: ['Configuration', 'Sensors'], anchor: { id: 'sensors' } });
+    expect(at(page, 'alertsword')).toEqual({ path: ['Configuration', 'Alerts'], anchor: { id: 'alerts' } });
+  });
+
+  it('a GitHub README: a folded part with a name is a section; "Click to expand" names no section', async () => {
+    const page = await cut('readme-details.html');
+    expect(at(page, 'windowsbuildword')).toEqual({ path: ['beecount', 'Installation', 'Building on Windows'], anchor: { text: 'Install the Visual Studio build tools and Python' } });
+    expect(at(page, 'raspicameraword')).toEqual({ path: ['beecount', 'Installation'], anchor: { id: 'user-content-installation' } });
+    expect(at(page, 'usagecountword').path).toEqual(['beecount', 'Usage']);
+    expect(paths(page).some((p) => p.includes('Click to expand'))).toBe(false);
+  });
+
+  it("rustdoc: a heading inside a toggle's summary stays the heading, once; the toggles' own labels head nothing", async () => {
+    const page = await cut('rustdoc-toggles.html');
+    const h1 = 'Struct hivelib::colony::Hive';
+    expect(at(page, 'hivetopdocword').path).toEqual([h1]);
+    expect(at(page, 'hivevariantsword').path).toEqual([h1]);
+    expect(at(page, 'hivenewword')).toEqual({ path: [h1, 'Implementations', 'impl Hive', 'pub fn new(name: &str) -> Hive'], anchor: { id: 'method.new' } });
+    expect(at(page, 'hiveweightword').path).toEqual([h1, 'Implementations', 'impl Hive', 'pub fn weight(&self) -> f32']);
+    expect(page.blocks.filter((b) => b.kind === 'heading' && b.text.startsWith('pub fn new')).length).toBe(1);
+    for (const label of ['Expand description', 'Show 4 variants']) expect(paths(page).some((p) => p.includes(label)), label).toBe(false);
+    // A <details> in the documentation itself is a section like any other (code only: no words to link by).
+    expect(at(page, 'swarmexampleword').path).toEqual([h1, 'Examples', 'Potential swarming example']);
+  });
+
+  it('menus made of <details> (lists of links, role=menu, navigation) head nothing', async () => {
+    const links = (n: number) => Array.from({ length: n }, (_, i) => `<li><a href="/p${i}">Frames and foundation sheets, part ${i}</a></li>`).join('');
+    const html = `<!doctype html><html lang="en"><head><title>Shop</title></head><body><main><h1>Shop</h1>
+      <p>Everything a beekeeper needs in one place, sent the same day; the word shopintroword marks this introduction.</p>
+      <details><summary>Hive parts</summary><ul>${links(6)}</ul></details>
+      <details><summary>Account</summary><ul role="menu"><li role="menuitem"><a href="/login">Sign in to see your orders and your saved hives</a></li></ul></details>
+      <div role="tree"><details><summary>Catalogue</summary><p>Brood boxes, supers, frames, foundation, feeders and smokers, with treeword among them.</p></details></div>
+      </main></body></html>`;
+    const got = (await captureDocument(parseDocument(html), { live: false, fallbackTitle: 'example.com' }))!.payload;
+    expect(got.blocks.filter((b) => b.kind === 'heading').map((b) => b.text)).toEqual(['Shop']);
+    expect(got.sections.map((s) => s.text).join('\n')).toContain('treeword');
+  });
+});
+
+describe("a project's name above the page, linking to the project's home folder, is no heading of it (content/extract.ts namesSite 'home')", () => {
+  async function pathsAt(html: string, url: string): Promise<{ path: string[]; text: string }[]> {
+    const got = (await captureDocument(parseDocument(html), { live: false, fallbackTitle: 'example.com', url }))!;
+    return got.payload.sections.map((s) => ({ path: s.headingPath, text: s.text }));
+  }
+  const project = () => readFileSync(join(HARD, 'project-home.html'), 'utf8');
+  const inside = 'https://user.github.io/hard/beecount/docs/install.html';
+
+  it('leaves out a heading that is one link to a folder above the page on its host (GitHub Pages, /docs/), when a heading follows it', async () => {
+    for (const html of [project(), project().replace('href="/hard/beecount/"', 'href="../"'), project().replace('href="/hard/beecount/"', 'href="../index.html"')]) {
+      const sections = await pathsAt(html, inside);
+      expect(sections.find((s) => s.text.includes('installintroword'))?.path).toEqual(['Installing beecount']);
+      expect(sections.find((s) => s.text.includes('frompipword'))?.path).toEqual(['Installing beecount', 'From pip']);
+      for (const s of sections) expect(s.path).not.toContain('beecount');
+    }
+  });
+
+  it("keeps a heading linking to a folder above the page when it heads the page's text (a chapter's own heading)", async () => {
+    // `<h2><a href="../">Installing beecount</a></h2>` over its text: the heading of the section, not the site's name.
+    const chapter = project()
+      .replace(/<div class="top">.*<\/div>/, '')
+      .replace('<h2 id="installing">Installing beecount</h2>', '<h2 id="installing"><a href="../">Installing beecount</a></h2>');
+    const sections = await pathsAt(chapter, 'https://user.github.io/hard/beecount/install/windows.html');
+    expect(sections.find((s) => s.text.includes('installintroword'))?.path).toEqual(['Installing beecount']);
+    expect(sections.find((s) => s.text.includes('frompipword'))?.path).toEqual(['Installing beecount', 'From pip']);
+  });
+
+  it("keeps it on the project's home page itself, for a folder on another host, and for a folder that is not above the page", async () => {
+    const cases: [string, string][] = [
+      [project(), 'https://user.github.io/hard/beecount/'],
+      [project(), 'https://user.github.io/hard/beecount/index.html'],
+      [project().replace('href="/hard/beecount/"', 'href="https://other.example/hard/beecount/"'), inside],
+      [project().replace('href="/hard/beecount/"', 'href="/hard/otherproject/"'), inside],
+    ];
+    for (const [html, url] of cases) {
+      const sections = await pathsAt(html, url);
+      expect(sections.find((s) => s.text.includes('installintroword'))?.path, url).toEqual(['beecount', 'Installing beecount']);
     }
   });
 });

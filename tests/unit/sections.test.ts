@@ -231,3 +231,76 @@ describe('a heading without an id whose words occur earlier on the page (a manua
     refused({ ...v, sections: v.sections.map((s, k) => (k === later ? { ...s, anchor: { text: 'Copies one file.' } } : s)) }, /not in the section/);
   });
 });
+
+describe('a folded heading (Block.folded: the summary of a closed <details>) links inside its section', () => {
+  // A closed <details> opens for a link to an id or words inside its body, not for its summary's id or text
+  // (Chromium 156, Firefox ESR 153): the section is linked by its own first words that the page holds once.
+  const folded = (level: number, text: string, id?: string): Block => ({ ...h(level, text, id), folded: true });
+  const FAQ: Block[] = [
+    h(2, 'Shipping', 'shipping'),
+    p(words(30, 'intro')),
+    folded(3, 'How long does it take?', 'q-long'),
+    p(`Two to four days. ${words(500, 'long')}`),
+    folded(3, 'Is it free?'),
+    p('Over fifty euros it is free of charge.'),
+    h(3, 'Open question', 'q-open'),
+    p(words(30, 'open')),
+  ];
+  const bySection = (chunks: readonly Chunk[], heading: string) => chunks.filter((c) => c.section === heading);
+
+  it('links it by its first words (not its id), every window alike; an open one by its id', async () => {
+    const v = await sent(FAQ);
+    const long = bySection(v.sections, 'How long does it take?');
+    expect(long.length).toBeGreaterThan(1);
+    for (const c of long) expect(c.anchor.text).toBe('Two to four days. long0 long1 long2 long3');
+    for (const c of long) expect(c.anchor.id).toBeUndefined();
+    expect(bySection(v.sections, 'Open question')[0]!.anchor.id).toBe('q-open');
+    // Merged into the section above (a short answer), it keeps that link as its part's.
+    const part = v.sections.flatMap((c) => c.parts ?? []).find((x) => x.headingPath.at(-1) === 'Is it free?');
+    expect(part?.anchor).toEqual({ text: 'Over fifty euros it is free of charge.' });
+    // The background accepts the flag and the links, and cuts the same.
+    const { payload } = validateCapture(v);
+    expect(payload.blocks.filter((b) => b.folded).map((b) => b.text)).toEqual(['How long does it take?', 'Is it free?']);
+    expect(payload.sections).toEqual(v.sections);
+    // Without the flag: the id, as any heading.
+    const plain = chunkBlocks(FAQ.map(({ folded: _, ...b }) => b)).chunks;
+    expect(bySection(plain, 'How long does it take?')[0]!.anchor.id).toBe('q-long');
+  });
+
+  it('without words of its own to link by: its id; else, where its heading occurs earlier, the id of the heading above it', () => {
+    const code = (t: string): Block => ({ kind: 'code', text: `${t}\n${words(25, t)}` });
+    const blocks: Block[] = [
+      h(2, 'fs.open', 'fs-open'), p(words(30, 'open')), folded(3, 'History', 'h-open'), code('a'),
+      h(2, 'fs.close', 'fs-close'), p(words(30, 'close')), folded(3, 'History'), code('b'),
+      h(2, 'fs.stat', 'fs-stat'), p(words(30, 'stat')), folded(3, 'Changes since 1.0'), code('c'),
+    ];
+    const { chunks } = chunkBlocks(blocks);
+    const history = bySection(chunks, 'History');
+    expect(history.map((c) => c.anchor.id)).toEqual(['h-open', 'fs-close']);
+    // Its heading's words are nowhere earlier: a fragment of them lands on its (closed) summary.
+    expect(bySection(chunks, 'Changes since 1.0')[0]!.anchor).toMatchObject({ text: 'Changes since 1.0' });
+  });
+
+  it('keeps a short section with its short folded sub-sections as one chunk of its own (a deprecation and its "History")', () => {
+    // Node's deprecations: "DEP0026: util.print()" is a type and a sentence, its changelog a closed <details>.
+    const blocks: Block[] = [
+      h(2, 'List of deprecated APIs', 'list'),
+      p(words(30, 'list')),
+      h(3, 'DEP0025: require(node:sys)', 'dep0025'),
+      p('Type: Runtime. The sys module is deprecated. Please use the util module instead.'),
+      h(3, 'DEP0026: util.print()', 'dep0026'),
+      folded(4, 'History'),
+      { kind: 'table', text: 'Version | Changes\nv12.0.0 | End-of-Life.\nv6.12.0 | A deprecation code has been assigned.' },
+      // The <details> is over: the walk re-opens the section it sat in (content/extract.ts).
+      h(3, 'DEP0026: util.print()', 'dep0026'),
+      p('Type: End-of-Life. util.print() has been removed. Please use console.log() instead.'),
+    ];
+    const { chunks } = chunkBlocks(blocks);
+    const dep = chunks.find((c) => c.section === 'DEP0026: util.print()');
+    expect(dep?.anchor.id).toBe('dep0026');
+    expect(dep?.text).toContain('util.print() has been removed');
+    expect(dep?.parts?.map((x) => x.headingPath.at(-1))).toEqual(['History']);
+    // A short section without one still merges into the section above.
+    expect(chunks.some((c) => c.section === 'DEP0025: require(node:sys)')).toBe(false);
+  });
+});
