@@ -94,6 +94,13 @@ function isHighSurrogate(c: number): boolean {
 
 /** Folds case, diacritics and compatibility forms; keeps the text's length roughly (not exactly). */
 export function foldText(text: string): string {
+  // Kana, ideographs and the like fold alone, to themselves or to ASCII (FOLD_STABLE, FOLD_SIMPLE).
+  if (STABLE_TEXT.test(text)) return text;
+  if (SIMPLE_TEXT.test(text)) return text.replace(SIMPLE_CHAR, foldCluster);
+  return normalizeFold(text);
+}
+
+function normalizeFold(text: string): string {
   // Lone surrogates would make normalize() keep garbage; replace them first.
   const wellFormed = text.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
   return wellFormed.normalize('NFKD').replace(DIACRITICS, '').normalize('NFC');
@@ -213,8 +220,40 @@ type RunFold = true | string | { original: string; at: number; folded: string }[
 function foldRun(run: string): RunFold {
   const whole = foldText(run);
   if (whole === run) return true;
-  const clusters = [...run.matchAll(CLUSTER)].map((c) => ({ original: c[0], at: c.index, folded: foldText(c[0]) }));
+  const clusters = [...run.matchAll(CLUSTER)].map((c) => ({ original: c[0], at: c.index, folded: foldCluster(c[0]) }));
   return clusters.map((c) => c.folded).join('') === whole ? clusters : whole;
+}
+
+/**
+ * Characters that folding leaves as they are, whatever is around them: kana (but not the combining
+ * sound marks U+3099-309A, the spacing ones U+309B-309C nor ゟ/ヿ, which fold to other text), CJK
+ * punctuation and brackets, and the unified ideographs (not the compatibility ones). Their canonical
+ * decompositions (が -> か + U+3099) compose again, and nothing composes with them. Japanese and Chinese
+ * text made of them (and ASCII) folds to itself without a call to `normalize` (tokenizer.test.ts
+ * checks the set).
+ */
+export const FOLD_STABLE = '\u3001-\u3002\u3004-\u3011\u3041-\u3096\u309d-\u309e\u30a0-\u30fe\u4e00-\u9fff';
+/**
+ * Characters that fold to ASCII alone, whatever is around them: the ellipsis, the ideographic space and
+ * the full-width forms of ASCII (U+FF01-FF5E: Chinese text's ，：（）). Their decompositions hold no
+ * mark, so text of them, FOLD_STABLE and ASCII folds character by character (tokenizer.test.ts).
+ */
+export const FOLD_SIMPLE = '\u2026\u3000\uff01-\uff5e';
+const isSimpleFold = (c: number) => c === 0x2026 || c === 0x3000 || (c >= 0xff01 && c <= 0xff5e);
+const STABLE_TEXT = new RegExp(`^[\\x00-\\x7f${FOLD_STABLE}]*$`);
+const SIMPLE_RUN = new RegExp(`^[\\x00-\\x7f]?[${FOLD_STABLE}${FOLD_SIMPLE}]+$`);
+const SIMPLE_TEXT = new RegExp(`^[\\x00-\\x7f${FOLD_STABLE}${FOLD_SIMPLE}]*$`);
+const SIMPLE_CHAR = new RegExp(`[${FOLD_SIMPLE}]`, 'g');
+
+/** Clusters folded (a run that folding changes is folded again cluster by cluster: the same few recur). */
+const CLUSTER_FOLDS = new Map<string, string>();
+function foldCluster(cluster: string): string {
+  let f = CLUSTER_FOLDS.get(cluster);
+  if (f === undefined) {
+    f = normalizeFold(cluster);
+    if (CLUSTER_FOLDS.size < 10_000) CLUSTER_FOLDS.set(cluster, f);
+  }
+  return f;
 }
 
 /**
@@ -223,7 +262,9 @@ function foldRun(run: string): RunFold {
  * which a leading combining mark attaches to) are folded separately; a run whose folding changed is
  * folded again character by character (a base with its marks), which locates each change. Should
  * that differ from folding the run whole (composition across characters, e.g. Hangul jamo), the run
- * maps as one block.
+ * maps as one block. Japanese and Chinese text is mostly characters that fold alone, whatever is
+ * around them (FOLD_STABLE, FOLD_SIMPLE): text of them maps to itself, and a run of them is folded
+ * character by character without a call to `normalize`. Pieces mapped linearly that touch are one.
  */
 export class FoldMap {
   /** Pieces in folded order: [foldedStart, originalStart, foldedLength, originalLength, linear (1|0)]. */
@@ -234,11 +275,16 @@ export class FoldMap {
   private cursor = 0;
 
   static of(text: string): FoldMap {
-    if (!hasNonAscii(text)) return new FoldMap(text, []);
+    if (!hasNonAscii(text) || STABLE_TEXT.test(text)) return new FoldMap(text, []);
     let folded = '';
     const pieces: number[] = [];
     const piece = (original: string, o: number, f: string, linear: boolean) => {
-      if (f.length) pieces.push(folded.length, o, f.length, original.length, linear ? 1 : 0);
+      const n = pieces.length;
+      // A linear piece right after another one extends it (the same map, fewer pieces).
+      if (linear && n && pieces[n - 1] && pieces[n - 4]! + pieces[n - 2]! === o && pieces[n - 5]! + pieces[n - 3]! === folded.length) {
+        pieces[n - 3]! += f.length;
+        pieces[n - 2]! += original.length;
+      } else if (f.length) pieces.push(folded.length, o, f.length, original.length, linear ? 1 : 0);
       folded += f;
     };
     // Runs repeat (a curly quote, an accented word): fold each distinct run once.
@@ -247,6 +293,20 @@ export class FoldMap {
     for (const m of text.matchAll(NON_ASCII_RUN)) {
       if (m.index > o) piece(text.slice(o, m.index), o, text.slice(o, m.index), true);
       const run = m[0];
+      if (SIMPLE_RUN.test(run)) {
+        // Character by character, each the same alone (FOLD_STABLE, FOLD_SIMPLE): no normalize of the run.
+        let from = 0;
+        for (let i = 0; i < run.length; i++) {
+          if (!isSimpleFold(run.charCodeAt(i))) continue;
+          if (i > from) piece(run.slice(from, i), m.index + from, run.slice(from, i), true);
+          const ch = run[i]!;
+          piece(ch, m.index + i, foldCluster(ch), false);
+          from = i + 1;
+        }
+        if (from < run.length) piece(run.slice(from), m.index + from, run.slice(from), true);
+        o = m.index + run.length;
+        continue;
+      }
       let fold = runs.get(run);
       if (fold === undefined) runs.set(run, (fold = foldRun(run)));
       if (fold === true) piece(run, m.index, run, true);
@@ -258,10 +318,19 @@ export class FoldMap {
     return new FoldMap(folded, pieces);
   }
 
-  /** The piece holding folded offset f (offsets come in ascending order, so a forward scan). */
+  /** The piece holding folded offset f (offsets mostly come in ascending order: a forward scan from the last, else a binary search). */
   private find(f: number): number {
     const p = this.pieces;
-    if (p[this.cursor]! > f) this.cursor = 0;
+    if (p[this.cursor]! > f) {
+      let lo = 0;
+      let hi = p.length / 5 - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >>> 1;
+        if (p[mid * 5]! <= f) lo = mid;
+        else hi = mid - 1;
+      }
+      this.cursor = lo * 5;
+    }
     while (this.cursor + 5 < p.length && p[this.cursor + 5]! <= f) this.cursor += 5;
     return this.cursor;
   }

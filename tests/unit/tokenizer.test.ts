@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { foldText, hasNonAscii, MAX_TOKEN_LENGTH, queryTerms, stem, termFrequencies, tokenize } from '../../src/tokenizer.js';
+import { FoldMap, FOLD_SIMPLE, FOLD_STABLE, foldText, hasNonAscii, MAX_TOKEN_LENGTH, queryTerms, stem, termFrequencies, tokenize } from '../../src/tokenizer.js';
 import { hostileText } from './arbitraries.js';
 
 describe('tokenize: identifiers', () => {
@@ -169,6 +169,107 @@ describe('tokenize: unspaced scripts', { timeout: 30_000 }, () => {
     let diff = 0;
     for (const [t, n] of b) diff += Math.abs(n - (a.get(t) ?? 0));
     expect(diff).toBeLessThanOrEqual(want.length * 0.01);
+  });
+});
+
+describe('foldText and FoldMap: kana, ideographs and full-width ASCII fold alone, without normalize', () => {
+  const slowFold = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd').normalize('NFKD').replace(/[\u0300-\u036f]/g, '').normalize('NFC');
+  /** FoldMap as it was before FOLD_STABLE and FOLD_SIMPLE: every non-ASCII run folded whole, then by cluster. */
+  function referenceFoldMap(text: string): { folded: string; start: (f: number) => number; end: (f: number) => number } {
+    let folded = '';
+    const pieces: number[][] = [];
+    const piece = (original: string, o: number, f: string, linear: boolean) => {
+      if (f.length) pieces.push([folded.length, o, f.length, original.length, linear ? 1 : 0]);
+      folded += f;
+    };
+    let o = 0;
+    for (const m of text.matchAll(/[\x00-\x7f]?[^\x00-\x7f]+/g)) {
+      if (m.index > o) piece(text.slice(o, m.index), o, text.slice(o, m.index), true);
+      const run = m[0];
+      const whole = slowFold(run);
+      if (whole === run) piece(run, m.index, run, true);
+      else {
+        const clusters = [...run.matchAll(/\P{M}\p{M}*|\p{M}+/gu)].map((c) => ({ original: c[0], at: c.index, folded: slowFold(c[0]) }));
+        if (clusters.map((c) => c.folded).join('') === whole) for (const c of clusters) piece(c.original, m.index + c.at, c.folded, c.folded === c.original);
+        else piece(run, m.index, whole, false);
+      }
+      o = m.index + run.length;
+    }
+    if (o < text.length) piece(text.slice(o), o, text.slice(o), true);
+    const find = (f: number) => pieces.reduce((at, p, i) => (p[0]! <= f ? i : at), 0);
+    return {
+      folded,
+      start: (f) => (pieces.length ? (pieces[find(f)]![4] ? pieces[find(f)]![1]! + f - pieces[find(f)]![0]! : pieces[find(f)]![1]!) : f),
+      end: (f) => {
+        if (!pieces.length) return f;
+        const p = pieces[find(f - 1)]!;
+        return p[4] ? p[1]! + f - p[0]! : p[1]! + p[3]!;
+      },
+    };
+  }
+  /** A map's folded text and where each offset maps (start and end, in a scrambled order: FoldMap seeks back). */
+  const mapped = (m: { folded: string; start: (f: number) => number; end: (f: number) => number }) => {
+    const n = m.folded.length;
+    const order = Array.from({ length: n + 1 }, (_, i) => (i * 7919) % (n + 1));
+    return [m.folded, order.map((f) => m.start(f)), order.filter((f) => f > 0).map((f) => m.end(f))];
+  };
+
+  it('folds text of kana, ideographs and CJK punctuation (FOLD_STABLE) to itself, without normalize', () => {
+    const stable = new RegExp(`[${FOLD_STABLE}]`);
+    const chars: string[] = [];
+    for (let c = 0x80; c < 0x10000; c++) if (stable.test(String.fromCharCode(c))) chars.push(String.fromCharCode(c));
+    expect(chars.length).toBeGreaterThan(20_000);
+    for (const ch of chars) {
+      // Folding each alone, after a letter, and through FoldMap keeps it; its decomposition composes again.
+      const nfd = ch.normalize('NFD');
+      expect([ch.normalize('NFKD') === nfd, ch.normalize('NFC') === ch, [...nfd].every((x) => stable.test(x) || x === '\u3099' || x === '\u309a')]).toEqual([true, true, true]);
+    }
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...chars), fc.constantFrom('a', ' ', '\n', '.')), { maxLength: 30 }), (xs) => {
+        const s = xs.join('');
+        expect([foldText(s), FoldMap.of(s).folded, slowFold(s)]).toEqual([s, s, s]);
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('folds the ellipsis, the ideographic space and full-width ASCII (FOLD_SIMPLE) to ASCII, each alone', () => {
+    const simple = new RegExp(`[${FOLD_SIMPLE}]`);
+    const stable = new RegExp(`[${FOLD_STABLE}]`);
+    const chars: string[] = [];
+    const kept: string[] = [];
+    for (let c = 0x80; c < 0x10000; c++) {
+      const ch = String.fromCharCode(c);
+      if (simple.test(ch)) chars.push(ch);
+      else if (stable.test(ch)) kept.push(ch);
+    }
+    expect(chars.length).toBe(96);
+    for (const ch of chars) {
+      const f = slowFold(ch);
+      expect([f !== ch, /^[\x00-\x7f]+$/.test(f), /\p{M}/u.test(ch.normalize('NFKD'))]).toEqual([true, true, false]);
+    }
+    // Mixed with kana, ideographs and ASCII (and, through FoldMap, with what folds otherwise: accents,
+    // half-width kana that compose, Hangul jamo), text folds as normalize folds it, and maps as before.
+    const other = ['é', 'e\u0301', 'ｶﾞ', 'ｶ', 'ﾞ', '\u1100\u1161', 'ﬁ', '㍿', '\u3099', '\u309b', '𠀀', 'Σ'];
+    const simpleText = fc.array(fc.oneof(fc.constantFrom(...chars), fc.constantFrom(...kept), fc.constantFrom('a', ' ', '\n', '.', 'A')), { maxLength: 40 });
+    fc.assert(
+      fc.property(simpleText, (xs) => {
+        const s = xs.join('');
+        expect(foldText(s)).toBe(slowFold(s));
+        expect(mapped(FoldMap.of(s))).toEqual(mapped(referenceFoldMap(s)));
+      }),
+      { numRuns: 2000 },
+    );
+    const mixed = fc.array(fc.oneof({ weight: 8, arbitrary: fc.constantFrom(...chars, ...kept.slice(0, 200), 'a', ' ', '\n') }, { weight: 1, arbitrary: fc.constantFrom(...other) }), { maxLength: 40 });
+    fc.assert(
+      fc.property(mixed, (xs) => {
+        const s = xs.join('');
+        expect(foldText(s)).toBe(slowFold(s));
+        expect(mapped(FoldMap.of(s))).toEqual(mapped(referenceFoldMap(s)));
+      }),
+      { numRuns: 2000 },
+    );
+    fc.assert(fc.property(hostileText(200), (t) => void expect(mapped(FoldMap.of(t))).toEqual(mapped(referenceFoldMap(t)))), { numRuns: 1000 });
   });
 });
 
