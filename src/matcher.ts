@@ -4,12 +4,14 @@
  * carries `cat` when stemming is on) is among that query word's terms. One matcher serves a whole
  * query: each distinct text word is tokenized once.
  *
- * Two scans: `scan` walks every word of the text (snippets, headings); `locate` (proximity over a
- * lane's candidates, where time counts) finds ASCII text's candidate words by substring search for
- * each query term's stem and checks only those: the same matches without tokenizing every word, with
- * positions exact where matches are near each other. Text with other characters takes `scan`.
+ * Two scans: `scan` walks every word of the text (headings in scripts without spaces, text `locate`
+ * cannot read); `locate` (proximity over a lane's candidates, snippets' matches: where time counts)
+ * finds the candidate words by substring search for each query term's stem and checks only those:
+ * the same matches without tokenizing every word, with positions exact where matches are near each
+ * other. In a script written without spaces a word is the segmenter's, at ~1 µs a character: only
+ * the raws holding a hit, and those between near matches, are segmented (`locateUnspaced`).
  */
-import { FoldMap, forEachWordSpan, hasNonAscii, wordTerms, type TokenizerOptions } from './tokenizer.js';
+import { FoldMap, forEachWordSpan, hasNonAscii, TextWords, wordTerms, type TokenizerOptions } from './tokenizer.js';
 
 /** Query words beyond this many are not told apart (they share the last bit). */
 export const MAX_MATCH_WORDS = 31;
@@ -68,7 +70,7 @@ export class QueryMatcher {
     if (!this.probes.length) return false;
     // Other scripts: the folded text, as the tokenizer reads it (a final sigma's case depends on what
     // follows it in the text, not in the word: such text is a maybe).
-    const lower = asciiLower(text) ?? FoldMap.of(text).folded.toLowerCase();
+    const lower = asciiLower(text) ?? TextWords.of(text).lower;
     if (lower.includes('ς')) return true;
     for (const p of this.probes) if (lower.includes(p)) return true;
     return false;
@@ -128,8 +130,8 @@ export class QueryMatcher {
    * start does not. Positions are exact between matches up to FAR_CHARS apart (all proximity looks
    * at) and estimated beyond; `words` is exact for text whose matches lie within FAR_CHARS of each
    * other and of its ends (a heading: headingMatch divides by it), else an estimate. Text in a script
-   * without spaces (its words are the segmenter's), with characters outside the BMP, or whose lower
-   * case changes length, takes `scan`.
+   * without spaces takes `locateUnspaced` (the same promises); other text with characters outside the
+   * BMP, or whose lower case changes length, takes `scan`.
    */
   locate(text: string): TextMatches {
     if (this.empty) return this.scan(text);
@@ -137,11 +139,13 @@ export class QueryMatcher {
     let map: FoldMap | null = null;
     let lower = asciiLower(text);
     if (lower === null) {
+      const words = TextWords.of(text);
+      if (words.unspaced) return this.locateUnspaced(words);
       if (ASTRAL.test(text)) return this.scan(text);
-      map = FoldMap.of(text);
+      map = words.map;
       t = map.folded;
-      if (UNSPACED_SCRIPT.test(t) || ASTRAL.test(t)) return this.scan(text);
-      lower = t.toLowerCase();
+      if (ASTRAL.test(t)) return this.scan(text);
+      lower = words.lower;
     }
     // (ASCII text lower-cases to ASCII of the same length, without a sigma.)
     if (map !== null && (lower.length !== t.length || lower.includes('ς'))) return this.scan(text);
@@ -198,6 +202,108 @@ export class QueryMatcher {
     const tail = t.length - prevEnd;
     const words = pos.length ? n + 1 + (tail > FAR_CHARS ? Math.round(tail / CHARS_PER_WORD) : wordsIn(t, prevEnd, t.length, wide)) : Math.round(t.length / CHARS_PER_WORD);
     return { words, pos, start, end, mask };
+  }
+
+  /**
+   * `locate` for a heading, whose words headingMatch divides by: text with a script written without
+   * spaces is scanned whole, its words counted, not estimated (CHARS_PER_WORD is no measure of a
+   * Japanese word, and such headings run long: a FAQ's question). A heading is short, and its raws are
+   * mostly segmented already (TextWords).
+   */
+  locateHeading(text: string): TextMatches {
+    return asciiLower(text) === null && TextWords.of(text).unspaced ? this.scan(text) : this.locate(text);
+  }
+
+  /**
+   * `locate` for text with a script written without spaces, whose words are the segmenter's (~1 µs a
+   * character): each probe is searched for in the folded, lower-cased text, and only the raws (the
+   * tokenizer's regex words, TextWords) holding a hit are segmented and their words checked, then the
+   * raws between matches up to FAR_CHARS apart (in `text`), whose words are counted; farther gaps are
+   * estimated, as in `locate`. Positions and `words` are exact where `locate` promises it.
+   */
+  private locateUnspaced(words: TextWords): TextMatches {
+    const text = words.text;
+    const map = words.map;
+    const t = map.folded;
+    const lower = words.lower;
+    // (A final sigma's case depends on what follows it in the text, not in the word.)
+    if (lower.length !== t.length || lower.includes('ς')) return this.scan(text);
+    const { raw, at, start, end, mask } = this.unspacedMatches(words);
+    const pos: number[] = [];
+    const k = raw.length;
+    if (!k) return { words: Math.round(text.length / CHARS_PER_WORD), pos, start, end, mask };
+    const raws = words.rawStart.length;
+    // The raws whose words are counted: between near matches, and before or after the matches near an end.
+    const counted: number[] = [];
+    const span = (from: number, to: number) => {
+      for (let r = from; r < to; r++) counted.push(r);
+    };
+    if (start[0]! <= FAR_CHARS) span(0, raw[0]!);
+    for (let i = 1; i < k; i++) if (start[i]! - end[i - 1]! <= FAR_CHARS) span(raw[i - 1]! + 1, raw[i]!);
+    const tail = text.length - end[k - 1]!;
+    if (tail <= FAR_CHARS) span(raw[k - 1]! + 1, raws);
+    words.prepareList(counted);
+    const wordsOf = (r: number) => words.words(r).length / 2;
+    const between = (from: number, to: number) => {
+      let n = 0;
+      for (let r = from; r < to; r++) n += wordsOf(r);
+      return n;
+    };
+    let n = start[0]! <= FAR_CHARS ? between(0, raw[0]!) + at[0]! : Math.round(start[0]! / CHARS_PER_WORD);
+    pos.push(n);
+    for (let i = 1; i < k; i++) {
+      const gap = start[i]! - end[i - 1]!;
+      if (raw[i] === raw[i - 1]) n += at[i]! - at[i - 1]!;
+      else if (gap <= FAR_CHARS) n += wordsOf(raw[i - 1]!) - at[i - 1]! + between(raw[i - 1]! + 1, raw[i]!) + at[i]!;
+      else n += 1 + Math.round(gap / CHARS_PER_WORD);
+      pos.push(n);
+    }
+    const last = raw[k - 1]!;
+    const total = tail <= FAR_CHARS ? n + wordsOf(last) - at[k - 1]! + between(last + 1, raws) : n + 1 + Math.round(tail / CHARS_PER_WORD);
+    return { words: total, pos, start, end, mask };
+  }
+
+  /**
+   * The words of `words`' text that carry query words, in order (as `scan` finds them), found through
+   * the raws holding a probe's hit: each match's raw, its ordinal among the raw's words (`at`), its
+   * extent in the text and bits. A probe is a prefix of a term, at the start of one of a word's parts,
+   * so a word that carries a term holds a hit, and a word lies inside one raw.
+   */
+  private unspacedMatches(words: TextWords): { raw: number[]; at: number[]; start: number[]; end: number[]; mask: number[] } {
+    const lower = words.lower;
+    const t = words.map.folded;
+    const rawEnd = words.rawEnd;
+    const marked = new Uint8Array(rawEnd.length);
+    const hit: number[] = [];
+    for (const probe of this.probes) {
+      for (let i = lower.indexOf(probe); i >= 0; i = lower.indexOf(probe, i + 1)) {
+        const r = words.rawAt(i);
+        if (r < 0) continue;
+        if (!marked[r]) {
+          marked[r] = 1;
+          hit.push(r);
+        }
+        i = Math.max(i, rawEnd[r]! - 1);
+      }
+    }
+    if (this.probes.length > 1) hit.sort((a, b) => a - b);
+    words.prepareList(hit);
+    const out = { raw: [] as number[], at: [] as number[], start: [] as number[], end: [] as number[], mask: [] as number[] };
+    const map = words.map;
+    for (const r of hit) {
+      const w = words.words(r);
+      const s = words.rawStart[r]!;
+      for (let i = 0; i < w.length; i += 2) {
+        const m = this.mask(t.slice(s + w[i]!, s + w[i + 1]!));
+        if (!m) continue;
+        out.raw.push(r);
+        out.at.push(i / 2);
+        out.start.push(map.start(s + w[i]!));
+        out.end.push(map.end(s + w[i + 1]!));
+        out.mask.push(m);
+      }
+    }
+    return out;
   }
 }
 
@@ -298,7 +404,6 @@ function isWordAt(text: string, i: number, wide: boolean): boolean {
   return wide && WORD_CHAR.test(text[i]!);
 }
 const ASTRAL = /[\ud800-\udfff]/;
-const UNSPACED_SCRIPT = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 export interface TextMatches {
   words: number;

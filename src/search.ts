@@ -667,7 +667,7 @@ async function lexicalLane(
     const headingOf = (heading: string): { match: number; sequence: boolean } => {
       let m = headingMatches.get(heading);
       if (m === undefined) {
-        const at = matcher.mayMatch(heading) ? matcher.locate(heading) : null;
+        const at = matcher.mayMatch(heading) ? matcher.locateHeading(heading) : null;
         m = { match: at ? headingMatch(at, weights) : 0, sequence: !!at && sequenceCounts && proximityScore(at, pq, prox).sequence };
         headingMatches.set(heading, m);
       }

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TOKENIZER } from '../../src/indexing.js';
 import { QueryMatcher } from '../../src/matcher.js';
+import { forgetWords } from '../../src/tokenizer.js';
 import { maySequence, proximityScore } from '../../src/proximity.js';
 import { queryWords } from '../../src/queryPlan.js';
 
@@ -24,6 +25,52 @@ describe('QueryMatcher.locate', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+});
+
+describe('QueryMatcher.locate on text with a script written without spaces', () => {
+  // Japanese, Chinese and Thai words and sentences (a section of an installation guide, cut up), with
+  // punctuation, Latin words, full-width forms, characters outside the BMP, long unpunctuated runs (a
+  // batch the tokenizer cuts into windows) and long stretches between matches.
+  const cjk = [
+    'パーティション', 'を', '分割', 'する', 'には', 'ディスク', 'の', '全体', 'インストール', 'システム', 'と', 'は', 'で', 'か', 'ます',
+    'パーティションを分割するには、ディスク全体を使います。', 'インストーラは新しいパーティションを作ります', '別のカーネルや別のインストール方法について読んでください',
+    '软件包', '管理', '软件包管理系统', '我们今天去公园散步', '，', '。', '、', '「', '」', '（', '）', '：', 'ภาษาไทย', '𠀀', '𠀁𠀂',
+    'Debian', 'apt-get', 'disk', 'GRUB', '16.1', 'ｶﾞｲﾄﾞ', '㍿', 'ﬁle', ' ', '  ', '\n', '. ', '-',
+    '我们今天去公园散步然后吃饭图书馆学习中文电脑程序我们今天去公园散步然后吃饭图书馆学习中文电脑程序我们今天去公园散步然后吃饭图书馆学习',
+  ];
+  const text = fc.array(fc.constantFrom(...cjk), { maxLength: 120 }).map((xs) => xs.join(''));
+  const query = fc
+    .array(fc.constantFrom('パーティション', '分割', 'を', 'の', 'ディスク', 'インストール', 'システム', 'カーネル', '软件包', '管理', '公园', '散步', 'ไทย', 'debian', 'disk', 'grub', 'ファイル', 'パーティション分割', '软件包管理', 'ガイド', '𠀀'), { minLength: 1, maxLength: 4 })
+    .map((ws) => ws.join(' '));
+  it('finds the words scan finds, with the same distances between matches near each other (property)', () => {
+    let near = 0;
+    fc.assert(
+      fc.property(text, query, fc.boolean(), fc.boolean(), (t, q, strict, cold) => {
+        if (cold) forgetWords();
+        const m = new QueryMatcher(queryWords(q, TOKENIZER).map((w) => w.terms), TOKENIZER, strict);
+        const a = m.locate(t);
+        const b = m.scan(t);
+        expect([a.start, a.end, a.mask]).toEqual([b.start, b.end, b.mask]);
+        for (let i = 1; i < a.pos.length; i++) {
+          if (a.start[i]! - a.end[i - 1]! > 80) continue;
+          expect(a.pos[i]! - a.pos[i - 1]!).toBe(b.pos[i]! - b.pos[i - 1]!);
+          near++;
+        }
+        if (t.length <= 80 && a.pos.length) expect([a.pos, a.words]).toEqual([b.pos, b.words]);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(near).toBeGreaterThan(300);
+  });
+
+  it('counts a heading’s words exactly (headingMatch divides by them)', () => {
+    const m = new QueryMatcher(queryWords('パーティション 分割', TOKENIZER).map((w) => w.terms), TOKENIZER, true);
+    for (const h of ['パーティションの分割', 'ディスクのパーティション分割（手動）', '6.3.4. パーティションを分割する', 'Debian のパーティション']) {
+      const a = m.locate(h);
+      expect(a.pos.length).toBeGreaterThan(0);
+      expect(a).toEqual(m.scan(h));
+    }
   });
 });
 

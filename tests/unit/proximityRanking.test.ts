@@ -18,15 +18,24 @@ const VOCAB = [
   'Zugriff', 'über', 'où', 'été', '—', '“quoted”', '…', '¶', '(', ')', ',', '.', ';', 'os', 'is', 'it',
 ];
 
+/** Japanese and Chinese words (joined without spaces, mostly), with Latin words and punctuation among them. */
+const CJK_VOCAB = [
+  'パーティション', 'を', '分割', 'する', 'には', 'ディスク', 'の', '全体', 'インストール', 'システム', 'と', 'は', 'で', 'カーネル', '新しい',
+  'パッケージ', '管理', '設定', 'ファイル', '編集', 'して', 'ください', '软件包', '管理', '系统', '安装', '我们', '公园', '、', '。', '（', '）', '，',
+  'Debian', 'apt', 'GRUB', ' ', '\n',
+];
+const isCjk = (w: string) => /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}]/u.test(w);
+
 function rng(seed: number): () => number {
   let s = seed >>> 0 || 1;
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
 
-function corpus(seed: number): { src: MemorySource; queries: string[] } {
+function corpus(seed: number, vocab = VOCAB): { src: MemorySource; queries: string[] } {
   const r = rng(seed);
-  const pick = () => VOCAB[Math.floor(r() * VOCAB.length)]!;
-  const words = (n: number) => Array.from({ length: n }, pick).join(' ');
+  const pick = () => vocab[Math.floor(r() * vocab.length)]!;
+  // Words of unspaced scripts are mostly written side by side, as such text is.
+  const words = (n: number) => Array.from({ length: n }, pick).reduce((text, w, i) => (i === 0 ? w : text + (isCjk(w) && r() < 0.8 ? '' : ' ') + w), '');
   const src = new MemorySource();
   for (let p = 0; p < 40; p++) {
     const title = words(1 + Math.floor(r() * 4));
@@ -66,6 +75,26 @@ describe('proximity: the fast scan ranks as the full scan', () => {
       compared += queries.length;
     }
     expect(compared).toBe(180);
+    expect(moved).toBeGreaterThan(60);
+  }, 60_000);
+
+  it('gives the same hits, order and scores on random Japanese and Chinese sections', async () => {
+    let moved = 0;
+    for (const seed of [4, 5, 6]) {
+      const { src, queries } = corpus(seed, CJK_VOCAB);
+      const run = async (q: string, candidates = 30) => JSON.stringify((await lexicalSearch(src, q, 90, { lexical: { proximity: { ordered: 0.5, unordered: 0, window: 8, sequenceMinWords: 3, heading: 1, candidates } } })).map((h) => [h.id, h.score.toFixed(9)]));
+      const fast: string[] = [];
+      for (const q of queries) fast.push(await run(q));
+      const spy = vi.spyOn(QueryMatcher.prototype, 'locate').mockImplementation(function (this: QueryMatcher, text: string) {
+        return this.scan(text);
+      });
+      const full: string[] = [];
+      for (const q of queries) full.push(await run(q));
+      expect(spy).toHaveBeenCalled();
+      spy.mockRestore();
+      for (let i = 0; i < queries.length; i++) if ((await run(queries[i]!, 0)) !== full[i]) moved++;
+      expect(fast).toEqual(full);
+    }
     expect(moved).toBeGreaterThan(60);
   }, 60_000);
 });

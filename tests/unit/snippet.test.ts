@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { TOKENIZER } from '../../src/indexing.js';
 import { bestSnippet, highlight, makeSnippet, TermMarker, type SnippetSegment } from '../../src/snippet.js';
 import { QueryMatcher } from '../../src/matcher.js';
-import { forEachWordSpan, queryTerms, tokenize, wordTerms, type TokenizerOptions } from '../../src/tokenizer.js';
+import { forEachWordSpan, forgetWords, queryTerms, tokenize, wordTerms, type TokenizerOptions } from '../../src/tokenizer.js';
+import { queryWords } from '../../src/queryPlan.js';
 import { hostileText } from './arbitraries.js';
 
 /** A marker for raw terms, tokenizer without options (as the index would without stemming). */
@@ -245,6 +246,35 @@ describe('snippet windows in unspaced scripts', { timeout: 60_000 }, () => {
         if (!lones(body)) for (const s of segs) expect(LONE.test(s.text)).toBe(false);
       }),
       { numRuns: 1500 },
+    );
+  });
+
+  it('gives the snippet scan’s matches give, its matches found through the probes (locate) and its words segmented once (property)', () => {
+    const piece = fc.constantFrom(
+      'パーティション', 'を', '分割', 'する', 'には', 'ディスク', 'の', '全体', 'インストール', 'システム', 'と', 'は', 'で', 'か', 'ます', '新しい', 'リリース',
+      '软件包', '管理', '系统', '我们今天去公园散步', 'ภาษาไทย', '𠀀', 'Debian', 'apt-get', 'GRUB', 'ｶﾞｲﾄﾞ', '（', '）', '，', '、', '。', ' ', '\n', LONG_JA,
+    );
+    const words = fc.array(fc.constantFrom('パーティション', '分割', 'を', 'の', 'ディスク', 'インストール', 'リリース', '新しい', '软件包', '管理', 'ไทย', 'debian', 'grub', 'ガイド'), { minLength: 1, maxLength: 4 });
+    const snippets = (body: string, q: string[], max: number, lead: 'row' | 'passage') => {
+      const ws = queryWords(q.join(' '), TOKENIZER);
+      const sq = { matcher: new QueryMatcher(ws.map((w) => w.terms), TOKENIZER), weights: ws.map((_, i) => 1 + i / 3), marked: (1 << ws.length) - 1 - (ws.length > 2 ? 2 : 0), weak: ws.length > 1 ? 1 : 0 };
+      return JSON.stringify(bestSnippet(body, sq, max, lead));
+    };
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 80 }), words, fc.integer({ min: 4, max: 40 }), fc.boolean(), fc.boolean(), (xs, q, max, row, cold) => {
+        const body = xs.join('');
+        if (cold) forgetWords();
+        const fast = snippets(body, q, max, row ? 'row' : 'passage');
+        const spy = vi.spyOn(QueryMatcher.prototype, 'locate').mockImplementation(function (this: QueryMatcher, text: string) {
+          return this.scan(text);
+        });
+        try {
+          expect(fast).toBe(snippets(body, q, max, row ? 'row' : 'passage'));
+        } finally {
+          spy.mockRestore();
+        }
+      }),
+      { numRuns: 800 },
     );
   });
 
