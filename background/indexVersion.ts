@@ -7,6 +7,7 @@
  */
 import type { Engine } from './engine.js';
 import { TOKENIZER } from '../src/indexing.js';
+import { wordLikeByLetters } from '../src/tokenizer.js';
 import { verifyIndex } from './verify.js';
 
 /**
@@ -20,12 +21,16 @@ import { verifyIndex } from './verify.js';
  * 5: a long option keeps its dashes as a term of its own (`--only` is indexed as `--only` and `only`).
  * 6: an acronym is not cut before one lower-case letter or a digit (`URLs`, `IPv6` were `ur` `ls`,
  *    `i` `pv6`), and an acronym's plural is indexed as the acronym too (`APIs` as `apis` and `api`).
+ *
+ * Where the segmenter misjudges word-likeness (Firefox ESR 153: src/tokenizer.ts wordLikeByLetters), the
+ * version also says so: indexes built before the tokenizer kept such segments by their letters are
+ * rebuilt there, and only there (Chromium's indexes come out the same).
  */
 export const INDEX_REVISION = 6;
 export const INDEX_VERSION_KEY = 'indexVersion';
 
 export function currentIndexVersion(): string {
-  return JSON.stringify({ revision: INDEX_REVISION, tokenizer: TOKENIZER });
+  return JSON.stringify({ revision: INDEX_REVISION, tokenizer: TOKENIZER, ...(wordLikeByLetters() ? { wordLike: 'letters' } : {}) });
 }
 
 /** Rebuilds the index if it was built by another version; returns whether it did. */

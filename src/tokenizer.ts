@@ -66,6 +66,28 @@ function wordSegmenter(): Intl.Segmenter {
 const SEGMENT_WINDOW = 256;
 
 /**
+ * A segment the tokenizer keeps: one the segmenter calls word-like, or, where the segmenter's word-likeness
+ * cannot be trusted, one holding a letter or digit (the text segmented is raws of letters, digits and
+ * marks joined by newlines, so such a segment is a word). Firefox ESR 153's segmenter calls a Japanese or
+ * Chinese word before a space, newline or punctuation, some typed alone (书籍, 晚上) and Thai words not
+ * word-like: the tokenizer dropped each raw's last word from the index, and such a query had no terms.
+ * Whether to trust it is asked of the segmenter once (`概要` in `定義と概要。`); Chromium's and Node's
+ * pass, and keep exactly their segments (0 of 560,103 segments of the evaluation's Japanese and Chinese
+ * raws would differ by the letter rule; symbols such as Khmer's ៰ would).
+ */
+const LETTER_OR_DIGIT = /[\p{L}\p{N}]/u;
+let wordLikeTrusted: boolean | undefined;
+/** Whether this engine's segmenter misjudges word-likeness, so the tokenizer keeps segments by their letters (indexVersion). */
+export function wordLikeByLetters(): boolean {
+  wordLikeTrusted ??= [...wordSegmenter().segment('定義と概要。')].every((x) => x.isWordLike || !LETTER_OR_DIGIT.test(x.segment));
+  return !wordLikeTrusted;
+}
+function wordLike(s: Intl.SegmentData): boolean {
+  if (s.isWordLike) return true;
+  return wordLikeByLetters() && LETTER_OR_DIGIT.test(s.segment);
+}
+
+/**
  * Calls `emit` with each word-like segment of `run` and its offset in `run`, in order. With `from` (a
  * piece of `run` that follows a newline, which the segmenter never looks across), only that piece's
  * words, as the whole call gives them: the windows are the same, but what lies before the newline is
@@ -83,7 +105,7 @@ function segmentWords(run: string, emit: (word: string, index: number) => void, 
     let last: Intl.SegmentData | undefined;
     let lastAt = 0;
     for (const s of seg.segment(run.slice(start + skip, end))) {
-      if (last?.isWordLike) emit(last.segment, start + lastAt);
+      if (last && wordLike(last)) emit(last.segment, start + lastAt);
       last = s;
       lastAt = skip + s.index;
     }
@@ -91,7 +113,7 @@ function segmentWords(run: string, emit: (word: string, index: number) => void, 
     if (end < run.length && lastAt > 0) {
       start += lastAt; // re-segment the possibly cut last word with what follows it
     } else {
-      if (last.isWordLike) emit(last.segment, start + lastAt);
+      if (wordLike(last)) emit(last.segment, start + lastAt);
       start = end;
     }
   }
@@ -407,7 +429,7 @@ export class TextWords {
       const found: number[][] = at.map(() => []);
       let k = 0;
       for (const s of wordSegmenter().segment(joined)) {
-        if (!s.isWordLike) continue;
+        if (!wordLike(s)) continue;
         while (k + 1 < at.length && at[k + 1]! <= s.index) k++;
         found[k]!.push(s.index - at[k]!, s.index - at[k]! + s.segment.length);
       }

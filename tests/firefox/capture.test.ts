@@ -57,6 +57,17 @@ describe('capture of collapsed content (Firefox)', () => {
     await tab.close();
   });
 
+  it("finds a Chinese word that Firefox's segmenter calls not word-like", async () => {
+    // Firefox ESR 153's segmenter says isWordLike false for 书籍 and 文学 in 科学方面的书籍。 and 数千本文学、 (a
+    // word before punctuation), and for each of them typed alone: the tokenizer dropped them from the index and
+    // from the query, so a search for either found nothing.
+    const url = server.url('/hard/rtl-cjk.html');
+    await visit(ext, [url]);
+    for (const q of ['书籍', '文学']) {
+      expect((await searchPage(ext, { q })).map((r) => r.href.split('#')[0]), q).toContain(url);
+    }
+  });
+
   it("links a search for words of one FAQ answer to that answer, and Firefox opens its <details> for the link", async () => {
     // content/extract.ts summaryHeading: each answer a section under its question, linked by its first
     // words when closed (Firefox ESR 153, like Chromium, opens a closed <details> only for a target inside it).
