@@ -24,13 +24,22 @@ import { verifyIndex } from './verify.js';
  *
  * Where the segmenter misjudges word-likeness (Firefox ESR 153: src/tokenizer.ts wordLikeByLetters), the
  * version also says so: indexes built before the tokenizer kept such segments by their letters are
- * rebuilt there, and only there (Chromium's indexes come out the same).
+ * rebuilt there, and only there (Chromium's indexes come out the same; it is not probed: lettersMayRule).
  */
 export const INDEX_REVISION = 6;
 export const INDEX_VERSION_KEY = 'indexVersion';
 
 export function currentIndexVersion(): string {
-  return JSON.stringify({ revision: INDEX_REVISION, tokenizer: TOKENIZER, ...(wordLikeByLetters() ? { wordLike: 'letters' } : {}) });
+  return JSON.stringify({ revision: INDEX_REVISION, tokenizer: TOKENIZER, ...(lettersMayRule() && wordLikeByLetters() ? { wordLike: 'letters' } : {}) });
+}
+
+/**
+ * Only Firefox's segmenter is known to misjudge word-likeness; elsewhere the probe (which loads the
+ * segmenter's Japanese dictionary: 10-30 ms) is not run at every start of the worker just to build this
+ * string. The tokenizer asks it lazily, when it first meets a segment it would drop.
+ */
+function lettersMayRule(): boolean {
+  return typeof navigator !== 'undefined' && /\bFirefox\//.test(navigator.userAgent);
 }
 
 /** Rebuilds the index if it was built by another version; returns whether it did. */
