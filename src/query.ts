@@ -272,11 +272,6 @@ export function addressSearch(text: string): AddressSearch | null {
   return { url: t, site, words, query: [...words, `site:${site}`].join(' ') };
 }
 
-/** `addressSearch(text).query`: the query a lone address is searched as, or null. */
-export function addressQuery(text: string): string | null {
-  return addressSearch(text)?.query ?? null;
-}
-
 /**
  * A query whose only words are one address (`https://a.com/cats.html`, also with filters:
  * `https://a.com/cats.html after:7d`), as the query it is searched as (`cats site:a.com after:7d`), and

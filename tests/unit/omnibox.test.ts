@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { clip, describe as describeSuggestion, omniboxEnter, xmlEscape } from '../../src/omnibox.js';
-import { addressQuery, parseQuery } from '../../src/query.js';
+import { addressSearch, parseQuery } from '../../src/query.js';
+
+const addressQuery = (text: string): string | null => addressSearch(text)?.query ?? null;
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
