@@ -6,8 +6,10 @@
  * The page is the one tests/e2e/capture.test.ts captures in Chromium.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build } from 'esbuild';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { launchFirefox, searchPage, serve, visit, FIXTURES, type FirefoxExtension, type FixtureServer } from './harness.js';
+import { launchFirefox, searchPage, serve, visit, FIXTURES, ROOT, type FirefoxExtension, type FixtureServer } from './harness.js';
 
 let ext: FirefoxExtension;
 let server: FixtureServer;
@@ -101,5 +103,58 @@ describe('capture of collapsed content (Firefox)', () => {
       expect(await tab.evaluate(shown, c.q), c.q).toEqual({ open: true, answer: true, question: true, scrolled: true });
     }
     await tab.close();
+  });
+});
+
+describe("the tokenizer on Firefox's segmenter", () => {
+  it('cuts Japanese and Chinese text on demand exactly as the index cut it', async () => {
+    // src/tokenizer.ts TextWords segments a raw (a run of an unspaced script) alone, when proximity or a
+    // snippet asks for it; the index segmented raws joined by newlines in batches. That the two agree rests
+    // on the segmenter never carrying context across a newline: checked here on Firefox's own segmenter (its
+    // ICU data and word-likeness differ from Chromium's), on the Developer's Reference in Japanese (the
+    // quality gate's corpus, installed by .ci/run) and the Chinese and Japanese fixtures.
+    const dir = '/usr/share/developers-reference/ja';
+    const html = [
+      ...readdirSync(dir).filter((f) => f.endsWith('.html')).map((f) => join(dir, f)),
+      ...['anchors/ja-kernel.html', 'anchors/ja-upgrade.html', 'hard/rtl-cjk.html', 'hard/docbook-nav.html'].map((f) => join(FIXTURES, f)),
+    ];
+    // Block by block, as capture cuts text into sections (tags out; the tokenizer reads text only).
+    const texts = html.flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .replace(/<(script|style)[\s\S]*?<\/\1>/g, '')
+        .split(/<\/?(?:p|h[1-6]|li|dt|dd|pre|div|section|td|th|title)\b[^>]*>/)
+        .map((t) => t.replace(/<[^>]+>/g, '').replace(/&[a-z]+;|&#\d+;/g, ' ').trim())
+        .filter((t) => /[\u3040-\u30ff\u4e00-\u9fff]/.test(t)),
+    );
+    expect(texts.length).toBeGreaterThan(500);
+    const bundle = await build({
+      stdin: {
+        contents: `import { tokenize, wordTerms, forEachWordSpan, forgetWords } from './src/tokenizer.ts';
+          globalThis.onDemandAgrees = (texts) => texts.flatMap((text) => {
+            forgetWords();
+            const onDemand = [];
+            forEachWordSpan(text, (word) => { for (const t of wordTerms(word)) onDemand.push(t); });
+            const indexed = tokenize(text);
+            if (onDemand.join('\\u0001') === indexed.join('\\u0001')) return [];
+            let i = 0;
+            while (onDemand[i] === indexed[i]) i++;
+            return [{ text: text.slice(0, 80), indexed: indexed.slice(Math.max(0, i - 2), i + 3), onDemand: onDemand.slice(Math.max(0, i - 2), i + 3) }];
+          });`,
+        resolveDir: ROOT,
+        loader: 'ts',
+      },
+      bundle: true,
+      format: 'iife',
+      write: false,
+    });
+    const tab = await ext.browser.newPage();
+    await tab.goto(server.url('/hard/blank'));
+    await tab.addScriptTag({ content: bundle.outputFiles[0]!.text });
+    const differ: unknown[] = [];
+    for (let i = 0; i < texts.length; i += 300) {
+      differ.push(...(await tab.evaluate((t: string[]) => (globalThis as unknown as { onDemandAgrees(t: string[]): unknown[] }).onDemandAgrees(t), texts.slice(i, i + 300))));
+    }
+    await tab.close();
+    expect(differ).toEqual([]);
   });
 });
