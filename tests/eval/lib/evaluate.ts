@@ -24,7 +24,7 @@ export const LANE_NAMES: readonly LaneName[] = ['lexical', 'dense', 'hybrid', 'n
 /** Results asked for, as the full results page (search.html) asks. */
 export const RESULT_LIMIT = 30;
 /** "Now" for every search (only relative date operators would use it). */
-const NOW = Date.UTC(2026, 5, 1);
+export const NOW = Date.UTC(2026, 5, 1);
 
 /** What-if changes to the shipped configuration (never the default; labelled in every report). */
 export interface WhatIf {
