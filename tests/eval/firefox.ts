@@ -19,7 +19,7 @@ import { NOW, RESULT_LIMIT } from './lib/evaluate.js';
 import { judge, pageLookup, type QueryScore } from './lib/judge.js';
 import { ROOT } from './lib/paths.js';
 import { loadQueries } from './lib/queries.js';
-import { searchAll, type Shown0 } from './lib/searchAll.js';
+import { searchAll, type SearchedAll, type Shown0 } from './lib/searchAll.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -69,6 +69,7 @@ await page.evaluate((lexicon: string, p: string) => {
 type Row = { corpus: string; cls: string; lang: string; n: number; node: number; firefox: number; nodeHit: number | null; firefoxHit: number | null; differ: number; won: number; lost: number };
 const rows: Row[] = [];
 const differing: string[] = [];
+const timing: { corpus: string; runtime: string; sections: number; indexMs: number; cjk: string; other: string }[] = [];
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0);
 for (const name of names) {
   const def = corpus(name);
@@ -77,20 +78,25 @@ for (const name of names) {
   const look = pageLookup(loaded.pages);
   const pages = loaded.pages.map((p) => ({ url: p.url, lang: p.lang, stored: p.stored }));
   const qs = queries.map((q) => q.q);
-  const t0 = Date.now();
-  const inNode = await searchAll(pages, qs, NOW, RESULT_LIMIT);
-  const tNode = (Date.now() - t0) / 1000;
-  const t1 = Date.now();
-  const inFirefox = (await page.evaluate(
+  const node = await searchAll(pages, qs, NOW, RESULT_LIMIT);
+  const firefox = (await page.evaluate(
     (p: typeof pages, q: string[], now: number, limit: number) =>
       (globalThis as unknown as { searchAll: typeof searchAll }).searchAll(p, q, now, limit),
     pages,
     qs,
     NOW,
     RESULT_LIMIT,
-  )) as Shown0[][];
-  const tFirefox = (Date.now() - t1) / 1000;
-  process.stderr.write(`${name}: ${queries.length} queries, Node ${tNode.toFixed(1)} s, Firefox ${tFirefox.toFixed(1)} s (index and searches)\n`);
+  )) as SearchedAll;
+  const inNode = node.shown;
+  const inFirefox = firefox.shown;
+  // Time in each runtime: the index built, and searches by the query's script (CJK: a character of an unspaced script).
+  const cjk = (q: string) => /[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\u0e00-\u0e7f]/.test(q);
+  for (const [who, r] of [['Node', node], ['Firefox', firefox]] as const) {
+    const ms = (pick: (q: string) => boolean) => r.searchMs.filter((_, i) => pick(qs[i]!)).sort((a, b) => a - b);
+    const [c, l] = [ms(cjk), ms((q) => !cjk(q))];
+    const at = (xs: number[], p: number) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]!.toFixed(1) : '–');
+    timing.push({ corpus: name, runtime: who, sections: pages.reduce((n, p) => n + (p.stored?.chunks.length ?? 0), 0), indexMs: Math.round(r.indexMs), cjk: `${at(c, 0.5)} / ${at(c, 0.95)} (${c.length})`, other: `${at(l, 0.5)} / ${at(l, 0.95)} (${l.length})` });
+  }
   const prefix = pageUrl(def, '');
   const score = (shown: Shown0[][]): QueryScore[] => queries.map((q, i) => judge(q, shown[i]!.map((s) => ({ file: s.url.slice(prefix.length), href: s.href })), look));
   const sNode = score(inNode);
@@ -140,6 +146,10 @@ console.log(`Lexical lane, Firefox (${version}) against Node ${process.version}:
 console.log('| corpus | class | lang | n | nDCG Node | nDCG Firefox | § Node | § Firefox | differ | won / lost |');
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.corpus} | ${r.cls} | ${r.lang} | ${r.n} | ${f3(r.node)} | ${f3(r.firefox)} | ${f3(r.nodeHit)} | ${f3(r.firefoxHit)} | ${r.differ} | ${r.won} / ${r.lost} |`);
+console.log(`\nTime, one runtime after the other on the same machine, ms (indicative: each runtime's first searches include its warm-up, and the machine's load varies):`);
+console.log('| corpus | runtime | sections | index built | search median / p95, Japanese or Chinese (n) | search median / p95, other (n) |');
+console.log('|---|---|---|---|---|---|');
+for (const t of timing) console.log(`| ${t.corpus} | ${t.runtime} | ${t.sections} | ${t.indexMs} | ${t.cjk} | ${t.other} |`);
 if (differing.length) console.log('\nQueries whose score differs (tuning corpora):\n' + differing.join('\n'));
 const out = opt('out');
-if (out) fs.writeFileSync(out, JSON.stringify({ firefox: version, node: process.version, rows, differing }, null, 1));
+if (out) fs.writeFileSync(out, JSON.stringify({ firefox: version, node: process.version, rows, timing, differing }, null, 1));

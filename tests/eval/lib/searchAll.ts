@@ -13,13 +13,26 @@ export interface Shown0 {
   href: string;
 }
 
-export async function searchAll(pages: readonly Pick<CapturedPage, 'url' | 'lang' | 'stored'>[], queries: readonly string[], now: number, limit: number): Promise<Shown0[][]> {
+export interface SearchedAll {
+  shown: Shown0[][];
+  /** Building the index (tokenising every section), ms. */
+  indexMs: number;
+  /** Each search, ms (in query order). */
+  searchMs: number[];
+}
+
+export async function searchAll(pages: readonly Pick<CapturedPage, 'url' | 'lang' | 'stored'>[], queries: readonly string[], now: number, limit: number): Promise<SearchedAll> {
+  const t0 = performance.now();
   const idx = new MemoryIndex(pages as CapturedPage[]);
+  const indexMs = performance.now() - t0;
   const src = memorySource(idx, null, { lane: 'lexical' });
-  const out: Shown0[][] = [];
+  const shown: Shown0[][] = [];
+  const searchMs: number[] = [];
   for (const q of queries) {
+    const t = performance.now();
     const res = await search(src, { q, limit }, { now });
-    out.push(res.results.map((r) => ({ url: r.url, href: r.href })));
+    searchMs.push(performance.now() - t);
+    shown.push(res.results.map((r) => ({ url: r.url, href: r.href })));
   }
-  return out;
+  return { shown, indexMs, searchMs };
 }
