@@ -16,6 +16,7 @@ export function searchSource(engine: Engine, settings: SearchSource['settings'])
   return {
     settings,
     pages: () => engine.pages.all(),
+    isHidden: (url) => engine.pages.isHidden(url),
     allowedChunks: (parsed, excludeUrl) => traced('filters', engine.pages.allowedChunks(parsed, excludeUrl)),
     corpusStats: () => engine.lexical.corpusStats(),
     postings: (terms) => traced('postings', engine.lexical.postings(terms)),

@@ -105,6 +105,11 @@ export interface SearchSource {
   unspacedTerms?: () => Promise<UnspacedTerms>;
   /** Words of the language that are not typos even when the index lacks them ("bread"); absent: none known. */
   lexicon?: () => Promise<ReadonlySet<string> | null>;
+  /**
+   * Whether a stored page is hidden by a forget whose undo window is open (`pages()` leaves it out); absent:
+   * none is. An address search says such a page is left out, not that Reread never saved it.
+   */
+  isHidden?: (url: string) => boolean;
 }
 
 /** Everything the lexical lane's ranking depends on besides BM25's k1 and b (settings). Tuned in tests/eval. */
@@ -322,7 +327,8 @@ export async function search(src: SearchSource, request: SearchRequest, opts: Se
   };
   const said = (response: SearchResponse): SearchResponse => {
     if (addressed) {
-      const page = first && response.results[0]?.url === first.url ? 'first' : at ? 'left-out' : 'unsaved';
+      const hidden = !at && !!src.isHidden?.(normalizeStoredUrl(addressed.address.url) ?? addressed.address.url);
+      const page = first && response.results[0]?.url === first.url ? 'first' : at || hidden ? 'left-out' : 'unsaved';
       response.address = { site: addressed.address.site, words: addressed.address.words, q: addressed.q, page };
     }
     return response;

@@ -211,6 +211,10 @@ describe('forgetting in the options page', () => {
         // "Check the spelling" under "the pages you just forgot are not searched" read as if the forget
         // were no reason: the hint now says when it applies.
         expect(await view.getByTestId('spelling-hint').textContent(), path).toBe('If the page was not one of those: check the spelling, or describe it in other words (search by meaning finds related words).');
+        // The address of a page being forgotten: it was saved, and is left out (the forget note says why), not "not saved".
+        await view.getByTestId('search-input').fill(server.url('/cats.html'));
+        await expect.poll(() => view.getByTestId('address-note').textContent({ timeout: 1000 }).catch(() => ''), { timeout: 10_000 }).toBe('Searching 127.0.0.1 for “cats”.');
+        expect(await view.getByTestId('forgotten-note').count(), path).toBe(1);
         await view.close();
       }
       await page.close();

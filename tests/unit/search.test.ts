@@ -3,7 +3,7 @@
  * common words in questions, typos, and what a result says it matched.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { lexicalSearch, search } from '../../src/search.js';
+import { lexicalSearch, search, type SearchSource } from '../../src/search.js';
 import { h, p, source } from './pagesSource.js';
 import { chunkBlocks } from '../../src/chunker.js';
 
@@ -551,6 +551,17 @@ describe('a query of an address (pasted into a search box, typed after the omnib
     const res = await search(src(), { q: 'https://docs.test/' });
     expect(res.results.map((r) => r.url)).toEqual(['https://docs.test/tutorial/json-howto.html', 'https://docs.test/library/csv.html', 'https://docs.test/library/json.html']);
     expect(res.address).toEqual({ site: 'docs.test', words: [], q: 'site:docs.test', page: 'unsaved' });
+  });
+
+  it('a page hidden by a forget still in its undo window is left out, not "not saved"', async () => {
+    // The worker's pages() leaves such a page out (background/pageTable.ts hide) until the forget is undone or purged.
+    const s = src();
+    const url = 'https://docs.test/library/csv.html';
+    const all = await s.pages();
+    const hiding: SearchSource = { ...s, settings: s.settings, dense: s.dense, pages: async () => new Map([...all].filter(([u]) => u !== url)), allowedChunks: (q, x) => s.allowedChunks(q, x), corpusStats: () => s.corpusStats(), postings: (t) => s.postings(t), sections: (ids) => s.sections(ids) };
+    expect((await search(hiding, { q: url })).address?.page).toBe('unsaved');
+    expect((await search({ ...hiding, isHidden: (u) => u === url }, { q: url })).address?.page).toBe('left-out');
+    expect((await search({ ...hiding, isHidden: (u) => u === url }, { q: 'https://docs.test/library/xylophone.html' })).address?.page).toBe('unsaved');
   });
 
   it('keeps the filters typed beside it; a page they leave out is not put first', async () => {
