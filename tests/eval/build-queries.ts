@@ -368,13 +368,17 @@ function packageVersions(c: CorpusDef): Record<string, string> {
   return out;
 }
 
-/** A package extracted with `dpkg-deb -x` (not installed): the version its changelog.Debian.gz opens with. */
+/**
+ * A package extracted with `dpkg-deb -x` (not installed): the version its changelog.Debian.gz opens with, or a
+ * native package's changelog.gz (debian-handbook has no other) when it opens with the package's own entry.
+ */
 function extractedVersion(c: CorpusDef, p: string): string | null {
   const at = c.root.indexOf('/usr/share/doc');
   if (at < 0) return null;
-  const log = path.join(c.root.slice(0, at), 'usr/share/doc', p, 'changelog.Debian.gz');
-  if (!fs.existsSync(log)) return null;
-  return /^\S+ \(([^)]+)\)/.exec(zlib.gunzipSync(fs.readFileSync(log)).toString('utf8'))?.[1] ?? null;
+  const log = ['changelog.Debian.gz', 'changelog.gz'].map((name) => path.join(c.root.slice(0, at), 'usr/share/doc', p, name)).find((f) => fs.existsSync(f));
+  if (!log) return null;
+  const head = /^(\S+) \(([^)]+)\)/.exec(zlib.gunzipSync(fs.readFileSync(log)).toString('utf8'));
+  return head && (head[1] === p || log.endsWith('changelog.Debian.gz')) ? head[2]! : null;
 }
 
 export async function buildAuto(c: CorpusDef): Promise<QueryFile> {

@@ -17,7 +17,7 @@
  *   (case-insensitive, at word boundaries, whitespace collapsed), the whole page searched as a browser
  *   does, tables of contents included.
  * - Excluded regions (navigation, not content): <nav>, <header> with a role of banner, <footer>, <aside>,
- *   tables of class header and elements of class nav-panel (texi2any), and elements whose class is one of sphinxsidebar, related, footer, navheader, navfooter, toc, or id
+ *   tables of class header and elements of class nav-panel (texi2any), and elements whose class is one of sphinxsidebar, related, footer, navheader, navfooter, docnav (Publican), toc, or id
  *   toc / footer. Their text is searchable by a text fragment, but they hold no heading and no
  *   paragraph of the ground truth.
  */
@@ -39,7 +39,7 @@ export interface GtSection {
   end: number;
   /** The section's content text (excluded regions left out), heading first. */
   text: string;
-  /** Text of each <p> in the section, in order. */
+  /** Text of each paragraph (<p>, Publican's <div class="para">) in the section, in order. */
   paragraphs: string[];
   /** Definition terms (<dt>) of the section: with the id a link can jump to, when they have one. */
   definitions: { term: string; id?: string; cls: string }[];
@@ -64,8 +64,8 @@ const INLINE = new Set([
 ]);
 const HEADING = /^H([1-6])$/;
 const EXCLUDED_TAGS = new Set(['NAV', 'FOOTER', 'ASIDE']);
-// nav-panel: texi2any's navigation in Texinfo 7.
-const EXCLUDED_CLASSES = new Set(['sphinxsidebar', 'related', 'footer', 'navheader', 'navfooter', 'nav-panel', 'toc']);
+// nav-panel: texi2any's navigation in Texinfo 7; docnav: Publican's Prev/Up/Home/Next rows.
+const EXCLUDED_CLASSES = new Set(['sphinxsidebar', 'related', 'footer', 'navheader', 'navfooter', 'nav-panel', 'docnav', 'toc']);
 const EXCLUDED_IDS = new Set(['toc', 'footer']);
 
 function isExcluded(el: Element, tag: string): boolean {
@@ -195,7 +195,8 @@ export function groundTruthOf(doc: Document, fallbackLang = ''): GtPage {
       const term = collapse((el.textContent ?? '').replace(/¶/g, ''));
       sections[current]!.definitions[sections[current]!.definitions.length - 1]!.term = term;
     }
-    const para = tag === 'P' && !ex ? { start: acc.length, section: current } : null;
+    // A paragraph: <p>, or Publican's `<div class="para">` (DocBook's para; no <p> holds its prose).
+    const para = (tag === 'P' || (tag === 'DIV' && el.classList.contains('para'))) && !ex ? { start: acc.length, section: current } : null;
     stack.push({ el, child: el.firstChild, excluded: ex, heading, inline, exStart: acc.length, para });
   }
   const text = acc;
