@@ -341,3 +341,27 @@ describe("a project's name above the page, linking to the project's home folder,
     }
   });
 });
+
+describe('a DocBook sidebar in the running text is captured; a site sidebar beside the content is not', () => {
+  // Publican's shape (the Debian Administrator's Handbook): no main landmark, paragraphs as <div class="para">,
+  // a TIP box as <div class="sidebar"> between them; beside the content a site's own sidebar (prose, but no paragraph beside it).
+  const para = (w: string) => `<div class="para">The ${w} command reads the list of sources and fetches what changed since the last run of ${w}.</div>`;
+  const page = `<!doctype html><html><head><title>6.2. apt Commands</title></head><body>
+    <div class="section"><div class="titlepage"><div><div><h2 class="title"><a id="sect.apt-get"></a>6.2. apt Commands</h2></div></div></div>
+    ${para('update')}<a id="id-1" class="indexterm"></a>
+    <div class="sidebar"><a id="sidebar.pdiff"></a><div class="titlepage"><div><div><p class="title"><strong>TIP Incremental updates</strong></p></div></div></div>
+    <div class="para">Diff files between two versions of the package lists make each weekly download about ten times smaller.</div></div>
+    ${para('upgrade')}${para('install')}
+    <div class="sidebar related"><p>Related reading: the package lists, the sources, what changed since the last run of update.</p></div>
+    ${para('remove')}</div>
+    <div class="sidebar"><p>About the authors: two Debian developers who have written about the system for twenty years.</p></div>
+    </body></html>`;
+  it('keeps the box between paragraphs, drops the site sidebar beside the content and a sidebar also named boilerplate', async () => {
+    const text = (await sectionsOf(page)).join(' ');
+    expect(text).toContain('TIP Incremental updates');
+    expect(text).toContain('Diff files between two versions');
+    expect(text).not.toContain('About the authors');
+    expect(text).not.toContain('Related reading');
+  });
+});
+
