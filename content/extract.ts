@@ -89,6 +89,7 @@ function inRunningText(el: Element): boolean {
 function textSidebar(el: Element, cls: string): boolean {
   return SIDEBAR_CLASS.test(cls) && !BOILERPLATE.test(cls.replace(SIDEBAR_CLASSES, ' ')) && inRunningText(el);
 }
+
 const BLOCK_TAGS = new Set([
   'P', 'DIV', 'SECTION', 'ARTICLE', 'MAIN', 'LI', 'UL', 'OL', 'DL', 'DT', 'DD', 'BLOCKQUOTE', 'FIGURE', 'FIGCAPTION',
   'ADDRESS', 'DETAILS', 'SUMMARY', 'HR', 'CAPTION', 'CENTER', 'HGROUP', 'HEADER', 'FORM', 'FIELDSET', 'LEGEND', 'BODY', 'HTML',
