@@ -308,7 +308,7 @@ describe('capture: what the page shows on request (closed <details>, hidden="unt
         const r = h?.getBoundingClientRect();
         return { open: !!h?.closest('details')?.open, revealed: !h?.closest('[hidden]'), inView: !!r && r.height > 0 && r.bottom > 0 && r.top < innerHeight, scrolled: scrollY > 0 };
       };
-      await tab.waitForFunction(`(${shown.toString()})(${JSON.stringify(c.heading)}).inView`, null, { timeout: 5000, polling: 'raf' }).catch(() => undefined);
+      await tab.waitForFunction(`(${shown.toString()})(${JSON.stringify(c.heading)}).inView`, null, { timeout: 15_000, polling: 'raf' }).catch(() => undefined);
       const got = await tab.evaluate(shown, c.heading);
       expect(got, c.q).toEqual({ open: c.details, revealed: true, inView: true, scrolled: true });
     }
@@ -371,7 +371,7 @@ describe("capture: a <details> summary heads its answer's section, and the resul
       };
       // Chromium opens the <details> and scrolls in a task after load: wait for all of it (or give up and say what is).
       const all = `(() => { const s = (${shown.toString()})(${JSON.stringify(c.answer)}); return s.open && s.answer && s.question && s.scrolled; })()`;
-      await tab.waitForFunction(all, null, { timeout: 5000, polling: 'raf' }).catch(() => undefined);
+      await tab.waitForFunction(all, null, { timeout: 15_000, polling: 'raf' }).catch(() => undefined);
       expect(await tab.evaluate(shown, c.answer), c.q).toEqual({ open: true, answer: true, question: true, scrolled: true });
     }
     await tab.close();

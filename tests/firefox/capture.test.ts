@@ -53,7 +53,7 @@ describe('capture of collapsed content (Firefox)', () => {
         return { open: !!h?.closest('details')?.open, revealed: !h?.closest('[hidden]'), inView: !!r && r.height > 0 && r.bottom > 0 && r.top < innerHeight, scrolled: scrollY > 0 };
       };
       // Firefox opens it and scrolls once the page has loaded: wait until the heading is on screen (or give up and say what is).
-      await tab.waitForFunction(`(${shown.toString()})(${JSON.stringify(c.heading)}).inView`, { timeout: 5000, polling: 50 }).catch(() => undefined);
+      await tab.waitForFunction(`(${shown.toString()})(${JSON.stringify(c.heading)}).inView`, { timeout: 15_000, polling: 50 }).catch(() => undefined);
       expect(await tab.evaluate(shown, c.heading), c.q).toEqual({ open: c.details, revealed: true, inView: true, scrolled: true });
     }
     await tab.close();
@@ -99,7 +99,7 @@ describe('capture of collapsed content (Firefox)', () => {
         return { open, answer: onScreen(p), question: onScreen(d.querySelector(':scope > summary')!), scrolled: scrollY > 0 };
       };
       const all = `(() => { const s = (${shown.toString()})(${JSON.stringify(c.q)}); return s.open && s.answer && s.question && s.scrolled; })()`;
-      await tab.waitForFunction(all, { timeout: 5000, polling: 50 }).catch(() => undefined);
+      await tab.waitForFunction(all, { timeout: 15_000, polling: 50 }).catch(() => undefined);
       expect(await tab.evaluate(shown, c.q), c.q).toEqual({ open: true, answer: true, question: true, scrolled: true });
     }
     await tab.close();
