@@ -17,7 +17,7 @@
  */
 import { Readability } from '@mozilla/readability';
 import type { Block, BlockKind } from '../src/chunker.js';
-import { countWords, measureWords } from '../src/chunker.js';
+import { measureWords } from '../src/chunker.js';
 import { classNamesNavigation, idNamesNavigation } from '../src/navigationNames.js';
 
 export const EXTRACT_LIMITS = {
@@ -69,7 +69,7 @@ function inRunningText(el: Element): boolean {
       while (first && first.nodeType === 3 && !(first.nodeValue ?? '').trim()) first = first.nextSibling;
       if (!first || (first.nodeType === 1 && !INLINE_TAGS.has((first as Element).tagName.toUpperCase()))) return false;
     }
-    return (e.textContent ?? '').trim().split(/\s+/).length >= 8;
+    return measureWords(e.textContent ?? '') >= 8;
   };
   const near = (step: (e: Element) => Element | null): Element | null => {
     for (let e = step(el), n = 0; e && n < 8; e = step(e), n++) if ((e.textContent ?? '').trim() && !SIDEBAR_CLASS.test(e.getAttribute('class') ?? '')) return e;
@@ -129,6 +129,11 @@ export interface Landmark {
 
 export interface WalkResult {
   blocks: Block[];
+  /**
+   * Words of the blocks by measureWords: a run of Japanese, Chinese or Thai counts by its characters (two a
+   * word), not as one word per space-free run, so every share and floor below (main landmark, Readability's
+   * article, prose, a page too small to keep) judges those languages as it judges English.
+   */
   words: number;
   truncated: boolean;
   nodes: number;
@@ -691,7 +696,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       truncated = true;
     }
     chars += b.text.length;
-    words += countWords(b.text);
+    words += measureWords(b.text);
     if (b.kind !== 'heading') content = true;
     blocks.push(b);
     linkShare.push(b.kind === 'text' || b.kind === 'list' ? Math.min(1, bufferLinkChars / Math.max(1, buffer.length)) : 0);
@@ -838,7 +843,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
         lastLevel = level;
         context = b;
         const m = mirrorAdd(frame.m, `h${level}`, el, text);
-        if (site === 'home' && blocks[blocks.length - 1] === b) siteHeading = { words: countWords(b.text), m };
+        if (site === 'home' && blocks[blocks.length - 1] === b) siteHeading = { words: measureWords(b.text), m };
       }
       continue;
     }
@@ -970,7 +975,7 @@ const SPAN_LINKED_WORDS = 25;
 /** Prose rather than navigation: a few words at least, ending like a sentence, mostly not links. */
 function isProse(b: Block, linkShare: number): boolean {
   if (b.kind === 'code' || b.kind === 'table' || b.kind === 'quote') return true;
-  return linkShare < 0.3 && countWords(b.text) >= 8 && /[.!?:;)。！？」]$/u.test(b.text);
+  return linkShare < 0.3 && measureWords(b.text) >= 8 && /[.!?:;)。！？」]$/u.test(b.text);
 }
 
 /**
@@ -1006,7 +1011,7 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
   // footnotes that explain (measured: every later footnote of a DocBook chapter was lost). A list of
   // links (navigation), or two linked paragraphs, still stops it.
   const plain = (i: number) => (walk.linkShare[i] ?? 0) < 0.3;
-  const linkedLine = (i: number) => body[i]!.kind === 'text' && countWords(body[i]!.text) <= SPAN_LINKED_WORDS;
+  const linkedLine = (i: number) => body[i]!.kind === 'text' && measureWords(body[i]!.text) <= SPAN_LINKED_WORDS;
   const proseWithin = (from: number): boolean => {
     let linked = false;
     let words = 0;
@@ -1016,13 +1021,13 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
       // "Archive-Name: … Last-Modified: …" header, not a "Tags" section's list of words).
       if (i - from > SPAN_BRIDGE && (words > SPAN_LONG_BRIDGE_WORDS || headed)) return false;
       if (heading(i)) headed = true;
-      words += countWords(body[i]!.text);
+      words += measureWords(body[i]!.text);
       if (!plain(i)) {
         if (linked || !linkedLine(i)) return false;
         linked = true;
         continue;
       }
-      if (prose(i) || (!linked && body[i]!.kind !== 'heading' && countWords(body[i]!.text) >= 8)) return true;
+      if (prose(i) || (!linked && body[i]!.kind !== 'heading' && measureWords(body[i]!.text) >= 8)) return true;
     }
     return false;
   };
@@ -1062,7 +1067,7 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
     else break;
   }
   const blocks = body.slice(first, last + 1);
-  return { blocks, words: blocks.reduce((n, b) => n + countWords(b.text), 0) };
+  return { blocks, words: blocks.reduce((n, b) => n + measureWords(b.text), 0) };
 }
 
 /**

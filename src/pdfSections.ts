@@ -4,7 +4,7 @@
  * a long section) links to `#page=N` of the PDF. Pure: the text and outline come from pdf.js
  * (background/reader/pdfText.ts).
  */
-import type { Block } from './chunker.js';
+import { measureWords, type Block } from './chunker.js';
 
 export const MAX_PDF_BYTES = 50 * 1024 * 1024;
 export const MAX_PDF_PAGES = 500;
@@ -121,9 +121,9 @@ export function pdfBlocks(pages: readonly PdfPage[], outline: readonly PdfOutlin
   return blocks;
 }
 
-/** Words of text on all pages (a PDF without a text layer has none). */
+/** Words of text on all pages (a PDF without a text layer has none); Japanese and Chinese by characters (measureWords). */
 export function pdfWords(pages: readonly PdfPage[]): number {
   let n = 0;
-  for (const p of pages) for (const l of p.lines) n += l.text.split(/\s+/).filter(Boolean).length;
+  for (const p of pages) for (const l of p.lines) n += measureWords(l.text);
   return n;
 }

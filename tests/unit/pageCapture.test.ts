@@ -11,6 +11,7 @@ import { chunkBlocks, CHUNKER_VERSION } from '../../src/chunker.js';
 import { validateCapture } from '../../src/validate.js';
 import { captureDocument } from '../../content/pageCapture.js';
 import { partAt } from '../../src/search.js';
+import { tooLittleText } from '../../src/indexing.js';
 import { parseDocument } from '../eval/lib/dom.js';
 
 const words = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`).join(' ');
@@ -365,3 +366,45 @@ describe('a DocBook sidebar in the running text is captured; a site sidebar besi
   });
 });
 
+
+describe('Japanese and Chinese pages are judged by their characters, not their spaces', () => {
+  // Japanese is written without spaces: by spaces a paragraph of 80 characters was one "word", so a box between
+  // two such paragraphs was not "in running text", a main landmark of long paragraphs lost to a menu of short links,
+  // and a short page was "too little text" to keep.
+  const ja = (topic: string) =>
+    `<div class="para">${topic}のコマンドはソースの一覧を読み、前回の実行以降に変わったものをすべて取得します。これには数分かかることがあります。</div>`;
+  it('keeps a DocBook sidebar between Japanese paragraphs', async () => {
+    const page = `<!doctype html><html lang="ja"><head><title>6.2. apt コマンド</title></head><body>
+      <div class="section"><div class="titlepage"><div><div><h2 class="title"><a id="sect.apt-get"></a>6.2. apt コマンド</h2></div></div></div>
+      ${ja('更新')}
+      <div class="sidebar"><div class="titlepage"><div><div><p class="title"><strong>TIP 差分による更新</strong></p></div></div></div>
+      <div class="para">パッケージ一覧の二つの版の差分ファイルは、毎週のダウンロードをおよそ十分の一にします。</div></div>
+      ${ja('アップグレード')}${ja('インストール')}</div>
+      <div class="sidebar"><p>About the authors: two Debian developers who have written about the system for twenty years.</p></div>
+      </body></html>`;
+    const text = (await sectionsOf(page)).join(' ');
+    expect(text).toContain('TIP 差分による更新');
+    expect(text).toContain('差分ファイルは');
+    expect(text).not.toContain('About the authors');
+  });
+
+  it('takes a main landmark of Japanese paragraphs over a menu of short links beside it', async () => {
+    const menu = ['ホーム', '製品', '価格', 'ブログ', '会社', '採用', 'お問い合わせ', 'ヘルプ', '規約', '方針', '地図', '英語']
+      .map((w) => `<li><a href="/${encodeURIComponent(w)}">${w}</a></li>`).join('');
+    const page = `<!doctype html><html lang="ja"><head><title>設定ファイルの書き方</title></head><body>
+      <div class="menu"><ul>${menu}</ul></div><div class="promo"><p>新製品</p><p>春の割引</p><p>無料体験</p></div>
+      <main><h1>設定ファイルの書き方</h1>${ja('設定')}${ja('保存')}${ja('読み込み')}</main></body></html>`;
+    const text = (await sectionsOf(page)).join(' ');
+    expect(text).toContain('設定のコマンドは');
+    expect(text).not.toContain('お問い合わせ');
+    expect(text).not.toContain('春の割引');
+  });
+
+  it('keeps a short Japanese page that an English page of as much text would be kept for', () => {
+    // The worker's and the evaluation's floor (src/indexing.ts): 12 words, Japanese by its characters.
+    expect(tooLittleText('Note', [{ text: 'A short note on the weather in Tokyo: rain until Friday, then clear skies.' }])).toBe(false);
+    expect(tooLittleText('メモ', [{ text: '東京の天気についての短いメモです。金曜日まで雨が続き、その後は晴れるでしょう。' }])).toBe(false);
+    expect(tooLittleText('メモ', [{ text: '東京は雨。' }])).toBe(true);
+    expect(tooLittleText('Note', [{ text: 'Rain in Tokyo.' }])).toBe(true);
+  });
+});
