@@ -175,6 +175,19 @@ describe('capture: pages are captured sensibly', () => {
     expect(all).toContain('TIP Cool smoke');
     expect(all).not.toContain('Prev');
   });
+
+  it('judges Japanese by its characters: the sidebar between paragraphs without spaces, and a short note, are kept', async () => {
+    // Counted by spaces, each Japanese paragraph was one word: the TIP box was not between paragraphs, and a
+    // 40-character note was too little text to keep (content/extract.ts, src/indexing.ts: measureWords).
+    const url = server.url('/hard/publican-sidebar-ja.html');
+    await visitAndCapture(url);
+    expect(await found('jasmokecoolword')).toEqual([url]);
+    expect(await found('jaaboutsiteword')).toEqual([]);
+    expect((await chunksOf(url)).map((c) => c.text).join('\n')).toContain('TIP 冷たい煙');
+    const note = server.url('/hard/ja-short.html');
+    await visitAndCapture(note);
+    expect(await found('jashortnoteword')).toEqual([note]);
+  });
 });
 
 describe('capture: what must never be stored', () => {
