@@ -174,6 +174,28 @@ describe('the toolbar popup at the browser zoom', () => {
   }
 });
 
+describe('the toolbar popup taller than its frame', () => {
+  it('keeps its 560 pixels while its content is taller than the frame can grow (before it is capped)', async () => {
+    // Chrome added the document's scrollbar to the popup's width (590) while the content overflowed: seen
+    // in CI as a popup measured 590 wide at 100%, once its results had come.
+    const ext = await plainBrowser();
+    await visit(ext, [server.url('/cats.html')]);
+    const popup = await openPopup(ext);
+    try {
+      await until(() => popup.evaluate<boolean>(`!!document.querySelector('[data-testid="search-input"]')`), 'the popup rendered');
+      expect(await popup.evaluate<number>('innerWidth')).toBe(560);
+      await popup.evaluate(`(() => { const d = document.createElement('div'); d.id = 'tall'; d.style.height = '1500px'; document.getElementById('app').append(d); return 1; })()`);
+      // The frame grows to its most; the width must not have grown with it.
+      await until(() => popup.evaluate<boolean>('innerHeight > 400 && document.documentElement.scrollHeight > innerHeight'), 'the frame at its tallest');
+      await popup.evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 300))))`);
+      expect(await popup.evaluate<number>('innerWidth')).toBe(560);
+      expect(await popup.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(560);
+    } finally {
+      await popup.close();
+    }
+  });
+});
+
 describe('the popup with a long site name', () => {
   const host = 'documentation-and-reference-material.internal-knowledge-base.very-long-subdomain.example-corporation.com';
 
