@@ -194,6 +194,14 @@ export interface LexicalOptions {
    * sections by で, の, は, どこ, です, か alone).
    */
   kanaAlone: boolean;
+  /**
+   * Whether a section that holds only a query's particles and endings (of a query with other words) is a
+   * result (false: it is not, as a section holding only an English query's stop words is not). With
+   * `kanaAlone` false a question none of whose other words any section holds gets nothing; this asks the
+   * same of each section once some section holds one of them: "美味しいカレーの作り方を教えてください"
+   * listed 30 sections of a Linux manual, 28 of them "matched: の を て くだ さい".
+   */
+  kanaAloneHit: boolean;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -217,6 +225,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   compounds: true,
   kanaWeight: 0.5,
   kanaAlone: false,
+  kanaAloneHit: false,
 };
 
 /** The fewest and most words of a remembered phrase (shorter: a few keywords; longer: sentences and questions). */
@@ -641,6 +650,16 @@ async function lexicalLane(
   if (!lex.kanaAlone && weak && hits.length && !words.some((w, i) => !w.common && !(weak & (1 << Math.min(i, 30))) && (w.correction ? correctionTerms(w.correction) : w.terms).some((t) => df(t) > 0))) {
     hits = [];
     withheld = true;
+  }
+  if (!lex.kanaAloneHit && weak && hits.length) {
+    const strong = (h: LexicalHit) =>
+      h.terms.some((t) => {
+        const w = wordOfTerm.get(t);
+        return w !== undefined && !words[w]!.common && !(weak & (1 << Math.min(w, 30)));
+      });
+    const kept = hits.filter(strong);
+    if (!kept.length) withheld = true;
+    hits = kept;
   }
 
   mark('coverageAt');
