@@ -362,7 +362,7 @@ export const CORPORA: readonly CorpusDef[] = [
   {
     // A fourth tuning corpus shaped like devref (helper pol26): devref's questions trail naive BM25 and neither
     // maint-guide, instguide nor handbook reproduces it. The Debian Policy Manual is Sphinx 5 (docutils 0.17) as
-    // devref is: ids only on `<section>` wrappers, an empty `<span id="s-…">` (the DocBook edition's old anchor)
+    // devref is: ids only on `<section>` wrappers, an empty `<span id="s-…">` (the pre-Sphinx edition's anchor)
     // before each heading, long chapter pages of Debian packaging prose (one page a chapter or appendix, h2–h4
     // inside), footnotes at the page's end. English and Japanese: debian-policy-ja translates chapters 1–3 (in
     // part) and leaves the other 22 pages in English, word for word.
