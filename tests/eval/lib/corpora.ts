@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust' | 'rustdoc' | 'glib' | 'exim' | 'handbook';
+export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust' | 'rustdoc' | 'glib' | 'exim' | 'handbook' | 'policy';
 
 export interface CorpusDef {
   name: CorpusName;
@@ -358,6 +358,29 @@ export const CORPORA: readonly CorpusDef[] = [
     },
     // The language as the other corpora name it (en, de, fr, ja), not the directory's en-US.
     lang: (file) => file.split('/')[0]!.slice(0, 2),
+  },
+  {
+    // A fourth tuning corpus shaped like devref (helper pol26): devref's questions trail naive BM25 and neither
+    // maint-guide, instguide nor handbook reproduces it. The Debian Policy Manual is Sphinx 5 (docutils 0.17) as
+    // devref is: ids only on `<section>` wrappers, an empty `<span id="s-…">` (the pre-Sphinx edition's anchor)
+    // before each heading, long chapter pages of Debian packaging prose (one page a chapter or appendix, h2–h4
+    // inside), footnotes at the page's end. English and Japanese: debian-policy-ja translates chapters 1–3 (in
+    // part) and leaves the other 22 pages in English, word for word.
+    name: 'policy',
+    title: 'Debian Policy Manual in English and Japanese',
+    generator: 'Sphinx 5 (ids on <section> wrappers, an empty <span id="s-…"> before each heading, one page a chapter)',
+    packages: ['debian-policy', 'debian-policy-ja'],
+    // Extracted, not installed: `.ci/run` does not fetch it; a run without it skips it.
+    install: 'apt-get download debian-policy debian-policy-ja && for d in debian-policy_*.deb debian-policy-ja_*.deb; do dpkg-deb -x $d .cache/corpora/policy; done',
+    root: process.env.REREAD_POLICY_DOC ?? path.join(import.meta.dirname, '../../../.cache/corpora/policy/usr/share/doc/debian-policy'),
+    heldOut: false,
+    files() {
+      // The manual's pages, `policy.html/<page>.html` and `ja/policy.html/<page>.html` (the general index
+      // stays, as python's); not the search page, the package's other documents beside them (perl-policy,
+      // menu-policy, the copyright format, debconf's specification, fhs/) or _static, _sources, _images.
+      return walk(this.root, (rel) => /^(?:ja\/)?policy\.html\/[^/]+\.html$/.test(rel) && !rel.endsWith('/search.html'));
+    },
+    lang: (file) => (file.startsWith('ja/') ? 'ja' : 'en'),
   },
   {
     // A fourth held-out corpus (reported, not gated; from session 18): two mdBook books, The Rust Programming
