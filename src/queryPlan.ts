@@ -79,8 +79,8 @@ const KANA_FUNCTION_WORD = /^\p{Script=Hiragana}{1,2}$/u;
  * A run of one or two hiragana (で, を, は, か, ます, する): what the segmenter leaves of a Japanese
  * particle or verb ending; or a Chinese function word (的, 了, 哪些, 怎么, 可以). Such words retrieve like
  * any other (see QUERY_STOPWORDS), but they are not what a query is about: they are not listed under
- * "matched", weigh less (search.ts `kanaWeight`), cannot answer a query alone (`kanaAlone`), and a
- * section holding only them is no result (`kanaAloneHit`).
+ * "matched", weigh less (search.ts `kanaWeight`), and a section holding only them is no result
+ * (`kanaAlone`).
  */
 export function kanaFunctionWord(word: string): boolean {
   return KANA_FUNCTION_WORD.test(word) || CHINESE_FUNCTION_WORDS.has(word);

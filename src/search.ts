@@ -189,19 +189,14 @@ export interface LexicalOptions {
    */
   kanaWeight: number;
   /**
-   * Whether a query with Japanese particles and endings and other words is answered when no section
-   * holds any of its other words (false: it is not; "東京でおすすめのラーメン屋はどこですか" matched
-   * sections by で, の, は, どこ, です, か alone).
+   * Whether a section that holds only a query's particles and endings (of a query with other words) is a
+   * result (false: it is not, as a section holding only an English query's stop words is not). A question
+   * none of whose other words any section holds gets nothing ("東京でおすすめのラーメン屋はどこですか"
+   * matched sections by で, の, は, どこ, です, か alone), and one whose other words some section holds
+   * gets those sections only ("美味しいカレーの作り方を教えてください" listed 30 sections of a Linux manual,
+   * 28 of them "matched: の を て くだ さい"). A query of particles only is answered by them.
    */
   kanaAlone: boolean;
-  /**
-   * Whether a section that holds only a query's particles and endings (of a query with other words) is a
-   * result (false: it is not, as a section holding only an English query's stop words is not). With
-   * `kanaAlone` false a question none of whose other words any section holds gets nothing; this asks the
-   * same of each section once some section holds one of them: "美味しいカレーの作り方を教えてください"
-   * listed 30 sections of a Linux manual, 28 of them "matched: の を て くだ さい".
-   */
-  kanaAloneHit: boolean;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -225,7 +220,6 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   compounds: true,
   kanaWeight: 0.5,
   kanaAlone: false,
-  kanaAloneHit: false,
 };
 
 /** The fewest and most words of a remembered phrase (shorter: a few keywords; longer: sentences and questions). */
@@ -645,13 +639,9 @@ async function lexicalLane(
     }
   }
 
-  // Only particles and endings of a query with other words matched: none of its other words is in any section.
+  // A section that matched only the particles and endings of a query with other words is no result.
   const weak = plan.weak;
-  if (!lex.kanaAlone && weak && hits.length && !words.some((w, i) => !w.common && !(weak & (1 << Math.min(i, 30))) && (w.correction ? correctionTerms(w.correction) : w.terms).some((t) => df(t) > 0))) {
-    hits = [];
-    withheld = true;
-  }
-  if (!lex.kanaAloneHit && weak && hits.length) {
+  if (!lex.kanaAlone && weak && hits.length) {
     const strong = (h: LexicalHit) =>
       h.terms.some((t) => {
         const w = wordOfTerm.get(t);

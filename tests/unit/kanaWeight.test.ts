@@ -59,7 +59,7 @@ describe('kanaAlone: a Japanese question whose other words no section holds', ()
   it('is answered by nothing, not by its particles and endings (and was, with kanaAlone on)', async () => {
     const off = await search(source(pages), { q: OFF_TOPIC });
     expect(off.results).toEqual([]);
-    const on = await search(source(pages), { q: OFF_TOPIC }, { lexical: { kanaAlone: true, kanaAloneHit: true } });
+    const on = await search(source(pages), { q: OFF_TOPIC }, { lexical: { kanaAlone: true } });
     expect(on.results.length).toBeGreaterThan(0);
   });
 
@@ -69,14 +69,14 @@ describe('kanaAlone: a Japanese question whose other words no section holds', ()
   });
 });
 
-describe('kanaAloneHit: a section that holds only the particles and endings of a question', () => {
+describe('kanaAlone: a section that holds only the particles and endings of a question', () => {
   // 天気 is in no page, 相談 in one (help); the filler pages hold the question's particles and endings (の, は, です, か).
   const Q = '明日の天気は相談できますか';
-  it('is no result once another section holds one of its other words (and was, with kanaAloneHit on)', async () => {
+  it('is no result once another section holds one of its other words (and was, with kanaAlone on)', async () => {
     const res = await search(source(pages), { q: Q });
     expect(res.results.map((r) => r.url)).toEqual(['https://ja.test/help']);
     expect(res.results[0]!.whyMatched).toContain('相談');
-    const on = await search(source(pages), { q: Q }, { lexical: { kanaAloneHit: true } });
+    const on = await search(source(pages), { q: Q }, { lexical: { kanaAlone: true } });
     expect(on.results.length).toBeGreaterThan(1);
     expect(on.results.some((r) => r.whyMatched.every((w) => /^\p{Script=Hiragana}{1,2}$/u.test(w)))).toBe(true);
   });
@@ -94,7 +94,7 @@ describe('Chinese function words are treated as Japanese particles are', () => {
   ];
   it('a question whose other words are in no section is answered by nothing (的, 怎么, 样 matched)', async () => {
     expect((await search(source(zh), { q: '北京明天的天气怎么样' })).results).toEqual([]);
-    expect((await search(source(zh), { q: '北京明天的天气怎么样' }, { lexical: { kanaAlone: true, kanaAloneHit: true } })).results.length).toBeGreaterThan(0);
+    expect((await search(source(zh), { q: '北京明天的天气怎么样' }, { lexical: { kanaAlone: true } })).results.length).toBeGreaterThan(0);
   });
   it('a section holding only a question\'s function words is no result', async () => {
     // 项目 and 捐款 are in one page (donate); 的 and 是 in every other.
@@ -102,7 +102,7 @@ describe('Chinese function words are treated as Japanese particles are', () => {
     const res = await search(source(zh), { q });
     expect(res.results[0]!.url).toBe('https://zh.test/donate');
     expect(res.results.map((r) => r.url)).not.toContain('https://zh.test/p0');
-    const on = await search(source(zh), { q }, { lexical: { kanaAloneHit: true } });
+    const on = await search(source(zh), { q }, { lexical: { kanaAlone: true } });
     expect(on.results.find((r) => r.url === 'https://zh.test/p0')?.whyMatched.sort()).toEqual(['是', '的']);
   });
   it('"matched" lists the question\'s content words, not its function words', async () => {
