@@ -234,7 +234,18 @@ export async function launchFirefox(opts: FirefoxLaunchOptions = {}): Promise<Fi
       const before = new Set((await tabs()).map((c) => c.context));
       await trigger();
       const context = await until(async () => (await tabs()).find((c) => !before.has(c.context) && match(c.url))?.context, 'the new tab', timeoutMs);
-      return until(async () => (await browser.pages()).find((p) => frameIdOf(p) === context), 'the new tab\'s page', timeoutMs);
+      const own = async () => (await browser.pages()).find((p) => frameIdOf(p) === context);
+      try {
+        return await until(own, 'the new tab\'s page', Math.min(timeoutMs, 8_000));
+      } catch {
+        // Puppeteer had no page for a tab the add-on opened though BiDi listed it (one clean-clone run in
+        // four, Chromium's files running beside; never alone): it makes its pages from
+        // browsingContext.contextCreated, which it then never saw. The tab's own entry in the tree is
+        // handed to it as that event (its scripts run by context id, so the page works from then on).
+        const info = ((await conn.send('browsingContext.getTree', { root: context, maxDepth: 0 })).result as { contexts: object[] }).contexts[0];
+        if (info) (conn as unknown as { emit(type: string, event: unknown): void }).emit('browsingContext.contextCreated', { parent: null, ...info });
+        return until(own, 'the new tab\'s page', timeoutMs);
+      }
     },
     async close() {
       await browser.close();
