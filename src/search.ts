@@ -126,6 +126,16 @@ export interface LexicalOptions {
   minMatchWords: number;
   minMatchFrom: number;
   /**
+   * A query of at most this many retrieving words (0: none) whose list the minimum left short (some
+   * sections hold enough of its words, fewer than asked for) is filled with sections holding fewer,
+   * ranked after all of them: a short phrase is not cut short because one of its words is paraphrased
+   * away ("service startup configuration": the answer says "init script"), as a two-word one, which
+   * needs one word, is not. A query no section answers with enough words still gets nothing (whether it
+   * is off-topic is the minimum's and the coverage gate's question), and a longer question is not
+   * filled with sections holding one of its words.
+   */
+  minMatchFill: number;
+  /**
    * A query of two or more words gets no lexical results when even its best sections (of the first
    * ten) hold less than this share of its words' weight, counting the words the index does not know
    * at full weight: an off-topic question ("best sourdough bread recipe for beginners") matching the
@@ -206,6 +216,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   minMatchShare: 0,
   minMatchWords: 2,
   minMatchFrom: 3,
+  minMatchFill: 3,
   minCoverage: 0.3,
   coverageWords: 3,
   coverageUnspaced: false,
@@ -560,7 +571,7 @@ async function lexicalLane(
   // hold ("purge file from history" with `purge` unknown needs `file` or `history`, not both; whether
   // such a query is off-topic is the coverage gate's question, below).
   const retrieving = new Set(scored.filter((t) => df(t.term) > 0).map((t) => t.word)).size;
-  const need = retrieving >= lex.minMatchFrom ? Math.min(retrieving, Math.max(lex.minMatchWords, Math.ceil(retrieving * lex.minMatchShare))) : 1;
+  const needed = retrieving >= lex.minMatchFrom ? Math.min(retrieving, Math.max(lex.minMatchWords, Math.ceil(retrieving * lex.minMatchShare))) : 1;
   const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
   // How many distinct query words a hit's terms stand for (called for up to 2k hits: no allocation
   // while the words fit a bit mask).
@@ -583,7 +594,8 @@ async function lexicalLane(
   const deep = lex.proximity.candidates > 0 ? Math.max(k, lex.proximity.candidates + lex.verbatimReach) : k;
   // Each term's word, for bm25Ranked's filter (as wordsMatched counts them).
   const termWords = words.length > 31 ? null : query.map((q) => wordOfTerm.get(q.term) ?? -1);
-  const retrieve = (q: readonly QueryTerm[], depthK = deep): LexicalHit[] => {
+  const retrieve = (q: readonly QueryTerm[], depthK = deep, need1 = false): LexicalHit[] => {
+    const need = need1 ? 1 : needed;
     const k = need > 1 || scoringOnly.length ? depthK * 2 : depthK;
     const scoring = scoringOnly.length && lex.common.score ? scoringOnly : undefined;
     if (termWords !== null && q === query) {
@@ -641,12 +653,12 @@ async function lexicalLane(
 
   // A section that matched only the particles and endings of a query with other words is no result.
   const weak = plan.weak;
+  const strong = (h: LexicalHit) =>
+    h.terms.some((t) => {
+      const w = wordOfTerm.get(t);
+      return w !== undefined && !words[w]!.common && !(weak & (1 << Math.min(w, 30)));
+    });
   if (!lex.kanaAlone && weak && hits.length) {
-    const strong = (h: LexicalHit) =>
-      h.terms.some((t) => {
-        const w = wordOfTerm.get(t);
-        return w !== undefined && !words[w]!.common && !(weak & (1 << Math.min(w, 30)));
-      });
     const kept = hits.filter(strong);
     if (!kept.length) withheld = true;
     hits = kept;
@@ -779,6 +791,13 @@ async function lexicalLane(
     rescored.sort((a, b) => Number(b.sequence) - Number(a.sequence) || b.score - a.score || a.h.id - b.h.id);
     hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...rest];
     mark('proximityAt');
+  }
+  if (needed > 1 && retrieving <= lex.minMatchFill && hits.length && hits.length < k) {
+    // Sections holding fewer of the words, after every one holding enough (their own order kept).
+    const seen = new Set(hits.map((h) => h.id));
+    const fill = retrieve(query, k, true).filter((h) => !seen.has(h.id) && (lex.kanaAlone || !weak || strong(h)));
+    hits = [...hits, ...fill.slice(0, k - hits.length)];
+    mark('fillAt');
   }
   return { hits: hits.length > k ? hits.slice(0, k) : hits, plan, withheld, df };
 }

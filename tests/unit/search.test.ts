@@ -176,9 +176,38 @@ describe('questions and common words', () => {
     s.words = new Set(['obliterate']);
     const res = await search(s, { q: 'obliterate reflog expiry' });
     expect(res.results.map((r) => r.url).sort()).toEqual(['https://docs.test/gc', 'https://docs.test/reflog']);
-    // Two known words of three still need each other.
+    // Two known words of three still need each other to rank: the section holding both comes first, and
+    // one holding only one of them is listed after it (the list is short), never before.
     const both = await search(s, { q: 'reflog expiry tips' });
-    expect(both.results.map((r) => r.url)).toEqual(['https://docs.test/reflog']);
+    expect(both.results.map((r) => r.url)).toEqual(['https://docs.test/reflog', 'https://docs.test/gc']);
+    expect(both.results[1]!.whyMatched).toEqual(['expiry']);
+    const strict = await search(s, { q: 'reflog expiry tips' }, { lexical: { minMatchFill: 0 } });
+    expect(strict.results.map((r) => r.url)).toEqual(['https://docs.test/reflog']);
+  });
+
+  it('fills a short list with sections holding fewer words only when some section holds enough', async () => {
+    // `mushroom` alone is in a section ranked above everything by its rarity, yet it comes after the
+    // section holding two of the words; a query no section answers with two words gets nothing.
+    const filler = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/f/${i}`, title: `Page ${i}`, blocks: [h(1, `Page ${i}`), p(`A page about compost and soil, number ${i}, written for gardeners.`)] }));
+    const s = source([
+      ...filler,
+      { url: 'https://docs.test/rare', title: 'Mushroom', blocks: [h(1, 'Mushroom'), p('The mushroom grows in the dark.')] },
+      { url: 'https://docs.test/both', title: 'Tomato beds', blocks: [h(1, 'Tomato beds'), p('Raised beds of compost suit the tomato well.')] },
+    ]);
+    const res = await search(s, { q: 'tomato compost mushroom' });
+    expect(res.results[0]!.url).toBe('https://docs.test/both');
+    const rare = res.results.findIndex((r) => r.url === 'https://docs.test/rare');
+    expect(rare).toBeGreaterThan(0);
+    // Every section holding two words ranks before every section holding one.
+    const counts = res.results.map((r) => r.whyMatched.length);
+    expect(counts.slice(1).every((n) => n === 1)).toBe(true);
+    expect(counts[0]).toBeGreaterThanOrEqual(2);
+    // No section holds two of these three: nothing, as before.
+    expect((await search(s, { q: 'tomato mushroom soil' })).results).toEqual([]);
+    // A question of four words is not filled with sections holding one of them.
+    const question = await search(s, { q: 'which tomato compost mushroom grows' });
+    expect(question.results.every((r) => r.whyMatched.length >= 2)).toBe(true);
+    expect(question.results.map((r) => r.url)).toContain('https://docs.test/both');
   });
 });
 
