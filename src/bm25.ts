@@ -221,6 +221,11 @@ export interface RankedOptions extends Bm25SearchOptions {
   scoring?: readonly QueryTerm[];
   /** How many of them to return, at most (the best after `scoring`). */
   keep: number;
+  /**
+   * Whether the winners holding fewer than `need` words are returned too (`below`, ranked the same way,
+   * at most `keep`): what a list the minimum left short is filled with, without a second pass.
+   */
+  below?: boolean;
 }
 
 /**
@@ -228,61 +233,81 @@ export interface RankedOptions extends Bm25SearchOptions {
  * `scoring` terms' scores and cut to the best `keep`: the same hits, scores and order as
  * `addScores(bm25Search(...).filter(...), scoring).slice(0, keep)`, but only the hits returned are
  * made objects (the rest stay in the scratch space's typed arrays). `found` is how many winners there
- * were before the filter.
+ * were before the filter; with `below`, the winners the filter left out, ranked the same way.
  */
-export function bm25Ranked(query: readonly QueryTerm[], stats: CorpusStats, options: RankedOptions): { hits: LexicalHit[]; found: number } {
+export function bm25Ranked(query: readonly QueryTerm[], stats: CorpusStats, options: RankedOptions): { hits: LexicalHit[]; found: number; below?: LexicalHit[] } {
   const present: number[] = [];
   for (let i = 0; i < query.length && present.length < MAX_QUERY_TERMS; i++) if (query[i]!.postings.ids.length > 0) present.push(i);
-  if (!present.length || stats.N <= 0 || options.k <= 0) return { hits: [], found: 0 };
+  const need = options.need ?? 1;
+  const wantBelow = !!options.below && need > 1;
+  if (!present.length || stats.N <= 0 || options.k <= 0) return { hits: [], found: 0, ...(wantBelow ? { below: [] } : {}) };
   const terms = present.map((i) => query[i]!);
   const scratch = scratchOf();
   scoreInto(scratch.heap, terms, stats, options, scratch);
   const scoring = (options.scoring ?? []).filter((q) => q.postings.ids.length > 0);
-  const need = options.need ?? 1;
   if (scratch.heap.size > RANKS) {
     const found = winners(scratch.heap, terms, scratch);
     let out = found;
+    let below: LexicalHit[] | undefined;
     if (need > 1) {
       const wordOf = new Map<string, number>();
       present.forEach((i, t) => wordOf.set(terms[t]!.term, options.words?.[i] ?? -1));
-      out = out.filter((h) => new Set(h.terms.map((t) => wordOf.get(t)!).filter((w) => w >= 0)).size >= need);
+      const enough = (h: LexicalHit) => new Set(h.terms.map((t) => wordOf.get(t)!).filter((w) => w >= 0)).size >= need;
+      out = found.filter(enough);
+      if (wantBelow) below = found.filter((h) => !enough(h));
     }
-    if (scoring.length) out = addScores(out, scoring, stats, options);
-    return { hits: out.slice(0, options.keep), found: found.length };
+    if (scoring.length) {
+      out = addScores(out, scoring, stats, options);
+      if (below) below = addScores(below, scoring, stats, options);
+    }
+    return { hits: out.slice(0, options.keep), found: found.length, ...(below ? { below: below.slice(0, options.keep) } : {}) };
   }
   const n = winnerBits(scratch.heap, terms, scratch);
-  const { ids, best, termBits } = scratch;
-  // The winners kept, by rank (best first).
+  // The winners kept, by rank (best first); with `below`, those left out after them (from the end).
   const kept = scratch.kept.length >= n ? scratch.kept : (scratch.kept = new Uint32Array(Math.max(n, scratch.kept.length * 2)));
   let m = 0;
+  let l = n;
   if (need > 1) {
     // A bit per query word a term stands for (the first term of a word sets it, as wordsMatched counts).
     const wordBit = present.map((i) => {
       const w = options.words?.[i] ?? -1;
       return w >= 0 ? 1 << w : 0;
     });
+    const { termBits } = scratch;
     for (let r = 0; r < n; r++) {
       const bits = termBits[r]!;
       let words = 0;
       for (let t = 0; t < terms.length; t++) if (bits & (1 << t)) words |= wordBit[t]!;
       if (popcount(words) >= need) kept[m++] = r;
+      else if (wantBelow) kept[--l] = r;
     }
   } else {
     for (let r = 0; r < n; r++) kept[r] = r;
     m = n;
   }
+  const hits = rankedHits(scratch, kept.subarray(0, m), terms, scoring, stats, options);
+  if (!wantBelow) return { hits, found: n };
+  // (Filled from the end: best first is the reverse.)
+  const rest = kept.subarray(l, n).reverse();
+  return { hits, found: n, below: rankedHits(scratch, rest, terms, scoring, stats, options) };
+}
+
+/** The winners at these ranks (best first) as hits, raised by the `scoring` terms and re-sorted, the best `keep`. */
+function rankedHits(scratch: Scratch, ranks: Uint32Array, terms: readonly QueryTerm[], scoring: readonly QueryTerm[], stats: CorpusStats, options: RankedOptions): LexicalHit[] {
+  const { ids, best } = scratch;
+  const m = ranks.length;
   if (!scoring.length || m === 0) {
     const out: LexicalHit[] = new Array(Math.min(m, options.keep));
-    for (let j = 0; j < out.length; j++) out[j] = hitAt(scratch, kept[j]!, best[kept[j]!]!, terms);
-    return { hits: out, found: n };
+    for (let j = 0; j < out.length; j++) out[j] = hitAt(scratch, ranks[j]!, best[ranks[j]!]!, terms);
+    return out;
   }
   // addScores over the kept winners, in the scratch space: the same sums in the same order (each
   // winner's score, then each scoring term's contribution in query order).
   const score = scratch.raised.length >= m ? scratch.raised : (scratch.raised = new Float64Array(Math.max(m, scratch.raised.length * 2)));
   const keys = scratch.keys.length >= m ? scratch.keys : (scratch.keys = new Float64Array(Math.max(m, scratch.keys.length * 2)));
   for (let j = 0; j < m; j++) {
-    score[j] = best[kept[j]!]!;
-    keys[j] = ids[kept[j]!]! * RANKS + j;
+    score[j] = best[ranks[j]!]!;
+    keys[j] = ids[ranks[j]!]! * RANKS + j;
   }
   raise(keys.subarray(0, m), scoring, stats, options, (j, x) => {
     score[j] = score[j]! + x;
@@ -290,10 +315,10 @@ export function bm25Ranked(query: readonly QueryTerm[], stats: CorpusStats, opti
   // Best first (score desc, then id), as addScores sorts.
   const order = scratch.order.length >= m ? scratch.order : (scratch.order = new Uint32Array(Math.max(m, scratch.order.length * 2)));
   for (let j = 0; j < m; j++) order[j] = j;
-  const sorted = order.subarray(0, m).sort((x, y) => score[y]! - score[x]! || ids[kept[x]!]! - ids[kept[y]!]!);
+  const sorted = order.subarray(0, m).sort((x, y) => score[y]! - score[x]! || ids[ranks[x]!]! - ids[ranks[y]!]!);
   const out: LexicalHit[] = new Array(Math.min(m, options.keep));
-  for (let j = 0; j < out.length; j++) out[j] = hitAt(scratch, kept[sorted[j]!]!, score[sorted[j]!]!, terms);
-  return { hits: out, found: n };
+  for (let j = 0; j < out.length; j++) out[j] = hitAt(scratch, ranks[sorted[j]!]!, score[sorted[j]!]!, terms);
+  return out;
 }
 
 function popcount(x: number): number {

@@ -594,26 +594,35 @@ async function lexicalLane(
   const deep = lex.proximity.candidates > 0 ? Math.max(k, lex.proximity.candidates + lex.verbatimReach) : k;
   // Each term's word, for bm25Ranked's filter (as wordsMatched counts them).
   const termWords = words.length > 31 ? null : query.map((q) => wordOfTerm.get(q.term) ?? -1);
-  const retrieve = (q: readonly QueryTerm[], depthK = deep, need1 = false): LexicalHit[] => {
-    const need = need1 ? 1 : needed;
+  // A short list is filled (minMatchFill) from the first retrieval's winners that hold too few words.
+  const fills = needed > 1 && retrieving <= lex.minMatchFill;
+  let fewer: LexicalHit[] = [];
+  const retrieve = (q: readonly QueryTerm[], depthK = deep, keepFewer = false): LexicalHit[] => {
+    const need = needed;
     const k = need > 1 || scoringOnly.length ? depthK * 2 : depthK;
     const scoring = scoringOnly.length && lex.common.score ? scoringOnly : undefined;
     if (termWords !== null && q === query) {
       // The winners' filter and the common words' scores on typed arrays: only the hits kept are objects.
-      const { hits: out, found } = bm25Ranked(q, stats, { k, allowed, params, fields: lex.fields, words: termWords, need, scoring, keep: depthK });
+      const { hits: out, found, below } = bm25Ranked(q, stats, { k, allowed, params, fields: lex.fields, words: termWords, need, scoring, keep: depthK, below: keepFewer });
       if (need > 1 && found && !out.length) withheld = true;
+      if (below) fewer = below;
       return out;
     }
     let out = bm25Search(q, stats, { k, allowed, params, fields: lex.fields });
     if (need > 1) {
-      const found = out.length;
-      out = out.filter((h) => wordsMatched(h) >= need);
-      if (found && !out.length) withheld = true;
+      const found = out;
+      out = found.filter((h) => wordsMatched(h) >= need);
+      if (found.length && !out.length) withheld = true;
+      if (keepFewer) fewer = found.filter((h) => wordsMatched(h) < need);
     }
-    if (scoring) out = addScores(out, scoring, stats, { params, fields: lex.fields });
+    if (scoring) {
+      out = addScores(out, scoring, stats, { params, fields: lex.fields });
+      if (keepFewer) fewer = addScores(fewer, scoring, stats, { params, fields: lex.fields });
+    }
+    if (keepFewer) fewer = fewer.slice(0, depthK);
     return out.slice(0, depthK);
   };
-  let hits = retrieve(query);
+  let hits = retrieve(query, deep, fills);
   mark('bm25At');
 
   // The query's distinct content words, each by the terms that stand for it (a repeated word counts once).
@@ -792,12 +801,11 @@ async function lexicalLane(
     hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...rest];
     mark('proximityAt');
   }
-  if (needed > 1 && retrieving <= lex.minMatchFill && hits.length && hits.length < k) {
+  if (fills && hits.length && hits.length < k && fewer.length) {
     // Sections holding fewer of the words, after every one holding enough (their own order kept).
     const seen = new Set(hits.map((h) => h.id));
-    const fill = retrieve(query, k, true).filter((h) => !seen.has(h.id) && (lex.kanaAlone || !weak || strong(h)));
+    const fill = fewer.filter((h) => !seen.has(h.id) && (lex.kanaAlone || !weak || strong(h)));
     hits = [...hits, ...fill.slice(0, k - hits.length)];
-    mark('fillAt');
   }
   return { hits: hits.length > k ? hits.slice(0, k) : hits, plan, withheld, df };
 }

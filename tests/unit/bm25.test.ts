@@ -295,6 +295,17 @@ describe('bm25Ranked (the lexical lane\'s retrieval on typed arrays)', { timeout
           const got = bm25Ranked(query, corpus.stats, { k, params, words, need, scoring, keep });
           expect(got.found).toBe(found.length);
           expect(got.hits).toEqual(want);
+          expect(got.below).toBeUndefined();
+          // With `below`: the same hits, and the winners the filter left out, ranked the same way.
+          const withBelow = bm25Ranked(query, corpus.stats, { k, params, words, need, scoring, keep, below: true });
+          expect(withBelow.hits).toEqual(want);
+          if (need > 1) {
+            let left = found.filter((h) => new Set(h.terms.map((t) => word.get(t)!).filter((w) => w >= 0)).size < need);
+            if (scoring) left = addScores(left, scoring, corpus.stats, { params });
+            expect(withBelow.below).toEqual(left.slice(0, keep));
+          } else {
+            expect(withBelow.below).toBeUndefined();
+          }
         },
       ),
       { numRuns: 400 },
