@@ -571,7 +571,7 @@ async function lexicalLane(
   // hold ("purge file from history" with `purge` unknown needs `file` or `history`, not both; whether
   // such a query is off-topic is the coverage gate's question, below).
   const retrieving = new Set(scored.filter((t) => df(t.term) > 0).map((t) => t.word)).size;
-  const needed = retrieving >= lex.minMatchFrom ? Math.min(retrieving, Math.max(lex.minMatchWords, Math.ceil(retrieving * lex.minMatchShare))) : 1;
+  const need = retrieving >= lex.minMatchFrom ? Math.min(retrieving, Math.max(lex.minMatchWords, Math.ceil(retrieving * lex.minMatchShare))) : 1;
   const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
   // How many distinct query words a hit's terms stand for (called for up to 2k hits: no allocation
   // while the words fit a bit mask).
@@ -595,10 +595,9 @@ async function lexicalLane(
   // Each term's word, for bm25Ranked's filter (as wordsMatched counts them).
   const termWords = words.length > 31 ? null : query.map((q) => wordOfTerm.get(q.term) ?? -1);
   // A short list is filled (minMatchFill) from the first retrieval's winners that hold too few words.
-  const fills = needed > 1 && retrieving <= lex.minMatchFill;
+  const fills = need > 1 && retrieving <= lex.minMatchFill;
   let fewer: LexicalHit[] = [];
   const retrieve = (q: readonly QueryTerm[], depthK = deep, keepFewer = false): LexicalHit[] => {
-    const need = needed;
     const k = need > 1 || scoringOnly.length ? depthK * 2 : depthK;
     const scoring = scoringOnly.length && lex.common.score ? scoringOnly : undefined;
     if (termWords !== null && q === query) {
