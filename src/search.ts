@@ -666,14 +666,23 @@ async function lexicalLane(
       const w = wordOfTerm.get(t);
       return w !== undefined && !words[w]!.common && !(weak & (1 << Math.min(w, 30)));
     });
-  if (!lex.kanaAlone && weak && hits.length) {
+  const prox = lex.proximity;
+  // Unless it holds the query's characters verbatim: a span of an unspaced script cut mid-word at both
+  // ends ("れているメニュードリ") is cut by some segmenters (Firefox's: れて|いる|メニュードリ) so that its
+  // section matches only the particles. Such a query's particle-only sections are dropped after
+  // proximity's verbatim test (below), not before it.
+  const dropWeak = !lex.kanaAlone && !!weak;
+  const spanLike = edges && prox.candidates > 0 && prox.sequenceMinWords > 0 && words.length >= prox.sequenceMinWords;
+  const dropWeakNow = (): void => {
+    if (!hits.length) return;
     const kept = hits.filter(strong);
     if (!kept.length) withheld = true;
     hits = kept;
-  }
+  };
+  if (dropWeak && !spanLike) dropWeakNow();
+  let weakDeferred = dropWeak && spanLike;
 
   mark('coverageAt');
-  const prox = lex.proximity;
   const useProximity = words.length >= 2;
   if ((useProximity || prox.heading > 0) && prox.candidates > 0 && hits.length > 1) {
     const top = hits.slice(0, prox.candidates);
@@ -797,9 +806,14 @@ async function lexicalLane(
       }
     }
     rescored.sort((a, b) => Number(b.sequence) - Number(a.sequence) || b.score - a.score || a.h.id - b.h.id);
-    hits = [...rescored.map((r) => ({ ...r.h, score: r.score })), ...rest];
+    // Deferred particle-only sections go now, but not one that holds the span verbatim.
+    const keep = (r: { h: LexicalHit; sequence: boolean }) => !weakDeferred || r.sequence || strong(r.h);
+    hits = [...rescored.filter(keep).map((r) => ({ ...r.h, score: r.score })), ...(weakDeferred ? rest.filter(strong) : rest)];
+    if (weakDeferred && !hits.length) withheld = true;
+    weakDeferred = false;
     mark('proximityAt');
   }
+  if (weakDeferred) dropWeakNow();
   if (fills && hits.length && hits.length < k && fewer.length) {
     // Sections holding fewer of the words, after every one holding enough (their own order kept).
     const seen = new Set(hits.map((h) => h.id));

@@ -10,16 +10,13 @@
  *   npm run eval:firefox [-- --corpus debian-faq,maint-guide --out file.json --show <query id>,…]
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { build } from 'esbuild';
-import puppeteer from 'puppeteer-core';
 import { corpus, isHeldOut, pageUrl } from './lib/corpora.js';
 import { loadCorpus } from './lib/capture.js';
 import { NOW, RESULT_LIMIT } from './lib/evaluate.js';
+import { openFirefoxSearch } from './lib/firefoxSearch.js';
 import { judge, pageLookup, type QueryScore } from './lib/judge.js';
-import { ROOT } from './lib/paths.js';
 import { loadQueries } from './lib/queries.js';
-import { searchAll, type SearchedAll, type Shown0 } from './lib/searchAll.js';
+import { searchAll, type Shown0 } from './lib/searchAll.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string) => {
@@ -27,44 +24,9 @@ const opt = (name: string) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const names = (opt('corpus') ?? 'debian-faq,maint-guide,instguide').split(',');
-const LEXICON = 'models/reread/glove-100d/tokenizer.json';
 
-/** lib/searchAll.ts for a page: Node's modules, needed only for files (the lexicon) and the dense lane, stubbed. */
-async function bundle(): Promise<string> {
-  const stubs: Record<string, string> = {
-    'node:fs': `export default { readFileSync: (p) => { const f = globalThis.rereadFiles[p]; if (f === undefined) throw new Error('no file ' + p); return f; } };`,
-    'node:path': `export default { join: (...a) => a.filter(Boolean).join('/') };`,
-    paths: `export const ROOT = '';`,
-    dense: `export const buildDenseIndex = () => { throw new Error('no dense lane'); }; export const embedAll = buildDenseIndex;`,
-  };
-  const out = await build({
-    stdin: { contents: `import { searchAll } from './tests/eval/lib/searchAll.ts'; globalThis.searchAll = searchAll;`, resolveDir: ROOT, loader: 'ts' },
-    bundle: true,
-    format: 'iife',
-    write: false,
-    logLevel: 'error',
-    plugins: [
-      {
-        name: 'stubs',
-        setup(b) {
-          b.onResolve({ filter: /^node:(fs|path)$/ }, (a) => ({ path: a.path, namespace: 'stub' }));
-          b.onResolve({ filter: /\/(paths|dense)\.js$/ }, (a) => (a.importer.includes('tests/eval/lib') ? { path: a.path.match(/(paths|dense)\.js$/)![1]!, namespace: 'stub' } : undefined));
-          b.onLoad({ filter: /.*/, namespace: 'stub' }, (a) => ({ contents: stubs[a.path]!, loader: 'js' }));
-        },
-      },
-    ],
-  });
-  return out.outputFiles[0]!.text;
-}
-
-const browser = await puppeteer.launch({ browser: 'firefox', executablePath: '/usr/bin/firefox-esr', headless: true, protocolTimeout: 600_000 });
-const version = await browser.version();
-const page = await browser.newPage();
-await page.goto('about:blank');
-await page.addScriptTag({ content: await bundle() });
-await page.evaluate((lexicon: string, p: string) => {
-  (globalThis as unknown as { rereadFiles: Record<string, string> }).rereadFiles = { [p]: lexicon };
-}, fs.readFileSync(path.join(ROOT, LEXICON), 'utf8'), LEXICON);
+const firefoxPage = await openFirefoxSearch();
+const version = firefoxPage.version;
 
 type Row = { corpus: string; cls: string; lang: string; n: number; node: number; firefox: number; nodeHit: number | null; firefoxHit: number | null; differ: number; won: number; lost: number };
 const rows: Row[] = [];
@@ -79,14 +41,7 @@ for (const name of names) {
   const pages = loaded.pages.map((p) => ({ url: p.url, lang: p.lang, stored: p.stored }));
   const qs = queries.map((q) => q.q);
   const node = await searchAll(pages, qs, NOW, RESULT_LIMIT);
-  const firefox = (await page.evaluate(
-    (p: typeof pages, q: string[], now: number, limit: number) =>
-      (globalThis as unknown as { searchAll: typeof searchAll }).searchAll(p, q, now, limit),
-    pages,
-    qs,
-    NOW,
-    RESULT_LIMIT,
-  )) as SearchedAll;
+  const firefox = await firefoxPage.searchAll(pages, qs, NOW, RESULT_LIMIT);
   const inNode = node.shown;
   const inFirefox = firefox.shown;
   // Time in each runtime: the index built, and searches by the query's script (CJK: a character of an unspaced script).
@@ -139,7 +94,7 @@ for (const name of names) {
     });
   }
 }
-await browser.close();
+await firefoxPage.close();
 
 const f3 = (x: number | null) => (x === null ? '–' : x.toFixed(3));
 console.log(`Lexical lane, Firefox (${version}) against Node ${process.version}: nDCG@10 and section hit@1; differ = top ten not identical; won/lost = Firefox's nDCG above/below Node's`);
