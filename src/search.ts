@@ -412,6 +412,15 @@ export async function search(src: SearchSource, request: SearchRequest, opts: Se
       else split = null;
     }
   }
+  // Answered with nothing once a word no page holds was corrected: the guess led nowhere, so the query is
+  // searched as typed, the unknown word left out as a word the pages lack. A word of another language
+  // than the lexicon's is not a typo: "Begrüßung des Mailservers prüfen" was read as "Begründung …",
+  // which no section answers with two of its words, and the section on the mail server's greeting was
+  // never shown.
+  if (!lexical.hits.length && !split && lexical.withheld && lexical.plan.words.some((w) => w.correction)) {
+    const asTyped = await lexicalLane(src, queryWords(parsed.text, TOKENIZER), depth, allowed, { ...lex, typos: false }, req.exact === true, sections, mark);
+    if (asTyped.hits.length) lexical = asTyped;
+  }
   mark('lexicalAt');
   const corrected = lexical.plan.words.some((w) => w.correction);
   const answered = corrected && denseOn ? await src.dense!(correctedText(parsed.text, lexical.plan.words) ?? parsed.text, depth, allowed, denseOpts).then(denseDone, () => null) : await denseFirst;

@@ -384,6 +384,23 @@ describe('typos', () => {
     expect(spy).not.toHaveBeenCalled();
   });
 
+  it('searches the words as typed when the correction leads nowhere (a word of another language is no typo)', async () => {
+    // `Begrüßung` is two edits from `Begründung`; read so, the query needs two of its three words in a
+    // section and none holds two: nothing was shown, though the mail server's section holds one.
+    const de = [
+      { url: 'https://docs.test/de/changes', title: 'Änderungen', blocks: [h(1, 'Änderungen'), p('Die Begründung jeder Änderung steht im Änderungsprotokoll des Pakets.')] },
+      { url: 'https://docs.test/de/mail', title: 'E-Mail', blocks: [h(1, 'Der Mailserver'), p('Jeder Austausch beginnt mit dem Namen des sendenden Mailservers, der angenommen oder abgelehnt wird.')] },
+      { url: 'https://docs.test/de/keys', title: 'Schlüssel', blocks: [h(1, 'Schlüssel'), p('Die Signatur eines Pakets lässt sich vor der Installation prüfen.')] },
+      ...Array.from({ length: 12 }, (_, i) => ({ url: `https://docs.test/de/other${i}`, title: `Kapitel ${i}`, blocks: [h(1, `Kapitel ${i}`), p(`Dieses Kapitel ${i} beschreibt die Verzeichnisse und Dateien eines Systems.`)] })),
+    ];
+    const res = await search(source([...pages, ...de]), { q: 'Begrüßung des Mailservers prüfen' });
+    expect(res.results[0]?.url).toBe('https://docs.test/de/mail');
+    expect(res.corrected).toBeUndefined();
+    expect(res.partial).toBeUndefined();
+    // A typo whose correction finds something is still corrected.
+    expect((await search(source([...pages, ...de]), { q: 'Begrümdung des Pakets' })).corrected?.query).toBe('Begründung des Pakets');
+  });
+
   it('does not "correct" a real word the pages do not use', async () => {
     const src = source(pages);
     src.words = new Set(['logic']);
