@@ -896,7 +896,15 @@ async function recutUnknown(src: SearchSource, words: QueryWord[], postings: Map
     const folded = run.map((w) => w.terms[0]!).join('');
     // Offsets in the typed text hold while folding kept the characters (not so for half-width kana).
     const asTyped = run.map((w) => w.text).join('') === folded;
-    const pieces = recutRun(folded, terms);
+    let pieces = recutRun(folded, terms);
+    // A run that one index term holds whole stands for that term, not for the pieces it is cut into: a
+    // span cut mid-word (「ァイルシステムツリー」 of 「ファイルシステムツリー」, which Firefox's segmenter keeps
+    // as one word on the page) was cut 「ァイル」 + 「システムツリー」, terms the page's section does not hold.
+    // (A run left whole as one fragment is looked up so below; the look-up counts against the budget.)
+    if (pieces.length > 1 && budget > 0) {
+      budget--;
+      if (terms.containing(folded, 1).length) pieces = [{ text: folded, known: false }];
+    }
     if (pieces.length === 1 && !pieces[0]!.known && [...pieces[0]!.text].length < 2) continue;
     const out: QueryWord[] = [];
     let at = run[0]!.start!;

@@ -148,6 +148,21 @@ describe('search: a remembered span of Japanese cut mid-word', () => {
     expect(res.corrected).toBeUndefined();
   });
 
+  it('a run one index term holds whole stands for that term, not for the pieces it cuts into', async () => {
+    // Firefox's segmenter keeps a span cut at both ends as one unknown word (「ァイルシステムツリー」) and
+    // keeps the page's compound whole; the run was cut into a known term inside it and fragments that
+    // stood for shorter terms elsewhere (ァイル → ファイル), none of them the section's. Node's segmenter
+    // does the same with 「ルチプロセッシン」 of 「マルチプロセッシング」: cut, it is マルチ + プロ + プロセッシング.
+    const more = [
+      { url: 'https://ja.test/multi', title: '並列処理', blocks: [h(1, '並列処理', 'parallel'), p('マルチプロセッシングで処理を分けると速くなります。')] },
+      { url: 'https://ja.test/pro', title: '違い', blocks: [h(1, '違い', 'diff'), p('マルチとプロの違いを説明します。マルチとプロは別です。')] },
+      { url: 'https://ja.test/proc', title: '速さ', blocks: [h(1, '速さ', 'speed'), p('プロセッシングを速くする方法です。プロセッシングは大事です。')] },
+    ];
+    const res = await search(source([...pages, ...more]), { q: 'ルチプロセッシン' });
+    expect(res.results[0]?.url).toBe('https://ja.test/multi');
+    expect(res.corrected?.query).toBe('マルチプロセッシング');
+  });
+
   it('mixed scripts: a Latin word beside the cut run', async () => {
     const src = source([...pages, { url: 'https://ja.test/debian', title: 'Debian', blocks: [h(1, 'Debian'), p('Debianのカーネルパッケージは毎週更新されます。')] }]);
     const res = await search(src, { q: 'Debian カーネルパッケ' });
