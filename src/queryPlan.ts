@@ -39,6 +39,11 @@ export const QUERY_STOPWORDS: ReadonlySet<string> = new Set(
     // French
     'à au aux avec ce ces comment dans de des du elle en est et il ils je la le les leur lui ma mais me mes mon ne nous on ou où ' +
     'par pas pour qu que quel quelle qui quoi sa se ses son sont sur ta te tu un une vos votre vous ' +
+    // French conjunctions, pronouns, auxiliaries and modals a question is written with ("quand faut-il",
+    // "peut-on", "quand même"), as the English list holds `when`, `can`, `should`, `same` (not `car`, `ai`,
+    // `ni`: English words too)
+    'quand lorsque elles eux cette cet cela ceci ça dont comme donc sans sous chez avez avons ont suis sommes êtes ' +
+    'été être avoir peut peuvent pouvez dois doit doivent devez faut aussi même ' +
     // Spanish
     'al como con cual cuando del el ella ellos es esta este hay las lo los mi más muy no nos para pero por porque qué que se si ' +
     'sin sobre su sus tu un una uno y ya'
@@ -153,7 +158,7 @@ export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
  * must not be answered by every section holding "what is the".
  */
 export function markCommon(words: QueryWord[], df: (term: string) => number, N: number, opts: CommonWordOptions = DEFAULT_COMMON): void {
-  const stop = words.map((w) => opts.stopwords && w.terms.length === 1 && (w.fragment === true || QUERY_STOPWORDS.has(w.text.toLowerCase())));
+  const stop = words.map((w) => opts.stopwords && ((w.terms.length === 1 && (w.fragment === true || QUERY_STOPWORDS.has(w.text.toLowerCase()))) || frenchInversion(w.text)));
   const frequent = words.map((w) => N >= opts.minSections && w.terms.every((t) => df(t) > opts.commonShare * N));
   // Words the index does not know at all (typos) do not count as retrieving words here.
   const retrieves = (common: (i: number) => boolean) => words.some((w, i) => !common(i) && w.terms.some((t) => df(t) > 0));
@@ -164,6 +169,15 @@ export function markCommon(words: QueryWord[], df: (term: string) => number, N: 
   const offTopicSign = (i: number) => !stop[i] && !(unspacedWord(words[i]!.text) && words[i]!.terms.every((t) => df(t) === 0));
   const rule = retrieves(either) ? either : retrieves(onlyStop) || words.some((_, i) => offTopicSign(i)) ? onlyStop : () => false;
   words.forEach((w, i) => (w.common = rule(i)));
+}
+
+/** A French verb and its subject pronoun inverted, as questions are written: `est-ce`, `faut-il`, `peut-on`, `a-t-il`. */
+const INVERSION = /^(\p{L}+)-(?:t-)?(?:il|elle|on|ils|elles|je|tu|nous|vous|ce)$/iu;
+
+/** Whether a word is such an inversion of a verb that is itself a stop word (an auxiliary or modal: not `refuse-t-il`). */
+export function frenchInversion(word: string): boolean {
+  const m = INVERSION.exec(word);
+  return !!m && QUERY_STOPWORDS.has(m[1]!.toLowerCase());
 }
 
 /**

@@ -271,6 +271,24 @@ describe('function words the stop list reads as typed: French à, pieces an apos
     expect(off.results.length).toBeGreaterThan(1);
   });
 
+  it('reads French question words and inversions (`quand`, `faut-il`, `peut-on`) as function words', async () => {
+    // A section whose heading holds "Quand" and whose text says "il faut" ranked above the answer for a
+    // question written with them, by the heading's weight on a word the question is not about.
+    const when = Array.from({ length: 3 }, (_, i) => ({
+      url: `https://docs.test/fr/quand${i}`,
+      title: `Quand utiliser quoi ${i}`,
+      blocks: [h(1, `Quand utiliser quoi ${i}`), p(`Quand faut-il une section ? Quand peut-on la fusionner ? Il faut choisir quand même, note ${i}.`)],
+    }));
+    const fips = { url: 'https://docs.test/fr/fips', title: 'Mode FIPS', blocks: [h(1, 'Mode FIPS'), p('Le mode FIPS demande une bibliothèque SSL qui le prend en charge ; sinon le serveur refuse de redémarrer.')] };
+    const res = await search(source([...english, french, ...when, fips]), { q: 'quand faut-il redémarrer en mode FIPS' });
+    expect(res.results[0]!.url).toBe(fips.url);
+    expect(res.results.map((r) => r.url)).toEqual([fips.url]);
+    for (const w of ['quand', 'faut-il', 'en']) expect(res.results[0]!.whyMatched).not.toContain(w);
+    // A verb that is not an auxiliary keeps its inversion a word (`refuse-t-il`).
+    const refuse = await search(source([...english, french, ...when, fips]), { q: 'refuse-t-il de redémarrer' });
+    expect(refuse.results[0]!.url).toBe(fips.url);
+  });
+
   it("treats the piece an apostrophe cuts off as a function word (`d'autres`), not a lone letter elsewhere", async () => {
     const res = await search(src(), { q: "d'autres outils pour dpkg" });
     expect(res.results[0]?.url).toBe(french.url);
