@@ -168,11 +168,11 @@ describe('naive baseline', () => {
 });
 
 describe('corpora', () => {
-  it('five held-out corpora, never tuned on; only devref is gated in npm test', () => {
-    expect([...HELD_OUT].sort()).toEqual(['apache', 'cmake', 'devref', 'rust', 'sqlite']);
+  it('four held-out corpora, never tuned on; only devref is gated in npm test', () => {
+    expect([...HELD_OUT].sort()).toEqual(['cmake', 'devref', 'rust', 'sqlite']);
     expect(GATED).toBe('devref');
-    expect(isHeldOut('cmake') && isHeldOut('devref') && isHeldOut('sqlite') && isHeldOut('rust') && isHeldOut('apache') && !isHeldOut('nodejs') && !isHeldOut('python') && !isHeldOut('zsh') && !isHeldOut('doxygen') && !isHeldOut('instguide')).toBe(true);
-    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc', 'glib', 'exim', 'handbook', 'policy']);
+    expect(isHeldOut('cmake') && isHeldOut('devref') && isHeldOut('sqlite') && isHeldOut('rust') && !isHeldOut('apache') && !isHeldOut('nodejs') && !isHeldOut('python') && !isHeldOut('zsh') && !isHeldOut('doxygen') && !isHeldOut('instguide')).toBe(true);
+    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc', 'glib', 'exim', 'handbook', 'policy', 'apache']);
   });
   it('a corpus extracted rather than installed says how to get it when it is missing', () => {
     for (const name of ['nodejs', 'ant', 'mkdocs', 'glib', 'exim', 'handbook', 'policy', 'apache']) {

@@ -413,13 +413,16 @@ export const CORPORA: readonly CorpusDef[] = [
     // `<html lang>` is their directory's are read (en 238, fr 230, ja 93), so a Japanese page is Japanese.
     // Chosen because nobody had looked at it and it has the shape the outside checks describe: many sibling
     // reference pages whose titles name the query's words ("mod_proxy_http", "mod_proxy_ajp"), and CJK.
+    // Held out for one report (session 28: natural .645 and topical .673 against naive .693 and .703, n 36
+    // each, the outside checks' gap, which no tuning corpus showed), then made a tuning corpus so that its
+    // misses could be looked at (tests/eval/README.md, "apache"); devref, cmake, sqlite and rust stay held out.
     name: 'apache',
     title: 'Apache HTTP Server 2.4 manual in English, French and Japanese',
     generator: "httpd's XSLT (an id on each heading with a named span inside it; one page per module, a section per directive)",
     packages: ['apache2-doc'],
     install: 'apt-get download apache2-doc && dpkg-deb -x apache2-doc_*.deb .cache/corpora/apache',
     root: process.env.REREAD_APACHE_DOC ?? path.join(import.meta.dirname, '../../../.cache/corpora/apache/usr/share/doc/apache2-doc/manual'),
-    heldOut: true,
+    heldOut: false,
     files() {
       return walk(this.root, (rel) => {
         const lang = rel.split('/')[0]!;
