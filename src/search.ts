@@ -891,12 +891,28 @@ async function recutUnknown(src: SearchSource, words: QueryWord[], postings: Map
   // Fragments looked up, at most (a hostile query of 2,000 unknown characters must not read thousands of lists).
   let budget = MAX_RECUT_FRAGMENTS;
   const replaced: { from: number; to: number; out: QueryWord[] }[] = [];
-  for (const [from, to] of runs) {
+  // A known word at the query's edge, glued to the run beside it: a span cut mid-word can leave a piece
+  // that happens to be a word (「ログ」 of 「プログラム」 in 「ログラムから使用でき」, cut ログ|ラム|…).
+  const knownEdge = (w: QueryWord | undefined) => !!w && unspacedWord(w.text) && w.start !== undefined && w.terms.length === 1 && !!postings.get(w.terms[0]!)?.ids.length;
+  for (const [runFrom, runTo] of runs) {
+    let from = runFrom;
+    let to = runTo;
+    let whole = false;
+    // The edge word and the run as one, when one index term holds them whole (the look-up counts against the budget).
+    const glued = (a: number, b: number) => words.slice(a, b).map((w) => w.terms[0]!).join('');
+    if (from === 1 && knownEdge(words[0]) && words[0]!.end === words[1]!.start && budget > 0) {
+      budget--;
+      if (terms.containing(glued(0, to), 1).length) [from, whole] = [0, true];
+    }
+    if (to === words.length - 1 && knownEdge(words[to]) && words[to - 1]!.end === words[to]!.start && budget > 0) {
+      budget--;
+      if (terms.containing(glued(from, to + 1), 1).length) [to, whole] = [to + 1, true];
+    }
     const run = words.slice(from, to);
     const folded = run.map((w) => w.terms[0]!).join('');
     // Offsets in the typed text hold while folding kept the characters (not so for half-width kana).
     const asTyped = run.map((w) => w.text).join('') === folded;
-    let pieces = recutRun(folded, terms);
+    let pieces = whole ? [{ text: folded, known: false }] : recutRun(folded, terms);
     // A run that one index term holds whole stands for that term, not for the pieces it is cut into: a
     // span cut mid-word (「ァイルシステムツリー」 of 「ファイルシステムツリー」, which Firefox's segmenter keeps
     // as one word on the page) was cut 「ァイル」 + 「システムツリー」, terms the page's section does not hold.

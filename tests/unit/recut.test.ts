@@ -163,6 +163,21 @@ describe('search: a remembered span of Japanese cut mid-word', () => {
     expect(res.corrected?.query).toBe('マルチプロセッシング');
   });
 
+  it('a word at the edge that the cut left whole by chance joins the run (「ログ」 of 「プログラム」)', async () => {
+    // 「ログラムから使用でき」 is cut ログ|ラム|から|使用|でき: ログ (log) is a word of its own, so only ラム was
+    // re-cut, to the nearest term holding it (コラム); the section holds プログラム, read as neither.
+    const more = [
+      { url: 'https://ja.test/vars', title: '変数', blocks: [h(1, '変数', 'vars'), p('すべてのプログラムから使用できる変数があります。')] },
+      { url: 'https://ja.test/logs', title: 'ログ', blocks: [h(1, 'ログ', 'logs'), p('ログから使用できる情報です。ログを使用できます。')] },
+      { url: 'https://ja.test/column', title: 'コラム', blocks: [h(1, 'コラム', 'column'), p('このコラムは使用できる表の列です。')] },
+    ];
+    const res = await search(source([...pages, ...more]), { q: 'ログラムから使用でき' });
+    expect(res.results[0]?.url).toBe('https://ja.test/vars');
+    expect(res.corrected?.query).toBe('プログラムから使用でき');
+    // A known edge word that no term holds together with the run stays a word (「新しい」 of 新しいカーネルパッケ).
+    expect((await search(source([...pages, ...more]), { q: '新しいカーネルパッケ' })).corrected?.query).toBe('新しいカーネルパッケージ');
+  });
+
   it('mixed scripts: a Latin word beside the cut run', async () => {
     const src = source([...pages, { url: 'https://ja.test/debian', title: 'Debian', blocks: [h(1, 'Debian'), p('Debianのカーネルパッケージは毎週更新されます。')] }]);
     const res = await search(src, { q: 'Debian カーネルパッケ' });
