@@ -1137,7 +1137,33 @@ export async function mainContent(cleaned: WalkResult, opts: { title: string; re
       if (pick.words >= cleaned.words * READABILITY_MIN_SHARE) return { blocks: pick.blocks, words: pick.words, method: pick.method };
     }
   }
-  return { blocks: cleaned.blocks, words: cleaned.words, method: 'body' };
+  return { ...withoutLeadingLinkRows(cleaned), method: 'body' };
+}
+
+/** A block this much link text, or more, is a row of links (`WalkResult.linkShare`). */
+const LINK_ROW_SHARE = 0.6;
+/** A link row longer than this (words) is left: a list of links that long may be the page's own. */
+const LINK_ROW_MAX_WORDS = 40;
+
+/**
+ * The whole cleaned body, without the short rows of links before its first heading: on a page with
+ * neither a main landmark nor an article Readability finds, the site's menu and breadcrumb ("Modules |
+ * Directives | FAQ | Glossary | Sitemap", "Apache > HTTP Server > Documentation > Modules") were stored as
+ * the page's first section, under names nothing marks as navigation (`div#page-header`, `div#path`).
+ * Before the first heading such a row is never what the page is about; after it, it may be (a "See also"
+ * line), and it stays.
+ */
+export function withoutLeadingLinkRows(walk: Pick<WalkResult, 'blocks' | 'words' | 'linkShare'>): { blocks: Block[]; words: number } {
+  const first = walk.blocks.findIndex((b) => b.kind === 'heading');
+  if (first <= 0) return { blocks: walk.blocks, words: walk.words };
+  const row = (b: Block, i: number) => (b.kind === 'text' || b.kind === 'list') && (walk.linkShare[i] ?? 0) >= LINK_ROW_SHARE && measureWords(b.text) <= LINK_ROW_MAX_WORDS;
+  let words = walk.words;
+  const blocks = walk.blocks.filter((b, i) => {
+    if (i >= first || !row(b, i)) return true;
+    words -= measureWords(b.text);
+    return false;
+  });
+  return { blocks, words };
 }
 
 /** The title a capture is filed under: the document's, else the first heading's, else `fallback` (the host). */

@@ -104,3 +104,26 @@ describe('a marker just after a heading', () => {
     ]);
   });
 });
+
+describe('a page without landmarks: the rows of links before its first heading', () => {
+  // httpd's manual (and sqlite's, Exim's, the Debian Handbook's banner): no main landmark, no article
+  // Readability keeps, so the whole body is the content; its menu and breadcrumb were the first section.
+  const page = `<!doctype html><html><head><title>mod_alias</title></head><body>
+    <div id="page-header"><p class="menu"><a href="/mod/">Modules</a> | <a href="/dir">Directives</a> | <a href="/faq">FAQ</a> | <a href="/glossary">Glossary</a> | <a href="/sitemap">Sitemap</a></p>
+    <p class="apache">Apache HTTP Server Version 2.4</p></div>
+    <div id="path"><a href="/">Apache</a> &gt; <a href="/httpd">HTTP Server</a> &gt; <a href="/docs">Documentation</a> &gt; <a href="/mod/">Modules</a></div>
+    <div id="page-content"><h1>Apache Module mod_alias</h1>
+    <p>The directives contained in this module allow for manipulation and control of URLs as requests arrive at the server.</p>
+    <h2 id="alias">Alias Directive</h2><p>The Alias directive allows documents to be stored in the local filesystem other than under the DocumentRoot.</p>
+    <p><a href="/a">ScriptAlias</a> | <a href="/b">Redirect</a> | <a href="/c">RedirectMatch</a></p></div></body></html>`;
+
+  it('leaves out the menu and the breadcrumb, keeps the line that is not links and the rows after the heading', async () => {
+    const { stored } = await capturePage(page, 'http://127.0.0.1/mod_alias.html', 'en');
+    const text = stored!.chunks.map((c) => c.text).join('\n');
+    expect(text).not.toContain('Glossary');
+    expect(text).not.toContain('Documentation');
+    expect(text).toContain('Apache HTTP Server Version 2.4');
+    expect(text).toContain('The Alias directive allows');
+    expect(text).toContain('RedirectMatch');
+  });
+});
