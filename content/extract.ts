@@ -409,6 +409,52 @@ export function isLinkRow(e: Element): boolean {
 }
 
 /**
+ * A language switcher: a block whose links all lead to the page in other languages (`hreflang`, which
+ * HTML defines for exactly that) with at most a label and separators around them: httpd's "Langues
+ * Disponibles: de | en | fr | ja" above and below every page of its manual, a blog's "English · Deutsch".
+ * It names languages, not the page's subject: "langue" matched 446 sections of httpd's French manual
+ * through it. At least two such links and one other at most (the page's own language, which httpd
+ * links without `hreflang`), at most 80 characters outside the links and 200 nodes: a sentence that
+ * mentions a translation is text.
+ */
+export function isLanguageSwitcher(e: Element): boolean {
+  let alternates = 0;
+  let others = 0;
+  let plain = 0;
+  let nodes = 0;
+  let no = false;
+  const visit = (n: Node) => {
+    for (let c = n.firstChild; c && !no; c = c.nextSibling) {
+      if (++nodes > 200) no = true;
+      else if (c.nodeType === 3) {
+        plain += (c.nodeValue ?? '').trim().length;
+        no = plain > 80;
+      } else if (c.nodeType === 1) {
+        const el = c as Element;
+        if (tagOf(el) === 'A' && el.hasAttribute('href')) {
+          if (el.hasAttribute('hreflang')) alternates++;
+          else no = ++others > 1;
+        } else visit(el);
+      }
+    }
+  };
+  visit(e);
+  return !no && alternates >= 2;
+}
+
+/** Where a language switcher may be: the blocks up to three levels above a link with `hreflang`. */
+function switcherCandidates(root: Element): Set<Element> | null {
+  const links = root.querySelectorAll('a[hreflang]');
+  if (links.length < 2) return null;
+  const out = new Set<Element>();
+  for (const a of Array.from(links).slice(0, 500)) {
+    let p = a.parentElement;
+    for (let depth = 0; p && depth < 3 && p !== root; depth++, p = p.parentElement) out.add(p);
+  }
+  return out;
+}
+
+/**
  * What may stand before a heading in its wrapper without the wrapper's id ceasing to be the heading's:
  * empty markers and short inline bits (rustdoc's "§" link and "1.0.0 · Source" line), not a block;
  * a row of navigation links (`isLinkRow`).
@@ -744,6 +790,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     return m;
   };
 
+  const switchers = switcherCandidates(root);
   const skipped = (el: Element, tag: string, insideMain: boolean): boolean => {
     if (SKIP_TAGS.has(tag)) return true;
     // Outside the main content these are the site's header and sidebars; inside it, the article's own
@@ -755,6 +802,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if (isEditable(el)) return true;
     // Inside the main content too: texi2any repeats it before every section.
     if (tag === 'TABLE' && isLinkRow(el)) return true;
+    if (switchers?.has(el) && isLanguageSwitcher(el)) return true;
     if (!insideMain) {
       // A section's, a heading's or an anchor's id is usually made from the heading's words
       // ("import-related-module-attributes", AsciiDoc's `<h4 id="_footer">Footer</h4>`): not a hint.
