@@ -413,9 +413,9 @@ export function isLinkRow(e: Element): boolean {
  * HTML defines for exactly that) with at most a label and separators around them: httpd's "Langues
  * Disponibles: de | en | fr | ja" above and below every page of its manual, a blog's "English · Deutsch".
  * It names languages, not the page's subject: "langue" matched 446 sections of httpd's French manual
- * through it. At least two such links and one other at most (the page's own language, which httpd
- * links without `hreflang`), at most 80 characters outside the links and 200 nodes: a sentence that
- * mentions a translation is text.
+ * through it. Two links at least, one other than such links at most (the page's own language, which
+ * httpd links without `hreflang`: a page in two languages has "en | fr", one of each), at most 80
+ * characters outside the links and 200 nodes: a sentence that mentions a translation is text.
  */
 export function isLanguageSwitcher(e: Element): boolean {
   let alternates = 0;
@@ -439,7 +439,7 @@ export function isLanguageSwitcher(e: Element): boolean {
     }
   };
   visit(e);
-  return !no && alternates >= 2;
+  return !no && alternates >= 1 && alternates + others >= 2;
 }
 
 /** Where a language switcher may be: the blocks up to three levels above a link with `hreflang`. */

@@ -19,6 +19,8 @@ describe('isLanguageSwitcher', () => {
   it('is a block of links to other languages with a label and separators at most', () => {
     expect(isLanguageSwitcher(block(bar('Langues Disponibles: ')))).toBe(true);
     expect(isLanguageSwitcher(block('<ul><li><a href="/de/" hreflang="de">Deutsch</a></li><li><a href="/fr/" hreflang="fr">Français</a></li></ul>'))).toBe(true);
+    // A page in two languages: the other one, and its own (linked without hreflang).
+    expect(isLanguageSwitcher(block('<p><span>Langues Disponibles: </span><a href="../en/a.html" hreflang="en">en</a> | <a href="../fr/a.html">fr</a></p>'))).toBe(true);
   });
 
   it('is not a sentence, a block with two other links, or a single alternate', () => {
