@@ -557,6 +557,14 @@ async function lexicalLane(
     for (const t of scored) if (weak & (1 << Math.min(t.word, 30))) t.weight *= lex.kanaWeight;
   }
   const wordOfTerm = new Map(scored.map((t) => [t.term, t.word]));
+  // What counts as holding a word, for the minimum below: a compound's whole term, not one of its parts
+  // alone, when the index knows the whole. "XSS via UTF-7" asked two of its words of a section, and
+  // every section with "via" and any "7" passed while the one about UTF-7 (without "via") did not.
+  const countsFor = new Map(wordOfTerm);
+  for (const w of words) {
+    if (w.common || w.correction || w.terms.length < 3 || !df(w.terms[0]!)) continue;
+    for (const t of w.terms.slice(w.terms[0]!.startsWith('--') ? 2 : 1)) if (t !== w.terms[0] && countsFor.get(t) === wordOfTerm.get(w.terms[0]!)) countsFor.delete(t);
+  }
   const weights = words.map((w) => {
     const terms = w.correction ? correctionTerms(w.correction) : w.terms;
     const best = Math.max(0, ...terms.map((t) => (df(t) ? idf(stats.N, df(t)) : 0)));
@@ -585,11 +593,11 @@ async function lexicalLane(
   // How many distinct query words a hit's terms stand for (called for up to 2k hits: no allocation
   // while the words fit a bit mask).
   const wordsMatched = (h: LexicalHit): number => {
-    if (words.length > 31) return new Set(h.terms.map((t) => wordOfTerm.get(t)).filter((w) => w !== undefined)).size;
+    if (words.length > 31) return new Set(h.terms.map((t) => countsFor.get(t)).filter((w) => w !== undefined)).size;
     let bits = 0;
     let n = 0;
     for (const t of h.terms) {
-      const w = wordOfTerm.get(t);
+      const w = countsFor.get(t);
       if (w !== undefined && !(bits & (1 << w))) {
         bits |= 1 << w;
         n++;
@@ -602,7 +610,7 @@ async function lexicalLane(
   // (verbatimReach), whatever the caller's k: the popup's 8 results rank as the results page's 30 do.
   const deep = lex.proximity.candidates > 0 ? Math.max(k, lex.proximity.candidates + lex.verbatimReach) : k;
   // Each term's word, for bm25Ranked's filter (as wordsMatched counts them).
-  const termWords = words.length > 31 ? null : query.map((q) => wordOfTerm.get(q.term) ?? -1);
+  const termWords = words.length > 31 ? null : query.map((q) => countsFor.get(q.term) ?? -1);
   // A short list is filled (minMatchFill) from the first retrieval's winners that hold too few words.
   const fills = need > 1 && retrieving <= lex.minMatchFill;
   let fewer: LexicalHit[] = [];

@@ -211,6 +211,40 @@ describe('questions and common words', () => {
   });
 });
 
+describe('a compound word counts as held by its whole, not by one of its parts', () => {
+  it('"XSS via UTF-7": a section with "via" and some "7" is not two of its words; the UTF-7 section is listed', async () => {
+    // Forty sections hold "via" and a 7 (two of the three words, if a part could stand for its word);
+    // the one about UTF-7 lacks "via" and "XSS".
+    const chatter = Array.from({ length: 40 }, (_, i) => ({
+      url: `https://docs.test/proxy/${i}`,
+      title: `Proxy ${i}`,
+      blocks: [h(1, `Proxy ${i}`), p(`Requests reach the backend via the proxy, as part 7 of the protocol describes for server ${i}.`)],
+    }));
+    const filler = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/f/${i}`, title: `Page ${i}`, blocks: [h(1, `Page ${i}`), p(`Modules and directives of the server, page ${i}, for administrators.`)] }));
+    const glossary = { url: 'https://docs.test/glossary', title: 'Glossary', blocks: [h(1, 'Glossary'), p('XSS: cross-site scripting, an attack through pages that echo input, in UTF-7 for instance.')] };
+    const s = source([
+      ...chatter,
+      ...filler,
+      glossary,
+      {
+        url: 'https://docs.test/env',
+        title: 'Environment variables',
+        blocks: [h(1, 'Environment variables'), h(2, 'Security note'), p('Browsers that guess the character set can be fooled into UTF-7, and UTF-7 content from the request is not escaped: a cross-site scripting risk.')],
+      },
+    ]);
+    const res = await search(s, { q: 'XSS via UTF-7' });
+    // The glossary holds two of the words; the section about UTF-7 comes next, before any "via … 7".
+    expect(res.results.map((r) => r.url).slice(0, 2)).toEqual(['https://docs.test/glossary', 'https://docs.test/env']);
+    // The same words spelt apart in a page ("UTF 7") still hold the word when no page has the whole.
+    const apart = source([
+      ...filler,
+      glossary,
+      { url: 'https://docs.test/a', title: 'Charsets', blocks: [h(1, 'Charsets'), p('Old browsers switch to UTF 7 via a guess.')] },
+    ]);
+    expect((await search(apart, { q: 'XSS via UTF-7' })).results.map((r) => r.url)).toContain('https://docs.test/a');
+  });
+});
+
 describe('pages with some of the words (loose), offered when the gates leave nothing', () => {
   const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`The best package for note number ${i} is to keep it short, said the ${i}th reader.`)] }));
   const pages = [
