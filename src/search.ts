@@ -442,7 +442,7 @@ export async function search(src: SearchSource, request: SearchRequest, opts: Se
   const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null }, timings };
   if (loading && dense === null) response.denseLoading = true;
   if (corrected) {
-    showCorrectionsAsWritten(results, lexical.plan.words);
+    showCorrectionsAsWritten(results, lexical.plan.words, results.length ? [] : await correctionPageTexts(src, lexical.plan.words, sections));
     const query = correctedText(split?.q ?? req.q, lexical.plan.words);
     if (query !== null) response.corrected = { query, original: req.q };
   } else if (split) response.corrected = { query: split.q, original: req.q };
@@ -1027,8 +1027,10 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
  * for" and in each result's "matched" list. Nothing is ranked differently. A word whose terms no snippet
  * marks keeps the form worked out from the stem.
  */
-function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[]): void {
+function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[], pageTexts: readonly string[] = []): void {
   const rows = results.flatMap((r) => [r as ResultSection, ...r.more]);
+  // What the pages mark: the snippets' matches, else (no result) the text of a section holding the term.
+  const marked = [...rows.flatMap((row) => row.snippet.filter((seg) => seg.match).map((seg) => seg.text)), ...pageTexts];
   for (const w of words) {
     const c = w.correction;
     if (!c || unspacedWord(w.text)) continue;
@@ -1036,17 +1038,14 @@ function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[]): 
     const wanted = correctionTerms(c);
     // Lower-cased form -> its spellings on the page, each with how often it is marked.
     const forms = new Map<string, Map<string, number>>();
-    for (const row of rows) {
-      for (const seg of row.snippet) {
-        if (!seg.match) continue;
-        for (const written of seg.text.match(/[\p{L}\p{M}\p{N}]+(?:['’.\-_][\p{L}\p{M}\p{N}]+)*/gu) ?? []) {
-          // A compound counts by its whole (`GParamSpecEnum`, not its parts).
-          const whole = wordTerms(foldText(written), TOKENIZER)[0];
-          if (whole === undefined || !wanted.includes(whole)) continue;
-          const spellings = forms.get(written.toLowerCase()) ?? new Map<string, number>();
-          spellings.set(written, (spellings.get(written) ?? 0) + 1);
-          forms.set(written.toLowerCase(), spellings);
-        }
+    for (const text of marked) {
+      for (const written of text.match(/[\p{L}\p{M}\p{N}]+(?:['’.\-_][\p{L}\p{M}\p{N}]+)*/gu) ?? []) {
+        // A compound counts by its whole (`GParamSpecEnum`, not its parts).
+        const whole = wordTerms(foldText(written), TOKENIZER)[0];
+        if (whole === undefined || !wanted.includes(whole)) continue;
+        const spellings = forms.get(written.toLowerCase()) ?? new Map<string, number>();
+        spellings.set(written, (spellings.get(written) ?? 0) + 1);
+        forms.set(written.toLowerCase(), spellings);
       }
     }
     // Forms in the order the results show them: of the equally near, the best result's.
@@ -1069,6 +1068,21 @@ function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[]): 
     if (words.some((o) => o !== w && (o.correction ? o.correction.display : o.text) === before)) continue;
     for (const row of rows) row.whyMatched = row.whyMatched.map((m) => (m === before ? shown : m));
   }
+}
+
+/**
+ * The text of one section holding each corrected word's first term: with no result, no snippet shows how
+ * the pages write it, and the no-results line named the folded stem ("… or “begrundung”" for
+ * `Begrüßung`). One posting list and at most one section per corrected word, read only then.
+ */
+async function correctionPageTexts(src: SearchSource, words: readonly QueryWord[], known: Map<number, SectionView>): Promise<string[]> {
+  const terms = [...new Set(words.flatMap((w) => (w.correction && !unspacedWord(w.text) ? [correctionTerms(w.correction)[0]!] : [])))];
+  if (!terms.length) return [];
+  const postings = await src.postings(terms);
+  const ids = [...new Set(terms.flatMap((t) => (postings.get(t)?.ids.length ? [postings.get(t)!.ids[0]!] : [])))];
+  const unread = ids.filter((id) => !known.has(id));
+  if (unread.length) for (const v of await src.sections(unread)) known.set(v.id, v);
+  return ids.flatMap((id) => (known.has(id) ? [known.get(id)!.text] : []));
 }
 
 /** Reads the candidates' sections, applies text filters, groups by page and builds the result cards. */

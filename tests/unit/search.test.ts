@@ -453,6 +453,18 @@ describe('typos', () => {
     expect((await search(source([...pages, ...de]), { q: 'Begrümdung des Pakets' })).corrected?.query).toBe('Begründung des Pakets');
   });
 
+  it('names a correction as the pages write it even when nothing is found', async () => {
+    // `Begrümdung` is corrected to the term `begrundung`; with `Fahrrad` (no page holds it) no section
+    // answers either query, and no snippet shows how the pages write the word: a section holding it does.
+    const de = [
+      { url: 'https://docs.test/de/changes', title: 'Änderungen', blocks: [h(1, 'Änderungen'), p('Die Begründung jeder Änderung steht im Änderungsprotokoll des Pakets.')] },
+      ...Array.from({ length: 12 }, (_, i) => ({ url: `https://docs.test/de/other${i}`, title: `Kapitel ${i}`, blocks: [h(1, `Kapitel ${i}`), p(`Dieses Kapitel ${i} beschreibt die Verzeichnisse und Dateien eines Systems.`)] })),
+    ];
+    const res = await search(source([...pages, ...de]), { q: 'Begrümdung Fahrrad Sattel' });
+    expect(res.results).toEqual([]);
+    expect(res.corrected?.query).toBe('Begründung Fahrrad Sattel');
+  });
+
   it('does not "correct" a real word the pages do not use', async () => {
     const src = source(pages);
     src.words = new Set(['logic']);
