@@ -293,6 +293,11 @@ interface Plan {
   weights: number[];
   /** Term -> query word it stands for. */
   wordOfTerm: Map<string, number>;
+  /**
+   * Term -> query word it counts as holding: as `wordOfTerm`, without a compound's parts when the index
+   * knows the compound whole (a section with "7" does not hold `UTF-7`). Absent: `wordOfTerm`.
+   */
+  countsFor?: Map<string, number>;
   /** Bits of the words to highlight. */
   marked: number;
   /** Bits of the marked words that are Japanese particles and endings (`kanaWeak`). */
@@ -575,7 +580,7 @@ async function lexicalLane(
   words.forEach((w, i) => {
     if (allCommon || !w.common) marked |= 1 << Math.min(i, 30);
   });
-  const plan: Plan = { words, weights, wordOfTerm, marked, weak: kanaWeak(words, marked) };
+  const plan: Plan = { words, weights, wordOfTerm, countsFor, marked, weak: kanaWeak(words, marked) };
 
   mark('planAt');
   const query: QueryTerm[] = scored.map((t) => ({ term: t.term, postings: postings.get(t.term) ?? EMPTY_LIST, weight: t.weight }));
@@ -1387,11 +1392,18 @@ function kanaWeak(words: readonly QueryWord[], marked: number): number {
  * common words, and Japanese particles and endings only when nothing else matched.
  */
 function matchedWords(terms: readonly string[], plan: Plan): string[] {
-  const hit = new Set<number>();
-  for (const t of terms) {
-    const w = plan.wordOfTerm.get(t);
-    if (w !== undefined) hit.add(w);
-  }
+  const held = (of: Map<string, number>) => {
+    const hit = new Set<number>();
+    for (const t of terms) {
+      const w = of.get(t);
+      if (w !== undefined) hit.add(w);
+    }
+    return hit;
+  };
+  // A compound is listed when the section holds it whole; by its parts alone only when nothing else is
+  // held (a one-word query the section answers with `utf` and `7`).
+  let hit = held(plan.countsFor ?? plan.wordOfTerm);
+  if (![...hit].some((i) => plan.marked & (1 << Math.min(i, 30)))) hit = held(plan.wordOfTerm);
   const out: string[] = [];
   const weak: string[] = [];
   plan.words.forEach((w, i) => {

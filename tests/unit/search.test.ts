@@ -235,6 +235,13 @@ describe('a compound word counts as held by its whole, not by one of its parts',
     const res = await search(s, { q: 'XSS via UTF-7' });
     // The glossary holds two of the words; the section about UTF-7 comes next, before any "via … 7".
     expect(res.results.map((r) => r.url).slice(0, 2)).toEqual(['https://docs.test/glossary', 'https://docs.test/env']);
+    // "matched" says what the section holds: "via", not UTF-7 for its "part 7".
+    const chat = res.results.find((r) => r.url.startsWith('https://docs.test/proxy/'));
+    expect(chat?.whyMatched).toEqual(['via']);
+    expect(res.results[1]!.whyMatched).toEqual(['UTF-7']);
+    // A section that holds only parts of a one-word query still says what it matched.
+    const parts = await search(s, { q: 'UTF-7' });
+    expect(parts.results.every((r) => r.whyMatched.length > 0)).toBe(true);
     // The same words spelt apart in a page ("UTF 7") still hold the word when no page has the whole.
     const apart = source([
       ...filler,
