@@ -409,43 +409,64 @@ export function isLinkRow(e: Element): boolean {
 }
 
 /**
- * A language switcher: a block whose links all lead to the page in other languages (`hreflang`, which
- * HTML defines for exactly that) with at most a label and separators around them: httpd's "Langues
- * Disponibles: de | en | fr | ja" above and below every page of its manual, a blog's "English · Deutsch".
- * It names languages, not the page's subject: "langue" matched 446 sections of httpd's French manual
- * through it. Two links at least, one other than such links at most (the page's own language, which
- * httpd links without `hreflang`: a page in two languages has "en | fr", one of each), at most 80
- * characters outside the links and 200 nodes: a sentence that mentions a translation is text.
+ * A language switcher: a block whose links lead to the page in other languages (`hreflang`, which HTML
+ * defines for exactly that) with a short label and separators around them: httpd's "Langues Disponibles:
+ * de | en | fr | ja" above and below every page of its manual, a blog's "English · Deutsch". It names
+ * languages, not the page's subject: "langue" matched 446 sections of httpd's French manual through it.
+ * - One link at least with `hreflang`, two links at least, and no other link but one to the page itself
+ *   (httpd links the page's own language without `hreflang`: a page in two languages has one of each).
+ *   A list of translations with their translators' addresses, or a sentence that links a translation
+ *   and something else, is content.
+ * - No heading in it, and at most three words outside the links ("Also available in:"): a page's header
+ *   that holds its title, date or summary next to its translations is not one (the candidates are up to
+ *   three levels above each link).
+ * - At most 200 nodes read.
  */
-export function isLanguageSwitcher(e: Element): boolean {
+export function isLanguageSwitcher(e: Element, pageUrl?: string): boolean {
   let alternates = 0;
-  let others = 0;
-  let plain = 0;
+  let self = 0;
+  let plain = '';
   let nodes = 0;
   let no = false;
+  const here = pageUrl ? resolvedWithoutHash(pageUrl, pageUrl) : null;
   const visit = (n: Node) => {
     for (let c = n.firstChild; c && !no; c = c.nextSibling) {
       if (++nodes > 200) no = true;
       else if (c.nodeType === 3) {
-        plain += (c.nodeValue ?? '').trim().length;
-        no = plain > 80;
+        plain += ` ${c.nodeValue ?? ''}`;
+        no = plain.length > 200 || measureWords(plain.replace(/[\p{P}\p{S}]+/gu, ' ')) > 3;
       } else if (c.nodeType === 1) {
         const el = c as Element;
-        if (tagOf(el) === 'A' && el.hasAttribute('href')) {
+        const tag = tagOf(el);
+        if (HEADINGS[tag] !== undefined || el.getAttribute('role') === 'heading') no = true;
+        else if (tag === 'A' && el.hasAttribute('href')) {
           if (el.hasAttribute('hreflang')) alternates++;
-          else no = ++others > 1;
+          else no = !here || ++self > 1 || resolvedWithoutHash(el.getAttribute('href')!, pageUrl!) !== here;
         } else visit(el);
       }
     }
   };
   visit(e);
-  return !no && alternates >= 1 && alternates + others >= 2;
+  return !no && alternates >= 1 && alternates + self >= 2;
+}
+
+function withoutHash(url: string): string {
+  const i = url.indexOf('#');
+  return i < 0 ? url : url.slice(0, i);
+}
+
+function resolvedWithoutHash(href: string, base: string): string | null {
+  try {
+    return withoutHash(new URL(href, base).href);
+  } catch {
+    return null;
+  }
 }
 
 /** Where a language switcher may be: the blocks up to three levels above a link with `hreflang`. */
 function switcherCandidates(root: Element): Set<Element> | null {
   const links = root.querySelectorAll('a[hreflang]');
-  if (links.length < 2) return null;
+  if (!links.length) return null;
   const out = new Set<Element>();
   for (const a of Array.from(links).slice(0, 500)) {
     let p = a.parentElement;
@@ -802,7 +823,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if (isEditable(el)) return true;
     // Inside the main content too: texi2any repeats it before every section.
     if (tag === 'TABLE' && isLinkRow(el)) return true;
-    if (switchers?.has(el) && isLanguageSwitcher(el)) return true;
+    if (switchers?.has(el) && isLanguageSwitcher(el, pageUrl)) return true;
     if (!insideMain) {
       // A section's, a heading's or an anchor's id is usually made from the heading's words
       // ("import-related-module-attributes", AsciiDoc's `<h4 id="_footer">Footer</h4>`): not a hint.
