@@ -216,6 +216,11 @@ export interface RankedOptions extends Bm25SearchOptions {
    * winner is kept only when its terms stand for at least `need` distinct words.
    */
   words?: readonly number[];
+  /**
+   * Words a set of terms stands for only together: per entry, the word (0-30) and the indexes in the
+   * query of the terms a winner must hold all of (a compound's parts, when its whole is in `words`).
+   */
+  together?: readonly { word: number; terms: readonly number[] }[];
   need?: number;
   /** Terms whose scores are added to the winners kept but that retrieve nothing (addScores). */
   scoring?: readonly QueryTerm[];
@@ -252,7 +257,12 @@ export function bm25Ranked(query: readonly QueryTerm[], stats: CorpusStats, opti
     if (need > 1) {
       const wordOf = new Map<string, number>();
       present.forEach((i, t) => wordOf.set(terms[t]!.term, options.words?.[i] ?? -1));
-      const enough = (h: LexicalHit) => new Set(h.terms.map((t) => wordOf.get(t)!).filter((w) => w >= 0)).size >= need;
+      const groups = (options.together ?? []).map((g) => ({ word: g.word, terms: g.terms.map((i) => query[i]!.term) }));
+      const enough = (h: LexicalHit) => {
+        const held = new Set(h.terms.map((t) => wordOf.get(t)!).filter((w) => w >= 0));
+        for (const g of groups) if (g.terms.every((t) => h.terms.includes(t))) held.add(g.word);
+        return held.size >= need;
+      };
       out = found.filter(enough);
       if (wantBelow) below = found.filter((h) => !enough(h));
     }
@@ -273,11 +283,19 @@ export function bm25Ranked(query: readonly QueryTerm[], stats: CorpusStats, opti
       const w = options.words?.[i] ?? -1;
       return w >= 0 ? 1 << w : 0;
     });
+    // Each group as a mask of the winners' term bits (a group with a term no section holds never counts).
+    const at = new Map(present.map((i, t) => [i, t]));
+    const groups: { bit: number; mask: number }[] = [];
+    for (const g of options.together ?? []) {
+      if (!g.terms.length || !g.terms.every((i) => at.has(i))) continue;
+      groups.push({ bit: 1 << g.word, mask: g.terms.reduce((mask, i) => mask | (1 << at.get(i)!), 0) });
+    }
     const { termBits } = scratch;
     for (let r = 0; r < n; r++) {
       const bits = termBits[r]!;
       let words = 0;
       for (let t = 0; t < terms.length; t++) if (bits & (1 << t)) words |= wordBit[t]!;
+      for (const g of groups) if ((bits & g.mask) === g.mask) words |= g.bit;
       if (popcount(words) >= need) kept[m++] = r;
       else if (wantBelow) kept[--l] = r;
     }

@@ -298,6 +298,8 @@ interface Plan {
    * knows the compound whole (a section with "7" does not hold `UTF-7`). Absent: `wordOfTerm`.
    */
   countsFor?: Map<string, number>;
+  /** Words held only by all these terms together (a compound's parts; see `countsFor`). */
+  together?: readonly { word: number; terms: readonly string[] }[];
   /** Bits of the words to highlight. */
   marked: number;
   /** Bits of the marked words that are Japanese particles and endings (`kanaWeak`). */
@@ -447,7 +449,7 @@ export async function search(src: SearchSource, request: SearchRequest, opts: Se
   const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null }, timings };
   if (loading && dense === null) response.denseLoading = true;
   if (corrected) {
-    showCorrectionsAsWritten(results, lexical.plan.words, results.length ? [] : await correctionPageTexts(src, lexical.plan.words, sections));
+    showCorrectionsAsWritten(results, lexical.plan.words, results.length ? [] : await correctionPageTexts(src, lexical.plan.words, allowed, sections));
     const query = correctedText(split?.q ?? req.q, lexical.plan.words);
     if (query !== null) response.corrected = { query, original: req.q };
   } else if (split) response.corrected = { query: split.q, original: req.q };
@@ -562,14 +564,22 @@ async function lexicalLane(
     for (const t of scored) if (weak & (1 << Math.min(t.word, 30))) t.weight *= lex.kanaWeight;
   }
   const wordOfTerm = new Map(scored.map((t) => [t.term, t.word]));
-  // What counts as holding a word, for the minimum below: a compound's whole term, not one of its parts
-  // alone, when the index knows the whole. "XSS via UTF-7" asked two of its words of a section, and
-  // every section with "via" and any "7" passed while the one about UTF-7 (without "via") did not.
-  const countsFor = new Map(wordOfTerm);
-  for (const w of words) {
-    if (w.common || w.correction || w.terms.length < 3 || !df(w.terms[0]!)) continue;
-    for (const t of w.terms.slice(w.terms[0]!.startsWith('--') ? 2 : 1)) if (t !== w.terms[0] && countsFor.get(t) === wordOfTerm.get(w.terms[0]!)) countsFor.delete(t);
-  }
+  // What counts as holding a word, for the minimum below and the "matched" lists: a compound (a word of
+  // three terms or more: whole and parts) by its whole term when the index knows it, or by all its parts
+  // together ("UTF 7", a Japanese page's 「UTF-7として」 cut into `utf` and `7`), not by one part alone.
+  // "XSS via UTF-7" asked two of its words of a section, and every section with "via" and any "7"
+  // passed while the one about UTF-7 (without "via") did not. A part that is another word of the query
+  // too ("mod_rewrite rewrite rules") still counts for that word.
+  const countsFor = new Map<string, number>();
+  const together: { word: number; terms: string[] }[] = [];
+  const whole = (w: QueryWord) => !w.common && !w.correction && w.terms.length >= 3 && df(w.terms[0]!) > 0;
+  words.forEach((w, i) => {
+    if (w.common) return;
+    for (const t of whole(w) ? [w.terms[0]!] : w.correction ? correctionTerms(w.correction) : w.terms) if (!countsFor.has(t) && wordOfTerm.has(t)) countsFor.set(t, i);
+  });
+  words.forEach((w, i) => {
+    if (whole(w)) together.push({ word: i, terms: w.terms.slice(1).filter((t) => t !== w.terms[0]) });
+  });
   const weights = words.map((w) => {
     const terms = w.correction ? correctionTerms(w.correction) : w.terms;
     const best = Math.max(0, ...terms.map((t) => (df(t) ? idf(stats.N, df(t)) : 0)));
@@ -580,7 +590,7 @@ async function lexicalLane(
   words.forEach((w, i) => {
     if (allCommon || !w.common) marked |= 1 << Math.min(i, 30);
   });
-  const plan: Plan = { words, weights, wordOfTerm, countsFor, marked, weak: kanaWeak(words, marked) };
+  const plan: Plan = { words, weights, wordOfTerm, countsFor, together, marked, weak: kanaWeak(words, marked) };
 
   mark('planAt');
   const query: QueryTerm[] = scored.map((t) => ({ term: t.term, postings: postings.get(t.term) ?? EMPTY_LIST, weight: t.weight }));
@@ -597,25 +607,15 @@ async function lexicalLane(
   const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
   // How many distinct query words a hit's terms stand for (called for up to 2k hits: no allocation
   // while the words fit a bit mask).
-  const wordsMatched = (h: LexicalHit): number => {
-    if (words.length > 31) return new Set(h.terms.map((t) => countsFor.get(t)).filter((w) => w !== undefined)).size;
-    let bits = 0;
-    let n = 0;
-    for (const t of h.terms) {
-      const w = countsFor.get(t);
-      if (w !== undefined && !(bits & (1 << w))) {
-        bits |= 1 << w;
-        n++;
-      }
-    }
-    return n;
-  };
+  const wordsMatched = (h: LexicalHit): number => heldWords(h.terms, countsFor, together).size;
   let withheld = false;
   // Deep enough for proximity's candidates and the hits a remembered span is looked for in after them
   // (verbatimReach), whatever the caller's k: the popup's 8 results rank as the results page's 30 do.
   const deep = lex.proximity.candidates > 0 ? Math.max(k, lex.proximity.candidates + lex.verbatimReach) : k;
   // Each term's word, for bm25Ranked's filter (as wordsMatched counts them).
   const termWords = words.length > 31 ? null : query.map((q) => countsFor.get(q.term) ?? -1);
+  const termIndex = new Map(query.map((q, i) => [q.term, i]));
+  const togetherAt = together.filter((g) => g.terms.every((t) => termIndex.has(t))).map((g) => ({ word: g.word, terms: g.terms.map((t) => termIndex.get(t)!) }));
   // A short list is filled (minMatchFill) from the first retrieval's winners that hold too few words.
   const fills = need > 1 && retrieving <= lex.minMatchFill;
   let fewer: LexicalHit[] = [];
@@ -624,7 +624,7 @@ async function lexicalLane(
     const scoring = scoringOnly.length && lex.common.score ? scoringOnly : undefined;
     if (termWords !== null && q === query) {
       // The winners' filter and the common words' scores on typed arrays: only the hits kept are objects.
-      const { hits: out, found, below } = bm25Ranked(q, stats, { k, allowed, params, fields: lex.fields, words: termWords, need, scoring, keep: depthK, below: keepFewer });
+      const { hits: out, found, below } = bm25Ranked(q, stats, { k, allowed, params, fields: lex.fields, words: termWords, together: togetherAt, need, scoring, keep: depthK, below: keepFewer });
       if (need > 1 && found && !out.length) withheld = true;
       if (below) fewer = below;
       return out;
@@ -1080,11 +1080,17 @@ function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[], p
  * the pages write it, and the no-results line named the folded stem ("… or “begrundung”" for
  * `Begrüßung`). One posting list and at most one section per corrected word, read only then.
  */
-async function correctionPageTexts(src: SearchSource, words: readonly QueryWord[], known: Map<number, SectionView>): Promise<string[]> {
+async function correctionPageTexts(src: SearchSource, words: readonly QueryWord[], allowed: ReadonlySet<number> | null, known: Map<number, SectionView>): Promise<string[]> {
   const terms = [...new Set(words.flatMap((w) => (w.correction && !unspacedWord(w.text) ? [correctionTerms(w.correction)[0]!] : [])))];
   if (!terms.length) return [];
   const postings = await src.postings(terms);
-  const ids = [...new Set(terms.flatMap((t) => (postings.get(t)?.ids.length ? [postings.get(t)!.ids[0]!] : [])))];
+  // A section the search may show (not one of a site the filters leave out, nor of a forgotten page).
+  const first = (t: string) => {
+    const ids = postings.get(t)?.ids ?? [];
+    for (let i = 0; i < ids.length && i < 64; i++) if (!allowed || allowed.has(ids[i]!)) return [ids[i]!];
+    return [];
+  };
+  const ids = [...new Set(terms.flatMap(first))];
   const unread = ids.filter((id) => !known.has(id));
   if (unread.length) for (const v of await src.sections(unread)) known.set(v.id, v);
   return ids.flatMap((id) => (known.has(id) ? [known.get(id)!.text] : []));
@@ -1392,18 +1398,11 @@ function kanaWeak(words: readonly QueryWord[], marked: number): number {
  * common words, and Japanese particles and endings only when nothing else matched.
  */
 function matchedWords(terms: readonly string[], plan: Plan): string[] {
-  const held = (of: Map<string, number>) => {
-    const hit = new Set<number>();
-    for (const t of terms) {
-      const w = of.get(t);
-      if (w !== undefined) hit.add(w);
-    }
-    return hit;
-  };
-  // A compound is listed when the section holds it whole; by its parts alone only when nothing else is
-  // held (a one-word query the section answers with `utf` and `7`).
-  let hit = held(plan.countsFor ?? plan.wordOfTerm);
-  if (![...hit].some((i) => plan.marked & (1 << Math.min(i, 30)))) hit = held(plan.wordOfTerm);
+  // A compound is listed when the section holds it whole or all its parts; by one part only when nothing
+  // else of the query is held (a one-word query the section answers with `utf`).
+  const strong = (i: number) => !!(plan.marked & (1 << Math.min(i, 30))) && !(plan.weak & (1 << Math.min(i, 30)));
+  let hit = plan.countsFor ? heldWords(terms, plan.countsFor, plan.together ?? []) : heldWords(terms, plan.wordOfTerm, []);
+  if (![...hit].some(strong)) hit = heldWords(terms, plan.wordOfTerm, []);
   const out: string[] = [];
   const weak: string[] = [];
   plan.words.forEach((w, i) => {
@@ -1414,6 +1413,17 @@ function matchedWords(terms: readonly string[], plan: Plan): string[] {
     if (!list.includes(text)) list.push(text);
   });
   return out.length ? out : weak;
+}
+
+/** The query words these terms hold: each term's word, and each group's word when all its terms are there. */
+function heldWords(terms: readonly string[], of: ReadonlyMap<string, number>, together: readonly { word: number; terms: readonly string[] }[]): Set<number> {
+  const hit = new Set<number>();
+  for (const t of terms) {
+    const w = of.get(t);
+    if (w !== undefined) hit.add(w);
+  }
+  for (const g of together) if (!hit.has(g.word) && g.terms.length && g.terms.every((t) => terms.includes(t))) hit.add(g.word);
+  return hit;
 }
 
 /** Whole-word containment on folded text (so `-java` does not drop "javascript"). */

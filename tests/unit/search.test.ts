@@ -252,6 +252,34 @@ describe('a compound word counts as held by its whole, not by one of its parts',
   });
 });
 
+describe('a compound written apart, or cut by the segmenter, still holds the word', () => {
+  const filler = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/f/${i}`, title: `Page ${i}`, blocks: [h(1, `Page ${i}`), p(`Modules and directives of the server, page ${i}, for administrators.`)] }));
+
+  it('by all its parts together, whichever page holds the whole', async () => {
+    const s = source([
+      ...filler,
+      { url: 'https://docs.test/en', title: 'Charsets', blocks: [h(1, 'Charsets'), p('Some browsers guess UTF-7 from the content.')] },
+      // The segmenter cuts 「UTF-7として」 into utf, 7 and kana: no `utf-7` term on this page.
+      { url: 'https://docs.test/ja', title: '文字コード', blocks: [h(1, '文字コード'), p('古いブラウザは文字コードをUTF-7として解釈します。')] },
+      { url: 'https://docs.test/attack', title: 'Attacks', blocks: [h(1, 'Attacks'), p('攻撃の種類について。')] },
+    ]);
+    // The Japanese page holds ブラウザ and UTF-7 (cut); no page holds two words otherwise.
+    expect((await search(s, { q: 'UTF-7 ブラウザ 攻撃' })).results.map((r) => r.url)).toContain('https://docs.test/ja');
+  });
+
+  it('a part that is another word of the query counts for that word, in any order', async () => {
+    const s = source([
+      ...filler,
+      { url: 'https://docs.test/mod', title: 'mod_rewrite', blocks: [h(1, 'mod_rewrite'), p('The mod_rewrite module of Apache, with an example.')] },
+      { url: 'https://docs.test/rules', title: 'Rules', blocks: [h(1, 'Rules'), p('How to rewrite URLs with rules and conditions.')] },
+    ]);
+    const a = (await search(s, { q: 'mod_rewrite rewrite rules apache example' })).results.map((r) => r.url);
+    const b = (await search(s, { q: 'rewrite rules apache example mod_rewrite' })).results.map((r) => r.url);
+    expect(a).toContain('https://docs.test/rules');
+    expect(b).toContain('https://docs.test/rules');
+  });
+});
+
 describe('pages with some of the words (loose), offered when the gates leave nothing', () => {
   const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`The best package for note number ${i} is to keep it short, said the ${i}th reader.`)] }));
   const pages = [
