@@ -607,7 +607,18 @@ async function lexicalLane(
   const params = { k1: src.settings.ranking.k1, b: src.settings.ranking.b };
   // How many distinct query words a hit's terms stand for (called for up to 2k hits: no allocation
   // while the words fit a bit mask).
-  const wordsMatched = (h: LexicalHit): number => heldWords(h.terms, countsFor, together).size;
+  const wordsMatched = (h: LexicalHit): number => {
+    if (words.length > 31) return heldWords(h.terms, countsFor, together).size;
+    let bits = 0;
+    for (const t of h.terms) {
+      const w = countsFor.get(t);
+      if (w !== undefined) bits |= 1 << w;
+    }
+    for (const g of together) if (!(bits & (1 << g.word)) && g.terms.length && g.terms.every((t) => h.terms.includes(t))) bits |= 1 << g.word;
+    let n = 0;
+    for (; bits; bits &= bits - 1) n++;
+    return n;
+  };
   let withheld = false;
   // Deep enough for proximity's candidates and the hits a remembered span is looked for in after them
   // (verbatimReach), whatever the caller's k: the popup's 8 results rank as the results page's 30 do.
