@@ -395,8 +395,9 @@ describe('omnibox', () => {
     const before = new Set(ext.ctx.pages());
     await ext.evalSw(`(chrome.omnibox.onInputEntered.dispatch(${JSON.stringify(elsewhere)}, 'newForegroundTab'), true)`);
     let tab3: Page | undefined;
-    await expect.poll(() => (tab3 = ext.ctx.pages().find((p) => !before.has(p) && p.url().startsWith(ext.extensionUrl('search.html')))) !== undefined).toBe(true);
-    await expect.poll(() => tab3!.getByTestId('search-input').inputValue()).toBe(elsewhere);
+    // A worker just woken opens the database before it answers (the default poll, 1 s, is not always enough).
+    await expect.poll(() => (tab3 = ext.ctx.pages().find((p) => !before.has(p) && p.url().startsWith(ext.extensionUrl('search.html')))) !== undefined, { timeout: 10_000 }).toBe(true);
+    await expect.poll(() => tab3!.getByTestId('search-input').inputValue(), { timeout: 10_000 }).toBe(elsewhere);
     await tab3!.waitForFunction(resultsSettled);
     expect(await tab3!.getByTestId('address-note').textContent()).toBe('Searching 127.0.0.1 for “elsewhere”; Reread has not saved the page at this address.');
     expect(ext.ctx.pages().some((p) => p.url().startsWith(elsewhere))).toBe(false);
