@@ -295,11 +295,11 @@ interface Plan {
   wordOfTerm: Map<string, number>;
   /**
    * Term -> query word it counts as holding: as `wordOfTerm`, without a compound's parts when the index
-   * knows the compound whole (a section with "7" does not hold `UTF-7`). Absent: `wordOfTerm`.
+   * knows the compound whole (a section with "7" does not hold `UTF-7`).
    */
-  countsFor?: Map<string, number>;
+  countsFor: Map<string, number>;
   /** Words held only by all these terms together (a compound's parts; see `countsFor`). */
-  together?: readonly { word: number; terms: readonly string[] }[];
+  together: readonly { word: number; terms: readonly string[] }[];
   /** Bits of the words to highlight. */
   marked: number;
   /** Bits of the marked words that are Japanese particles and endings (`kanaWeak`). */
@@ -369,7 +369,7 @@ export async function search(src: SearchSource, request: SearchRequest, opts: Se
       .sort((a, b) => b.lastVisit - a.lastVisit)
       .slice(0, limit);
     const listed = pages.map((p) => ({ id: p.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }));
-    const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), marked: 0, weak: 0 };
+    const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), countsFor: new Map(), together: [], marked: 0, weak: 0 };
     const results = await present(src, addressFirst(listed), parsed, plan, limit, new Map(), mark);
     return said({ results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings });
   }
@@ -1412,7 +1412,7 @@ function matchedWords(terms: readonly string[], plan: Plan): string[] {
   // A compound is listed when the section holds it whole or all its parts; by one part only when nothing
   // else of the query is held (a one-word query the section answers with `utf`).
   const strong = (i: number) => !!(plan.marked & (1 << Math.min(i, 30))) && !(plan.weak & (1 << Math.min(i, 30)));
-  let hit = plan.countsFor ? heldWords(terms, plan.countsFor, plan.together ?? []) : heldWords(terms, plan.wordOfTerm, []);
+  let hit = heldWords(terms, plan.countsFor, plan.together);
   if (![...hit].some(strong)) hit = heldWords(terms, plan.wordOfTerm, []);
   const out: string[] = [];
   const weak: string[] = [];
