@@ -490,7 +490,9 @@ async function splitCompounds(src: SearchSource, text: string, typed: string, ru
   const cutsOf = unknown.map((w) => compoundCuts(w.text));
   const parts = [...new Set(cutsOf.flat().flatMap((c) => [c.left, c.right]))];
   if (!parts.length) return null;
-  const termsOf = new Map(parts.map((p) => [p, wordTerms(p, TOKENIZER)]));
+  // Folded as the pages' words are (`Änderungen` is indexed as `anderungen`): a part with an umlaut or
+  // an accent was never found.
+  const termsOf = new Map(parts.map((p) => [p, wordTerms(foldText(p), TOKENIZER)]));
   const postings = await src.postings([...new Set([...termsOf.values()].flat())]);
   const df = (part: string) => Math.max(0, ...(termsOf.get(part) ?? []).map((t) => postings.get(t)?.ids.length ?? 0));
   let outText = text;

@@ -48,6 +48,22 @@ describe('search: a compound no page holds', () => {
     expect(res.corrected).toEqual({ query: 'Bau regeln des Pakets', original: q });
   });
 
+  it('finds a part written with an umlaut or ß, as the pages\' words are folded ("Quellenänderungen", "Schlüsselgröße")', async () => {
+    const umlauts = [
+      ...filler,
+      { url: 'https://x.test/changes', title: 'Prüfung', blocks: [h(1, 'Merkwürdige Änderungen'), p('Finden Sie Änderungen an den Quellen, die Sie nicht selbst gemacht haben, prüfen Sie das Paket.')] },
+      { url: 'https://x.test/keys', title: 'Schlüssel', blocks: [h(1, 'Schlüssel'), p('Die Größe des Schlüssels für das Paket wird beim Erzeugen gewählt.')] },
+    ];
+    for (const [query, url, cut] of [
+      ['Quellenänderungen des Pakets', 'https://x.test/changes', 'Quellen änderungen des Pakets'],
+      ['Schlüsselgröße des Pakets', 'https://x.test/keys', 'Schlüssel größe des Pakets'],
+    ]) {
+      const res = await search(source(umlauts), { q: query });
+      expect(res.results[0]?.url, query).toBe(url);
+      expect(res.corrected?.query, query).toBe(cut);
+    }
+  });
+
   it('is not cut when switched off, nor when asked to search as typed (the test would catch it gone)', async () => {
     const off = await search(source(pages), { q }, { lexical: { compounds: false } });
     expect(off.results).toEqual([]);
