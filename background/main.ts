@@ -280,7 +280,11 @@ dayOne.register();
 void ready.then(() => dayOne.resumeJobs());
 
 // Mirror the capture gate (pause, exclusions) for content scripts, at start and on every change.
-engine.onGateChange = (gate) => browser.storage.local.set({ [CAPTURE_GATE_KEY]: gate }).catch(() => undefined);
+// The toolbar button says when saving is paused (its badge and tooltip), so it is never a surprise.
+engine.onGateChange = async (gate) => {
+  await browser.storage.local.set({ [CAPTURE_GATE_KEY]: gate }).catch(() => undefined);
+  await showPaused(gate.paused);
+};
 void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, excludedSites: s.excludedSites }));
 
 // For end-to-end tests and benchmarks driving the worker through CDP (not reachable from any page).
@@ -315,3 +319,16 @@ void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, exc
     // bytes: the blocks' stream (format 1), or the record's one stream (format 2, sections and blocks).
     return rec && blocks ? { blocks, chunker: rec.cv ?? null, bytes: (rec.b ?? rec.z).byteLength, textBytes: rec.z.byteLength, oneStream: !rec.b } : null;
   } };
+
+/** The toolbar button's badge and tooltip while saving is paused (the manifest's title otherwise). */
+async function showPaused(paused: boolean): Promise<void> {
+  const action = browser.action;
+  if (!action) return;
+  const title = paused ? 'Reread: saving is paused (search still works)' : (browser.runtime.getManifest().action?.default_title ?? 'Reread');
+  try {
+    await Promise.all([action.setBadgeText({ text: paused ? 'off' : '' }), action.setTitle({ title }), paused ? action.setBadgeBackgroundColor({ color: '#6b6b6b' }) : undefined]);
+  } catch (e) {
+    // A badge is a courtesy: the pause itself is saved whatever the toolbar says.
+    console.warn('reread: toolbar badge', e);
+  }
+}

@@ -28,6 +28,8 @@ function question(site: string, p: ForgetPreview): string {
 export function Popup() {
   const [site, setSite] = useState<string | null>(null);
   const [excluded, setExcluded] = useState(false);
+  /** Saving new pages is paused (Options): said at the top, with a way to resume, so it is never a surprise. */
+  const [paused, setPaused] = useState(false);
   /** The site as shown ("Local files" for a PDF opened from disk). */
   const label = site ? siteLabel(site) : '';
   const [flow, setFlow] = useState<Exclusion>({ step: 'none' });
@@ -50,11 +52,21 @@ export function Popup() {
       .catch(() => setSite(null));
   }, []);
   useEffect(() => {
-    if (!site) return;
     call('settings/get', {})
-      .then((s) => setExcluded(s.excludedSites.includes(site)))
+      .then((s) => {
+        setPaused(s.paused);
+        if (site) setExcluded(s.excludedSites.includes(site));
+      })
       .catch(() => undefined);
   }, [site]);
+  const resume = async () => {
+    try {
+      const s = await call('settings/set', { paused: false });
+      setPaused(s.paused);
+    } catch {
+      // The notice stays: saving is still paused.
+    }
+  };
 
   /**
    * The question's buttons, the undo bar and "Never save …" go away with their answer, and focus would
@@ -92,9 +104,17 @@ export function Popup() {
     <div class="popup" ref={root}>
       <main class="popup__main">
         <h1 class="visually-hidden">Reread</h1>
+        {paused && (
+          <section class="popup__paused" aria-label="Saving paused" data-testid="paused-notice">
+            <p>Saving is paused: pages you open now are not saved.</p>
+            <button type="button" data-testid="resume-saving" onClick={() => void resume()}>
+              Resume saving
+            </button>
+          </section>
+        )}
         {/* The first-run card gives its room to results while the user searches. */}
         {!searching && <DayOneCard where="popup" />}
-        <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} onQueryChange={onQueryChange} shownForget={flow.step === 'undo' ? flow.pending.id : undefined} />
+        <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} onQueryChange={onQueryChange} shownForget={flow.step === 'undo' ? flow.pending.id : undefined} paused={paused} />
       </main>
       <p class="visually-hidden" role="status" data-testid="popup-live">
         {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(label, flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : ''}

@@ -25,6 +25,8 @@ export interface SearchViewProps {
   storedVersion?: number;
   /** A forget whose undo bar the parent shows itself (the popup's "Never save this site"). */
   shownForget?: string;
+  /** Saving new pages is paused (the popup knows; the first-run card says so instead of "browse as usual"). */
+  paused?: boolean;
 }
 
 /** How often the counts are read again while nothing is saved or sections wait for search by meaning (see `watching`). */
@@ -32,7 +34,7 @@ const RECHECK_MS = 1500;
 
 type Status = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; response: SearchResponse } | { kind: 'error'; message: string };
 
-export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, storedVersion = 0, shownForget }: SearchViewProps) {
+export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, storedVersion = 0, shownForget, paused = false }: SearchViewProps) {
   const [query, setQuery] = useState(initialQuery);
   const [status, setStatus] = useState<Status>(initialQuery.trim() ? { kind: 'searching' } : { kind: 'idle' });
   const [selected, setSelected] = useState(0);
@@ -360,7 +362,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         </div>
       )}
       {/* Nothing stored because everything was just forgotten is not a first run: the undo bar says what happened. */}
-      {status.kind === 'idle' && stats && stats.pages === 0 && !forgets.length && <FirstRun />}
+      {status.kind === 'idle' && stats && stats.pages === 0 && !forgets.length && <FirstRun paused={paused} />}
       {status.kind === 'idle' && stats && stats.pages > 0 && (
         <div class="search__idle" data-testid="idle">
           <p>
@@ -427,7 +429,23 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           </ul>
         </div>
       )}
-      {status.kind === 'done' && results.length === 0 && !status.response.denseLoading && !exclusionsOnly && (
+      {status.kind === 'done' && results.length === 0 && nothingSaved && !forgets.length && !exclusionsOnly && (
+        // Nothing is stored at all (a first run): spelling and filter hints would send the person looking
+        // for a mistake they did not make.
+        <div class="search__empty" data-testid="no-results" data-reason="nothing-saved">
+          <p>
+            <strong data-testid="no-results-heading">Nothing is saved yet, so there is nothing to search.</strong>
+          </p>
+          <ul>
+            <li>
+              {paused
+                ? 'Saving is paused: resume it, then pages you open are saved about a second after they load.'
+                : 'Pages you open from now on are saved about a second after they load; search again once you have read a few.'}
+            </li>
+          </ul>
+        </div>
+      )}
+      {status.kind === 'done' && results.length === 0 && !(nothingSaved && !forgets.length) && !status.response.denseLoading && !exclusionsOnly && (
         <div class="search__empty" data-testid="no-results">
           <p>
             <strong data-testid="no-results-heading">{noMatchHeading(searched, query, Date.now(), status.response.corrected ? parseQuery(status.response.corrected.query) : undefined)}</strong>

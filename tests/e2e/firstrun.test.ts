@@ -102,6 +102,41 @@ describe('a page saved while the popup and the results page are open', () => {
     await options.close();
   });
 
+  it('a search with nothing saved says so, without hints about spelling or filters', async () => {
+    const popup = await open('popup.html', 560);
+    await expectNothingSavedYet(popup);
+    await popup.getByTestId('search-input').fill('cats');
+    const empty = popup.getByTestId('no-results');
+    await empty.waitFor({ timeout: 10_000 });
+    expect(await empty.getAttribute('data-reason')).toBe('nothing-saved');
+    expect(await popup.getByTestId('no-results-heading').textContent()).toBe('Nothing is saved yet, so there is nothing to search.');
+    expect(await popup.getByTestId('spelling-hint').count()).toBe(0);
+    await shot(popup, 'popup-nothing-saved-searched');
+    await popup.close();
+  });
+
+  it('while saving is paused the popup and the toolbar button say so, and Resume resumes it', async () => {
+    const badge = () => ext!.evalSw<string>('chrome.action.getBadgeText({})');
+    expect(await badge()).toBe('');
+    await ext!.evalSw('engine.updateSettings({ paused: true }).then(() => true)');
+    await expect.poll(badge, { timeout: 5_000 }).toBe('off');
+    expect(await ext!.evalSw<string>('chrome.action.getTitle({})')).toMatch(/saving is paused/);
+    const popup = await open('popup.html', 560);
+    const notice = popup.getByTestId('paused-notice');
+    await notice.waitFor({ timeout: 10_000 });
+    expect(await notice.textContent()).toContain('Saving is paused');
+    // The first-run card does not tell the person to browse as usual.
+    await popup.getByTestId('first-run').waitFor();
+    expect(await popup.getByTestId('first-run').textContent()).toContain('pages you open now are not saved until you resume it');
+    await shot(popup, 'popup-paused');
+    await popup.getByTestId('resume-saving').click();
+    await expect.poll(() => notice.count(), { timeout: 5_000 }).toBe(0);
+    expect((await ext!.evalSw<{ paused: boolean }>('engine.settings()')).paused).toBe(false);
+    await expect.poll(badge, { timeout: 5_000 }).toBe('');
+    expect(await popup.getByTestId('first-run').textContent()).toContain('Browse as usual');
+    await popup.close();
+  });
+
   it('brings the filters and the counts without reopening, then stops reading the counts', async () => {
     const popup = await open('popup.html', 560);
     const results = await open('search.html', 1000);
