@@ -41,7 +41,7 @@ export function forgetQuestion(scope: ForgetScope, p: ForgetPreview): string {
     case 'site':
       return `Forget ${n} from ${siteLabel(scope.site)}${when}?`;
     case 'range':
-      return `Forget ${n} visited between the start of ${formatDay(scope.from)} and the end of ${formatDay(scope.to - 1)}${p.sites > 1 ? `, from ${plural(p.sites, 'site')}` : ''}?`;
+      return `Forget ${n} visited ${formatDay(scope.from) === formatDay(scope.to - 1) ? `on ${formatDay(scope.from)}` : `between the start of ${formatDay(scope.from)} and the end of ${formatDay(scope.to - 1)}`}${p.sites > 1 ? `, from ${plural(p.sites, 'site')}` : ''}?`;
     case 'all':
       return `Forget all ${n} Reread has saved, from ${plural(p.sites, 'site')}${when}?`;
   }

@@ -66,7 +66,7 @@ export function FilterBar({ query, sites, onChange, compact = false }: { query: 
         )}
         {!compact && (
         <label class="filters__range">
-          <span>before</span>
+          <span>Before</span>
           <input type="date" data-testid="filter-before" value={parsed.before !== undefined ? isoDate(parsed.before) : ''} onChange={(e) => onChange(setOperator(query, 'before', (e.target as HTMLInputElement).value || null))} />
         </label>
         )}

@@ -4,17 +4,16 @@ import './dayone.css';
 
 export function KindNote({ result }: { result: Pick<SearchResult, 'kind' | 'lastVisit'> }) {
   if (!result.kind) return null;
-  const date = new Date(result.lastVisit).toLocaleDateString();
   if (result.kind === 'title')
     return (
-      <span class="kind-note" data-testid="result-kind" data-kind="title">
-        visited {date}, not read by Reread
+      <span class="kind-note" data-testid="result-kind" data-kind="title" title="Only its title and address, from your browser history: Reread never read this page">
+        from history, not read by Reread
       </span>
     );
   if (result.kind === 'fetched')
     return (
       <span class="kind-note" data-testid="result-kind" data-kind="fetched" title="Fetched from the site later, without your cookies">
-        visited {date}, read from the site later
+        read from the site later
       </span>
     );
   return (

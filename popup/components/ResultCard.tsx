@@ -49,6 +49,15 @@ function LaneBadges({ lanes }: { lanes: ResultSection['lanes'] }) {
 }
 
 /** The section's heading path without the page's own heading when the title already says it. */
+/**
+ * The deepest heading of a section's path: where the link lands, and what tells two sections of a page
+ * apart ("6.6.2. Recommandations … › Traduction" and "… › Relecture" were cut to the same words).
+ */
+export function lastHeading(path: string): string {
+  const i = path.lastIndexOf(' › ');
+  return i < 0 ? path : path.slice(i + 3);
+}
+
 export function sectionPath(s: ResultSection, title: string): string {
   const first = s.headingPath[0];
   const t = title.trim().toLowerCase();
@@ -132,9 +141,10 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
           </span>
         )}
         <span class="result__meta" id={`${base}-meta`}>
+          {/* One line holds section, site, date and lanes: the heading the link lands on, the whole path on hover. */}
           {compact && path && (
-            <span class="result__section" data-testid="result-section" dir="auto">
-              {path}
+            <span class="result__section" data-testid="result-section" dir="auto" title={path}>
+              {lastHeading(path)}
             </span>
           )}
           <span class="result__site" data-testid="result-site">
@@ -177,10 +187,10 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
                 <span class="visually-hidden" id={`${id}-also`}>
                   Also on this page:
                 </span>
-                <span id={`${id}-label`} class="result__more-label" dir="auto">
+                <span id={`${id}-label`} class="result__more-label" dir="auto" title={sectionPath(m, r.title) || undefined}>
                   {/* A section with no heading of its own below the title is the page's opening text: the
                       title again here read as a second link to the same thing. */}
-                  {sectionPath(m, r.title) || 'Top of the page'}
+                  {lastHeading(sectionPath(m, r.title)) || 'Top of the page'}
                 </span>
                 <span class="result__more-snippet" id={`${id}-snippet`}>
                   <span aria-hidden="true">{' — '}</span>

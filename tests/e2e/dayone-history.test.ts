@@ -103,7 +103,7 @@ const kinds = () =>
   ext.evalSw<Record<string, number>>(`engine.pages.all().then((m) => { const out = {}; for (const p of m.values()) { const k = (p.kind ?? 'read') + (p.fetchSkipped ? ':' + p.fetchSkipped.reason : ''); out[k] = (out[k] ?? 0) + 1; } return out; })`);
 
 describe('history, titles first', () => {
-  it('the first-run card imports the history; entries are found by title and URL words, marked "visited, not read by Reread"', async () => {
+  it('the first-run card imports the history; entries are found by title and URL words, marked "from history, not read by Reread"', async () => {
     const page = await ext.ctx.newPage();
     await page.goto(ext.extensionUrl('options.html'));
     const card = page.getByTestId('dayone-card');
@@ -119,7 +119,7 @@ describe('history, titles first', () => {
     const byTitle = await searchPage(ext, { q: '"Page 2 on alpha.test"' }, page);
     expect(byTitle[0]?.href).toBe(`http://alpha.test:${port}/p2`);
     const marker = page.getByTestId('result-kind').first();
-    expect(await marker.textContent()).toMatch(/^visited .+, not read by Reread$/);
+    expect(await marker.textContent()).toBe('from history, not read by Reread');
     expect(await marker.getAttribute('data-kind')).toBe('title');
     const byUrl = await searchPage(ext, { q: 'p17', site: 'charlie.test' }, page);
     expect(byUrl.map((r) => r.href)).toEqual([`http://charlie.test:${port}/p17`]);

@@ -69,7 +69,7 @@ describe('forgetting in the options page', () => {
     expect(await button.isDisabled()).toBe(false);
     expect(await page.getByTestId('range-definition').textContent()).toContain('at any time in those days');
     await button.click();
-    await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(/^Forget 3 pages visited between the start of (Mar 8|8 Mar) and the end of (Mar 8|8 Mar)\?$/);
+    await expect.poll(() => page.getByTestId('confirm-count').textContent()).toMatch(/^Forget 3 pages visited on (Mar 8|8 Mar)\?$/);
     // Cancel forgets nothing.
     await page.getByTestId('confirm-cancel').click();
     expect(await page.getByTestId('options-message').textContent()).toBe('Nothing was forgotten.');
