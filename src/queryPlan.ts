@@ -158,7 +158,7 @@ export function queryWords(text: string, tok: TokenizerOptions): QueryWord[] {
  * must not be answered by every section holding "what is the".
  */
 export function markCommon(words: QueryWord[], df: (term: string) => number, N: number, opts: CommonWordOptions = DEFAULT_COMMON): void {
-  const stop = words.map((w) => opts.stopwords && ((w.terms.length === 1 && (w.fragment === true || QUERY_STOPWORDS.has(w.text.toLowerCase()))) || frenchInversion(w.text)));
+  const stop = words.map((w) => opts.stopwords && ((w.terms.length === 1 && (w.fragment === true || isStopword(w.text))) || frenchInversion(w.text)));
   const frequent = words.map((w) => N >= opts.minSections && w.terms.every((t) => df(t) > opts.commonShare * N));
   // Words the index does not know at all (typos) do not count as retrieving words here.
   const retrieves = (common: (i: number) => boolean) => words.some((w, i) => !common(i) && w.terms.some((t) => df(t) > 0));
@@ -171,13 +171,21 @@ export function markCommon(words: QueryWord[], df: (term: string) => number, N: 
   words.forEach((w, i) => (w.common = rule(i)));
 }
 
+/**
+ * Whether a word as typed is a stop word: composed and with compatibility forms unified first, so that
+ * "ｈｏｗ ｔｏ" typed full-width (a Japanese keyboard) or "à" typed as a + U+0300 is the stop word it reads as.
+ */
+export function isStopword(word: string): boolean {
+  return QUERY_STOPWORDS.has(word.normalize('NFKC').toLowerCase());
+}
+
 /** A French verb and its subject pronoun inverted, as questions are written: `est-ce`, `faut-il`, `peut-on`, `a-t-il`. */
 const INVERSION = /^(\p{L}+)-(?:t-)?(?:il|elle|on|ils|elles|je|tu|nous|vous|ce)$/iu;
 
 /** Whether a word is such an inversion of a verb that is itself a stop word (an auxiliary or modal: not `refuse-t-il`). */
 export function frenchInversion(word: string): boolean {
-  const m = INVERSION.exec(word);
-  return !!m && QUERY_STOPWORDS.has(m[1]!.toLowerCase());
+  const m = INVERSION.exec(word.normalize('NFKC'));
+  return !!m && isStopword(m[1]!);
 }
 
 /**

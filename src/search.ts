@@ -21,7 +21,7 @@ import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from 
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
 import { namedHeadingQuery, namedInPath, namedLineIn, namesAt, type NamedHeadingQuery } from './namedHeading.js';
 import { addressedQuery, parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
-import { correctedText, correctionTerms, DEFAULT_COMMON, kanaFunctionWord, markCommon, narrowOptions, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
+import { correctedText, correctionTerms, DEFAULT_COMMON, isStopword, kanaFunctionWord, markCommon, narrowOptions, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
@@ -557,7 +557,12 @@ async function lexicalLane(
   const df = (t: string) => postings.get(t)?.ids.length ?? 0;
   narrowOptions(words, df);
   markCommon(words, df, stats.N, lex.common);
-  if (lex.typos && !exact && src.similarTerms) await correctTypos(src, words, df, postings);
+  if (lex.typos && !exact && src.similarTerms) {
+    await correctTypos(src, words, df, postings);
+    // Corrected to stop words only ("the ohter"): searched by them, as the words typed right would be
+    // (markCommon keeps a query of stop words only as it is).
+    if (words.every((w) => w.common) && words.some((w) => w.correction)) for (const w of words) w.common = false;
+  }
   mark('typosAt');
 
   const scored = scoredTerms(words);
@@ -1031,7 +1036,14 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
       // Shown in the typed word's form: the stem with the ending the person typed (`contaienrs` ->
       // `container` + `s`), in capitals only if they typed some.
       const display = best.shown;
-      w.correction = { term: best.term, distance: best.distance, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase(), ...(also.length ? { also } : {}) };
+      // A word corrected to a stop word ("commit wiht message") is that stop word: common, as if typed
+      // right, not a content word every section is listed and highlighted for.
+      const stop = isStopword(display);
+      w.correction = { term: best.term, distance: best.distance, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase(), ...(also.length && !stop ? { also } : {}) };
+      if (stop) {
+        w.terms = [best.term];
+        w.common = true;
+      }
     }
   }
 }

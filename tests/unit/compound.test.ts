@@ -57,7 +57,7 @@ describe('search: a compound no page holds', () => {
     for (const [query, url, cut] of [
       ['Quellenänderungen des Pakets', 'https://x.test/changes', 'Quellen änderungen des Pakets'],
       ['Schlüsselgröße des Pakets', 'https://x.test/keys', 'Schlüssel größe des Pakets'],
-    ]) {
+    ] as const) {
       const res = await search(source(umlauts), { q: query });
       expect(res.results[0]?.url, query).toBe(url);
       expect(res.corrected?.query, query).toBe(cut);

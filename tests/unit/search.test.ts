@@ -369,6 +369,33 @@ describe('function words the stop list reads as typed: French à, pieces an apos
   });
 });
 
+describe('stop words however they are typed', () => {
+  const pages = [
+    { url: 'https://docs.test/commit', title: 'git commit', blocks: [h(1, 'git commit'), p('Record changes to the repository with a log message that describes them. The message is written in an editor.')] },
+    { url: 'https://docs.test/amend', title: 'Amending', blocks: [h(1, 'Amending'), p('To fix the last commit, amend it: the new commit replaces the old one with your changes to it.')] },
+    { url: 'https://docs.test/log', title: 'git log', blocks: [h(1, 'git log'), p('Show commit logs, with each message, newest first, and how to read them.')] },
+  ];
+  const urls = (r: { results: { url: string }[] }) => r.results.map((x) => x.url);
+
+  it('a word corrected to a stop word is that stop word: ranked as typed right, never listed as matched', async () => {
+    const right = await search(source(pages), { q: 'commit with message' });
+    const typo = await search(source(pages), { q: 'commit wiht message' });
+    expect(typo.corrected).toEqual({ query: 'commit with message', original: 'commit wiht message' });
+    expect(urls(typo)).toEqual(urls(right));
+    expect(typo.results.length).toBeGreaterThan(0);
+    for (const r of typo.results) expect(r.whyMatched).not.toContain('with');
+  });
+
+  it('stop words typed full-width (a Japanese keyboard) or decomposed are stop words', async () => {
+    const plain = await search(source(pages), { q: 'how to commit' });
+    const wide = await search(source(pages), { q: 'ｈｏｗ ｔｏ ｃｏｍｍｉｔ' });
+    expect(urls(wide)).toEqual(urls(plain));
+    for (const r of wide.results) expect(r.whyMatched).toEqual(['ｃｏｍｍｉｔ']);
+    const decomposed = await search(source(pages), { q: 'amend a\u0300 commit' });
+    for (const r of decomposed.results) expect(r.whyMatched.map((w) => w.normalize('NFC'))).not.toContain('à');
+  });
+});
+
 describe('typos', () => {
   const pages = [
     { url: 'https://docs.test/argparse', title: 'argparse — Parser for command-line options', blocks: [h(1, 'argparse — Parser for command-line options'), p('The argparse module makes it easy to write user-friendly command-line interfaces. It parses the options and arguments a program was given.')] },
