@@ -8,6 +8,11 @@
 export const MIN_PART = 3;
 /** The shortest word that is cut. */
 export const MIN_COMPOUND = 2 * MIN_PART + 1;
+/**
+ * The longest word that is cut. German's long compounds are a few dozen letters; a longer run of letters
+ * (a pasted identifier, garbage) would cost a cut and a lookup per letter, each part tokenized again.
+ */
+export const MAX_COMPOUND = 48;
 /** German linking elements between the parts (`Weihnacht-s-markt`, `Seite-n-zahl`, `Frau-en-arzt`). */
 const LINKS = ['s', 'es', 'n', 'en'];
 const LETTERS = /^\p{L}+$/u;
@@ -19,10 +24,11 @@ export interface CompoundCut {
 
 /**
  * Every way to cut `word` into two parts of at least MIN_PART letters, with and without a linking element
- * at the end of the left part; left to right. Nothing for a word that is short or not all letters.
+ * at the end of the left part; left to right. Nothing for a word that is short, longer than MAX_COMPOUND,
+ * or not all letters.
  */
 export function compoundCuts(word: string): CompoundCut[] {
-  if (word.length < MIN_COMPOUND || !LETTERS.test(word)) return [];
+  if (word.length < MIN_COMPOUND || word.length > MAX_COMPOUND || !LETTERS.test(word)) return [];
   const out: CompoundCut[] = [];
   for (let i = MIN_PART; i <= word.length - MIN_PART; i++) {
     const left = word.slice(0, i);

@@ -895,6 +895,8 @@ const MAX_CANDIDATES = 16;
  * short unknown words adds.
  */
 const MAX_ALSO = 2;
+/** At most this many words of a query are corrected (`correctTypos`). */
+const MAX_TYPO_WORDS = 12;
 
 /** Fragments of unknown unspaced words looked up per query, at most (src/recut.ts). */
 const MAX_RECUT_FRAGMENTS = 16;
@@ -986,7 +988,9 @@ async function recutUnknown(src: SearchSource, words: QueryWord[], postings: Map
  * term: fewest edits, then the most sections. Their postings join `postings`.
  */
 async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: string) => number, postings: Map<string, PostingList>): Promise<void> {
-  const unknown = unknownWords(words, df);
+  // The first few only: each costs a scan of the term dictionary and a read (200 unknown words took half
+  // a second), and a query with more unknown words than this is a paste, not a few slips of the hand.
+  const unknown = unknownWords(words, df).slice(0, MAX_TYPO_WORDS);
   if (!unknown.length) return;
   const lexicon = src.lexicon ? await src.lexicon().catch(() => null) : null;
   for (const i of unknown) {
@@ -1061,6 +1065,13 @@ function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[], p
   const rows = results.flatMap((r) => [r as ResultSection, ...r.more]);
   // What the pages mark: the snippets' matches, else (no result) the text of a section holding the term.
   const marked = [...rows.flatMap((row) => row.snippet.filter((seg) => seg.match).map((seg) => seg.text)), ...pageTexts];
+  // Each written word's whole term, worked out once for all the corrected words (a long pasted query
+  // with many corrections read every marked word again for each).
+  const wholeOf = new Map<string, string | undefined>();
+  const wholeTerm = (written: string): string | undefined => {
+    if (!wholeOf.has(written)) wholeOf.set(written, wordTerms(foldText(written), TOKENIZER)[0]);
+    return wholeOf.get(written);
+  };
   for (const w of words) {
     const c = w.correction;
     if (!c || unspacedWord(w.text)) continue;
@@ -1071,7 +1082,7 @@ function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[], p
     for (const text of marked) {
       for (const written of text.match(/[\p{L}\p{M}\p{N}]+(?:['’.\-_][\p{L}\p{M}\p{N}]+)*/gu) ?? []) {
         // A compound counts by its whole (`GParamSpecEnum`, not its parts).
-        const whole = wordTerms(foldText(written), TOKENIZER)[0];
+        const whole = wholeTerm(written);
         if (whole === undefined || !wanted.includes(whole)) continue;
         const spellings = forms.get(written.toLowerCase()) ?? new Map<string, number>();
         spellings.set(written, (spellings.get(written) ?? 0) + 1);

@@ -1,6 +1,6 @@
 /** Compounds cut in two known words (src/compound.ts), and search() trying them when nothing answered. */
 import { describe, expect, it } from 'vitest';
-import { bestCut, compoundCuts } from '../../src/compound.js';
+import { bestCut, compoundCuts, MAX_COMPOUND } from '../../src/compound.js';
 import { search } from '../../src/search.js';
 import { h, p, source } from './pagesSource.js';
 
@@ -28,6 +28,13 @@ describe('bestCut', () => {
   });
   it('is null when no cut has two known parts', () => {
     expect(bestCut(compoundCuts('Wanderwege'), df({ wander: 3 }))).toBeNull();
+  });
+});
+
+describe('compoundCuts on a run of letters too long to be a compound', () => {
+  it('cuts nothing past MAX_COMPOUND letters (a pasted identifier cost a cut and a lookup per letter)', () => {
+    expect(compoundCuts('Ab'.repeat(MAX_COMPOUND / 2)).length).toBeGreaterThan(0);
+    expect(compoundCuts('Ab'.repeat(MAX_COMPOUND / 2) + 'x')).toEqual([]);
   });
 });
 

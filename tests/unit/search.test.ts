@@ -402,6 +402,22 @@ describe('typos', () => {
     { url: 'https://docs.test/logging', title: 'logging — Logging facility', blocks: [h(1, 'logging — Logging facility'), p('The logging module defines functions and classes which implement a flexible event logging system for applications and libraries.')] },
   ];
 
+  it('corrects at most a dozen words of a query (each is a scan of the term dictionary)', async () => {
+    const src = source(pages);
+    const near = src.similarTerms.bind(src);
+    let asked = 0;
+    src.similarTerms = (term: string, max: number) => {
+      asked++;
+      return near(term, max);
+    };
+    const typed = Array.from({ length: 30 }, (_, i) => `argprase${String.fromCharCode(97 + (i % 26), 97 + Math.floor(i / 26))}`).join(' ');
+    await search(src, { q: `${typed} argprase` });
+    expect(asked).toBe(12);
+    asked = 0;
+    await search(src, { q: 'argprase loging' });
+    expect(asked).toBe(2);
+  });
+
   it('finds the page of a misspelled word, and says what it searched instead', async () => {
     const res = await search(source(pages), { q: 'argprase' });
     expect(res.results[0]?.url).toBe('https://docs.test/argparse');
