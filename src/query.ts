@@ -87,6 +87,9 @@ export const MAX_QUERY_CHARS = 2000;
  */
 export function clipQuery(text: string, max: number = MAX_QUERY_CHARS): string {
   if (text.length <= max) return text;
+  // Leading blanks (a paste) do not count against the limit: 1,999 spaces left a query of nothing.
+  text = text.trimStart();
+  if (text.length <= max) return text;
   const space = text.slice(0, max + 1).search(/\s\S*$/);
   if (space >= max / 2) return text.slice(0, space).trimEnd();
   const end = /[\ud800-\udbff]/.test(text[max - 1] ?? '') ? max - 1 : max;
@@ -121,7 +124,9 @@ export function parseQuery(input: string, now: number = Date.now()): ParsedQuery
         else q.before = Math.min(q.before ?? Infinity, t);
         continue;
       }
-      if (value.trim()) (q.unreadDates ??= []).push(`${neg ? '-' : ''}${m[2]}:${quoted !== undefined ? `"${quoted}"` : value}`);
+      // A bare `after:` or `before:` (half typed) filters nothing, as a bare `site:`; not the word "after".
+      if (!value.trim()) continue;
+      (q.unreadDates ??= []).push(`${neg ? '-' : ''}${m[2]}:${quoted !== undefined ? `"${quoted}"` : value}`);
     }
     // Not an operator we know: the whole thing is text.
     const literal = op ? `${m[2]}:${value}` : value;

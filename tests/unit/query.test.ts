@@ -164,9 +164,14 @@ describe('parseQuery: dates', () => {
     const q = parseQuery('after:someday before:', NOW);
     expect(q.after).toBeUndefined();
     expect(q.before).toBeUndefined();
-    expect(q.text).toBe('after:someday before:');
-    // A bare operator (half typed) is not an unread day.
+    // A bare operator (half typed) is neither an unread day nor a word, as a bare `site:` is not.
+    expect(q.text).toBe('after:someday');
     expect(q.unreadDates).toEqual(['after:someday']);
+    expect(parseQuery('after: before: -after:', NOW).text).toBe('');
+  });
+
+  it('leading blanks of a long paste do not count against the length limit', () => {
+    expect(parseQuery(`${' '.repeat(1999)}commit amend`, NOW).text).toBe('commit amend');
   });
 });
 
