@@ -300,10 +300,13 @@ interface Plan {
   countsFor: Map<string, number>;
   /** Words held only by all these terms together (a compound's parts; see `countsFor`). */
   together: readonly { word: number; terms: readonly string[] }[];
-  /** Bits of the words to highlight. */
+  /** Bits of the words to highlight (words 30 and after share bit 30: `bitsOf`). */
   marked: number;
   /** Bits of the marked words that are Japanese particles and endings (`kanaWeak`). */
   weak: number;
+  /** Per word: to highlight, and a particle or ending (as `marked` and `weak`, for every word, however many). */
+  markedAt: readonly boolean[];
+  weakAt: readonly boolean[];
 }
 
 export async function search(src: SearchSource, request: SearchRequest, opts: SearchOptions = {}): Promise<SearchResponse> {
@@ -369,7 +372,7 @@ export async function search(src: SearchSource, request: SearchRequest, opts: Se
       .sort((a, b) => b.lastVisit - a.lastVisit)
       .slice(0, limit);
     const listed = pages.map((p) => ({ id: p.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }));
-    const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), countsFor: new Map(), together: [], marked: 0, weak: 0 };
+    const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), countsFor: new Map(), together: [], marked: 0, weak: 0, markedAt: [], weakAt: [] };
     const results = await present(src, addressFirst(listed), parsed, plan, limit, new Map(), mark);
     return said({ results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings });
   }
@@ -567,8 +570,8 @@ async function lexicalLane(
 
   const scored = scoredTerms(words);
   if (lex.kanaWeight !== 1) {
-    const weak = kanaWeak(words, words.reduce((m, w, i) => (w.common ? m : m | (1 << Math.min(i, 30))), 0));
-    for (const t of scored) if (weak & (1 << Math.min(t.word, 30))) t.weight *= lex.kanaWeight;
+    const weak = kanaWeak(words, words.map((w) => !w.common));
+    for (const t of scored) if (weak[t.word]) t.weight *= lex.kanaWeight;
   }
   const wordOfTerm = new Map(scored.map((t) => [t.term, t.word]));
   // What counts as holding a word, for the minimum below and the "matched" lists: a compound (a word of
@@ -593,11 +596,9 @@ async function lexicalLane(
     return best * (w.correction ? TYPO_WEIGHT : 1);
   });
   const allCommon = words.every((w) => w.common);
-  let marked = 0;
-  words.forEach((w, i) => {
-    if (allCommon || !w.common) marked |= 1 << Math.min(i, 30);
-  });
-  const plan: Plan = { words, weights, wordOfTerm, countsFor, together, marked, weak: kanaWeak(words, marked) };
+  const markedAt = words.map((w) => allCommon || !w.common);
+  const weakAt = kanaWeak(words, markedAt);
+  const plan: Plan = { words, weights, wordOfTerm, countsFor, together, marked: bitsOf(markedAt, true), weak: bitsOf(weakAt, false, markedAt), markedAt, weakAt };
 
   mark('planAt');
   const query: QueryTerm[] = scored.map((t) => ({ term: t.term, postings: postings.get(t.term) ?? EMPTY_LIST, weight: t.weight }));
@@ -700,11 +701,11 @@ async function lexicalLane(
   }
 
   // A section that matched only the particles and endings of a query with other words is no result.
-  const weak = plan.weak;
+  const weak = plan.weakAt.some(Boolean);
   const strong = (h: LexicalHit) =>
     h.terms.some((t) => {
       const w = wordOfTerm.get(t);
-      return w !== undefined && !words[w]!.common && !(weak & (1 << Math.min(w, 30)));
+      return w !== undefined && !words[w]!.common && !plan.weakAt[w];
     });
   const prox = lex.proximity;
   // Unless it holds the query's characters verbatim: a span of an unspaced script cut mid-word at both
@@ -1142,7 +1143,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
   const snippetQuery: SnippetQuery = {
     matcher: new QueryMatcher(plan.words.map((w) => (w.correction ? correctionTerms(w.correction) : w.terms)), TOKENIZER),
     // Common words only break ties between windows.
-    weights: plan.words.map((w, i) => (plan.marked & (1 << Math.min(i, 30)) ? Math.max(plan.weights[i]!, 0.01) : 0.001)),
+    weights: plan.words.map((w, i) => (plan.markedAt[i] ? Math.max(plan.weights[i]!, 0.01) : 0.001)),
     marked: plan.marked,
     weak: plan.weak,
   };
@@ -1417,16 +1418,27 @@ export function partAt(c: { parts?: readonly SectionPart[] | undefined; headingP
  * when some other word is marked: listed under "matched" only when nothing else matched, highlighted
  * only within a run of other matches (src/snippet.ts).
  */
-function kanaWeak(words: readonly QueryWord[], marked: number): number {
-  let weak = 0;
-  let strong = 0;
-  words.forEach((w, i) => {
-    const bit = 1 << Math.min(i, 30);
-    if (!(marked & bit)) return;
-    if (kanaFunctionWord(w.correction ? w.correction.display : w.text)) weak |= bit;
-    else strong |= bit;
+function kanaWeak(words: readonly QueryWord[], marked: readonly boolean[]): boolean[] {
+  const weak = words.map((w, i) => marked[i]! && kanaFunctionWord(w.correction ? w.correction.display : w.text));
+  const strong = words.some((_, i) => marked[i]! && !weak[i]);
+  return strong ? weak : words.map(() => false);
+}
+
+/**
+ * Per-word flags as the bits the snippet matcher uses (bit i for word i). Words 30 and after share bit
+ * 30 (the matcher's masks do): it is set when any of them is (`any`), or only when every one of them that
+ * `among` counts is (a pasted 40-word Japanese span listed and highlighted its particles after the 30th
+ * word: one strong word there cleared the shared weak bit).
+ */
+function bitsOf(flags: readonly boolean[], any: boolean, among?: readonly boolean[]): number {
+  let bits = 0;
+  let tail: boolean | undefined;
+  flags.forEach((f, i) => {
+    if (i < 30) {
+      if (f) bits |= 1 << i;
+    } else if (!among || among[i]) tail = any ? tail || f : (tail ?? true) && f;
   });
-  return strong ? weak & ~strong : 0;
+  return tail ? bits | (1 << 30) : bits;
 }
 
 /**
@@ -1436,16 +1448,15 @@ function kanaWeak(words: readonly QueryWord[], marked: number): number {
 function matchedWords(terms: readonly string[], plan: Plan): string[] {
   // A compound is listed when the section holds it whole or all its parts; by one part only when nothing
   // else of the query is held (a one-word query the section answers with `utf`).
-  const strong = (i: number) => !!(plan.marked & (1 << Math.min(i, 30))) && !(plan.weak & (1 << Math.min(i, 30)));
+  const strong = (i: number) => plan.markedAt[i]! && !plan.weakAt[i];
   let hit = heldWords(terms, plan.countsFor, plan.together);
   if (![...hit].some(strong)) hit = heldWords(terms, plan.wordOfTerm, []);
   const out: string[] = [];
   const weak: string[] = [];
   plan.words.forEach((w, i) => {
-    const bit = 1 << Math.min(i, 30);
-    if (!hit.has(i) || !(plan.marked & bit)) return;
+    if (!hit.has(i) || !plan.markedAt[i]) return;
     const text = w.correction ? w.correction.display : w.text;
-    const list = plan.weak & bit ? weak : out;
+    const list = plan.weakAt[i] ? weak : out;
     if (!list.includes(text)) list.push(text);
   });
   return out.length ? out : weak;

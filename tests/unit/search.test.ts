@@ -396,6 +396,20 @@ describe('stop words however they are typed', () => {
   });
 });
 
+describe('a long query (more words than a bit mask holds)', () => {
+  it('a Japanese particle from the 31st word on is neither listed as matched nor taken for content words', async () => {
+    const english = 'apple banana cherry damson elder fig grape hazel iris juniper kale lemon mango nutmeg olive peach quince radish sage thyme ugli vanilla walnut yam zucchini almond basil cocoa dill'.split(' ');
+    // は is word 30 and パッケージ word 31: they share the last bit of a 31-bit mask.
+    expect(english.length).toBe(29);
+    const pages = [{ url: 'https://ja.test/pkg', title: 'パッケージ', blocks: [h(1, 'パッケージ'), p(`${english.join(' ')}。Debian のパッケージは便利です。`)] }];
+    const res = await search(source(pages), { q: `${english.join(' ')} の は パッケージ` });
+    expect(res.results[0]?.url).toBe('https://ja.test/pkg');
+    expect(res.results[0]!.whyMatched).toContain('パッケージ');
+    expect(res.results[0]!.whyMatched).not.toContain('の');
+    expect(res.results[0]!.whyMatched).not.toContain('は');
+  });
+});
+
 describe('typos', () => {
   const pages = [
     { url: 'https://docs.test/argparse', title: 'argparse — Parser for command-line options', blocks: [h(1, 'argparse — Parser for command-line options'), p('The argparse module makes it easy to write user-friendly command-line interfaces. It parses the options and arguments a program was given.')] },
