@@ -1103,12 +1103,24 @@ function showCorrectionsAsWritten(results: SearchResult[], words: QueryWord[], p
       shown = [...forms.get(best.form)!].sort((a, b) => b[1] - a[1])[0]![0];
       if (/^\p{Lu}/u.test(w.text)) shown = shown.charAt(0).toUpperCase() + shown.slice(1);
     }
-    if (shown === c.display) continue;
-    const before = c.display;
-    c.display = shown;
-    // The "matched" lists were written with the former form; another word typed so stays as it is.
-    if (words.some((o) => o !== w && (o.correction ? o.correction.display : o.text) === before)) continue;
-    for (const row of rows) row.whyMatched = row.whyMatched.map((m) => (m === before ? shown : m));
+    if (shown !== c.display) {
+      const before = c.display;
+      c.display = shown;
+      // The "matched" lists were written with the former form; another word typed so stays as it is.
+      if (!words.some((o) => o !== w && (o.correction ? o.correction.display : o.text) === before)) for (const row of rows) row.whyMatched = row.whyMatched.map((m) => (m === before ? shown : m));
+    }
+    // A row found by one of the other words as near (`also`: `startr` is `starter` or `start`) and not by
+    // the correction itself lists the form it holds: "matched: starter" beside a highlighted "start".
+    if (c.also?.length && !words.some((o) => o !== w && (o.correction ? o.correction.display : o.text) === c.display)) {
+      for (const row of rows) {
+        if (!row.whyMatched.includes(c.display)) continue;
+        const own = row.snippet.filter((seg) => seg.match).flatMap((seg) => seg.text.match(/[\p{L}\p{M}\p{N}]+(?:['’.\-_][\p{L}\p{M}\p{N}]+)*/gu) ?? []);
+        const shownTerm = wholeTerm(c.display);
+        if (own.some((written) => wholeTerm(written) === shownTerm)) continue;
+        const other = own.find((written) => wanted.includes(wholeTerm(written) ?? ''));
+        if (other) row.whyMatched = row.whyMatched.map((m) => (m === c.display ? (/\p{Lu}/u.test(w.text) ? other : other.toLowerCase()) : m));
+      }
+    }
   }
 }
 

@@ -416,6 +416,20 @@ describe('typos', () => {
     { url: 'https://docs.test/logging', title: 'logging — Logging facility', blocks: [h(1, 'logging — Logging facility'), p('The logging module defines functions and classes which implement a flexible event logging system for applications and libraries.')] },
   ];
 
+  it('a result found by another word as near lists the form it holds, not the correction shown above', async () => {
+    const bread = [
+      { url: 'https://bake.test/a', title: 'Rye', blocks: [h(1, 'Rye'), p('Feed the sourdough starter with rye flour the night before.')] },
+      { url: 'https://bake.test/b', title: 'Wheat', blocks: [h(1, 'Wheat'), p('A wheat starter needs warmth; the starter doubles in a day.')] },
+      { url: 'https://bake.test/c', title: 'Oven', blocks: [h(1, 'Oven'), p('Start the oven an hour early so the stone is hot.')] },
+    ];
+    // `startr` is one edit from both: one is shown above, the other searched as the same word.
+    const res = await search(source(bread), { q: 'startr' });
+    expect(res.results.length).toBe(3);
+    const why = new Map(res.results.map((r) => [r.url, r.whyMatched]));
+    expect(why.get('https://bake.test/a')).toEqual(['starter']);
+    expect(why.get('https://bake.test/c')).toEqual(['start']);
+  });
+
   it('corrects at most a dozen words of a query (each is a scan of the term dictionary)', async () => {
     const src = source(pages);
     const near = src.similarTerms.bind(src);
