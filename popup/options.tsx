@@ -158,30 +158,34 @@ function Options() {
   return (
     <main class="options">
       <h1 class="brand">Reread options</h1>
-      <p class="options__message" role="status" data-testid="options-message" tabIndex={-1} ref={messageRef}>
-        {message}
-      </p>
-      {(pending ?? []).length > 0 && (
-        <section aria-label="Undo" class="options__undo" data-testid="pending-forgets">
-          {(pending ?? []).map((p) => (
-            <UndoBar
-              key={p.id}
-              pending={p}
-              focus={undoFocus === p.id}
-              onDone={(_undone, msg) => {
-                // Restored, failed, or the time to undo is over: the line above says which.
-                setMessage(msg);
-                // The bar goes with its answer: focus would fall to the page's body. The message saying
-                // the outcome takes it, right where the bar was.
-                const a = document.activeElement;
-                if (!a || a === document.body || a.closest(`[data-forget="${p.id}"]`)) messageRef.current?.focus();
-                setUndoFocus(null);
-                refresh();
-              }}
-            />
-          ))}
-        </section>
-      )}
+      {/* The outcome line and the undo bars stay at the top of the window while it scrolls: a button
+          near the bottom ("Forget this site", "Apply…") said what it did out of view. */}
+      <div class={`options__status${message || (pending ?? []).length ? ' is-shown' : ''}`}>
+        <p class="options__message" role="status" data-testid="options-message" tabIndex={-1} ref={messageRef}>
+          {message}
+        </p>
+        {(pending ?? []).length > 0 && (
+          <section aria-label="Undo" class="options__undo" data-testid="pending-forgets">
+            {(pending ?? []).map((p) => (
+              <UndoBar
+                key={p.id}
+                pending={p}
+                focus={undoFocus === p.id}
+                onDone={(_undone, msg) => {
+                  // Restored, failed, or the time to undo is over: the line above says which.
+                  setMessage(msg);
+                  // The bar goes with its answer: focus would fall to the page's body. The message saying
+                  // the outcome takes it, right where the bar was.
+                  const a = document.activeElement;
+                  if (!a || a === document.body || a.closest(`[data-forget="${p.id}"]`)) messageRef.current?.focus();
+                  setUndoFocus(null);
+                  refresh();
+                }}
+              />
+            ))}
+          </section>
+        )}
+      </div>
 
       <section aria-labelledby="h-stored">
         <h2 id="h-stored">What is stored</h2>
@@ -419,7 +423,7 @@ function Options() {
             Export all pages (.jsonl file)
           </button>
           <label class="check">
-            <input type="checkbox" data-testid="export-vectors" /> include search-by-meaning data (a larger file; importing it with the same model skips reading the pages again)
+            <input type="checkbox" data-testid="export-vectors" /> Include search-by-meaning data (a larger file; importing it with the same model skips reading the pages again)
           </label>
         </div>
         <div class="field">

@@ -144,7 +144,7 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
       {!importing && !imported && (
         <>
           <p>
-            Reread can add the pages in your browser history — their titles, addresses and visit dates — so you can search them now. They are marked “visited, not read by Reread” until you read them again. Nothing leaves your computer; excluded sites are left out.
+            Reread can add the pages in your browser history — their titles, addresses and visit dates — so you can search them now. They are marked “from history, not read by Reread” until you read them again. Nothing leaves your computer; excluded sites are left out.
           </p>
           <div class="dayone__row">
             <label for={id('days')}>Last</label>

@@ -13,7 +13,7 @@ export function PdfNotes() {
       <h2 id="pdf-notes-title">PDFs</h2>
       <p>PDFs you open in a tab are read by their text (sections from their outline, or page by page) and open at the right page from a result.</p>
       {notes.length === 0 ? (
-        <p data-testid="pdf-notes-empty">Every PDF opened so far could be read.</p>
+        <p data-testid="pdf-notes-empty">No PDF has failed to read so far.</p>
       ) : (
         <>
           <ul class="pdf-notes">

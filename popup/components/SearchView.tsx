@@ -492,7 +492,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
                 {!addressed && searched.text.trim().split(/\s+/).length > 2 && <li>Try fewer words: the ones you are surest the page used.</li>}
                 <li data-testid="spelling-hint">
                   {forgottenNote
-                    ? 'If the page was not one of those: check the spelling, or describe it in other words (search by meaning finds related words).'
+                    ? 'If you meant another page: check the spelling, or describe it in other words (search by meaning finds related words).'
                     : 'Check the spelling, or describe the page in other words (search by meaning finds related words).'}
                 </li>
                 {stats && stats.pendingEmbeddings > 0 && <li>{plural(stats.pendingEmbeddings, 'new section')} are still being read for search by meaning.</li>}
@@ -516,6 +516,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         // The count and the time stay first, as "3 pages · 13 ms · …": tests/bench/browser.ts reads the
         // time from it. Which lists answered is in data-lanes for the tests (tests/shared/contract.ts).
         <div class="search__meta" data-testid="search-meta" data-lanes={lanesAnswered(status.response)}>
+          {/* The popup reads fewer candidates than the results page: its count is of the best pages, not of all ("7 pages" beside a full page of 12). */}
+          {mode === 'popup' && results.length > 1 ? 'Top ' : ''}
           {plural(results.length, 'page')} · {formatMs(status.response.tookMs)} · {LANES_IN_WORDS[lanesAnswered(status.response)]}
         </div>
       )}

@@ -210,7 +210,7 @@ describe('forgetting in the options page', () => {
         await view.getByTestId('forgotten-note').waitFor();
         // "Check the spelling" under "the pages you just forgot are not searched" read as if the forget
         // were no reason: the hint now says when it applies.
-        expect(await view.getByTestId('spelling-hint').textContent(), path).toBe('If the page was not one of those: check the spelling, or describe it in other words (search by meaning finds related words).');
+        expect(await view.getByTestId('spelling-hint').textContent(), path).toBe('If you meant another page: check the spelling, or describe it in other words (search by meaning finds related words).');
         // The address of a page being forgotten: it was saved, and is left out (the forget note says why), not "not saved".
         await view.getByTestId('search-input').fill(server.url('/cats.html'));
         await expect.poll(() => view.getByTestId('address-note').textContent({ timeout: 1000 }).catch(() => ''), { timeout: 10_000 }).toBe('Searching 127.0.0.1 for “cats”.');
