@@ -373,7 +373,7 @@ export async function search(src: SearchSource, request: SearchRequest, opts: Se
       .slice(0, limit);
     const listed = pages.map((p) => ({ id: p.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }));
     const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), countsFor: new Map(), together: [], marked: 0, weak: 0, markedAt: [], weakAt: [] };
-    const results = await present(src, addressFirst(listed), parsed, plan, limit, new Map(), mark);
+    const results = await present(src, addressFirst(listed), parsed, plan, limit, new Map(), mark, 'headings', first?.chunkIds[0]);
     return said({ results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings });
   }
 
@@ -447,7 +447,7 @@ export async function search(src: SearchSource, request: SearchRequest, opts: Se
     userWeights: { lexical: settings.ranking.lexicalWeight, dense: settings.ranking.denseWeight },
   });
   mark('fusedAt');
-  const results = await present(src, addressFirst(fused), parsed, lexical.plan, limit, sections, mark, lex.namedHeadings ? (queryClass === 'identifier' ? 'lines' : 'headings') : 'off');
+  const results = await present(src, addressFirst(fused), parsed, lexical.plan, limit, sections, mark, lex.namedHeadings ? (queryClass === 'identifier' ? 'lines' : 'headings') : 'off', first?.chunkIds[0]);
   mark('presentAt');
   const response: SearchResponse = { results, parsed, tookMs: 0, lanesUsed: { lexical: true, dense: dense !== null }, timings };
   if (loading && dense === null) response.denseLoading = true;
@@ -1146,7 +1146,7 @@ async function correctionPageTexts(src: SearchSource, words: readonly QueryWord[
 }
 
 /** Reads the candidates' sections, applies text filters, groups by page and builds the result cards. */
-async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, plan: Plan, limit: number, known: Map<number, SectionView>, mark: (phase: string) => void = () => undefined, named: 'off' | 'headings' | 'lines' = 'headings'): Promise<SearchResult[]> {
+async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, plan: Plan, limit: number, known: Map<number, SectionView>, mark: (phase: string) => void = () => undefined, named: 'off' | 'headings' | 'lines' = 'headings', pageTop?: number): Promise<SearchResult[]> {
   if (!fused.length) return [];
   const phrases = parsed.phrases.map((p) => foldText(p).toLowerCase());
   const excludePhrases = [...parsed.excludePhrases, ...parsed.excludeWords].map((p) => foldText(p).toLowerCase());
@@ -1230,8 +1230,9 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     } else {
       const bodyAt = c.text.includes('\n') && c.headingPath.length ? c.text.indexOf('\n') + 1 : 0;
       snip = bestSnippet(c.text.slice(bodyAt), snippetQuery, undefined, lead);
-      // The sub-section the passage lies in (a merged heading), else the section's own.
-      part = snip.focus >= 0 && !named ? partAt(c, bodyAt + snip.focus) : null;
+      // The sub-section the passage lies in (a merged heading), else the section's own; the page an
+      // address names opens at its top, wherever the passage shown lies.
+      part = snip.focus >= 0 && !named && h.id !== pageTop ? partAt(c, bodyAt + snip.focus) : null;
     }
     const namedPath = named && 'path' in named ? named.path : null;
     // The section's own heading (liftNamedHeadings): its own anchor.

@@ -755,6 +755,25 @@ describe('a query of an address (pasted into a search box, typed after the omnib
     expect(card!.more.map((m) => m.href)).toContain(`${url}#errors`);
   });
 
+  it('opens the page at its top even when the passage shown lies in a small sub-section merged into it', async () => {
+    const s = src();
+    const url = 'https://docs.test/faq/kernel.html';
+    s.addPage({
+      url,
+      title: 'Le noyau Linux',
+      lastVisit: 5,
+      chunks: chunkBlocks([
+        h(1, 'Le noyau Linux', 'top'),
+        p(`How the system boots and loads its modules, step by step. ${Array.from({ length: 120 }, (_, i) => `w${i}`).join(' ')}`),
+        h(2, 'More on it', 'moreinfo'),
+        p('See the kernel handbook.'),
+      ]).chunks,
+    });
+    const [card] = (await search(s, { q: url })).results;
+    expect(card!.url).toBe(url);
+    expect(card!.href).toBe(`${url}#top`);
+  });
+
   it('lists the stored page first even when its name is not among its words', async () => {
     const res = await search(src(), { q: 'https://docs.test/library/csv.html' });
     expect(res.results[0]!.url).toBe('https://docs.test/library/csv.html');
