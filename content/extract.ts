@@ -146,7 +146,10 @@ export interface WalkResult {
   linkShare: number[];
 }
 
-const cleanText = (s: string) => s.replace(/\s+/g, ' ').trim();
+// Soft hyphens (a hyphenation script puts one between the syllables of every long word: "Kon\u00ADfi\u00ADgu…")
+// are hints for line breaks, not letters: kept, they cut each such word in pieces no query finds.
+const SOFT_HYPHEN = /\u00ad/g;
+const cleanText = (s: string) => s.replace(SOFT_HYPHEN, '').replace(/\s+/g, ' ').trim();
 const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
 // HTML elements in HTML documents report upper-case names already (no new string per element); SVG,
 // MathML and XHTML documents report lower case.

@@ -103,7 +103,8 @@ const TOKEN = /(-?)(?:([a-zA-Z]+):)?(?:"([^"]*)"?|(\S*))/g;
 export function parseQuery(input: string, now: number = Date.now()): ParsedQuery {
   const q: ParsedQuery = { text: '', phrases: [], excludeWords: [], excludePhrases: [], sites: [], excludeSites: [] };
   const words: string[] = [];
-  const src = clipQuery(String(input ?? ''))
+  // Soft hyphens (copied from a hyphenated page) are no part of a word: the pages are stored without them.
+  const src = clipQuery(String(input ?? '').replace(/\u00ad/g, ''))
     .replace(/\b(after|before):last\s+(week|month|year)\b/gi, '$1:last-$2');
   for (const m of src.matchAll(TOKEN)) {
     const neg = m[1] === '-';

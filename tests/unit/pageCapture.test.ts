@@ -13,6 +13,7 @@ import { captureDocument } from '../../content/pageCapture.js';
 import { partAt } from '../../src/search.js';
 import { tooLittleText } from '../../src/indexing.js';
 import { parseDocument } from '../eval/lib/dom.js';
+import { parseQuery } from '../../src/query.js';
 
 const words = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}`).join(' ');
 
@@ -74,6 +75,21 @@ ${sect('autobuilder', '6.2. Autobuilder', 'buildd')}
 <div class="navfooter"><hr/><table width="100%" summary="Navigation footer"><tr><td align="left"><a accesskey="p" href="dother.en.html">Prev</a></td><td align="right"><a accesskey="n" href="checkit.en.html">Next</a></td></tr></table></div>
 </body></html>`;
 }
+
+describe('soft hyphens a hyphenation script put into the text are no part of its words', () => {
+  it('stores "Konfiguration" whole, in headings and paragraphs, and a query copied with them reads the word whole', async () => {
+    const shy = (w: string) => w.replace(/(?<=[aeiouy])(?=[^aeiouy])/g, '\u00ad');
+    const { document } = parseHTML(`<!doctype html><html lang="de"><head><title>Handbuch</title></head><body><main>
+      <h1 id="top">${shy('Konfiguration')} des Systems</h1><p>${shy('Die Konfigurationsdatei liegt unter etc und wird beim Systemstart gelesen')}. ${words(60, 'text')}.</p></main></body></html>`);
+    Object.defineProperty(document, 'implementation', { value: { createHTMLDocument: () => parseHTML('<!doctype html><html><head></head><body></body></html>').document } });
+    const got = (await captureDocument(document as unknown as Document, { live: false, fallbackTitle: 'example.com', yieldToPage: async () => undefined }))!;
+    const text = got.payload.blocks.map((b) => b.text).join(' ');
+    expect(text).toContain('Konfiguration des Systems');
+    expect(text).toContain('Konfigurationsdatei liegt');
+    expect(text).not.toContain('\u00ad');
+    expect(parseQuery(shy('Konfigurationsdatei')).text).toBe('Konfigurationsdatei');
+  });
+});
 
 describe('a DocBook chapter introduction links to the chapter heading (issue #13)', () => {
   it("keeps the chapter's h1 that Readability drops as the page title, so its introduction has a heading and the h1's inner <a id>", async () => {
