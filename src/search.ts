@@ -670,7 +670,9 @@ async function lexicalLane(
   // Only a query with a word of a script without spaces pays for its edges (below and in the proximity step).
   const edges = lex.unspacedEdges && words.some((w) => unspacedWord(w.text));
   for (const [i, w] of words.entries()) {
-    if (w.common) continue;
+    // A word corrected to a stop word still counts here, as the corrected word did before it was made
+    // common: the gate reads what was typed ("weich" in a German question is no slip for "which").
+    if (w.common && !w.correction) continue;
     const terms = w.correction ? correctionTerms(w.correction) : w.terms;
     // In a script without spaces an unknown word is as likely the segmenter's cut through a known one
     // (a remembered span starting mid-word) as a word the pages lack: no evidence either way.
