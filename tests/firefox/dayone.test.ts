@@ -105,6 +105,9 @@ describe('day one in Firefox', () => {
     await options.waitForSelector('[data-testid=pause]');
     await options.click('[data-testid=pause]');
     await until(async () => (await ext.bg<{ paused: boolean }>('engine.settings()')).paused, 'paused');
+    // The toolbar button says so (background/main.ts showPaused), in Firefox as in Chrome.
+    await until(async () => (await ext.bg<string>('browser.action.getBadgeText({})')) === 'off', 'the badge says off');
+    expect(await ext.bg<string>('browser.action.getTitle({})')).toMatch(/saving is paused/);
     const tab = await ext.browser.newPage();
     await tab.goto(`${origin}/paused`, { waitUntil: 'load' });
     await new Promise((r) => setTimeout(r, 2000));
@@ -112,6 +115,7 @@ describe('day one in Firefox', () => {
     await options.bringToFront();
     await options.click('[data-testid=pause]');
     await until(() => pageOf(`${origin}/paused`), 'the paused tab read after resuming', 20_000, 300);
+    expect(await ext.bg<string>('browser.action.getBadgeText({})')).toBe('');
     await tab.close();
     await options.close();
   });
