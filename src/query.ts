@@ -76,6 +76,8 @@ export function parseDateOperand(raw: string, now: number): number | undefined {
   return undefined;
 }
 
+const SOFT_HYPHEN = /\u00ad/g;
+
 /** The longest query searched, in characters: a longer paste or selection is cut (clipQuery). */
 export const MAX_QUERY_CHARS = 2000;
 
@@ -86,6 +88,8 @@ export const MAX_QUERY_CHARS = 2000;
  * second half (one long token, or unspaced CJK) is cut at `max`, never inside a surrogate pair.
  */
 export function clipQuery(text: string, max: number = MAX_QUERY_CHARS): string {
+  // Soft hyphens (copied from a hyphenated page) are no part of a word: the pages are stored without them.
+  text = text.replace(SOFT_HYPHEN, '');
   if (text.length <= max) return text;
   // Leading blanks (a paste) do not count against the limit: 1,999 spaces left a query of nothing.
   text = text.trimStart();
@@ -103,8 +107,7 @@ const TOKEN = /(-?)(?:([a-zA-Z]+):)?(?:"([^"]*)"?|(\S*))/g;
 export function parseQuery(input: string, now: number = Date.now()): ParsedQuery {
   const q: ParsedQuery = { text: '', phrases: [], excludeWords: [], excludePhrases: [], sites: [], excludeSites: [] };
   const words: string[] = [];
-  // Soft hyphens (copied from a hyphenated page) are no part of a word: the pages are stored without them.
-  const src = clipQuery(String(input ?? '').replace(/\u00ad/g, ''))
+  const src = clipQuery(String(input ?? ''))
     .replace(/\b(after|before):last\s+(week|month|year)\b/gi, '$1:last-$2');
   for (const m of src.matchAll(TOKEN)) {
     const neg = m[1] === '-';
@@ -165,7 +168,9 @@ const FILTER_OPERATORS = new Set(['site', 'after', 'before']);
  */
 export function withoutFilters(input: string): string {
   const kept: string[] = [];
-  const src = String(input ?? '').replace(/\b(after|before):last\s+(week|month|year)\b/gi, '$1:last-$2');
+  const src = String(input ?? '')
+    .replace(SOFT_HYPHEN, '')
+    .replace(/\b(after|before):last\s+(week|month|year)\b/gi, '$1:last-$2');
   for (const m of src.matchAll(TOKEN)) {
     if (!m[0]) continue;
     if (m[2] && FILTER_OPERATORS.has(m[2].toLowerCase())) continue;

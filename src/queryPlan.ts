@@ -24,31 +24,33 @@ import { spellable } from './spelling.js';
  * cost remembered Japanese spans their best clue (debian-faq spans 0.953 -> 0.936 nDCG@10, no
  * off-topic question kept from results), so they retrieve like any word.
  */
-export const QUERY_STOPWORDS: ReadonlySet<string> = new Set(
-  (
-    // English
+const STOPWORDS_BY_LANGUAGE: Readonly<Record<string, string>> = {
+  en:
     'a about above after again against all an and any are as at be because been before being below between both but by can ' +
     'could did do does doing down during each few for from further had has have having here how i if in into is it its just me ' +
     'more most my myself no nor not of off on once only or other our ours out over own same shall should so some such than that ' +
     'the their them then there these they this those through to too under until up us very was we were what when where which ' +
-    'while who whom whose why will with would you your yours ' +
-    // German
+    'while who whom whose why will with would you your yours',
+  de:
     'aber als am an auch auf aus bei bin bis bist da das dass dem den der des die dies diese dieser du durch ein eine einem einen ' +
     'einer eines er es für hat hatte ich ihr im in ist ja kann man mit muss nach nicht noch nur ob oder sich sie sind so über um ' +
-    'und uns von vor war was welche wenn wer werden wie wird wir wo zu zum zur ' +
-    // French
+    'und uns von vor war was welche wenn wer werden wie wird wir wo zu zum zur',
+  fr:
     'à au aux avec ce ces comment dans de des du elle en est et il ils je la le les leur lui ma mais me mes mon ne nous on ou où ' +
     'par pas pour qu que quel quelle qui quoi sa se ses son sont sur ta te tu un une vos votre vous ' +
     // French conjunctions, pronouns, auxiliaries and modals a question is written with ("quand faut-il",
     // "peut-on", "quand même"), as the English list holds `when`, `can`, `should`, `same` (not `car`, `ai`,
     // `ni`: English words too)
     'quand lorsque elles eux cette cet cela ceci ça dont comme donc sans sous chez avez avons ont suis sommes êtes ' +
-    'été être avoir peut peuvent pouvez dois doit doivent devez faut aussi même ' +
-    // Spanish
+    'été être avoir peut peuvent pouvez dois doit doivent devez faut aussi même',
+  es:
     'al como con cual cuando del el ella ellos es esta este hay las lo los mi más muy no nos para pero por porque qué que se si ' +
-    'sin sobre su sus tu un una uno y ya'
-  ).split(' '),
-);
+    'sin sobre su sus tu un una uno y ya',
+};
+
+const STOPWORD_SETS = new Map(Object.entries(STOPWORDS_BY_LANGUAGE).map(([lang, words]) => [lang, new Set(words.split(' '))]));
+
+export const QUERY_STOPWORDS: ReadonlySet<string> = new Set([...STOPWORD_SETS.values()].flatMap((set) => [...set]));
 
 /** French elided forms longer than one letter (`qu'il`, `jusqu'au`, `lorsqu'on`, `puisqu'il`). */
 const ELIDED = /^(?:qu|jusqu|lorsqu|puisqu)$/i;
@@ -177,6 +179,12 @@ export function markCommon(words: QueryWord[], df: (term: string) => number, N: 
  */
 export function isStopword(word: string): boolean {
   return QUERY_STOPWORDS.has(word.normalize('NFKC').toLowerCase());
+}
+
+/** Whether a word is a stop word of one of these languages (`queryLanguages`' codes). */
+export function isStopwordOf(word: string, languages: readonly string[]): boolean {
+  const w = word.normalize('NFKC').toLowerCase();
+  return languages.some((lang) => STOPWORD_SETS.get(lang)?.has(w) ?? false);
 }
 
 /** A French verb and its subject pronoun inverted, as questions are written: `est-ce`, `faut-il`, `peut-on`, `a-t-il`. */

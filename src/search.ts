@@ -21,7 +21,7 @@ import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from 
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
 import { namedHeadingQuery, namedInPath, namedLineIn, namesAt, type NamedHeadingQuery } from './namedHeading.js';
 import { addressedQuery, parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
-import { correctedText, correctionTerms, DEFAULT_COMMON, isStopword, kanaFunctionWord, markCommon, narrowOptions, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
+import { correctedText, correctionTerms, DEFAULT_COMMON, isStopword, isStopwordOf, kanaFunctionWord, markCommon, narrowOptions, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
@@ -670,9 +670,7 @@ async function lexicalLane(
   // Only a query with a word of a script without spaces pays for its edges (below and in the proximity step).
   const edges = lex.unspacedEdges && words.some((w) => unspacedWord(w.text));
   for (const [i, w] of words.entries()) {
-    // A word corrected to a stop word still counts here, as the corrected word did before it was made
-    // common: the gate reads what was typed ("weich" in a German question is no slip for "which").
-    if (w.common && !w.correction) continue;
+    if (w.common) continue;
     const terms = w.correction ? correctionTerms(w.correction) : w.terms;
     // In a script without spaces an unknown word is as likely the segmenter's cut through a known one
     // (a remembered span starting mid-word) as a word the pages lack: no evidence either way.
@@ -991,11 +989,14 @@ async function recutUnknown(src: SearchSource, words: QueryWord[], postings: Map
  * term: fewest edits, then the most sections. Their postings join `postings`.
  */
 async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: string) => number, postings: Map<string, PostingList>): Promise<void> {
-  // The first few only: each costs a scan of the term dictionary and a read (200 unknown words took half
-  // a second), and a query with more unknown words than this is a paste, not a few slips of the hand.
-  const unknown = unknownWords(words, df).slice(0, MAX_TYPO_WORDS);
+  // The first few scanned only (below): each costs a scan of the term dictionary and a read (200 unknown
+  // words took half a second), and a query with more unknown words than that is a paste, not a few slips.
+  const unknown = unknownWords(words, df);
   if (!unknown.length) return;
   const lexicon = src.lexicon ? await src.lexicon().catch(() => null) : null;
+  // The languages the query shows (null: none): a correction to a stop word of another is no correction.
+  const shown = queryLanguages(words.map((w) => w.text).join(' '));
+  let scans = 0;
   for (const i of unknown) {
     const w = words[i]!;
     // A long option the index lacks is corrected as its word (narrowOptions): `--amedn` is searched, and
@@ -1003,6 +1004,7 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
     const option = w.text.startsWith('--') ? '--' : '';
     const typedWord = w.text.slice(option.length);
     if (lexicon?.has(foldText(typedWord).toLowerCase())) continue;
+    if (scans++ >= MAX_TYPO_WORDS) break;
     // The index holds stems; edits are counted on the word as typed (`loging` is one edit from
     // `logging`, whose stem is `logg`), comparing a candidate with the typed word's own ending.
     const term = w.terms[0]!;
@@ -1043,8 +1045,11 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
       // Shown in the typed word's form: the stem with the ending the person typed (`contaienrs` ->
       // `container` + `s`), in capitals only if they typed some.
       const display = best.shown;
-      // A word corrected to a stop word ("commit wiht message") is that stop word: common, as if typed
-      // right, not a content word every section is listed and highlighted for.
+      // A word corrected to a stop word of the query's language ("commit wiht message") is that stop word:
+      // common, as if typed right, not a content word every section is listed and highlighted for. One
+      // "corrected" to a stop word of another language is a word of the query's own that the pages lack
+      // ("weich" in a German question is no slip for "which"): left as typed, for the off-topic gate.
+      if (shown && isStopword(display) && !isStopwordOf(display, shown)) continue;
       const stop = isStopword(display);
       w.correction = { term: best.term, distance: best.distance, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase(), ...(also.length && !stop ? { also } : {}) };
       if (stop) {
@@ -1221,7 +1226,8 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
   }
   const section = (h: Hit, lead: SnippetLead = 'passage'): ResultSection => {
     const c = h.chunk;
-    const named = h.named;
+    // The page an address names opens at its top, whatever heading its words name or its passage lies under.
+    const named = h.id === pageTop ? undefined : h.named;
     let part: SectionPart | null;
     let snip: ReturnType<typeof bestSnippet>;
     if (named && 'part' in named) {
@@ -1232,8 +1238,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     } else {
       const bodyAt = c.text.includes('\n') && c.headingPath.length ? c.text.indexOf('\n') + 1 : 0;
       snip = bestSnippet(c.text.slice(bodyAt), snippetQuery, undefined, lead);
-      // The sub-section the passage lies in (a merged heading), else the section's own; the page an
-      // address names opens at its top, wherever the passage shown lies.
+      // The sub-section the passage lies in (a merged heading), else the section's own.
       part = snip.focus >= 0 && !named && h.id !== pageTop ? partAt(c, bodyAt + snip.focus) : null;
     }
     const namedPath = named && 'path' in named ? named.path : null;

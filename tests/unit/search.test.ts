@@ -386,6 +386,29 @@ describe('stop words however they are typed', () => {
     for (const r of typo.results) expect(r.whyMatched).not.toContain('with');
   });
 
+  it('the off-topic gate reads such a word as the stop word typed right, even where few sections hold it', async () => {
+    // Sections in another language hold "commit" and "message" but not "with": "with" could not be
+    // covered, and counted against the typo'd query only.
+    const many = [
+      ...Array.from({ length: 12 }, (_, i) => ({ url: `https://docs.test/de${i}`, title: `Seite ${i}`, blocks: [h(1, `Seite ${i}`), p(`Jeder commit braucht eine message ${i}, kurz und klar.`)] })),
+      { url: 'https://docs.test/en', title: 'English', blocks: [h(1, 'English'), p('Write the commit with a message that says why.')] },
+    ];
+    const right = await search(source(many), { q: 'commit with message' });
+    const typo = await search(source(many), { q: 'commit wiht message' });
+    expect(right.results.length).toBeGreaterThan(0);
+    expect(urls(typo)).toEqual(urls(right));
+  });
+
+  it('a word of a German question is not corrected to an English stop word ("weich" is no slip for "which")', async () => {
+    const mixed = [
+      { url: 'https://docs.test/which', title: 'Which one', blocks: [h(1, 'Which one'), p('Which package to choose, and which version, depends on the release.')] },
+      { url: 'https://docs.test/kochen', title: 'Pakete', blocks: [h(1, 'Pakete'), p('Wie lange ein Paket gepflegt wird, hängt von der Veröffentlichung ab.')] },
+    ];
+    const res = await search(source(mixed), { q: 'Wie lange muss ein Ei kochen, damit es weich bleibt?' });
+    expect(res.corrected?.query ?? '').not.toMatch(/which/i);
+    for (const r of res.results) expect(r.whyMatched).not.toContain('which');
+  });
+
   it('stop words typed full-width (a Japanese keyboard) or decomposed are stop words', async () => {
     const plain = await search(source(pages), { q: 'how to commit' });
     const wide = await search(source(pages), { q: 'ｈｏｗ ｔｏ ｃｏｍｍｉｔ' });
@@ -772,6 +795,22 @@ describe('a query of an address (pasted into a search box, typed after the omnib
     const [card] = (await search(s, { q: url })).results;
     expect(card!.url).toBe(url);
     expect(card!.href).toBe(`${url}#top`);
+    // Nor at a merged sub-section whose heading names the page's word ("Kernel").
+    const named = 'https://docs.test/faq/kernel2.html';
+    s.addPage({
+      url: named,
+      title: 'Le noyau Linux',
+      lastVisit: 6,
+      chunks: chunkBlocks([
+        h(1, 'Le noyau Linux', 'top'),
+        p(`How the system boots and loads its modules, step by step. ${Array.from({ length: 120 }, (_, i) => `w${i}`).join(' ')}`),
+        h(2, 'Kernel2', 'kernelpart'),
+        p('See the kernel2 handbook.'),
+      ]).chunks,
+    });
+    const [second] = (await search(s, { q: named })).results;
+    expect(second!.url).toBe(named);
+    expect(second!.href).toBe(`${named}#top`);
   });
 
   it('lists the stored page first even when its name is not among its words', async () => {
