@@ -81,6 +81,20 @@ function Options() {
   const [ask, setAsk] = useState<Ask | null>(null);
   const [undoFocus, setUndoFocus] = useState<string | null>(null);
   const messageRef = useRef<HTMLParagraphElement>(null);
+  const statusRef = useRef<HTMLDivElement>(null);
+  // The sticky status line's height (a message, undo bars) is kept clear at the top when focus scrolls:
+  // on every change of what it shows, and when its height changes (a bar's text wraps, a bar goes).
+  const fitStatus = () => {
+    const el = statusRef.current;
+    if (el) document.documentElement.style.scrollPaddingTop = el.classList.contains('is-shown') ? `${Math.ceil(el.getBoundingClientRect().height) + 8}px` : '';
+  };
+  useEffect(() => {
+    const el = statusRef.current;
+    if (!el || typeof ResizeObserver === 'undefined') return;
+    const seen = new ResizeObserver(fitStatus);
+    seen.observe(el);
+    return () => seen.disconnect();
+  }, [settings !== null]);
 
   useEffect(() => {
     call('settings/get', {})
@@ -146,6 +160,8 @@ function Options() {
     });
   };
 
+  useEffect(fitStatus, [message, pending]);
+
   if (!settings) return <p role="status">Loading…</p>;
   const range = rangeFrom || rangeTo ? dayRange(rangeFrom, rangeTo) : null;
   const rangeError = range && 'error' in range ? range.error : null;
@@ -160,7 +176,7 @@ function Options() {
       <h1 class="brand">Reread options</h1>
       {/* The outcome line and the undo bars stay at the top of the window while it scrolls: a button
           near the bottom ("Forget this site", "Apply…") said what it did out of view. */}
-      <div class={`options__status${message || (pending ?? []).length ? ' is-shown' : ''}`}>
+      <div ref={statusRef} class={`options__status${message || (pending ?? []).length ? ' is-shown' : ''}`}>
         <p class="options__message" role="status" data-testid="options-message" tabIndex={-1} ref={messageRef}>
           {message}
         </p>

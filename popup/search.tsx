@@ -3,7 +3,7 @@
  * parameters are folded into the query's operators, which then drive everything.
  */
 import { render } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { SearchView } from './components/SearchView.js';
 import { call } from './api.js';
 
@@ -30,6 +30,13 @@ function searchLink(q: string): string {
 
 function ResultsPage({ initial, exclude }: { initial: string; exclude?: string }) {
   const [q, setQ] = useState(initial);
+  // Saving paused: the first-run text and the nothing-saved answer say so instead of "browse as usual".
+  const [paused, setPaused] = useState(false);
+  useEffect(() => {
+    call('settings/get', {})
+      .then((s) => setPaused(s.paused))
+      .catch(() => undefined);
+  }, []);
   const at = location.pathname + location.search;
   return (
     <main class="page">
@@ -51,6 +58,7 @@ function ResultsPage({ initial, exclude }: { initial: string; exclude?: string }
         mode="page"
         initialQuery={initial}
         excludeUrl={exclude}
+        paused={paused}
         onQueryChange={(typed) => {
           setQ(typed);
           try {

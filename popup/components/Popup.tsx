@@ -59,12 +59,17 @@ export function Popup() {
       })
       .catch(() => undefined);
   }, [site]);
+  /** Said (to screen readers, in the status line below) when saving resumes or could not. */
+  const [resumed, setResumed] = useState('');
   const resume = async () => {
     try {
       const s = await call('settings/set', { paused: false });
       setPaused(s.paused);
-    } catch {
-      // The notice stays: saving is still paused.
+      setResumed('Saving resumed: pages you open are saved again.');
+      // The button goes with the notice: focus goes to the search box, not to the page.
+      document.querySelector<HTMLInputElement>('.search__box input')?.focus();
+    } catch (e) {
+      setResumed(`Could not resume saving: ${(e as Error).message}`);
     }
   };
 
@@ -107,6 +112,7 @@ export function Popup() {
         {paused && (
           <section class="popup__paused" aria-label="Saving paused" data-testid="paused-notice">
             <p>Saving is paused: pages you open now are not saved.</p>
+            {resumed && <p class="warn">{resumed}</p>}
             <button type="button" data-testid="resume-saving" onClick={() => void resume()}>
               Resume saving
             </button>
@@ -117,7 +123,7 @@ export function Popup() {
         <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} onQueryChange={onQueryChange} shownForget={flow.step === 'undo' ? flow.pending.id : undefined} paused={paused} />
       </main>
       <p class="visually-hidden" role="status" data-testid="popup-live">
-        {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(label, flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : ''}
+        {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(label, flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : resumed}
       </p>
       {flow.step !== 'none' && site && (
         <section class="popup__notice" aria-label={`Saving ${label}`} data-testid="exclude-flow">

@@ -48,21 +48,29 @@ function LaneBadges({ lanes }: { lanes: ResultSection['lanes'] }) {
   );
 }
 
-/** The section's heading path without the page's own heading when the title already says it. */
 /**
- * The deepest heading of a section's path: where the link lands, and what tells two sections of a page
- * apart ("6.6.2. Recommandations … › Traduction" and "… › Relecture" were cut to the same words).
+ * A section's heading path as a row shows it on one line: the deepest heading, where the link lands and
+ * what tells two sections of a page apart ("6.6.2. Recommandations … › Traduction" and "… › Relecture" were
+ * cut to the same words), with its parent when another row of the card has the same deepest heading
+ * ("open() › Example", "close() › Example"); `above` is the rest of the path, for screen readers.
  */
-export function lastHeading(path: string): string {
-  const i = path.lastIndexOf(' › ');
-  return i < 0 ? path : path.slice(i + 3);
+export function shortPath(path: readonly string[], others: readonly (readonly string[])[] = []): { shown: string; above: string } {
+  const last = path[path.length - 1] ?? '';
+  const clash = others.some((o) => o !== path && o[o.length - 1] === last);
+  const keep = clash && path.length > 1 ? 2 : 1;
+  return { shown: path.slice(-keep).join(' › '), above: path.slice(0, -keep).join(' › ') };
 }
 
+/** The section's heading path without the page's own heading when the title already says it. */
 export function sectionPath(s: ResultSection, title: string): string {
+  return pathBelowTitle(s, title).join(' › ');
+}
+
+/** `sectionPath`'s headings, as a list. */
+export function pathBelowTitle(s: ResultSection, title: string): string[] {
   const first = s.headingPath[0];
   const t = title.trim().toLowerCase();
-  const path = first !== undefined && t && (t === first.trim().toLowerCase() || t.startsWith(first.trim().toLowerCase())) ? s.headingPath.slice(1) : s.headingPath;
-  return path.join(' › ');
+  return first !== undefined && t && (t === first.trim().toLowerCase() || t.startsWith(first.trim().toLowerCase())) ? s.headingPath.slice(1) : [...s.headingPath];
 }
 
 /** Why a section was found, in words for a screen reader (the badges say it visually). */
@@ -110,6 +118,9 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
     onOpen(href, false);
   };
   const path = sectionPath(r, r.title);
+  const paths = [r, ...moreShown(r, compact)].map((x) => pathBelowTitle(x, r.title));
+  const short = shortPath(paths[0]!, paths);
+  const rows = paths.slice(1).map((p) => shortPath(p, paths));
   // A local file's path is not shown with the account name in it (src/url.ts displayLocation).
   const title = r.title || displayLocation(r.url);
   return (
@@ -144,7 +155,8 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
           {/* One line holds section, site, date and lanes: the heading the link lands on, the whole path on hover. */}
           {compact && path && (
             <span class="result__section" data-testid="result-section" dir="auto" title={path}>
-              {lastHeading(path)}
+              {short.above && <span class="visually-hidden">{short.above} › </span>}
+              {short.shown}
             </span>
           )}
           <span class="result__site" data-testid="result-site">
@@ -185,12 +197,12 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
                 onMouseMove={() => selected !== n && onHover(n)}
               >
                 <span class="visually-hidden" id={`${id}-also`}>
-                  Also on this page:
+                  Also on this page:{rows[i]!.above ? ` ${rows[i]!.above} ›` : ''}
                 </span>
                 <span id={`${id}-label`} class="result__more-label" dir="auto" title={sectionPath(m, r.title) || undefined}>
                   {/* A section with no heading of its own below the title is the page's opening text: the
                       title again here read as a second link to the same thing. */}
-                  {lastHeading(sectionPath(m, r.title)) || 'Top of the page'}
+                  {rows[i]!.shown || 'Top of the page'}
                 </span>
                 <span class="result__more-snippet" id={`${id}-snippet`}>
                   <span aria-hidden="true">{' — '}</span>

@@ -429,7 +429,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
           </ul>
         </div>
       )}
-      {status.kind === 'done' && results.length === 0 && nothingSaved && !forgets.length && !exclusionsOnly && (
+      {status.kind === 'done' && results.length === 0 && nothingSaved && !forgets.length && !status.response.denseLoading && !exclusionsOnly && (
         // Nothing is stored at all (a first run): spelling and filter hints would send the person looking
         // for a mistake they did not make.
         <div class="search__empty" data-testid="no-results" data-reason="nothing-saved">
@@ -516,8 +516,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
         // The count and the time stay first, as "3 pages · 13 ms · …": tests/bench/browser.ts reads the
         // time from it. Which lists answered is in data-lanes for the tests (tests/shared/contract.ts).
         <div class="search__meta" data-testid="search-meta" data-lanes={lanesAnswered(status.response)}>
-          {/* The popup reads fewer candidates than the results page: its count is of the best pages, not of all ("7 pages" beside a full page of 12). */}
-          {mode === 'popup' && results.length > 1 ? 'Top ' : ''}
+          {/* The popup reads fewer candidates than the results page: a full list is of the best pages, not of all ("8 pages" beside a results page of 12). */}
+          {mode === 'popup' && results.length >= limit ? 'Top ' : ''}
           {plural(results.length, 'page')} · {formatMs(status.response.tookMs)} · {LANES_IN_WORDS[lanesAnswered(status.response)]}
         </div>
       )}

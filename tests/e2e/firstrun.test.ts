@@ -129,8 +129,18 @@ describe('a page saved while the popup and the results page are open', () => {
     await popup.getByTestId('first-run').waitFor();
     expect(await popup.getByTestId('first-run').textContent()).toContain('pages you open now are not saved until you resume it');
     await shot(popup, 'popup-paused');
-    await popup.getByTestId('resume-saving').click();
+    // The results page says so too, where it says how saving works.
+    const results = await open('search.html', 1000);
+    await results.getByTestId('first-run').waitFor({ timeout: 10_000 });
+    await expect.poll(() => results.getByTestId('first-run').textContent()).toContain('pages you open now are not saved until you resume it');
+    await results.close();
+    await popup.bringToFront();
+    await popup.getByTestId('resume-saving').focus();
+    await popup.keyboard.press('Enter');
     await expect.poll(() => notice.count(), { timeout: 5_000 }).toBe(0);
+    // The button went with the notice: focus is in the search box, and the status line says what happened.
+    expect(await popup.evaluate(() => document.activeElement?.getAttribute('data-testid'))).toBe('search-input');
+    expect(await popup.getByTestId('popup-live').textContent()).toBe('Saving resumed: pages you open are saved again.');
     expect((await ext!.evalSw<{ paused: boolean }>('engine.settings()')).paused).toBe(false);
     await expect.poll(badge, { timeout: 5_000 }).toBe('');
     expect(await popup.getByTestId('first-run').textContent()).toContain('Browse as usual');
