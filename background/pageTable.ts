@@ -94,6 +94,11 @@ export class PageTable {
    */
   private visibleCache: { version: number; pages: Map<string, PageMeta>; ids: Set<number> | null } | null = null;
 
+  /** Moves with every change to the table (a page stored, re-cut, forgotten, hidden): for a reader that spans one. */
+  get changes(): number {
+    return this.version;
+  }
+
   /** A table loaded from the snapshot whose page count is still to be checked against the store. */
   private countPending: Loaded | null = null;
   private countTimer: ReturnType<typeof setTimeout> | undefined;

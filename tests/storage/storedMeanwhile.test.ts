@@ -1,0 +1,32 @@
+/**
+ * A page stored again while a search runs (a revisit cut into new sections) takes away the sections the
+ * search found by their old ids before it reads them. The search is run once more when the page table
+ * changed under it and the answer came out short (background/search.ts searchStored): the page is found.
+ */
+import { describe, expect, it } from 'vitest';
+import { writePage } from '../../background/pageStore.js';
+import { engineOn, freshDb, pageInput } from './helpers.js';
+
+describe('a page stored again while a search reads it', () => {
+  it('is still found (the search runs once more over the new sections)', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const url = 'https://faq.example/details';
+    engine.applyWrite((await writePage(db, pageInput(url, 'Help', ['Orders ship in two days.', 'If it arrived broken, photograph the brokensmokerword box.']), {})).batch);
+    for (let i = 0; i < 3; i++) engine.applyWrite((await writePage(db, pageInput(`https://other.example/${i}`, `Other ${i}`, [`nothing here ${i}`]), {})).batch);
+    // The first search's postings come back, then the page is stored again, cut otherwise, before the
+    // search reads its sections.
+    const own = engine.lexical.postings.bind(engine.lexical);
+    let once = true;
+    engine.lexical.postings = async (terms) => {
+      const got = await own(terms);
+      if (once) {
+        once = false;
+        engine.applyWrite((await writePage(db, pageInput(url, 'Help', ['Orders ship in two days. If it arrived broken, photograph the brokensmokerword box.'], 1_700_000_100_000), {})).batch);
+      }
+      return got;
+    };
+    const res = await engine.search({ q: 'brokensmokerword' });
+    expect(res.results.map((r) => r.url)).toEqual([url]);
+  });
+});
