@@ -129,6 +129,9 @@ describe('a page saved while the popup and the results page are open', () => {
     await popup.getByTestId('first-run').waitFor();
     expect(await popup.getByTestId('first-run').textContent()).toContain('pages you open now are not saved until you resume it');
     await shot(popup, 'popup-paused');
+    await popup.emulateMedia({ colorScheme: 'dark' });
+    await shot(popup, 'popup-paused-dark');
+    await popup.emulateMedia({ colorScheme: 'light' });
     // The results page says so too, where it says how saving works.
     const results = await open('search.html', 1000);
     await results.getByTestId('first-run').waitFor({ timeout: 10_000 });
