@@ -281,10 +281,13 @@ void ready.then(() => dayOne.resumeJobs());
 
 // Mirror the capture gate (pause, exclusions) for content scripts, at start and on every change.
 // The toolbar button says when saving is paused (its badge and tooltip), so it is never a surprise.
-engine.onGateChange = async (gate) => {
-  await browser.storage.local.set({ [CAPTURE_GATE_KEY]: gate }).catch(() => undefined);
-  await showPaused(gate.paused);
-};
+// One change after another: a pause and a resume in quick succession end with the resume's badge and gate.
+let gateWrites: Promise<void> = Promise.resolve();
+engine.onGateChange = (gate) =>
+  (gateWrites = gateWrites.then(async () => {
+    await browser.storage.local.set({ [CAPTURE_GATE_KEY]: gate }).catch(() => undefined);
+    await showPaused(gate.paused);
+  }));
 void engine.settings().then((s) => engine.onGateChange?.({ paused: s.paused, excludedSites: s.excludedSites }));
 
 // For end-to-end tests and benchmarks driving the worker through CDP (not reachable from any page).
