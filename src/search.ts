@@ -1049,8 +1049,8 @@ async function correctTypos(src: SearchSource, words: QueryWord[], df: (t: strin
       // common, as if typed right, not a content word every section is listed and highlighted for. One
       // "corrected" to a stop word of another language is a word of the query's own that the pages lack
       // ("weich" in a German question is no slip for "which"): left as typed, for the off-topic gate.
-      if (shown && isStopword(display) && !isStopwordOf(display, shown)) continue;
       const stop = isStopword(display);
+      if (stop && shown && !isStopwordOf(display, shown)) continue;
       w.correction = { term: best.term, distance: best.distance, display: /\p{Lu}/u.test(w.text) ? display : display.toLowerCase(), ...(also.length && !stop ? { also } : {}) };
       if (stop) {
         w.terms = [best.term];
