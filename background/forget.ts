@@ -36,6 +36,11 @@ function span(pages: readonly PageMeta[]): Pick<ForgetPreview, 'firstVisit' | 'l
   return { firstVisit: Math.min(...pages.map((p) => p.firstVisit)), lastVisit: Math.max(...pages.map((p) => p.lastVisit)) };
 }
 
+/** A one-page forget names its page by title. */
+function titleOf(scope: ForgetScope, pages: readonly PageMeta[]): { title?: string } {
+  return scope.kind === 'page' && pages[0]?.title ? { title: pages[0].title } : {};
+}
+
 export class Forget {
   private marks: MarkRecord[] | null = null;
   private loadingMarks: Promise<MarkRecord[]> | null = null;
@@ -76,15 +81,16 @@ export class Forget {
   async preview(scope: ForgetScope): Promise<ForgetPreview> {
     await this.ready();
     const pages = this.pagesIn(scope, await this.engine.pages.all());
-    return { pages: pages.length, sites: new Set(pages.map((p) => p.site)).size, ...span(pages) };
+    return { pages: pages.length, sites: new Set(pages.map((p) => p.site)).size, ...span(pages), ...titleOf(scope, pages) };
   }
 
   /** Marks the scope's pages forgotten: hidden now, purged when the undo window closes. */
   async mark(scope: ForgetScope, now = Date.now()): Promise<PendingForget> {
     await this.ready();
     return this.engine.exclusive(async () => {
-      const urls = this.pagesIn(scope, await this.engine.pages.all()).map((p) => p.url);
-      const mark: MarkRecord = { id: `${now.toString(36)}-${Math.random().toString(36).slice(2, 10)}`, scope, pages: urls.length, at: now, undoUntil: now + this.undoMs, urls };
+      const pages = this.pagesIn(scope, await this.engine.pages.all());
+      const urls = pages.map((p) => p.url);
+      const mark: MarkRecord = { id: `${now.toString(36)}-${Math.random().toString(36).slice(2, 10)}`, scope, pages: urls.length, ...titleOf(scope, pages), at: now, undoUntil: now + this.undoMs, urls };
       this.marks = [...(this.marks ?? []), mark];
       // Durable before anything is hidden or answered: a worker stopped now reads it back.
       await this.saveMarks();

@@ -26,7 +26,7 @@ import { chunkBlocks, CHUNKER_VERSION } from '../src/chunker.js';
 import { capturedPageUrl } from '../src/url.js';
 import { openUrl, takeHandover } from './tabs.js';
 import { forgetUrls, registerMaintenance, runRetention } from './maintenance.js';
-import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, recordSighting, registerHello, sightingsFor, sitesMatcher } from './outbox.js';
+import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, recordSighting, registerHello, scopeMatcher, sightingsFor, sitesMatcher } from './outbox.js';
 import { isNonce, isOutboxKey } from '../src/outbox.js';
 import { pageReader } from './reader/host.js';
 import { DayOne } from './dayone/dayOne.js';
@@ -69,7 +69,7 @@ const dayOne = new DayOne(engine, pageReader);
  * unfiled capture back), and what a history import or backfill under way would bring back.
  */
 async function forgetPending(scope: ForgetScope): Promise<void> {
-  await purgeOutbox(scope.kind === 'all' ? () => true : scope.kind === 'site' ? sitesMatcher([scope.site]) : (e) => e.at >= scope.from && e.at < scope.to);
+  await purgeOutbox(scopeMatcher(scope));
   await dayOne.forgot(scope);
 }
 

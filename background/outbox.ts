@@ -7,7 +7,7 @@ import browser from 'webextension-polyfill';
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { OUTBOX_MAX_AGE_MS, HELLO_GRACE_MS, isOutboxEntry, isOutboxKey, judgeEntry, sightingKey, vouchByNavigation, type OutboxEntry } from '../src/outbox.js';
 import { capturedPageUrl, normalizeStoredUrl, siteMatches, siteOf } from '../src/url.js';
-import { ProtocolError } from '../src/protocol.js';
+import { ProtocolError, type ForgetScope } from '../src/protocol.js';
 import { validateCapture } from '../src/validate.js';
 import type { Engine } from './engine.js';
 
@@ -267,6 +267,20 @@ export function urlsMatcher(urls: readonly string[]): (s: PurgeSubject) => boole
       const stored = normalizeStoredUrl(url);
       return !stored || set.has(stored);
     });
+}
+
+/** A purge predicate for what a forget covers (a range by the time the entry was made). */
+export function scopeMatcher(scope: ForgetScope): (s: PurgeSubject) => boolean {
+  switch (scope.kind) {
+    case 'all':
+      return () => true;
+    case 'page':
+      return urlsMatcher([scope.url]);
+    case 'site':
+      return sitesMatcher([scope.site]);
+    case 'range':
+      return (e) => e.at >= scope.from && e.at < scope.to;
+  }
 }
 
 /**

@@ -10,7 +10,8 @@
 import browser from 'webextension-polyfill';
 import { Hash53, hash53 } from '../src/hash.js';
 import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.js';
-import type { CapturePayload, Reply, MessageType, Request, Response } from '../src/protocol.js';
+import { isPageForgottenNotice, type CapturePayload, type Reply, type MessageType, type Request, type Response } from '../src/protocol.js';
+import { normalizeStoredUrl } from '../src/url.js';
 import { OUTBOX_PREFIX, type OutboxEntry } from '../src/outbox.js';
 import { EARLY_KEY, hello, startEarly, type Early, type EarlyApi } from './earlyStart.js';
 import { captureDocument } from './pageCapture.js';
@@ -198,7 +199,15 @@ function askAllowed(): Promise<boolean> {
   return allowedAsked;
 }
 
+/**
+ * The page (as stored) the user forgot from the popup while this document showed it: this visit is not
+ * saved again, whatever the page does next. Another URL of a single-page app is saved as usual.
+ */
+let forgottenUrl: string | null = null;
+const forgottenHere = () => forgottenUrl !== null && normalizeStoredUrl(location.href) === forgottenUrl;
+
 async function capture(urgent = false): Promise<void> {
+  if (forgottenHere()) return;
   if (urgent) hurry = true;
   // A capture still extracting in slices when the page is left is superseded by one done now, in one
   // go: a page going away is frozen (back-forward cache) or its scripts stopped before the next slice
@@ -275,10 +284,18 @@ function start(): void {
     // capture handed to the outbox below can be filed.
     const e = early();
     if (!e.confirmed && allowed) void browser.runtime.sendMessage({ type: 'page/hello', payload: { nonce: e.nonce } }).catch(() => undefined);
+    if (forgottenHere()) return;
     if (sending) void toOutbox(sending).then((ok) => ok && settled());
     else if (!captured) void capture(true);
   };
   window.addEventListener('pagehide', leaving);
+  // "Forget this page" in the popup: only from Reread's own pages (no tab: not another content script).
+  browser.runtime.onMessage.addListener((message: unknown, sender: browser.Runtime.MessageSender) => {
+    if (sender.id !== browser.runtime.id || sender.tab || !isPageForgottenNotice(message)) return undefined;
+    if (normalizeStoredUrl(location.href) !== message.url) return undefined;
+    forgottenUrl = message.forgotten ? message.url : null;
+    return Promise.resolve({ ok: true });
+  });
   // Firefox stops whatever script a page runs when a navigation from outside the page (address bar,
   // back/forward, automation) begins, and pagehide can run into that (measured: 3 of 200 pages left
   // after a fraction of a second lost their capture). beforeunload runs before such a navigation

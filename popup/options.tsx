@@ -13,7 +13,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview, SiteCount, Stats, VerifyReport } from '../src/protocol.js';
 import type { Settings } from '../src/settings.js';
 import { MAX_RETENTION_DAYS, MAX_STORAGE_MB, normalizeSitePattern } from '../src/settings.js';
-import { siteLabel } from '../src/url.js';
+import { displayLocation, siteLabel } from '../src/url.js';
 import { dayRange } from '../src/forget.js';
 import browser from 'webextension-polyfill';
 import { call } from './api.js';
@@ -38,12 +38,27 @@ export function forgetQuestion(scope: ForgetScope, p: ForgetPreview): string {
   const n = plural(p.pages, 'page');
   const when = p.firstVisit !== undefined && p.lastVisit !== undefined ? `, visited ${formatDaySpan(p.firstVisit, p.lastVisit)}` : '';
   switch (scope.kind) {
+    case 'page':
+      return `Forget ${p.title ? `“${p.title}”` : displayLocation(scope.url)}${when}?`;
     case 'site':
       return `Forget ${n} from ${siteLabel(scope.site)}${when}?`;
     case 'range':
       return `Forget ${n} visited ${formatDay(scope.from) === formatDay(scope.to - 1) ? `on ${formatDay(scope.from)}` : `between the start of ${formatDay(scope.from)} and the end of ${formatDay(scope.to - 1)}`}${p.sites > 1 ? `, from ${plural(p.sites, 'site')}` : ''}?`;
     case 'all':
       return `Forget all ${n} Reread has saved, from ${plural(p.sites, 'site')}${when}?`;
+  }
+}
+
+function confirmTitle(scope: ForgetScope): string {
+  switch (scope.kind) {
+    case 'page':
+      return 'Forget this page?';
+    case 'site':
+      return `Forget ${siteLabel(scope.site)}?`;
+    case 'range':
+      return 'Forget these days?';
+    case 'all':
+      return 'Forget everything?';
   }
 }
 
@@ -555,7 +570,7 @@ function Options() {
 
       {ask?.kind === 'forget' && (
         <ConfirmDialog
-          title={ask.scope.kind === 'all' ? 'Forget everything?' : ask.scope.kind === 'site' ? `Forget ${siteLabel(ask.scope.site)}?` : 'Forget these days?'}
+          title={confirmTitle(ask.scope)}
           confirmLabel={ask.preview ? (ask.preview.pages ? `Forget ${plural(ask.preview.pages, 'page')}` : 'Nothing to forget') : 'Counting…'}
           busy={!ask.preview || ask.preview.pages === 0}
           onCancel={() => {

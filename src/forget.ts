@@ -82,10 +82,13 @@ export function visitedIn(p: VisitedPage, from: number, to: number): boolean {
   return knownVisits(p).some((v) => v >= from && v < to);
 }
 
-export function inScope(p: VisitedPage, scope: ForgetScope): boolean {
+/** Is the page (its URL as stored, its site and visits) covered by the forget? */
+export function inScope(p: VisitedPage & { url: string }, scope: ForgetScope): boolean {
   switch (scope.kind) {
     case 'all':
       return true;
+    case 'page':
+      return p.url === scope.url;
     case 'site':
       return siteMatches(p.site, scope.site);
     case 'range':

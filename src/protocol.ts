@@ -202,14 +202,16 @@ export interface VerifyReport {
  * What a "forget" covers. A range is local calendar days, inclusive at both ends, given as epoch ms:
  * `from` the start of the first day, `to` the start of the day after the last (the page computes both
  * in its own time zone, so a DST change or a non-UTC zone moves nothing). A page is in a range when
- * any of its visits is.
+ * any of its visits is. A page is one stored page, by its URL as stored (src/url.ts normalizeStoredUrl).
  */
-export type ForgetScope = { kind: 'site'; site: string } | { kind: 'range'; from: number; to: number } | { kind: 'all' };
+export type ForgetScope = { kind: 'page'; url: string } | { kind: 'site'; site: string } | { kind: 'range'; from: number; to: number } | { kind: 'all' };
 
 /** Counted before anything is forgotten, for the confirmation's words. */
 export interface ForgetPreview {
   pages: number;
   sites: number;
+  /** A one-page forget: the page's title as stored. */
+  title?: string;
   /** Earliest and latest visit of the pages counted (undefined when there are none). */
   firstVisit?: number;
   lastVisit?: number;
@@ -220,6 +222,8 @@ export interface PendingForget {
   id: string;
   scope: ForgetScope;
   pages: number;
+  /** A one-page forget: the page's title as stored (its words say which page). */
+  title?: string;
   at: number;
   undoUntil: number;
 }
@@ -314,3 +318,22 @@ export class ProtocolError extends Error {
 
 /** Message types only content scripts may send. */
 export const CONTENT_MESSAGES: ReadonlySet<MessageType> = new Set<MessageType>(['page/check', 'page/hello', 'page/capture', 'page/pdf']);
+
+/**
+ * Sent by Reread's popup to the content script of the tab it was opened on, after "Forget this page"
+ * (`forgotten: true`) or its undo (`false`). The visit on screen is what was forgotten, so the page is not
+ * saved again while it stays open (a content change or a single-page-app step back to it); loading it
+ * again is a new visit and is saved.
+ */
+export interface PageForgottenNotice {
+  type: 'page/forgotten';
+  /** The page as stored (src/url.ts normalizeStoredUrl). */
+  url: string;
+  forgotten: boolean;
+}
+
+export function isPageForgottenNotice(v: unknown): v is PageForgottenNotice {
+  if (typeof v !== 'object' || v === null) return false;
+  const m = v as Record<string, unknown>;
+  return m.type === 'page/forgotten' && typeof m.url === 'string' && typeof m.forgotten === 'boolean';
+}

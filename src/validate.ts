@@ -5,6 +5,7 @@
 import { CHUNKER_VERSION, countWords, DEFAULT_CHUNKER_OPTIONS, type Block, type BlockKind, type Chunk, type ChunkAnchor, type HeadingId, type SectionPart } from './chunker.js';
 import { ProtocolError, type CapturePayload, type ForgetScope, type MessageType, type SearchRequest } from './protocol.js';
 import { normalizeSitePattern } from './settings.js';
+import { normalizeStoredUrl } from './url.js';
 import { clipQuery } from './query.js';
 
 export const CAPTURE_LIMITS = {
@@ -327,16 +328,26 @@ export function requiredString(v: unknown, name: string, max = 4000): string {
   return str(v, name, max)!;
 }
 
+/** The longest page address a forget names (browsers allow about 2 MB; pages worth saving stay far below). */
+const MAX_PAGE_URL = 65_536;
+
 /** Epoch ms between 1990 and 2200: anything else is not a day a page was visited on. */
 const EARLIEST = Date.UTC(1990, 0, 1);
 const LATEST = Date.UTC(2200, 0, 1);
 
-/** A forget's scope: a site name, a non-empty range of whole days, or everything. Anything else is refused. */
+/** A forget's scope: one page, a site name, a non-empty range of whole days, or everything. Anything else is refused. */
 export function validateForgetScope(v: unknown): ForgetScope {
   if (!isObject(v)) fail('scope must be an object');
   switch (v.kind) {
     case 'all':
       return { kind: 'all' };
+    case 'page': {
+      // Checked whole, never cut to a length: a shortened address would name another page.
+      if (typeof v.url !== 'string' || v.url.length > MAX_PAGE_URL) fail('url must be a page address');
+      const url = normalizeStoredUrl(v.url);
+      if (!url) fail('not the address of a page Reread saves');
+      return { kind: 'page', url };
+    }
     case 'site': {
       const site = normalizeSitePattern(str(v.site, 'site', 300)!);
       if (!site) fail('not a site name');
@@ -351,7 +362,7 @@ export function validateForgetScope(v: unknown): ForgetScope {
       return { kind: 'range', from, to };
     }
     default:
-      fail('scope.kind must be site, range or all');
+      fail('scope.kind must be page, site, range or all');
   }
 }
 

@@ -92,13 +92,20 @@ export class DayOne {
   }
 
   /**
-   * Forgetting: what an import still to come would bring back of a forgotten site or range is left out;
-   * forgetting everything stops both jobs.
+   * Forgetting: what an import still to come would bring back of a forgotten page, site or range is left
+   * out (the backfill reads only pages still stored); forgetting everything stops both jobs.
    */
   async forgot(scope: ForgetScope): Promise<void> {
-    if (scope.kind === 'site') await this.history.forgotSite(scope.site);
-    else if (scope.kind === 'range') await this.history.forgotRange(scope.from, scope.to);
-    else await Promise.all([this.history.forgotAll(), this.backfill.forgotAll()]);
+    switch (scope.kind) {
+      case 'page':
+        return this.history.forgotUrl(scope.url);
+      case 'site':
+        return this.history.forgotSite(scope.site);
+      case 'range':
+        return this.history.forgotRange(scope.from, scope.to);
+      case 'all':
+        await Promise.all([this.history.forgotAll(), this.backfill.forgotAll()]);
+    }
   }
 
   /** Capture resumed: the open tabs are read, and the jobs go on. */

@@ -32,9 +32,18 @@ export interface HistorySource {
 }
 
 interface Stored extends HistoryImportStatus {
-  /** Sites and visit ranges forgotten while the import ran: what is still to come of them is not imported. */
+  /** Pages, sites and visit ranges forgotten while the import ran: what is still to come of them is not imported. */
+  forgottenUrls?: string[];
   forgottenSites?: string[];
   forgottenRanges?: [number, number][];
+}
+
+/** What the import may still store: not a page, site or visit range forgotten while it ran. */
+function kept(s: Stored): (e: TitleEntry) => boolean {
+  const pages = new Set(s.forgottenUrls ?? []);
+  const sites = s.forgottenSites ?? [];
+  const ranges = s.forgottenRanges ?? [];
+  return (e) => !pages.has(e.url) && !sites.some((f) => siteMatches(e.site, f)) && !ranges.some(([a, b]) => e.lastVisit >= a && e.lastVisit < b);
 }
 
 export class HistoryImport {
@@ -51,7 +60,7 @@ export class HistoryImport {
   ) {}
 
   async status(): Promise<HistoryImportStatus> {
-    const { forgottenSites: _f, forgottenRanges: _r, ...s } = await this.load();
+    const { forgottenUrls: _u, forgottenSites: _f, forgottenRanges: _r, ...s } = await this.load();
     return s;
   }
 
@@ -91,6 +100,12 @@ export class HistoryImport {
     this.stopRequested = true;
     await this.running?.catch(() => undefined);
     this.stopRequested = false;
+  }
+
+  /** Pages forgotten during an import are left out of what is still to come (URLs as stored). */
+  async forgotUrl(url: string): Promise<void> {
+    const s = await this.load();
+    if (s.state === 'running') await this.save({ ...s, forgottenUrls: [...new Set([...(s.forgottenUrls ?? []), url])].slice(-1000) });
   }
 
   /** Sites forgotten during an import are left out of what is still to come. */
@@ -139,11 +154,7 @@ export class HistoryImport {
         await this.save({ ...s, state: 'error', error: e instanceof Error ? e.message : String(e) });
         return;
       }
-      const forgotten = s.forgottenSites ?? [];
-      const ranges = s.forgottenRanges ?? [];
-      const entries = items
-        .map((i) => titleEntry(i, settings.excludedSites))
-        .filter((e): e is TitleEntry => !!e && e.lastVisit >= s.from && !forgotten.some((f) => siteMatches(e.site, f)) && !ranges.some(([a, b]) => e.lastVisit >= a && e.lastVisit < b));
+      const entries = items.map((i) => titleEntry(i, settings.excludedSites)).filter((e): e is TitleEntry => !!e && e.lastVisit >= s.from);
       let imported = 0;
       for (let i = 0; i < entries.length && !this.stopRequested; i += WRITE_BATCH) {
         imported += await this.write(entries.slice(i, i + WRITE_BATCH));
@@ -162,10 +173,17 @@ export class HistoryImport {
     }
   }
 
-  private async write(entries: TitleEntry[]): Promise<number> {
+  /**
+   * Stores a batch, leaving out what was forgotten meanwhile. The forgotten lists are read with the write
+   * lock held: a forget records them before it marks (background/main.ts), so a batch either is stored
+   * before the mark, which then covers it, or reads the lists after and leaves those entries out.
+   */
+  private async write(batch: TitleEntry[]): Promise<number> {
     const engine = this.engine;
     return engine.exclusive(async () => {
       const t = performance.now();
+      const entries = batch.filter(kept(await this.load()));
+      if (!entries.length) return 0;
       const db = await engine.db();
       await engine.budget.keepHeadroomLocked();
       const res = await writeTitlePages(

@@ -1,12 +1,13 @@
 /**
- * The toolbar popup: the search box, plus "never save this site" for the current tab. That stops
- * future captures at once and only then asks, with the count, whether to forget what is already stored
- * from the site (undoable for a while).
+ * The toolbar popup: the search box, plus two things about the current tab. "Forget this page" (shown
+ * when the page is saved) forgets it at once, undoable for a while, and tells the tab not to save this
+ * visit again. "Never save this site" stops future captures at once and only then asks, with the count,
+ * whether to forget what is already stored from the site (undoable too).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import browser from 'webextension-polyfill';
-import type { ForgetPreview, PendingForget } from '../../src/protocol.js';
-import { siteLabel, siteOf } from '../../src/url.js';
+import type { ForgetPreview, PageForgottenNotice, PendingForget } from '../../src/protocol.js';
+import { normalizeStoredUrl, siteLabel, siteOf } from '../../src/url.js';
 import { call } from '../api.js';
 import { formatDaySpan, plural } from '../format.js';
 import { SearchView } from './SearchView.js';
@@ -25,8 +26,28 @@ function question(site: string, p: ForgetPreview): string {
   return `${site} will not be saved from now on. Also forget the ${plural(p.pages, 'page')} already saved from it${when}?`;
 }
 
+/** The tab the popup was opened on, when it shows a page Reread could save. */
+interface CurrentTab {
+  id?: number;
+  /** As stored (normalizeStoredUrl). */
+  url: string;
+  site: string;
+}
+
+/** Tells the tab's content script that its visit was forgotten (or restored); a tab without one ignores it. */
+function tellTab(tab: CurrentTab, forgotten: boolean): void {
+  if (tab.id === undefined) return;
+  const notice: PageForgottenNotice = { type: 'page/forgotten', url: tab.url, forgotten };
+  browser.tabs.sendMessage(tab.id, notice).catch(() => undefined);
+}
+
 export function Popup() {
-  const [site, setSite] = useState<string | null>(null);
+  const [tab, setTab] = useState<CurrentTab | null>(null);
+  const site = tab?.site ?? null;
+  /** The current tab's page is saved: "Forget this page" is offered. */
+  const [pageSaved, setPageSaved] = useState(false);
+  /** Which of the two flows the notice below is about. */
+  const [about, setAbout] = useState<'site' | 'page'>('site');
   const [excluded, setExcluded] = useState(false);
   /** Saving new pages is paused (Options): said at the top, with a way to resume, so it is never a surprise. */
   const [paused, setPaused] = useState(false);
@@ -48,9 +69,19 @@ export function Popup() {
     // activeTab: the popup may read the URL of the tab it was opened on.
     browser.tabs
       .query({ active: true, currentWindow: true })
-      .then(([tab]) => setSite(tab?.url && /^(https?|file):/.test(tab.url) ? siteOf(tab.url) : null))
-      .catch(() => setSite(null));
+      .then(([t]) => {
+        const url = t?.url ? normalizeStoredUrl(t.url) : null;
+        setTab(url ? { id: t?.id, url, site: siteOf(url) } : null);
+      })
+      .catch(() => setTab(null));
   }, []);
+  // Asked again after every forget and undo (storedVersion).
+  useEffect(() => {
+    if (!tab) return;
+    call('forget/preview', { scope: { kind: 'page', url: tab.url } })
+      .then((p) => setPageSaved(p.pages > 0))
+      .catch(() => setPageSaved(false));
+  }, [tab, storedVersion]);
   useEffect(() => {
     call('settings/get', {})
       .then((s) => {
@@ -79,10 +110,11 @@ export function Popup() {
    */
   const refocus = () => {
     const a = document.activeElement;
-    if (!a || a === document.body || a.closest('[data-testid="exclude-flow"], [data-testid="exclude-site"]')) document.querySelector<HTMLInputElement>('.search__box input')?.focus();
+    if (!a || a === document.body || a.closest('[data-testid="exclude-flow"], [data-testid="exclude-site"], [data-testid="forget-page"]')) document.querySelector<HTMLInputElement>('.search__box input')?.focus();
   };
   const exclude = async () => {
     if (!site) return;
+    setAbout('site');
     try {
       const s = await call('settings/get', {});
       if (!s.excludedSites.includes(site)) await call('settings/set', { excludedSites: [...s.excludedSites, site] });
@@ -102,6 +134,18 @@ export function Popup() {
     } catch (e) {
       refocus();
       setFlow({ step: 'done', message: `Could not forget: ${(e as Error).message}` });
+    }
+  };
+
+  const forgetPage = async () => {
+    if (!tab) return;
+    setAbout('page');
+    try {
+      setFlow({ step: 'undo', pending: await call('forget', { scope: { kind: 'page', url: tab.url } }) });
+      tellTab(tab, true);
+    } catch (e) {
+      refocus();
+      setFlow({ step: 'done', message: `Could not forget this page: ${(e as Error).message}` });
     }
   };
 
@@ -126,7 +170,7 @@ export function Popup() {
         {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(label, flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : resumed}
       </p>
       {flow.step !== 'none' && site && (
-        <section class="popup__notice" aria-label={`Saving ${label}`} data-testid="exclude-flow">
+        <section class="popup__notice" aria-label={about === 'page' ? 'Forgetting this page' : `Saving ${label}`} data-testid="exclude-flow" data-about={about}>
           {flow.step === 'asking' && (
             <>
               <p data-testid="exclude-question">{question(label, flow.preview)}</p>
@@ -152,8 +196,13 @@ export function Popup() {
             <UndoBar
               pending={flow.pending}
               focus
-              onDone={(_undone, message) => {
+              onDone={(undone, message) => {
                 refocus();
+                if (about === 'page' && tab) {
+                  if (undone) tellTab(tab, false);
+                  // Said once the forget is final: the next visit is a new one (the site can be excluded for good).
+                  else if (flow.pending.pages) message = `${message} Opening it again saves it again.`;
+                }
                 setFlow({ step: 'done', message });
               }}
             />
@@ -165,6 +214,11 @@ export function Popup() {
         <a href="search.html" target="_blank" data-testid="open-full">
           Full results page
         </a>
+        {tab && pageSaved && flow.step !== 'undo' && (
+          <button type="button" class="link" data-testid="forget-page" onClick={() => void forgetPage()}>
+            Forget this page
+          </button>
+        )}
         {site && !excluded && (
           <button type="button" class="link" data-testid="exclude-site" onClick={() => void exclude()}>
             Never save {label}

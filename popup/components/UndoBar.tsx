@@ -7,11 +7,20 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { PendingForget } from '../../src/protocol.js';
 import { call } from '../api.js';
 import { plural } from '../format.js';
-import { siteLabel } from '../../src/url.js';
+import { displayLocation, siteLabel } from '../../src/url.js';
 
-export function forgetWords(f: Pick<PendingForget, 'scope' | 'pages'>): string {
+/** A title or address as a forget's words quote it: long ones are cut at a word. */
+function clip(s: string, max = 80): string {
+  if (s.length <= max) return s;
+  const cut = s.slice(0, max);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max - 20)).trimEnd()}…`;
+}
+
+export function forgetWords(f: Pick<PendingForget, 'scope' | 'pages' | 'title'>): string {
   const n = plural(f.pages, 'page');
   switch (f.scope.kind) {
+    case 'page':
+      return f.pages ? `Forgot ${f.title ? `“${clip(f.title)}”` : clip(displayLocation(f.scope.url))}.` : 'That page was not saved.';
     case 'site':
       return `Forgot ${n} from ${siteLabel(f.scope.site)}.`;
     case 'range':

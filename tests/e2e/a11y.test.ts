@@ -298,6 +298,23 @@ describe('axe-core finds nothing on any page state', () => {
     // Saving the site again (the popup excluded it).
     await options.getByRole('button', { name: /Remove 127\.0\.0\.1 from this list/ }).click();
     await options.close();
+    // "Forget this page" on the same tab (its page is saved again): the footer offers it, and its undo bar.
+    await tab.bringToFront();
+    await popup.evaluate(() => location.reload());
+    await popup.getByTestId('forget-page').waitFor();
+    await popup.bringToFront();
+    for (const scheme of SCHEMES) {
+      await popup.emulateMedia({ colorScheme: scheme });
+      await check(popup, `popup.html forget this page offered, ${scheme}`);
+    }
+    await popup.getByTestId('forget-page').click();
+    await popup.getByTestId('undo-bar').waitFor();
+    for (const scheme of SCHEMES) {
+      await popup.emulateMedia({ colorScheme: scheme });
+      await check(popup, `popup.html page undo bar, ${scheme}`);
+    }
+    await popup.getByTestId('undo').click();
+    await expect.poll(() => popup.getByTestId('exclude-done').textContent()).toBe('Restored 1 page.');
     await popup.close();
     await tab.close();
     await ext.evalSw(`(engine.forget.undoMs = ${UNDO_MS}, true)`);

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright';
-import { launch, searchPage, serve, tabsPermissionDist, until, visit, type Extension, type FixtureServer } from './harness.js';
+import { capturedSince, launch, searchPage, serve, tabsPermissionDist, until, visit, type Extension, type FixtureServer } from './harness.js';
 
 const TZ = 'America/New_York';
 let ext: Extension;
@@ -280,6 +280,55 @@ describe('the popup and retention', () => {
     await visit(ext, [server.url('/new.html')], { dwellMs: 1300 });
     expect(await found('quillfeather')).toEqual([]);
     await ext.evalSw(`engine.updateSettings({ excludedSites: [] }).then(() => true)`);
+    await popup.close();
+    await tab.close();
+  });
+
+  it('"forget this page" forgets the open page at once with undo; this visit is not saved again, the next one is', async () => {
+    const paragraphs = (word: string, n: number) => Array.from({ length: n }, (_, i) => `<p>Paragraph ${i} mentions ${word} in a sentence long enough to count as text.</p>`).join('');
+    server.routes.set('/kettle.html', `<html><head><title>Kettle descaling notes</title></head><body><main><h1>Descaling</h1><p>The word kettlewhistle appears only on this page about descaling a kettle with citric acid and water.</p>${paragraphs('limescale', 5)}</main></body></html>`);
+    const url = server.url('/kettle.html');
+    const pagesFound = async (q: string) => (await found(q)).map((h) => h.split('#')[0]);
+    const tab = await ext.ctx.newPage();
+    const since = Date.now() - 1000;
+    await tab.goto(url);
+    await until(() => ext.evalSw<boolean>(capturedSince(url, since)), 'the capture of the kettle page');
+    expect(await pagesFound('kettlewhistle')).toEqual([url]);
+    const popup = await ext.ctx.newPage();
+    await popup.goto(ext.extensionUrl('popup.html'));
+    await tab.bringToFront();
+    await popup.evaluate(() => location.reload());
+    // Forgotten at once (undo is the safety net), said with the page's title; focus on Undo.
+    await popup.getByTestId('forget-page').click();
+    await expect.poll(() => popup.getByTestId('undo-bar').textContent()).toMatch(/^Forgot “Kettle descaling notes”\. \(\d+ s to undo\)Undo$/);
+    await expect.poll(() => popup.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('undo');
+    expect(await popup.getByTestId('forget-page').count()).toBe(0);
+    expect(await pagesFound('kettlewhistle')).toEqual([]);
+    await popup.getByTestId('undo').click();
+    await expect.poll(() => popup.getByTestId('exclude-done').textContent()).toBe('Restored 1 page.');
+    expect(await pagesFound('kettlewhistle')).toEqual([url]);
+    expect(await popup.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('search-input');
+    // Again, and this time the window closes: gone for good, and the popup says what happens next.
+    await ext.evalSw(`(engine.forget.undoMs = 1500, true)`);
+    await popup.getByTestId('forget-page').click();
+    await popup.getByTestId('undo-bar').waitFor();
+    await expect
+      .poll(() => popup.getByTestId('exclude-done').textContent(), { timeout: 10_000 })
+      .toBe('Forgot “Kettle descaling notes”. This can no longer be undone. Opening it again saves it again.');
+    await until(async () => (await ext.evalSw<number>(`engine.db().then((db) => db.count('pages', ${JSON.stringify(url)}))`)) === 0, 'the page purged');
+    expect(await popup.getByTestId('forget-page').count()).toBe(0);
+    // The open page changes a lot (what makes a page be saved again): this visit was forgotten, so it is not.
+    const changedAt = Date.now() - 1000;
+    await tab.evaluate((html) => document.querySelector('main')!.insertAdjacentHTML('beforeend', html), paragraphs('teapotsteam', 40));
+    await tab.waitForTimeout(4000);
+    expect(await ext.evalSw<boolean>(capturedSince(url, changedAt))).toBe(false);
+    expect(await pagesFound('teapotsteam')).toEqual([]);
+    // Opening it again is a new visit: saved again.
+    const again = Date.now() - 1000;
+    await tab.reload();
+    await until(() => ext.evalSw<boolean>(capturedSince(url, again)), 'the capture of the visit after the forget');
+    expect(await pagesFound('kettlewhistle')).toEqual([url]);
+    await ext.evalSw(`(engine.forget.undoMs = 15000, true)`);
     await popup.close();
     await tab.close();
   });

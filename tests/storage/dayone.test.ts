@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { cutSections } from '../../src/sections.js';
 import { engineOn, freshDb } from './helpers.js';
+import { until } from '../shared/server.js';
 import { HistoryImport, type HistorySource } from '../../background/dayone/historyImport.js';
 import { Backfill } from '../../background/dayone/backfill.js';
 import type { PageReader, ReadHtmlResult } from '../../background/reader/readerProtocol.js';
@@ -181,6 +182,47 @@ describe('history import', () => {
     expect([...(await engine.pages.all()).values()].every((p) => p.lastVisit < newest)).toBe(true);
     await engine.deleteAll();
     expect(await db.count('pages')).toBe(0);
+  });
+});
+
+describe('forgetting while the import runs', () => {
+  it('a page, a site or a range forgotten meanwhile is left out of what the import still brings', async () => {
+    const engine = engineOn(await freshDb());
+    // 1,500 entries: the first read window (1,000, newest first) is stored, then the source waits.
+    const items = history(1500);
+    const all = fakeHistory(items);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    const source: HistorySource = {
+      async search(q) {
+        if (++calls === 2) await held;
+        return all.search(q);
+      },
+    };
+    const imp = new HistoryImport(engine, () => source, () => NOW);
+    await imp.start(0);
+    await until(async () => calls === 2, 'the second read window');
+    // Entries of the second window, as stored (the tracking parameter dropped).
+    const page = items[1200]!.url.replace('?utm_source=x', '');
+    const other = items[1201]!.url.replace('?utm_source=x', '');
+    const site = 'site7.example';
+    await imp.forgotUrl(page);
+    await imp.forgotSite(site);
+    await imp.forgotRange(items[1450]!.lastVisitTime, items[1400]!.lastVisitTime + 1);
+    release();
+    await imp.whenIdle();
+    expect((await imp.status()).state).toBe('done');
+    const stored = await engine.pages.all();
+    const [a, b] = [items[1450]!.lastVisitTime, items[1400]!.lastVisitTime + 1];
+    const want = items
+      .map((i) => ({ url: i.url.replace('?utm_source=x', ''), at: i.lastVisitTime }))
+      // The first window was stored before the forgets (removing it is the forget's own work, not the import's).
+      .filter((e, n) => n < 1000 || (e.url !== page && new URL(e.url).hostname !== site && !(e.at >= a && e.at < b)))
+      .map((e) => e.url);
+    expect([...stored.keys()].sort()).toEqual(want.sort());
+    expect(stored.has(other)).toBe(true);
+    expect(want.length).toBeLessThan(1500 - 50);
   });
 });
 

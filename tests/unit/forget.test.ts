@@ -79,7 +79,7 @@ describe('local days', () => {
 describe('visits', () => {
   it('a page is in a range when any of its visits is, not only its last', () => {
     process.env.TZ = 'UTC';
-    const p = { site: 'a.example', firstVisit: local(2026, 1, 1), lastVisit: local(2026, 2, 20), visits: [local(2026, 1, 1), local(2026, 1, 10, 12), local(2026, 2, 20)] };
+    const p = { url: 'https://a.example/', site: 'a.example', firstVisit: local(2026, 1, 1), lastVisit: local(2026, 2, 20), visits: [local(2026, 1, 1), local(2026, 1, 10, 12), local(2026, 2, 20)] };
     const jan10 = dayRange('2026-01-10', '2026-01-10') as { from: number; to: number };
     expect(visitedIn(p, jan10.from, jan10.to)).toBe(true);
     const jan11 = dayRange('2026-01-11', '2026-02-19') as { from: number; to: number };
@@ -99,18 +99,30 @@ describe('visits', () => {
     expect([...addVisit([5, 10_000_000], 200_000)]).toEqual([5, 200_000, 10_000_000]);
   });
 
-  it('site scope matches subdomains; all matches everything', () => {
-    const p = { site: 'docs.python.org', firstVisit: 1, lastVisit: 2 };
+  it('site scope matches subdomains; page scope that URL only; all matches everything', () => {
+    const p = { url: 'https://docs.python.org/3/tutorial/', site: 'docs.python.org', firstVisit: 1, lastVisit: 2 };
     expect(inScope(p, { kind: 'site', site: 'python.org' })).toBe(true);
     expect(inScope(p, { kind: 'site', site: 'thon.org' })).toBe(false);
+    expect(inScope(p, { kind: 'page', url: 'https://docs.python.org/3/tutorial/' })).toBe(true);
+    expect(inScope(p, { kind: 'page', url: 'https://docs.python.org/3/tutorial/index.html' })).toBe(false);
+    expect(inScope(p, { kind: 'page', url: 'https://docs.python.org/3/' })).toBe(false);
     expect(inScope(p, { kind: 'all' })).toBe(true);
   });
 });
 
 describe('validateForgetScope', () => {
   const bad = (v: unknown) => expect(() => validateForgetScope(v)).toThrow(ProtocolError);
-  it('accepts the three kinds and refuses anything else', () => {
+  it('accepts the four kinds and refuses anything else', () => {
     expect(validateForgetScope({ kind: 'all', extra: 1 })).toEqual({ kind: 'all' });
+    // A page as stored: no fragment, no tracking parameters, user info dropped.
+    expect(validateForgetScope({ kind: 'page', url: 'https://u:p@Example.com/a?utm_source=x&id=2#part' })).toEqual({ kind: 'page', url: 'https://example.com/a?id=2' });
+    expect(validateForgetScope({ kind: 'page', url: 'file:///home/me/paper.pdf#page=3' })).toEqual({ kind: 'page', url: 'file:///home/me/paper.pdf' });
+    bad({ kind: 'page' });
+    bad({ kind: 'page', url: 'chrome://settings' });
+    bad({ kind: 'page', url: 'not an address' });
+    bad({ kind: 'page', url: ['https://example.com/'] });
+    // Never cut to a length (a shortened address would name another page).
+    bad({ kind: 'page', url: `https://example.com/${'a'.repeat(70_000)}` });
     expect(validateForgetScope({ kind: 'site', site: 'WWW.Example.com' })).toEqual({ kind: 'site', site: 'example.com' });
     bad({ kind: 'site', site: 'not a site' });
     bad({ kind: 'range' }); // the empty range that once forgot everything
