@@ -289,9 +289,11 @@ function start(): void {
     else if (!captured) void capture(true);
   };
   window.addEventListener('pagehide', leaving);
-  // "Forget this page" in the popup: only from Reread's own pages (no tab: not another content script).
+  // "Forget this page" in the popup. Only Reread's own pages can send to a content script (tabs.sendMessage;
+  // a web page cannot reach runtime.onMessage); the sender is checked all the same.
   browser.runtime.onMessage.addListener((message: unknown, sender: browser.Runtime.MessageSender) => {
-    if (sender.id !== browser.runtime.id || sender.tab || !isPageForgottenNotice(message)) return undefined;
+    const fromReread = sender.id === browser.runtime.id && (sender.url === undefined || sender.url.startsWith(browser.runtime.getURL('')));
+    if (!fromReread || !isPageForgottenNotice(message)) return undefined;
     if (normalizeStoredUrl(location.href) !== message.url) return undefined;
     forgottenUrl = message.forgotten ? message.url : null;
     return Promise.resolve({ ok: true });

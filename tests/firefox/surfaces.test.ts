@@ -3,7 +3,7 @@
  * and search through search.html (the same testing contract as the Chromium suite), a page left before
  * its capture ran, the dense lane draining and a paraphrase found by meaning, options stats, the popup
  * (typing, keyboard), the omnibox and context-menu listeners driven through Firefox's own event paths,
- * exclusions, forgetting a site, export then import into a fresh profile, and private windows never
+ * exclusions, forgetting a site and (from the popup) one page, export then import into a fresh profile, and private windows never
  * captured. The Firefox differences are asserted where they show: no offscreen document (the model runs
  * in the background page), no favicon service, omnibox suggestions as plain text, `contextMenus`
  * without `menus`.
@@ -155,6 +155,46 @@ describe('popup', () => {
     await page.waitForFunction(resultsSettled, { polling: 50 });
     await page.screenshot({ path: join(ARTIFACTS, 'popup-firefox.png') });
     await page.close();
+  });
+});
+
+describe('popup: forget this page', () => {
+  it('forgets the page of the tab in front, with undo; the open tab does not save this visit again', async () => {
+    server.routes.set('/i/kettle.html', `<html><head><title>Kettle notes</title></head><body><main><h1>Descaling</h1><p>The word kettlewhistle appears only on this page about descaling a kettle with citric acid.</p></main></body></html>`);
+    const url = server.url('/i/kettle.html');
+    const captured = (since: number) => ext.bg<boolean>(`engine.captureLog.some((l) => l.url === ${JSON.stringify(url)} && l.at >= ${since})`);
+    const tab = await ext.browser.newPage();
+    const since = Date.now() - 1000;
+    await tab.goto(url, { waitUntil: 'load' });
+    await until(() => captured(since), 'the capture of the kettle page');
+    const popup = await ext.openExtensionPage('popup.html');
+    // The popup reads the active tab when it loads: the web page's tab is brought to the front first.
+    await tab.bringToFront();
+    await popup.evaluate(() => location.reload());
+    await popup.waitForSelector('[data-testid="forget-page"]');
+    // Read: the popup comes to the front, as a real one is (a background tab paints no frames to click on).
+    await popup.bringToFront();
+    await popup.locator('[data-testid="forget-page"]').click();
+    await poll(() => popup.$eval('[data-testid="undo-bar"]', (el) => el.textContent ?? '').catch(() => ''), (t) => t.startsWith('Forgot “Kettle notes”.'), 'the undo bar');
+    expect(await searchPage(ext, { q: 'kettlewhistle' })).toEqual([]);
+    await popup.locator('[data-testid="undo"]').click();
+    await poll(() => popup.$eval('[data-testid="exclude-done"]', (el) => el.textContent ?? '').catch(() => ''), (t) => t === 'Restored 1 page.', 'restored');
+    expect((await searchPage(ext, { q: 'kettlewhistle' })).length).toBe(1);
+    await ext.bg('(engine.forget.undoMs = 1500, true)');
+    await popup.locator('[data-testid="forget-page"]').click();
+    await poll(() => popup.$eval('[data-testid="exclude-done"]', (el) => el.textContent ?? '').catch(() => ''), (t) => t.endsWith('Opening it again saves it again.'), 'the final message', 10_000);
+    // A large change on the open page, in front: this visit was forgotten (the content script was told), so it is not saved.
+    await tab.bringToFront();
+    const changed = Date.now() - 1000;
+    await tab.evaluate(() => {
+      for (let i = 0; i < 40; i++) document.querySelector('main')!.insertAdjacentHTML('beforeend', `<p>Paragraph ${i} mentions teapotsteam in a sentence long enough to count.</p>`);
+    });
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(await captured(changed)).toBe(false);
+    expect(await searchPage(ext, { q: 'teapotsteam' })).toEqual([]);
+    await ext.bg('(engine.forget.undoMs = 15000, true)');
+    await popup.close();
+    await tab.close();
   });
 });
 
