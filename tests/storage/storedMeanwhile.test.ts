@@ -1,7 +1,8 @@
 /**
  * A page stored again while a search runs (a revisit cut into new sections) takes away the sections the
- * search found by their old ids before it reads them. The search is run once more when the page table
- * changed under it and the answer came out short (background/search.ts searchStored): the page is found.
+ * search found by their old ids before it reads them. The search is run once more when it asked for a
+ * section no longer there while the page table changed under it (background/search.ts searchStored):
+ * the page is found, whether the answer came out short or full.
  */
 import { describe, expect, it } from 'vitest';
 import { writePage } from '../../background/pageStore.js';
@@ -27,6 +28,29 @@ describe('a page stored again while a search reads it', () => {
       return got;
     };
     const res = await engine.search({ q: 'brokensmokerword' });
+    expect(res.results.map((r) => r.url)).toEqual([url]);
+  });
+
+  it('is found in its place when the answer was full without it', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const url = 'https://faq.example/details';
+    const text = (n: number) => `If it arrived broken, photograph the ${'quirkleword '.repeat(n)}box.`;
+    engine.applyWrite((await writePage(db, pageInput(url, 'Help', ['Orders ship in two days.', text(3)]), {})).batch);
+    // A page that holds the word once: the answer of one result is full with it alone.
+    engine.applyWrite((await writePage(db, pageInput('https://other.example/once', 'Other', [`${text(1)} And many more words about other things entirely.`]), {})).batch);
+    expect((await engine.search({ q: 'quirkleword', limit: 1 })).results.map((r) => r.url)).toEqual([url]);
+    const own = engine.lexical.postings.bind(engine.lexical);
+    let once = true;
+    engine.lexical.postings = async (terms) => {
+      const got = await own(terms);
+      if (once) {
+        once = false;
+        engine.applyWrite((await writePage(db, pageInput(url, 'Help', [`Orders ship in two days. ${text(3)}`], 1_700_000_100_000), {})).batch);
+      }
+      return got;
+    };
+    const res = await engine.search({ q: 'quirkleword', limit: 1 });
     expect(res.results.map((r) => r.url)).toEqual([url]);
   });
 });
