@@ -215,7 +215,7 @@ export function Popup() {
           Full results page
         </a>
         {tab && pageSaved && flow.step !== 'undo' && (
-          <button type="button" class="link" data-testid="forget-page" onClick={() => void forgetPage()}>
+          <button type="button" class="link popup__forget-page" data-testid="forget-page" onClick={() => void forgetPage()}>
             Forget this page
           </button>
         )}
