@@ -34,11 +34,15 @@ interface CurrentTab {
   site: string;
 }
 
-/** Tells the tab's content script that its visit was forgotten (or restored); a tab without one ignores it. */
-function tellTab(tab: CurrentTab, forgotten: boolean): void {
-  if (tab.id === undefined) return;
+/**
+ * Tells the content scripts of every tab showing the page (the popup's own first: its id is known even
+ * where tab addresses cannot be read) that its visit was forgotten, or restored. A tab without one ignores it.
+ */
+async function tellTabs(tab: CurrentTab, forgotten: boolean): Promise<void> {
   const notice: PageForgottenNotice = { type: 'page/forgotten', url: tab.url, forgotten };
-  browser.tabs.sendMessage(tab.id, notice).catch(() => undefined);
+  const others = await browser.tabs.query({}).catch(() => []);
+  const ids = new Set([tab.id, ...others.filter((t) => t.url && normalizeStoredUrl(t.url) === tab.url).map((t) => t.id)]);
+  await Promise.all([...ids].map((id) => (id === undefined ? undefined : browser.tabs.sendMessage(id, notice).catch(() => undefined))));
 }
 
 export function Popup() {
@@ -142,7 +146,7 @@ export function Popup() {
     setAbout('page');
     try {
       setFlow({ step: 'undo', pending: await call('forget', { scope: { kind: 'page', url: tab.url } }) });
-      tellTab(tab, true);
+      void tellTabs(tab, true);
     } catch (e) {
       refocus();
       setFlow({ step: 'done', message: `Could not forget this page: ${(e as Error).message}` });
@@ -199,7 +203,7 @@ export function Popup() {
               onDone={(undone, message) => {
                 refocus();
                 if (about === 'page' && tab) {
-                  if (undone) tellTab(tab, false);
+                  if (undone) void tellTabs(tab, false);
                   // Said once the forget is final: the next visit is a new one (the site can be excluded for good).
                   else if (flow.pending.pages) message = `${message} Opening it again saves it again.`;
                 }

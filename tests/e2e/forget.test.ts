@@ -294,6 +294,12 @@ describe('the popup and retention', () => {
     await tab.goto(url);
     await until(() => ext.evalSw<boolean>(capturedSince(url, since)), 'the capture of the kettle page');
     expect(await pagesFound('kettlewhistle')).toEqual([url]);
+    // The same page open in a second tab (reached by a link to a part of it).
+    const twin = await ext.ctx.newPage();
+    const captures = () => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(url)}).length`);
+    const before = await captures();
+    await twin.goto(`${url}#descaling`);
+    await until(async () => (await captures()) > before, 'the second tab\'s visit saved');
     const popup = await ext.ctx.newPage();
     await popup.goto(ext.extensionUrl('popup.html'));
     await tab.bringToFront();
@@ -317,9 +323,10 @@ describe('the popup and retention', () => {
       .toBe('Forgot “Kettle descaling notes”. This can no longer be undone. Opening it again saves it again.');
     await until(async () => (await ext.evalSw<number>(`engine.db().then((db) => db.count('pages', ${JSON.stringify(url)}))`)) === 0, 'the page purged');
     expect(await popup.getByTestId('forget-page').count()).toBe(0);
-    // The open page changes a lot (what makes a page be saved again): this visit was forgotten, so it is not.
+    // The open page changes a lot, in both tabs (what makes a page be saved again): this visit was
+    // forgotten, so it is not.
     const changedAt = Date.now() - 1000;
-    await tab.evaluate((html) => document.querySelector('main')!.insertAdjacentHTML('beforeend', html), paragraphs('teapotsteam', 40));
+    for (const t of [twin, tab]) await t.evaluate((html) => document.querySelector('main')!.insertAdjacentHTML('beforeend', html), paragraphs('teapotsteam', 40));
     await tab.waitForTimeout(4000);
     expect(await ext.evalSw<boolean>(capturedSince(url, changedAt))).toBe(false);
     expect(await pagesFound('teapotsteam')).toEqual([]);
@@ -330,6 +337,7 @@ describe('the popup and retention', () => {
     expect(await pagesFound('kettlewhistle')).toEqual([url]);
     await ext.evalSw(`(engine.forget.undoMs = 15000, true)`);
     await popup.close();
+    await twin.close();
     await tab.close();
   });
 
