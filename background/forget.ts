@@ -74,6 +74,11 @@ export class Forget {
   }
 
   private pagesIn(scope: ForgetScope, table: ReadonlyMap<string, PageMeta>): PageMeta[] {
+    // One page is looked up, not found by a walk over every page (the popup asks on every opening).
+    if (scope.kind === 'page') {
+      const page = table.get(scope.url);
+      return page ? [page] : [];
+    }
     return [...table.values()].filter((p) => inScope(p, scope));
   }
 
@@ -101,8 +106,8 @@ export class Forget {
     });
   }
 
-  /** Restores a mark's pages if it has not been purged yet; the number of pages restored. */
-  async undo(id: string): Promise<number> {
+  /** Restores a mark's pages if it has not been purged yet: how many, and what the forget covered. */
+  async undo(id: string): Promise<{ pages: number; scope: ForgetScope }> {
     await this.ready();
     return this.engine.exclusive(async () => {
       const mark = (this.marks ?? []).find((m) => m.id === id);
@@ -111,8 +116,9 @@ export class Forget {
       await this.saveMarks();
       // A URL in another pending mark stays hidden.
       const still = new Set((this.marks ?? []).flatMap((m) => m.urls));
-      this.engine.pages.unhide(mark.urls.filter((u) => !still.has(u)));
-      return mark.urls.filter((u) => !still.has(u)).length;
+      const restored = mark.urls.filter((u) => !still.has(u));
+      this.engine.pages.unhide(restored);
+      return { pages: restored.length, scope: mark.scope };
     });
   }
 

@@ -24,7 +24,7 @@ import { embedderHost } from './embedding/host.js';
 import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.js';
 import { chunkBlocks, CHUNKER_VERSION } from '../src/chunker.js';
 import { capturedPageUrl } from '../src/url.js';
-import { openUrl, takeHandover } from './tabs.js';
+import { openUrl, takeHandover, tellTabsForgotten } from './tabs.js';
 import { forgetUrls, registerMaintenance, runRetention } from './maintenance.js';
 import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, recordSighting, registerHello, scopeMatcher, sightingsFor, sitesMatcher } from './outbox.js';
 import { isNonce, isOutboxKey } from '../src/outbox.js';
@@ -186,11 +186,23 @@ const handlers: Handlers = {
     return next;
   },
   'forget/preview': async (p) => engine.forget.preview(p.scope),
-  forget: async (p) => {
-    await forgetPending(p.scope);
-    return engine.forget.mark(p.scope);
+  forget: async ({ scope }) => {
+    // One page: its open tabs stop saving this visit first, so none of them brings it back meanwhile.
+    if (scope.kind === 'page') await tellTabsForgotten(scope.url, true);
+    try {
+      await forgetPending(scope);
+      return await engine.forget.mark(scope);
+    } catch (e) {
+      if (scope.kind === 'page') void tellTabsForgotten(scope.url, false);
+      throw e;
+    }
   },
-  'forget/undo': async (p) => ({ pages: await engine.forget.undo(p.id) }),
+  'forget/undo': async (p) => {
+    const restored = await engine.forget.undo(p.id);
+    // Wherever the undo was asked (the popup, the results page, Options), the page's tabs save it again.
+    if (restored.scope.kind === 'page') void tellTabsForgotten(restored.scope.url, false);
+    return { pages: restored.pages };
+  },
   'forget/pending': async () => engine.forget.pending(),
   'retention/preview': async (p) => engine.forget.previewRetention(p.retentionDays, p.maxStorageMb),
   export: async (p) => exportJsonl(engine, p.vectors === true),

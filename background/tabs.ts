@@ -1,6 +1,7 @@
-/** Opening results: switch to a tab that already shows the page, else open it where the user asked. */
+/** Tabs: opening results (switch to a tab that already shows the page, else open it where the user asked), and telling tabs a page was forgotten. */
 import browser from 'webextension-polyfill';
 import { normalizeStoredUrl } from '../src/url.js';
+import type { PageForgottenNotice } from '../src/protocol.js';
 
 export type Disposition = 'currentTab' | 'newForegroundTab' | 'newBackgroundTab';
 
@@ -27,6 +28,24 @@ export async function openUrl(href: string, disposition: Disposition): Promise<n
   }
   const tab = await browser.tabs.create({ url: href, active: disposition !== 'newBackgroundTab' });
   return tab.id ?? null;
+}
+
+/** How long a forget waits for the tabs to take its notice (a tab that hangs must not hold the forget up). */
+const NOTICE_WAIT_MS = 1000;
+
+/**
+ * Tells the content script of every tab showing the page (its URL as stored) that its visit was
+ * forgotten, or restored by an undo: a tab told so does not save this visit again (content/main.ts).
+ * Waited for before the forget marks the page, so a capture the tab was about to send is not sent;
+ * a tab without Reread's content script (a PDF, a page opened before the install) ignores it.
+ */
+export async function tellTabsForgotten(url: string, forgotten: boolean): Promise<void> {
+  const notice: PageForgottenNotice = { type: 'page/forgotten', url, forgotten };
+  const tabs = await browser.tabs.query({}).catch(() => []);
+  const told = tabs
+    .filter((t) => t.id !== undefined && !t.incognito && t.url && normalizeStoredUrl(t.url) === url)
+    .map((t) => browser.tabs.sendMessage(t.id!, notice).catch(() => undefined));
+  await Promise.race([Promise.all(told), new Promise((r) => setTimeout(r, NOTICE_WAIT_MS))]);
 }
 
 /** Results-page parameters waiting for the tab opened for them, by one-time token. */

@@ -222,7 +222,8 @@ async function capture(urgent = false): Promise<void> {
     try {
       if (!(await askAllowed())) return;
       const got = await extract(urgent);
-      if (!got || gen !== generation) return;
+      // Forgotten while it was read (extraction runs in slices): not sent.
+      if (!got || gen !== generation || forgottenHere()) return;
       if (got.hash === lastHash) return; // same content as last time: nothing new to send
       lastHash = got.hash;
       captured = true;
@@ -296,6 +297,13 @@ function start(): void {
     if (!fromReread || !isPageForgottenNotice(message)) return undefined;
     if (normalizeStoredUrl(location.href) !== message.url) return undefined;
     forgottenUrl = message.forgotten ? message.url : null;
+    // The forget took this page's hello with it (background/outbox.ts purgeOutbox); restored, the page
+    // says hello again so that a capture it hands over when hidden or left is filed.
+    if (!message.forgotten) {
+      const e = early();
+      e.confirmed = false;
+      void hello(browser as unknown as EarlyApi, e.nonce).then((ok) => (e.confirmed = ok));
+    }
     return Promise.resolve({ ok: true });
   });
   // Firefox stops whatever script a page runs when a navigation from outside the page (address bar,

@@ -73,6 +73,20 @@ export class HistoryImport {
     await (await this.engine.db()).put('meta', s, HISTORY_STATE_KEY);
   }
 
+  /** Read-modify-writes of the state, one after another: a forget's list and a window's progress written at once kept only one of them. */
+  private updates: Promise<unknown> = Promise.resolve();
+
+  /** Applies `change` to the state as stored now and saves it (unless it returns null); the state saved, or null. */
+  private update(change: (s: Stored) => Stored | null): Promise<Stored | null> {
+    const next = this.updates.then(async () => {
+      const s = change(await this.load());
+      if (s) await this.save(s);
+      return s;
+    });
+    this.updates = next.catch(() => undefined);
+    return next;
+  }
+
   async start(days: number): Promise<HistoryImportStatus> {
     if (!this.source()) throw new Error('Reread needs access to your history for this (it was not granted).');
     const d = Math.max(0, Math.min(MAX_HISTORY_DAYS, Math.round(days)));
@@ -91,8 +105,7 @@ export class HistoryImport {
 
   async stop(): Promise<HistoryImportStatus> {
     await this.stopAndWait();
-    const s = await this.load();
-    if (s.state === 'running') await this.save({ ...s, state: 'stopped', finishedAt: this.clock() });
+    await this.update((s) => (s.state === 'running' ? { ...s, state: 'stopped', finishedAt: this.clock() } : null));
     return this.status();
   }
 
@@ -102,21 +115,23 @@ export class HistoryImport {
     this.stopRequested = false;
   }
 
+  /** Notes what a running import must leave out of what is still to come (nothing when none runs). */
+  private async forgot(add: (s: Stored) => Partial<Stored>): Promise<void> {
+    await this.update((s) => (s.state === 'running' ? { ...s, ...add(s) } : null));
+  }
+
   /** Pages forgotten during an import are left out of what is still to come (URLs as stored). */
-  async forgotUrl(url: string): Promise<void> {
-    const s = await this.load();
-    if (s.state === 'running') await this.save({ ...s, forgottenUrls: [...new Set([...(s.forgottenUrls ?? []), url])].slice(-1000) });
+  forgotUrl(url: string): Promise<void> {
+    return this.forgot((s) => ({ forgottenUrls: [...new Set([...(s.forgottenUrls ?? []), url])].slice(-1000) }));
   }
 
   /** Sites forgotten during an import are left out of what is still to come. */
-  async forgotSite(site: string): Promise<void> {
-    const s = await this.load();
-    if (s.state === 'running') await this.save({ ...s, forgottenSites: [...new Set([...(s.forgottenSites ?? []), site])].slice(-500) });
+  forgotSite(site: string): Promise<void> {
+    return this.forgot((s) => ({ forgottenSites: [...new Set([...(s.forgottenSites ?? []), site])].slice(-500) }));
   }
 
-  async forgotRange(from: number, to: number): Promise<void> {
-    const s = await this.load();
-    if (s.state === 'running') await this.save({ ...s, forgottenRanges: [...(s.forgottenRanges ?? []), [from, to] as [number, number]].slice(-100) });
+  forgotRange(from: number, to: number): Promise<void> {
+    return this.forgot((s) => ({ forgottenRanges: [...(s.forgottenRanges ?? []), [from, to] as [number, number]].slice(-100) }));
   }
 
   /** Forget everything: an import under way stops (nothing of it may come back). */
@@ -164,10 +179,15 @@ export class HistoryImport {
       if (this.stopRequested) return;
       const next = nextCursor({ from: s.from, cursor: s.cursor }, items.map((i) => i.lastVisitTime ?? 0), READ_BATCH);
       // Saved after the window is stored: a stop before this re-reads it, and stored URLs are skipped.
-      const latest = await this.load();
-      if (latest.state !== 'running' || latest.startedAt !== s.startedAt) return;
-      s = { ...latest, imported: latest.imported + imported, seen: latest.seen + items.length, ...(next === null ? { state: 'done', finishedAt: this.clock(), cursor: s.from } : { cursor: next }) };
-      await this.save(s);
+      const from = s.from;
+      const startedAt = s.startedAt;
+      const saved = await this.update((latest) =>
+        latest.state !== 'running' || latest.startedAt !== startedAt
+          ? null
+          : { ...latest, imported: latest.imported + imported, seen: latest.seen + items.length, ...(next === null ? { state: 'done', finishedAt: this.clock(), cursor: from } : { cursor: next }) },
+      );
+      if (!saved) return;
+      s = saved;
       // Let queued searches and captures run between windows.
       await new Promise((r) => setTimeout(r, 0));
     }

@@ -1,18 +1,18 @@
 /**
  * The toolbar popup: the search box, plus two things about the current tab. "Forget this page" (shown
- * when the page is saved) forgets it at once, undoable for a while, and tells the tab not to save this
- * visit again. "Never save this site" stops future captures at once and only then asks, with the count,
- * whether to forget what is already stored from the site (undoable too).
+ * when the page is saved) forgets it at once, undoable for a while (the worker tells the page's tabs
+ * not to save this visit again). "Never save this site" stops future captures at once and only then
+ * asks, with the count, whether to forget what is already stored from the site (undoable too).
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import browser from 'webextension-polyfill';
-import type { ForgetPreview, PageForgottenNotice, PendingForget } from '../../src/protocol.js';
+import type { ForgetPreview, PendingForget } from '../../src/protocol.js';
 import { normalizeStoredUrl, siteLabel, siteOf } from '../../src/url.js';
 import { call } from '../api.js';
 import { formatDaySpan, plural } from '../format.js';
 import { SearchView } from './SearchView.js';
 import { DayOneCard } from './DayOneCard.js';
-import { UndoBar } from './UndoBar.js';
+import { forgetWords, UndoBar } from './UndoBar.js';
 import { fitPopupToFrame } from '../fitPopup.js';
 
 type Exclusion =
@@ -32,17 +32,6 @@ interface CurrentTab {
   /** As stored (normalizeStoredUrl). */
   url: string;
   site: string;
-}
-
-/**
- * Tells the content scripts of every tab showing the page (the popup's own first: its id is known even
- * where tab addresses cannot be read) that its visit was forgotten, or restored. A tab without one ignores it.
- */
-async function tellTabs(tab: CurrentTab, forgotten: boolean): Promise<void> {
-  const notice: PageForgottenNotice = { type: 'page/forgotten', url: tab.url, forgotten };
-  const others = await browser.tabs.query({}).catch(() => []);
-  const ids = new Set([tab.id, ...others.filter((t) => t.url && normalizeStoredUrl(t.url) === tab.url).map((t) => t.id)]);
-  await Promise.all([...ids].map((id) => (id === undefined ? undefined : browser.tabs.sendMessage(id, notice).catch(() => undefined))));
 }
 
 export function Popup() {
@@ -145,13 +134,22 @@ export function Popup() {
     if (!tab) return;
     setAbout('page');
     try {
-      setFlow({ step: 'undo', pending: await call('forget', { scope: { kind: 'page', url: tab.url } }) });
-      void tellTabs(tab, true);
+      const pending = await call('forget', { scope: { kind: 'page', url: tab.url } });
+      if (pending.pages) setFlow({ step: 'undo', pending });
+      else {
+        // Forgotten meanwhile (another window, a retention pass): nothing to undo.
+        refocus();
+        setFlow({ step: 'done', message: 'This page is no longer saved.' });
+      }
     } catch (e) {
       refocus();
       setFlow({ step: 'done', message: `Could not forget this page: ${(e as Error).message}` });
     }
   };
+
+  const busy = flow.step === 'asking' || flow.step === 'undo';
+  /** An undo in the search view's bar (a forget made before this popup opened): the tab's page may be saved again. */
+  const restored = useCallback(() => setStoredVersion((v) => v + 1), []);
 
   return (
     <div class="popup" ref={root}>
@@ -168,10 +166,10 @@ export function Popup() {
         )}
         {/* The first-run card gives its room to results while the user searches. */}
         {!searching && <DayOneCard where="popup" />}
-        <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} onQueryChange={onQueryChange} shownForget={flow.step === 'undo' ? flow.pending.id : undefined} paused={paused} />
+        <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} onQueryChange={onQueryChange} shownForget={flow.step === 'undo' ? flow.pending.id : undefined} paused={paused} onRestored={restored} />
       </main>
       <p class="visually-hidden" role="status" data-testid="popup-live">
-        {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(label, flow.preview) : flow.step === 'undo' ? 'Forgotten. Undo is available for 15 seconds.' : resumed}
+        {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(label, flow.preview) : flow.step === 'undo' ? `${forgetWords(flow.pending)} Undo is available for ${Math.round((flow.pending.undoUntil - flow.pending.at) / 1000)} seconds.` : resumed}
       </p>
       {flow.step !== 'none' && site && (
         <section class="popup__notice" aria-label={about === 'page' ? 'Forgetting this page' : `Saving ${label}`} data-testid="exclude-flow" data-about={about}>
@@ -202,11 +200,8 @@ export function Popup() {
               focus
               onDone={(undone, message) => {
                 refocus();
-                if (about === 'page' && tab) {
-                  if (undone) void tellTabs(tab, false);
-                  // Said once the forget is final: the next visit is a new one (the site can be excluded for good).
-                  else if (flow.pending.pages) message = `${message} Opening it again saves it again.`;
-                }
+                // Said once the forget is final, where it is true: the next visit is a new one.
+                if (about === 'page' && !undone && !excluded && !paused) message = `${message} Opening this page again saves it again.`;
                 setFlow({ step: 'done', message });
               }}
             />
@@ -218,12 +213,13 @@ export function Popup() {
         <a href="search.html" target="_blank" data-testid="open-full">
           Full results page
         </a>
-        {tab && pageSaved && flow.step !== 'undo' && (
+        {/* One question or undo at a time: the footer's two actions wait while either is shown. */}
+        {tab && pageSaved && !busy && (
           <button type="button" class="link popup__forget-page" data-testid="forget-page" onClick={() => void forgetPage()}>
             Forget this page
           </button>
         )}
-        {site && !excluded && (
+        {site && !excluded && !busy && (
           <button type="button" class="link" data-testid="exclude-site" onClick={() => void exclude()}>
             Never save {label}
           </button>

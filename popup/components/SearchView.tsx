@@ -27,6 +27,8 @@ export interface SearchViewProps {
   shownForget?: string;
   /** Saving new pages is paused (the popup knows; the first-run card says so instead of "browse as usual"). */
   paused?: boolean;
+  /** Called when one of this view's undo bars restored pages (the popup asks again whether its tab's page is saved). */
+  onRestored?: () => void;
 }
 
 /** How often the counts are read again while nothing is saved or sections wait for search by meaning (see `watching`). */
@@ -34,7 +36,7 @@ const RECHECK_MS = 1500;
 
 type Status = { kind: 'idle' } | { kind: 'searching' } | { kind: 'done'; response: SearchResponse } | { kind: 'error'; message: string };
 
-export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, storedVersion = 0, shownForget, paused = false }: SearchViewProps) {
+export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, storedVersion = 0, shownForget, paused = false, onRestored }: SearchViewProps) {
   const [query, setQuery] = useState(initialQuery);
   const [status, setStatus] = useState<Status>(initialQuery.trim() ? { kind: 'searching' } : { kind: 'idle' });
   const [selected, setSelected] = useState(0);
@@ -351,6 +353,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
                 answeredForgets.current.add(f.id);
                 setForgets((all) => all.filter((x) => x.id !== f.id));
                 if (undone) {
+                  onRestored?.();
                   setReloads((n) => n + 1);
                   // The answer on screen left the restored pages out: ask again.
                   if (query.trim()) run(query);

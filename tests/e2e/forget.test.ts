@@ -234,7 +234,7 @@ describe('forgetting in the options page', () => {
     expect(await found('alphadawn')).toEqual([]); // wakes the worker: still hidden
     const [pending] = await ext.evalSw<{ id: string; undoUntil: number }[]>('engine.forget.pending()');
     expect(pending).toBeDefined();
-    expect(await ext.evalSw<number>(`engine.forget.undo(${JSON.stringify(pending!.id)})`)).toBe(5);
+    expect(await ext.evalSw<number>(`engine.forget.undo(${JSON.stringify(pending!.id)}).then((r) => r.pages)`)).toBe(5);
     expect((await found('alphadawn')).length).toBe(1);
     // Again, with a short window, and the worker stopped until it is over.
     await ext.evalSw(`(engine.forget.undoMs = 2000, true)`);
@@ -300,30 +300,45 @@ describe('the popup and retention', () => {
     const before = await captures();
     await twin.goto(`${url}#descaling`);
     await until(async () => (await captures()) > before, 'the second tab\'s visit saved');
-    const popup = await ext.ctx.newPage();
-    await popup.goto(ext.extensionUrl('popup.html'));
-    await tab.bringToFront();
-    await popup.evaluate(() => location.reload());
-    // Forgotten at once (undo is the safety net), said with the page's title; focus on Undo.
+    /** The popup as opened on `tab` (it reads the active tab when it loads). */
+    const openPopup = async () => {
+      const p = await ext.ctx.newPage();
+      await p.goto(ext.extensionUrl('popup.html'));
+      await tab.bringToFront();
+      await p.evaluate(() => location.reload());
+      return p;
+    };
+    let popup = await openPopup();
+    // Forgotten at once (undo is the safety net), said with the page's title; focus on Undo. One
+    // question or undo at a time: the footer's "Never save" waits.
     await popup.getByTestId('forget-page').click();
     await expect.poll(() => popup.getByTestId('undo-bar').textContent()).toMatch(/^Forgot “Kettle descaling notes”\. \(\d+ s to undo\)Undo$/);
     await expect.poll(() => popup.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('undo');
     expect(await popup.getByTestId('forget-page').count()).toBe(0);
+    expect(await popup.getByTestId('exclude-site').count()).toBe(0);
+    expect(await popup.getByTestId('popup-live').textContent()).toMatch(/^Forgot “Kettle descaling notes”\. Undo is available for 15 seconds\.$/);
     expect(await pagesFound('kettlewhistle')).toEqual([]);
+    // The popup closed and opened again inside the window: the undo is offered beside the search box.
+    // Taken there, the page is saved again, the popup offers to forget it again, and the tabs save it again.
+    await popup.close();
+    popup = await openPopup();
     await popup.getByTestId('undo').click();
-    await expect.poll(() => popup.getByTestId('exclude-done').textContent()).toBe('Restored 1 page.');
+    await popup.getByTestId('forget-page').waitFor();
     expect(await pagesFound('kettlewhistle')).toEqual([url]);
-    expect(await popup.evaluate(() => (document.activeElement as HTMLElement | null)?.dataset.testid)).toBe('search-input');
+    const restoredAt = Date.now() - 1000;
+    await tab.evaluate((html) => document.querySelector('main')!.insertAdjacentHTML('beforeend', html), paragraphs('descalerfresh', 40));
+    await until(() => ext.evalSw<boolean>(capturedSince(url, restoredAt)), 'a change after the undo saved');
+    await until(async () => (await pagesFound('descalerfresh')).includes(url), 'the changed page found');
     // Again, and this time the window closes: gone for good, and the popup says what happens next.
     await ext.evalSw(`(engine.forget.undoMs = 1500, true)`);
     await popup.getByTestId('forget-page').click();
     await popup.getByTestId('undo-bar').waitFor();
     await expect
       .poll(() => popup.getByTestId('exclude-done').textContent(), { timeout: 10_000 })
-      .toBe('Forgot “Kettle descaling notes”. This can no longer be undone. Opening it again saves it again.');
+      .toBe('Forgot “Kettle descaling notes”. This can no longer be undone. Opening this page again saves it again.');
     await until(async () => (await ext.evalSw<number>(`engine.db().then((db) => db.count('pages', ${JSON.stringify(url)}))`)) === 0, 'the page purged');
     expect(await popup.getByTestId('forget-page').count()).toBe(0);
-    // The open page changes a lot, in both tabs (what makes a page be saved again): this visit was
+    // The open page changes a lot, in both tabs (as it did above, where it was saved): this visit was
     // forgotten, so it is not.
     const changedAt = Date.now() - 1000;
     for (const t of [twin, tab]) await t.evaluate((html) => document.querySelector('main')!.insertAdjacentHTML('beforeend', html), paragraphs('teapotsteam', 40));

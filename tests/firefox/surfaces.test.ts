@@ -180,15 +180,23 @@ describe('popup: forget this page', () => {
     await popup.locator('[data-testid="undo"]').click();
     await poll(() => popup.$eval('[data-testid="exclude-done"]', (el) => el.textContent ?? '').catch(() => ''), (t) => t === 'Restored 1 page.', 'restored');
     expect((await searchPage(ext, { q: 'kettlewhistle' })).length).toBe(1);
+    // Restored: the worker told the tab, which saves its changes again (the same change below is not saved).
+    const grow = (word: string) =>
+      tab.evaluate((w) => {
+        for (let i = 0; i < 40; i++) document.querySelector('main')!.insertAdjacentHTML('beforeend', `<p>Paragraph ${i} mentions ${w} in a sentence long enough to count.</p>`);
+      }, word);
+    await tab.bringToFront();
+    const restoredAt = Date.now() - 1000;
+    await grow('descalerfresh');
+    await until(() => captured(restoredAt), 'a change after the undo saved');
+    await popup.bringToFront();
     await ext.bg('(engine.forget.undoMs = 1500, true)');
     await popup.locator('[data-testid="forget-page"]').click();
-    await poll(() => popup.$eval('[data-testid="exclude-done"]', (el) => el.textContent ?? '').catch(() => ''), (t) => t.endsWith('Opening it again saves it again.'), 'the final message', 10_000);
+    await poll(() => popup.$eval('[data-testid="exclude-done"]', (el) => el.textContent ?? '').catch(() => ''), (t) => t.endsWith('Opening this page again saves it again.'), 'the final message', 10_000);
     // A large change on the open page, in front: this visit was forgotten (the content script was told), so it is not saved.
     await tab.bringToFront();
     const changed = Date.now() - 1000;
-    await tab.evaluate(() => {
-      for (let i = 0; i < 40; i++) document.querySelector('main')!.insertAdjacentHTML('beforeend', `<p>Paragraph ${i} mentions teapotsteam in a sentence long enough to count.</p>`);
-    });
+    await grow('teapotsteam');
     await new Promise((r) => setTimeout(r, 4000));
     expect(await captured(changed)).toBe(false);
     expect(await searchPage(ext, { q: 'teapotsteam' })).toEqual([]);
