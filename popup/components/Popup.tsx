@@ -6,7 +6,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import browser from 'webextension-polyfill';
-import type { ForgetPreview, PendingForget } from '../../src/protocol.js';
+import type { ForgetPreview, ForgetScope, PendingForget } from '../../src/protocol.js';
 import { normalizeStoredUrl, siteLabel, siteOf } from '../../src/url.js';
 import { call } from '../api.js';
 import { formatDaySpan, plural } from '../format.js';
@@ -120,31 +120,27 @@ export function Popup() {
       setFlow({ step: 'done', message: `Could not exclude ${label}: ${(e as Error).message}` });
     }
   };
-  const forgetStored = async () => {
-    if (!site) return;
+  /** Forgets now (the undo bar follows), or says why nothing was: forgotten meanwhile, or an error. */
+  const forget = async (scope: ForgetScope, nothingLeft: string, failed: string) => {
     try {
-      setFlow({ step: 'undo', pending: await call('forget', { scope: { kind: 'site', site } }) });
+      const pending = await call('forget', { scope });
+      if (pending.pages) {
+        setFlow({ step: 'undo', pending });
+        return;
+      }
+      refocus();
+      setFlow({ step: 'done', message: nothingLeft });
     } catch (e) {
       refocus();
-      setFlow({ step: 'done', message: `Could not forget: ${(e as Error).message}` });
+      setFlow({ step: 'done', message: `${failed}: ${(e as Error).message}` });
     }
   };
-
-  const forgetPage = async () => {
+  // Forgotten meanwhile (another window, a retention pass): nothing to undo.
+  const forgetStored = () => (site ? forget({ kind: 'site', site }, `${label} will not be saved from now on. Nothing from it is stored any more.`, 'Could not forget') : undefined);
+  const forgetPage = () => {
     if (!tab) return;
     setAbout('page');
-    try {
-      const pending = await call('forget', { scope: { kind: 'page', url: tab.url } });
-      if (pending.pages) setFlow({ step: 'undo', pending });
-      else {
-        // Forgotten meanwhile (another window, a retention pass): nothing to undo.
-        refocus();
-        setFlow({ step: 'done', message: 'This page is no longer saved.' });
-      }
-    } catch (e) {
-      refocus();
-      setFlow({ step: 'done', message: `Could not forget this page: ${(e as Error).message}` });
-    }
+    return forget({ kind: 'page', url: tab.url }, 'This page is no longer saved.', 'Could not forget this page');
   };
 
   const busy = flow.step === 'asking' || flow.step === 'undo';
