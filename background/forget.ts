@@ -106,8 +106,14 @@ export class Forget {
     });
   }
 
-  /** Restores a mark's pages if it has not been purged yet: how many, and what the forget covered. */
-  async undo(id: string): Promise<{ pages: number; scope: ForgetScope }> {
+  /** The pages (URLs) a forget would cover now (already-marked pages are not among them). */
+  async urlsIn(scope: ForgetScope): Promise<string[]> {
+    await this.ready();
+    return this.pagesIn(scope, await this.engine.pages.all()).map((p) => p.url);
+  }
+
+  /** Restores a mark's pages if it has not been purged yet: the URLs restored. */
+  async undo(id: string): Promise<{ urls: string[] }> {
     await this.ready();
     return this.engine.exclusive(async () => {
       const mark = (this.marks ?? []).find((m) => m.id === id);
@@ -118,7 +124,7 @@ export class Forget {
       const still = new Set((this.marks ?? []).flatMap((m) => m.urls));
       const restored = mark.urls.filter((u) => !still.has(u));
       this.engine.pages.unhide(restored);
-      return { pages: restored.length, scope: mark.scope };
+      return { urls: restored };
     });
   }
 

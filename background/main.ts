@@ -187,21 +187,22 @@ const handlers: Handlers = {
   },
   'forget/preview': async (p) => engine.forget.preview(p.scope),
   forget: async ({ scope }) => {
-    // One page: its open tabs stop saving this visit first, so none of them brings it back meanwhile.
-    if (scope.kind === 'page') await tellTabsForgotten(scope.url, true);
+    // The pages' open tabs stop saving their visits first, so none of them brings a page back meanwhile.
+    const urls = await engine.forget.urlsIn(scope);
+    await tellTabsForgotten(urls, true);
     try {
       await forgetPending(scope);
       return await engine.forget.mark(scope);
     } catch (e) {
-      if (scope.kind === 'page') void tellTabsForgotten(scope.url, false);
+      void tellTabsForgotten(urls, false);
       throw e;
     }
   },
   'forget/undo': async (p) => {
     const restored = await engine.forget.undo(p.id);
-    // Wherever the undo was asked (the popup, the results page, Options), the page's tabs save it again.
-    if (restored.scope.kind === 'page') void tellTabsForgotten(restored.scope.url, false);
-    return { pages: restored.pages };
+    // Wherever the undo was asked (the popup, the results page, Options), the pages' tabs save them again.
+    void tellTabsForgotten(restored.urls, false);
+    return { pages: restored.urls.length };
   },
   'forget/pending': async () => engine.forget.pending(),
   'retention/preview': async (p) => engine.forget.previewRetention(p.retentionDays, p.maxStorageMb),

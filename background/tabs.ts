@@ -34,17 +34,21 @@ export async function openUrl(href: string, disposition: Disposition): Promise<n
 const NOTICE_WAIT_MS = 1000;
 
 /**
- * Tells the content script of every tab showing the page (its URL as stored) that its visit was
- * forgotten, or restored by an undo: a tab told so does not save this visit again (content/main.ts).
- * Waited for before the forget marks the page, so a capture the tab was about to send is not sent;
- * a tab without Reread's content script (a PDF, a page opened before the install) ignores it.
+ * Tells the content script of every tab showing one of these pages (URLs as stored) that its visit was
+ * forgotten, or restored by an undo: a tab told so does not save this visit again (content/main.ts). A
+ * forget waits for it before it marks the pages, so a capture a tab was about to send is not sent; a tab
+ * without Reread's content script (a PDF, a page opened before the install) ignores it.
  */
-export async function tellTabsForgotten(url: string, forgotten: boolean): Promise<void> {
-  const notice: PageForgottenNotice = { type: 'page/forgotten', url, forgotten };
+export async function tellTabsForgotten(urls: readonly string[], forgotten: boolean): Promise<void> {
+  if (!urls.length) return;
+  const pages = new Set(urls);
   const tabs = await browser.tabs.query({}).catch(() => []);
-  const told = tabs
-    .filter((t) => t.id !== undefined && !t.incognito && t.url && normalizeStoredUrl(t.url) === url)
-    .map((t) => browser.tabs.sendMessage(t.id!, notice).catch(() => undefined));
+  const told = tabs.flatMap((t) => {
+    const url = t.id !== undefined && !t.incognito && t.url ? normalizeStoredUrl(t.url) : null;
+    if (!url || !pages.has(url)) return [];
+    const notice: PageForgottenNotice = { type: 'page/forgotten', url, forgotten };
+    return [browser.tabs.sendMessage(t.id!, notice).catch(() => undefined)];
+  });
   await Promise.race([Promise.all(told), new Promise((r) => setTimeout(r, NOTICE_WAIT_MS))]);
 }
 

@@ -200,8 +200,9 @@ function askAllowed(): Promise<boolean> {
 }
 
 /**
- * The page (as stored) the user forgot from the popup while this document showed it: this visit is not
- * saved again, whatever the page does next. Another URL of a single-page app is saved as usual.
+ * The page (as stored) the user forgot (that page, its site, a range of days, everything) while this
+ * document showed it: this visit is not saved again, whatever the page does next. Another URL of a
+ * single-page app is saved as usual.
  */
 let forgottenUrl: string | null = null;
 const forgottenHere = () => forgottenUrl !== null && normalizeStoredUrl(location.href) === forgottenUrl;
@@ -290,8 +291,9 @@ function start(): void {
     else if (!captured) void capture(true);
   };
   window.addEventListener('pagehide', leaving);
-  // "Forget this page" in the popup. Only Reread's own pages can send to a content script (tabs.sendMessage;
-  // a web page cannot reach runtime.onMessage); the sender is checked all the same.
+  // A forget that covers this page (the worker says so before it marks the page, and again after an undo).
+  // Only Reread's own contexts can send to a content script (tabs.sendMessage; a web page cannot reach
+  // runtime.onMessage); the sender is checked all the same.
   browser.runtime.onMessage.addListener((message: unknown, sender: browser.Runtime.MessageSender) => {
     const fromReread = sender.id === browser.runtime.id && (sender.url === undefined || sender.url.startsWith(browser.runtime.getURL('')));
     if (!fromReread || !isPageForgottenNotice(message)) return undefined;

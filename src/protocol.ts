@@ -320,10 +320,10 @@ export class ProtocolError extends Error {
 export const CONTENT_MESSAGES: ReadonlySet<MessageType> = new Set<MessageType>(['page/check', 'page/hello', 'page/capture', 'page/pdf']);
 
 /**
- * Sent by Reread's popup to the content script of the tab it was opened on, after "Forget this page"
- * (`forgotten: true`) or its undo (`false`). The visit on screen is what was forgotten, so the page is not
- * saved again while it stays open (a content change or a single-page-app step back to it); loading it
- * again is a new visit and is saved.
+ * Sent by the worker to the content script of each tab showing a page a forget covers, before the page
+ * is marked (`forgotten: true`), and again after an undo (`false`). The visit on screen is part of what
+ * was forgotten, so the page is not saved again while it stays open (a content change or a
+ * single-page-app step back to it); loading it again is a new visit and is saved.
  */
 export interface PageForgottenNotice {
   type: 'page/forgotten';
