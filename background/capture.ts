@@ -100,9 +100,10 @@ export async function storePage(engine: Engine, input: StoreInput): Promise<Capt
       // The page table hides pages marked forgotten (undo window): the backfill never brings one back.
       if (source.onlyOverTitle && (await engine.pages.get(url))?.kind !== 'title') return { outcome: 'skipped', chunks: 0, reason: 'no longer a title-only entry' };
       if (source.stillWanted && !(await source.stillWanted())) return { outcome: 'skipped', chunks: 0, reason: 'forgotten meanwhile' };
+      // A page marked forgotten and visited again: its old record goes now, the new visit is kept. A
+      // capture of the visit that was forgotten (made before the forget, stored only now) is not.
+      if (!(await engine.forget.releaseLocked(url, input.now))) return { outcome: 'skipped', chunks: 0, reason: 'forgotten after it was read' };
       await engine.budget.keepHeadroomLocked(url);
-      // A page marked forgotten and visited again: its old record goes now, the new visit is kept.
-      await engine.forget.releaseLocked(url);
     }
     const extra = { ...(source.kind ? { kind: source.kind } : {}), ...(source.notAVisit ? { notAVisit: true } : {}), ...(source.pdf ? { pdf: source.pdf } : {}) };
     const page = { url, site: siteOf(url), title, lang: input.lang, hash, words, chunks, blocks: input.blocks, chunker: input.chunker, now: input.now, ...extra };

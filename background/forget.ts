@@ -94,8 +94,11 @@ export class Forget {
     await this.ready();
     return this.engine.exclusive(async () => {
       const pages = this.pagesIn(scope, await this.engine.pages.all());
-      const urls = pages.map((p) => p.url);
-      const mark: MarkRecord = { id: `${now.toString(36)}-${Math.random().toString(36).slice(2, 10)}`, scope, pages: urls.length, ...titleOf(scope, pages), at: now, undoUntil: now + this.undoMs, urls };
+      // Pages an earlier forget still hides are this one's too (not counted again): undoing that one
+      // leaves them forgotten, as this one asked.
+      const hiddenToo = (await this.engine.pages.hiddenPages()).filter((p) => inScope(p, scope)).map((p) => p.url);
+      const urls = [...new Set([...pages.map((p) => p.url), ...hiddenToo])];
+      const mark: MarkRecord = { id: `${now.toString(36)}-${Math.random().toString(36).slice(2, 10)}`, scope, pages: pages.length, ...titleOf(scope, pages), at: now, undoUntil: now + this.undoMs, urls };
       this.marks = [...(this.marks ?? []), mark];
       // Durable before anything is hidden or answered: a worker stopped now reads it back.
       await this.saveMarks();
@@ -110,6 +113,11 @@ export class Forget {
   async urlsIn(scope: ForgetScope): Promise<string[]> {
     await this.ready();
     return this.pagesIn(scope, await this.engine.pages.all()).map((p) => p.url);
+  }
+
+  /** The pages (URLs) a pending mark covers (none once it is purged or undone). */
+  markedUrls(id: string): string[] {
+    return [...((this.marks ?? []).find((m) => m.id === id)?.urls ?? [])];
   }
 
   /** Restores a mark's pages if it has not been purged yet: the URLs restored. */
@@ -157,15 +165,19 @@ export class Forget {
 
   /**
    * Called by capture with the write lock held, before a page is stored: a marked page visited again is
-   * purged now (its old visits were forgotten; the new one is not) and leaves its mark.
+   * purged now (its old visits were forgotten; the new one is not) and leaves its mark. A capture made
+   * before the mark (`at`: one that waited for the lock, or was handed over through the outbox) is of a
+   * visit that was forgotten: it is not stored (false), and the mark stays as it was.
    */
-  async releaseLocked(url: string): Promise<void> {
+  async releaseLocked(url: string, at: number): Promise<boolean> {
     await this.ready();
-    if (!this.engine.pages.isHidden(url)) return;
+    if (!this.engine.pages.isHidden(url)) return true;
+    if ((this.marks ?? []).some((m) => m.at > at && m.urls.includes(url))) return false;
     await this.urlsLocked([url]);
     this.marks = (this.marks ?? []).map((m) => (m.urls.includes(url) ? { ...m, urls: m.urls.filter((u) => u !== url) } : m));
     await this.saveMarks();
     this.engine.pages.unhide([url]);
+    return true;
   }
 
   private schedule(): void {

@@ -192,7 +192,11 @@ const handlers: Handlers = {
     await tellTabsForgotten(urls, true);
     try {
       await forgetPending(scope);
-      return await engine.forget.mark(scope);
+      const pending = await engine.forget.mark(scope);
+      // Pages stored between the count above and the mark: their tabs are told now.
+      const told = new Set(urls);
+      void tellTabsForgotten(engine.forget.markedUrls(pending.id).filter((u) => !told.has(u)), true);
+      return pending;
     } catch (e) {
       void tellTabsForgotten(urls, false);
       throw e;

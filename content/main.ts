@@ -200,12 +200,12 @@ function askAllowed(): Promise<boolean> {
 }
 
 /**
- * The page (as stored) the user forgot (that page, its site, a range of days, everything) while this
- * document showed it: this visit is not saved again, whatever the page does next. Another URL of a
+ * The pages (as stored) the user forgot (that page, its site, a range of days, everything) while this
+ * document showed them: their visit is not saved again, whatever the page does next. Another URL of a
  * single-page app is saved as usual.
  */
-let forgottenUrl: string | null = null;
-const forgottenHere = () => forgottenUrl !== null && normalizeStoredUrl(location.href) === forgottenUrl;
+const forgottenUrls = new Set<string>();
+const forgottenHere = () => forgottenUrls.size > 0 && forgottenUrls.has(normalizeStoredUrl(location.href) ?? '');
 
 async function capture(urgent = false): Promise<void> {
   if (forgottenHere()) return;
@@ -298,7 +298,8 @@ function start(): void {
     const fromReread = sender.id === browser.runtime.id && (sender.url === undefined || sender.url.startsWith(browser.runtime.getURL('')));
     if (!fromReread || !isPageForgottenNotice(message)) return undefined;
     if (normalizeStoredUrl(location.href) !== message.url) return undefined;
-    forgottenUrl = message.forgotten ? message.url : null;
+    if (message.forgotten) forgottenUrls.add(message.url);
+    else forgottenUrls.delete(message.url);
     // The forget took this page's hello with it (background/outbox.ts purgeOutbox); restored, the page
     // says hello again so that a capture it hands over when hidden or left is filed.
     if (!message.forgotten) {

@@ -98,7 +98,7 @@ export class HistoryImport {
     }
     await this.stopAndWait();
     // Cursor just past now: the newest entries first. A second import of the same range finds them stored.
-    await this.save({ state: 'running', days: d, from: d ? now - d * 86_400_000 : 0, cursor: now + 1, startedAt: now, imported: 0, seen: 0 });
+    await this.update(() => ({ state: 'running', days: d, from: d ? now - d * 86_400_000 : 0, cursor: now + 1, startedAt: now, imported: 0, seen: 0 }));
     this.resume();
     return this.status();
   }
@@ -113,6 +113,11 @@ export class HistoryImport {
     this.stopRequested = true;
     await this.running?.catch(() => undefined);
     this.stopRequested = false;
+  }
+
+  /** The import that started at `s.startedAt` stops with an error (a newer one is left alone). */
+  private async failed(s: Stored, error: string): Promise<void> {
+    await this.update((cur) => (cur.state === 'running' && cur.startedAt === s.startedAt ? { ...cur, state: 'error', error } : null));
   }
 
   /** Notes what a running import must leave out of what is still to come (nothing when none runs). */
@@ -156,7 +161,7 @@ export class HistoryImport {
     const source = this.source();
     while (s.state === 'running' && !this.stopRequested) {
       if (!source) {
-        await this.save({ ...s, state: 'error', error: 'Access to history was withdrawn.' });
+        await this.failed(s, 'Access to history was withdrawn.');
         return;
       }
       const settings = await this.engine.settings();
@@ -166,7 +171,7 @@ export class HistoryImport {
       try {
         items = await source.search({ text: '', startTime: s.from, endTime: s.cursor, maxResults: READ_BATCH });
       } catch (e) {
-        await this.save({ ...s, state: 'error', error: e instanceof Error ? e.message : String(e) });
+        await this.failed(s, e instanceof Error ? e.message : String(e));
         return;
       }
       const entries = items.map((i) => titleEntry(i, settings.excludedSites)).filter((e): e is TitleEntry => !!e && e.lastVisit >= s.from);

@@ -17,6 +17,8 @@ import { fitPopupToFrame } from '../fitPopup.js';
 
 type Exclusion =
   | { step: 'none' }
+  /** A request under way (the site excluded, a forget asked): nothing can be clicked twice meanwhile. */
+  | { step: 'working' }
   | { step: 'asking'; preview: ForgetPreview }
   | { step: 'undo'; pending: PendingForget }
   | { step: 'done'; message: string };
@@ -108,6 +110,7 @@ export function Popup() {
   const exclude = async () => {
     if (!site) return;
     setAbout('site');
+    setFlow({ step: 'working' });
     try {
       const s = await call('settings/get', {});
       if (!s.excludedSites.includes(site)) await call('settings/set', { excludedSites: [...s.excludedSites, site] });
@@ -122,6 +125,7 @@ export function Popup() {
   };
   /** Forgets now (the undo bar follows), or says why nothing was: forgotten meanwhile, or an error. */
   const forget = async (scope: ForgetScope, nothingLeft: string, failed: string) => {
+    setFlow({ step: 'working' });
     try {
       const pending = await call('forget', { scope });
       if (pending.pages) {
@@ -143,7 +147,7 @@ export function Popup() {
     return forget({ kind: 'page', url: tab.url }, 'This page is no longer saved.', 'Could not forget this page');
   };
 
-  const busy = flow.step === 'asking' || flow.step === 'undo';
+  const busy = flow.step === 'working' || flow.step === 'asking' || flow.step === 'undo';
   /** An undo in the search view's bar (a forget made before this popup opened): the tab's page may be saved again. */
   const restored = useCallback(() => setStoredVersion((v) => v + 1), []);
 
@@ -167,7 +171,7 @@ export function Popup() {
       <p class="visually-hidden" role="status" data-testid="popup-live">
         {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(label, flow.preview) : flow.step === 'undo' ? `${forgetWords(flow.pending)} Undo is available for ${Math.round((flow.pending.undoUntil - flow.pending.at) / 1000)} seconds.` : resumed}
       </p>
-      {flow.step !== 'none' && site && (
+      {flow.step !== 'none' && flow.step !== 'working' && site && (
         <section class="popup__notice" aria-label={about === 'page' ? 'Forgetting this page' : `Saving ${label}`} data-testid="exclude-flow" data-about={about}>
           {flow.step === 'asking' && (
             <>

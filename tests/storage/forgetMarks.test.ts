@@ -121,6 +121,35 @@ describe('forget marks', { timeout: 30_000 }, () => {
     expect((await verifyIndex(engine, false)).problems).toEqual([]);
   });
 
+  it('a capture made before the mark and stored after it (it waited for the lock, or came through the outbox) is not kept', async () => {
+    const { engine } = await populated();
+    const now = marked();
+    const mark = await engine.forget.mark({ kind: 'page', url: 'https://www.python.org/about' }, now);
+    expect(mark.pages).toBe(1);
+    const res = await engine.capture('https://www.python.org/about', { title: 'python page', lang: 'en', blocks: blocks('python', 'aboutunique staleword') }, now - 5);
+    expect(res.outcome).toBe('skipped');
+    expect(await hrefs(engine, 'staleword')).toEqual([]);
+    // The mark is as it was: undo restores the page as it was stored, with no trace of the late capture.
+    expect(await hrefs(engine, 'aboutunique')).toEqual([]);
+    expect((await engine.forget.undo(mark.id)).urls).toEqual(['https://www.python.org/about']);
+    expect((await hrefs(engine, 'aboutunique')).map((h) => h.split('#')[0])).toEqual(['https://www.python.org/about']);
+    expect(await hrefs(engine, 'staleword')).toEqual([]);
+  });
+
+  it('a wider forget covers a page an earlier one hides: undoing the earlier one leaves the page forgotten', async () => {
+    const { engine } = await populated();
+    const now = marked();
+    const one = await engine.forget.mark({ kind: 'page', url: 'https://www.python.org/about' }, now);
+    const site = await engine.forget.mark({ kind: 'site', site: 'python.org' }, now + 1);
+    expect(site.pages).toBe(1); // the page already forgotten is not counted again
+    expect((await engine.forget.undo(one.id)).urls).toEqual([]);
+    expect(await hrefs(engine, 'aboutunique')).toEqual([]);
+    expect(await engine.forget.purgeDue(site.undoUntil)).toBe(2);
+    expect(await hrefs(engine, 'aboutunique')).toEqual([]);
+    expect(await hrefs(engine, 'pyunique')).toEqual([]);
+    expect((await verifyIndex(engine, false)).problems).toEqual([]);
+  });
+
   it('a range of local days takes a page when any of its visits is in it', async () => {
     const { engine } = await populated();
     // bread: first visit T0+3d; visited again on T0+8d (recorded in its visit list).
