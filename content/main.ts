@@ -54,6 +54,8 @@ async function send<K extends MessageType>(type: K, payload: Request<K>): Promis
     if (failure !== null || !reply) {
       if (attempt >= SEND_ATTEMPTS) throw failure;
       await new Promise((r) => setTimeout(r, Math.min(1000, 50 * 2 ** (attempt - 1))));
+      // Forgotten while the worker was away: the capture is of the visit that was forgotten.
+      if (type === 'page/capture' && forgottenHere()) throw new Refused('forgotten meanwhile');
       continue;
     }
     if (!reply.ok) throw new Refused(`${reply.error.code}: ${reply.error.message}`);
