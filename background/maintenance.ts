@@ -33,6 +33,9 @@ export function purgeForgotten(engine: Engine): Promise<number> {
   });
 }
 
+/** Addresses as the pages are stored under them, each once (what is no page's address is left out). */
+const storedUrls = (urls: readonly string[]): string[] => [...new Set(urls.map((u) => normalizeStoredUrl(u)).filter((u): u is string => !!u))];
+
 /**
  * Forgets these pages now (no undo window: the browser's history deletion was the user's act). Their
  * captures still waiting in the outbox, hellos and recorded navigations go first, so that none of them
@@ -40,7 +43,7 @@ export function purgeForgotten(engine: Engine): Promise<number> {
  * there up to a minute for its hello, then for its navigation).
  */
 export async function forgetUrls(engine: Engine, urls: readonly string[]): Promise<number> {
-  const stored = [...new Set(urls.map((u) => normalizeStoredUrl(u)).filter((u): u is string => !!u))];
+  const stored = storedUrls(urls);
   if (!stored.length) return 0;
   await purgeOutbox(urlsMatcher(stored));
   return engine.deleteUrls(stored);
@@ -50,17 +53,24 @@ export async function forgetUrls(engine: Engine, urls: readonly string[]): Promi
 export interface HistoryFollowers {
   /** Captures waiting in the outbox, and a history import or backfill under way. */
   forgotAll(): Promise<void>;
+  /** The open tabs of these pages (URLs as stored): their visits are forgotten too (background/tabs.ts). */
+  tellTabs(urls: readonly string[]): Promise<void>;
 }
 
 function onVisitRemoved(engine: Engine, followers: HistoryFollowers) {
   return (removed: { allHistory: boolean; urls?: string[] }) => {
     void (async () => {
       if (!(await engine.settings()).followHistoryDeletes) return;
+      // As a forget in Reread does: an open tab of a deleted page does not save its visit again.
       if (removed.allHistory) {
         // As "forget everything" does: nothing pending, imported or being read comes back after it.
+        await followers.tellTabs([...(await engine.pages.all()).keys()]);
         await followers.forgotAll();
         await engine.deleteAll();
-      } else await forgetUrls(engine, removed.urls ?? []);
+      } else {
+        await followers.tellTabs(storedUrls(removed.urls ?? []));
+        await forgetUrls(engine, removed.urls ?? []);
+      }
     })().catch((e: unknown) => console.warn('reread: following a history deletion', e));
   };
 }

@@ -222,10 +222,23 @@ describe("following the browser's history deletions", () => {
     await ext.evalSw(`chrome.storage.session.set({ 'outbox:hd1': ${JSON.stringify(entry(deleted, 'laterword', 'd1'))}, 'outbox:hd2': ${JSON.stringify(entry(kept, 'keptword', 'd2'))} })`);
     const pending = () => ext.evalSw<string[]>(`chrome.storage.session.get(null).then((all) => Object.keys(all).filter((k) => k.startsWith('outbox:hd')).sort())`);
     expect(await pending()).toEqual(['outbox:hd1', 'outbox:hd2']);
-    // The user deletes the page from the browser's history.
+    // The page is open in a tab (a visit, saved again) when the user deletes it from the browser's history.
+    const captures = () => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(deleted)}).length`);
+    const opened = await captures();
+    const tab = await ext.ctx.newPage();
+    await tab.goto(deleted);
+    await until(async () => (await captures()) > opened, 'the open tab\'s visit saved');
     await ext.evalSw(`chrome.history.deleteUrl({ url: ${JSON.stringify(deleted)} })`);
     await until(() => ext.evalSw<boolean>(`engine.pages.all().then((m) => !m.has(${JSON.stringify(deleted)}))`), 'the deleted page forgotten');
     expect(await searchPage(ext, { q: 'bravoword9' })).toEqual([]);
+    // The tab's page keeps changing: its visit was deleted, so it is not saved again.
+    const before = await captures();
+    await tab.evaluate(() => {
+      for (let i = 0; i < 40; i++) document.body.insertAdjacentHTML('beforeend', `<p>Update ${i} with enough words in it to count as a change of the page.</p>`);
+    });
+    await tab.waitForTimeout(4000);
+    expect(await captures()).toBe(before);
+    await tab.close();
     // Its pending capture and navigation are gone (it cannot be filed later); the other page's stay.
     expect(await pending()).toEqual(['outbox:hd2']);
     expect(await ext.evalSw<number>(`rereadDebug.sightingsFor(${JSON.stringify(deleted)})`)).toBe(0);
