@@ -132,7 +132,9 @@ export class Forget {
       const still = new Set((this.marks ?? []).flatMap((m) => m.urls));
       const restored = mark.urls.filter((u) => !still.has(u));
       this.engine.pages.unhide(restored);
-      return { urls: restored };
+      // Only pages still stored (one an earlier forget covered too may have been purged by it since).
+      const stored = await this.engine.pages.all();
+      return { urls: restored.filter((u) => stored.has(u)) };
     });
   }
 

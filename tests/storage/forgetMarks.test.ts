@@ -148,6 +148,12 @@ describe('forget marks', { timeout: 30_000 }, () => {
     expect(await hrefs(engine, 'aboutunique')).toEqual([]);
     expect(await hrefs(engine, 'pyunique')).toEqual([]);
     expect((await verifyIndex(engine, false)).problems).toEqual([]);
+    // The other way round: the narrow forget's window ends first; undoing the wide one counts what is left.
+    const again = await populated();
+    const page = await again.engine.forget.mark({ kind: 'page', url: 'https://www.python.org/about' }, now);
+    const wide = await again.engine.forget.mark({ kind: 'site', site: 'python.org' }, now + 60_000);
+    expect(await again.engine.forget.purgeDue(page.undoUntil)).toBe(1);
+    expect((await again.engine.forget.undo(wide.id)).urls).toEqual(['https://docs.python.org/3/os.html']);
   });
 
   it('a range of local days takes a page when any of its visits is in it', async () => {
