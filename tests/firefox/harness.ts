@@ -15,7 +15,7 @@
  */
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, until } from '../shared/server.js';
@@ -324,8 +324,21 @@ export async function visit(ext: FirefoxExtension, urls: string[], opts: { dwell
   await page.close();
 }
 
-/** Files in the download folder (exports), once one has finished (Firefox writes `.part` files first). */
+/**
+ * A file in the download folder (an export), once it has finished. Firefox writes a `.part` file first,
+ * and sometimes a randomly named file with the final extension that it renames a moment later (seen in
+ * CI: the test took `pC6pKJ2F.jsonl`, gone when it was read): a file counts when it is still there, the
+ * same size, a quarter of a second later.
+ */
 export async function downloadedFile(ext: FirefoxExtension, suffix: string): Promise<string> {
-  const name = await until(async () => readdirSync(ext.downloads).find((f) => f.endsWith(suffix) && !f.endsWith('.part') && !readdirSync(ext.downloads).includes(f + '.part')), `a downloaded *${suffix}`);
+  const candidate = () => readdirSync(ext.downloads).find((f) => f.endsWith(suffix) && !f.endsWith('.part') && !readdirSync(ext.downloads).includes(f + '.part'));
+  const size = (name: string) => (existsSync(join(ext.downloads, name)) ? statSync(join(ext.downloads, name)).size : -1);
+  const name = await until(async () => {
+    const f = candidate();
+    if (!f) return undefined;
+    const before = size(f);
+    await new Promise((r) => setTimeout(r, 250));
+    return before >= 0 && size(f) === before && candidate() === f ? f : undefined;
+  }, `a downloaded *${suffix}`);
   return join(ext.downloads, name);
 }
