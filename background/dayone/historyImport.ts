@@ -191,7 +191,12 @@ export class HistoryImport {
           ? null
           : { ...latest, imported: latest.imported + imported, seen: latest.seen + items.length, ...(next === null ? { state: 'done', finishedAt: this.clock(), cursor: from } : { cursor: next }) },
       );
-      if (!saved) return;
+      if (!saved) {
+        // Stopped, or a newer import started meanwhile (two starts at once: the permission's grant and the
+        // page's request). Its start found this loop running and left the work to it: go on with it.
+        s = await this.load();
+        continue;
+      }
       s = saved;
       // Let queued searches and captures run between windows.
       await new Promise((r) => setTimeout(r, 0));

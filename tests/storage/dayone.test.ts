@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { cutSections } from '../../src/sections.js';
 import { engineOn, freshDb } from './helpers.js';
 import { until } from '../shared/server.js';
-import { HistoryImport, type HistorySource } from '../../background/dayone/historyImport.js';
+import { HISTORY_STATE_KEY, HistoryImport, type HistorySource } from '../../background/dayone/historyImport.js';
 import { Backfill } from '../../background/dayone/backfill.js';
 import type { PageReader, ReadHtmlResult } from '../../background/reader/readerProtocol.js';
 import { exportJsonl, importJsonl } from '../../background/transfer.js';
@@ -182,6 +182,34 @@ describe('history import', () => {
     expect([...(await engine.pages.all()).values()].every((p) => p.lastVisit < newest)).toBe(true);
     await engine.deleteAll();
     expect(await db.count('pages')).toBe(0);
+  });
+});
+
+describe('two starts at once', () => {
+  it('(the permission granted and the page asking): the loop goes on with the newer one, which ends done', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const items = history(300);
+    const all = fakeHistory(items);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let calls = 0;
+    const source: HistorySource = {
+      async search(q) {
+        if (++calls === 1) await held;
+        return all.search(q);
+      },
+    };
+    const imp = new HistoryImport(engine, () => source, () => NOW);
+    await imp.start(90);
+    await until(async () => calls === 1, 'the first read');
+    // The other start's state lands while this loop reads (both found no import running, both wrote one).
+    const state = (await db.get('meta', HISTORY_STATE_KEY)) as Record<string, unknown>;
+    await db.put('meta', { ...state, startedAt: NOW + 1 }, HISTORY_STATE_KEY);
+    release();
+    await imp.whenIdle();
+    expect((await imp.status()).state).toBe('done');
+    expect((await titlePages(engine)).length).toBe(300);
   });
 });
 
