@@ -7,7 +7,6 @@
 import { describe, expect, it } from 'vitest';
 import { cutSections } from '../../src/sections.js';
 import { engineOn, freshDb } from './helpers.js';
-import { until } from '../shared/server.js';
 import { HISTORY_STATE_KEY, HistoryImport, type HistorySource } from '../../background/dayone/historyImport.js';
 import { Backfill } from '../../background/dayone/backfill.js';
 import type { PageReader, ReadHtmlResult } from '../../background/reader/readerProtocol.js';
@@ -185,24 +184,35 @@ describe('history import', () => {
   });
 });
 
+/** The history over `items`, whose `nth` read waits for `release()`; `held` resolves once that read has begun. */
+function heldHistory(items: Item[], nth: number): { source: HistorySource; held: Promise<void>; release: () => void } {
+  const all = fakeHistory(items);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let reached!: () => void;
+  const held = new Promise<void>((r) => (reached = r));
+  let calls = 0;
+  const source: HistorySource = {
+    async search(q) {
+      if (++calls === nth) {
+        reached();
+        await gate;
+      }
+      return all.search(q);
+    },
+  };
+  return { source, held, release };
+}
+
 describe('two starts at once', () => {
   it('(the permission granted and the page asking): the loop goes on with the newer one, which ends done', async () => {
     const db = await freshDb();
     const engine = engineOn(db);
     const items = history(300);
-    const all = fakeHistory(items);
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let calls = 0;
-    const source: HistorySource = {
-      async search(q) {
-        if (++calls === 1) await held;
-        return all.search(q);
-      },
-    };
+    const { source, held, release } = heldHistory(items, 1);
     const imp = new HistoryImport(engine, () => source, () => NOW);
     await imp.start(90);
-    await until(async () => calls === 1, 'the first read');
+    await held;
     // The other start's state lands while this loop reads (both found no import running, both wrote one).
     const state = (await db.get('meta', HISTORY_STATE_KEY)) as Record<string, unknown>;
     await db.put('meta', { ...state, startedAt: NOW + 1 }, HISTORY_STATE_KEY);
@@ -218,19 +228,10 @@ describe('forgetting while the import runs', () => {
     const engine = engineOn(await freshDb());
     // 1,500 entries: the first read window (1,000, newest first) is stored, then the source waits.
     const items = history(1500);
-    const all = fakeHistory(items);
-    let release!: () => void;
-    const held = new Promise<void>((r) => (release = r));
-    let calls = 0;
-    const source: HistorySource = {
-      async search(q) {
-        if (++calls === 2) await held;
-        return all.search(q);
-      },
-    };
+    const { source, held, release } = heldHistory(items, 2);
     const imp = new HistoryImport(engine, () => source, () => NOW);
     await imp.start(0);
-    await until(async () => calls === 2, 'the second read window');
+    await held;
     // Entries of the second window, as stored (the tracking parameter dropped).
     const page = items[1200]!.url.replace('?utm_source=x', '');
     const other = items[1201]!.url.replace('?utm_source=x', '');
