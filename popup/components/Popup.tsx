@@ -123,7 +123,10 @@ export function Popup() {
       setFlow({ step: 'done', message: `Could not exclude ${label}: ${(e as Error).message}` });
     }
   };
-  /** Forgets now (the undo bar follows), or says why nothing was: forgotten meanwhile, or an error. */
+  /**
+   * Forgets now (the undo bar follows), or says why nothing was: `nothingLeft` when the scope held no
+   * page by then (forgotten in another window, a retention pass), `failed` with an error.
+   */
   const forget = async (scope: ForgetScope, nothingLeft: string, failed: string) => {
     setFlow({ step: 'working' });
     try {
@@ -139,7 +142,6 @@ export function Popup() {
       setFlow({ step: 'done', message: `${failed}: ${(e as Error).message}` });
     }
   };
-  // Forgotten meanwhile (another window, a retention pass): nothing to undo.
   const forgetStored = () => (site ? forget({ kind: 'site', site }, `${label} will not be saved from now on. Nothing from it is stored any more.`, 'Could not forget') : undefined);
   const forgetPage = () => {
     if (!tab) return;
