@@ -12,7 +12,7 @@
  * can still be restored, and are purged once the window is over. A page captured again while marked is
  * purged first and stored anew: the visit came after the forget.
  */
-import { daysAgoStart, inScope, UNDO_MS, visitedIn } from '../src/forget.js';
+import { daysAgoStart, inScope, UNDO_MS, visitedIn, visitInScope } from '../src/forget.js';
 import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview } from '../src/protocol.js';
 import { ProtocolError } from '../src/protocol.js';
 import { siteMatches } from '../src/url.js';
@@ -120,8 +120,11 @@ export class Forget {
     return [...((this.marks ?? []).find((m) => m.id === id)?.urls ?? [])];
   }
 
-  /** Restores a mark's pages if it has not been purged yet: the URLs restored. */
-  async undo(id: string): Promise<{ urls: string[] }> {
+  /**
+   * Restores a mark's pages if it has not been purged yet: the URLs restored, and which other visits it
+   * no longer covers (`released`: a tab showing a page of its scope that no other pending forget covers).
+   */
+  async undo(id: string): Promise<{ urls: string[]; released: (url: string, at: number) => boolean }> {
     await this.ready();
     return this.engine.exclusive(async () => {
       const mark = (this.marks ?? []).find((m) => m.id === id);
@@ -134,7 +137,9 @@ export class Forget {
       this.engine.pages.unhide(restored);
       // Only pages still stored (one an earlier forget covered too may have been purged by it since).
       const stored = await this.engine.pages.all();
-      return { urls: restored.filter((u) => stored.has(u)) };
+      const others = (this.marks ?? []).map((m) => m.scope);
+      const released = (url: string, at: number) => visitInScope(url, at, mark.scope) && !others.some((s) => visitInScope(url, at, s));
+      return { urls: restored.filter((u) => stored.has(u)), released };
     });
   }
 
@@ -173,8 +178,10 @@ export class Forget {
    */
   async releaseLocked(url: string, at: number): Promise<boolean> {
     await this.ready();
+    // By the mark's pages, or by its scope: a page not stored yet when the forget came (its site's, or
+    // everything) was read before it too.
+    if ((this.marks ?? []).some((m) => m.at > at && (m.urls.includes(url) || visitInScope(url, at, m.scope)))) return false;
     if (!this.engine.pages.isHidden(url)) return true;
-    if ((this.marks ?? []).some((m) => m.at > at && m.urls.includes(url))) return false;
     await this.urlsLocked([url]);
     this.marks = (this.marks ?? []).map((m) => (m.urls.includes(url) ? { ...m, urls: m.urls.filter((u) => u !== url) } : m));
     await this.saveMarks();

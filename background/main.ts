@@ -24,6 +24,7 @@ import { embedderHost } from './embedding/host.js';
 import { CAPTURE_GATE_KEY, gateAllows, isCaptureGate } from '../src/captureGate.js';
 import { chunkBlocks, CHUNKER_VERSION } from '../src/chunker.js';
 import { capturedPageUrl } from '../src/url.js';
+import { visitInScope } from '../src/forget.js';
 import { openUrl, takeHandover, tellTabsForgotten } from './tabs.js';
 import { forgetUrls, registerMaintenance, runRetention } from './maintenance.js';
 import { drainOutbox, hellosFor, isOutboxArea, openOutboxToContentScripts, outboxTotals, pruneHellos, purgeOutbox, recordSighting, registerHello, scopeMatcher, sightingsFor, sitesMatcher } from './outbox.js';
@@ -188,8 +189,11 @@ const handlers: Handlers = {
   'forget/preview': async (p) => engine.forget.preview(p.scope),
   forget: async ({ scope }) => {
     // The pages' open tabs stop saving their visits first, so none of them brings a page back meanwhile.
+    // So do the tabs of its scope whose page is not stored yet (a page of the forgotten site loaded a
+    // moment ago): the forget covers the visit, as the worker's capture check does (Forget.releaseLocked).
     const urls = await engine.forget.urlsIn(scope);
-    await tellTabsForgotten(urls, true);
+    const covers = (url: string, at: number) => visitInScope(url, at, scope);
+    await tellTabsForgotten(urls, true, covers);
     try {
       await forgetPending(scope);
       const pending = await engine.forget.mark(scope);
@@ -198,14 +202,15 @@ const handlers: Handlers = {
       void tellTabsForgotten(engine.forget.markedUrls(pending.id).filter((u) => !told.has(u)), true);
       return pending;
     } catch (e) {
-      void tellTabsForgotten(urls, false);
+      void tellTabsForgotten(urls, false, covers);
       throw e;
     }
   },
   'forget/undo': async (p) => {
     const restored = await engine.forget.undo(p.id);
-    // Wherever the undo was asked (the popup, the results page, Options), the pages' tabs save them again.
-    void tellTabsForgotten(restored.urls, false);
+    // Wherever the undo was asked (the popup, the results page, Options), the pages' tabs save them again,
+    // and so do the scope's tabs no other pending forget covers.
+    void tellTabsForgotten(restored.urls, false, restored.released);
     return { pages: restored.urls.length };
   },
   'forget/pending': async () => engine.forget.pending(),

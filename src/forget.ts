@@ -7,7 +7,7 @@
  * hours long and nothing leaks across its edges. A page is in a range when any of its visits is.
  */
 import type { ForgetScope } from './protocol.js';
-import { siteMatches } from './url.js';
+import { siteMatches, siteOf } from './url.js';
 
 export const DAY_MS = 86_400_000;
 /** Visit times kept per page (most recent); the first visit is kept apart, in `firstVisit`. */
@@ -94,6 +94,15 @@ export function inScope(p: VisitedPage & { url: string }, scope: ForgetScope): b
     case 'range':
       return visitedIn(p, scope.from, scope.to);
   }
+}
+
+/**
+ * Is a visit to this URL at `at` covered by the forget, whether or not the page is stored yet? A tab
+ * showing the page now, or a capture made at `at` that reaches the store only after the forget: its
+ * site is the URL's and its only known visit is `at`.
+ */
+export function visitInScope(url: string, at: number, scope: ForgetScope): boolean {
+  return inScope({ url, site: siteOf(url), firstVisit: at, lastVisit: at }, scope);
 }
 
 /** The visit list after a visit at `now`: capped, most recent kept, a reload within a minute not counted twice. */

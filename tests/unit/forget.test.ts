@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addVisit, dayRange, daysAgoStart, inScope, localDayStart, MAX_VISITS, nextLocalDay, visitedIn } from '../../src/forget.js';
+import { addVisit, dayRange, daysAgoStart, inScope, localDayStart, MAX_VISITS, nextLocalDay, visitedIn, visitInScope } from '../../src/forget.js';
 import { ProtocolError } from '../../src/protocol.js';
 import { validateForgetScope } from '../../src/validate.js';
 
@@ -107,6 +107,18 @@ describe('visits', () => {
     expect(inScope(p, { kind: 'page', url: 'https://docs.python.org/3/tutorial/index.html' })).toBe(false);
     expect(inScope(p, { kind: 'page', url: 'https://docs.python.org/3/' })).toBe(false);
     expect(inScope(p, { kind: 'all' })).toBe(true);
+  });
+
+  it('a visit to a page not stored (an open tab, a late first capture) is in scope by its URL\'s site and its time', () => {
+    const url = 'https://www.docs.python.org:443/3/new.html';
+    expect(visitInScope(url, 5, { kind: 'site', site: 'python.org' })).toBe(true);
+    expect(visitInScope(url, 5, { kind: 'site', site: 'rust-lang.org' })).toBe(false);
+    expect(visitInScope(url, 5, { kind: 'all' })).toBe(true);
+    expect(visitInScope(url, 5, { kind: 'page', url })).toBe(true);
+    expect(visitInScope(url, 5, { kind: 'page', url: 'https://docs.python.org/3/other.html' })).toBe(false);
+    expect(visitInScope(url, 5, { kind: 'range', from: 5, to: 6 })).toBe(true);
+    expect(visitInScope(url, 6, { kind: 'range', from: 5, to: 6 })).toBe(false);
+    expect(visitInScope('not a url', 5, { kind: 'site', site: 'python.org' })).toBe(false);
   });
 });
 
