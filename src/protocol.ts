@@ -115,6 +115,11 @@ export interface SearchResult extends ResultSection {
   kind?: PageKind;
   /** Up to two more sections of the same page. */
   more: ResultSection[];
+  /**
+   * Set when this card's section holds word for word the text of an earlier card's (src/sameText.ts): that
+   * card's page. The card says so in place of the passage, and shows no more sections.
+   */
+  sameAs?: { url: string; title: string };
 }
 
 export interface SearchResponse {

@@ -31,6 +31,7 @@ import { foldText, wordTerms } from './tokenizer.js';
 import { bestCut, compoundCuts } from './compound.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
 import { normalizeStoredUrl, sectionHref } from './url.js';
+import { sameTextAs, textPrint } from './sameText.js';
 
 /** A stored page as search sees it. */
 export interface PageView {
@@ -1236,7 +1237,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       const next = c.parts?.find((p) => p.at > named.part.at)?.at ?? c.text.length;
       snip = bestSnippet(c.text.slice(named.part.at, next), snippetQuery, undefined, lead);
     } else {
-      const bodyAt = c.text.includes('\n') && c.headingPath.length ? c.text.indexOf('\n') + 1 : 0;
+      const bodyAt = bodyStart(c);
       snip = bestSnippet(c.text.slice(bodyAt), snippetQuery, undefined, lead);
       // The sub-section the passage lies in (a merged heading), else the section's own.
       part = snip.focus >= 0 && !named && h.id !== pageTop ? partAt(c, bodyAt + snip.focus) : null;
@@ -1259,9 +1260,17 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       score: Math.round(h.score * 1000) / 1000,
     };
   };
-  return groupByPage(hits, limit, ROW_CANDIDATES).map((g) => {
+  const groups = groupByPage(hits, limit, ROW_CANDIDATES);
+  // A card whose passage an earlier card already shows word for word (src/sameText.ts).
+  const same = sameTextAs(groups.map((g) => textPrint(g.best.chunk.text.slice(bodyStart(g.best.chunk)))));
+  return groups.map((g, n): SearchResult => {
     const page = table.get(g.best.url)!;
     const best = section(g.best);
+    const card = { ...best, url: page.url, title: page.title, site: page.site, lastVisit: page.lastVisit, visitCount: page.visitCount, ...(page.kind ? { kind: page.kind } : {}) };
+    if (same[n]! >= 0) {
+      const first = table.get(groups[same[n]!]!.best.url)!;
+      return { ...card, more: [], sameAs: { url: first.url, title: first.title } };
+    }
     // A "more" row is one line: its snippet opens near the match. A row that would link where the card
     // or an earlier row does (another window of one long section, the sub-section the card links to) is
     // left out, and the page's next candidate is taken.
@@ -1276,17 +1285,13 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       linked.add(row.href);
       more.push(row);
     }
-    return {
-      ...best,
-      url: page.url,
-      title: page.title,
-      site: page.site,
-      lastVisit: page.lastVisit,
-      visitCount: page.visitCount,
-      ...(page.kind ? { kind: page.kind } : {}),
-      more,
-    };
+    return { ...card, more };
   });
+}
+
+/** Where a section's text below its heading line starts. */
+function bodyStart(c: SectionView): number {
+  return c.text.includes('\n') && c.headingPath.length ? c.text.indexOf('\n') + 1 : 0;
 }
 
 /** A card's extra rows: other sections of its page. */

@@ -169,9 +169,17 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
           <LaneBadges lanes={r.lanes} />
           <KindNote result={r} />
         </span>
-        <span class={`result__snippet${compact ? ' result__snippet--clamp' : ''}`} id={`${base}-snippet`} data-testid="result-snippet" dir="auto">
-          <Snippet segments={r.snippet} />
-        </span>
+        {r.sameAs ? (
+          // The passage is an earlier card's word for word (a translation's untranslated section, another
+          // version's address): said in one line instead of repeated.
+          <span class="result__same" id={`${base}-snippet`} data-testid="result-same">
+            Same text as <bdi>“{r.sameAs.title || displayLocation(r.sameAs.url)}”</bdi> above.
+          </span>
+        ) : (
+          <span class={`result__snippet${compact ? ' result__snippet--clamp' : ''}`} id={`${base}-snippet`} data-testid="result-snippet" dir="auto">
+            <Snippet segments={r.snippet} />
+          </span>
+        )}
         {r.whyMatched.length > 0 && !compact && (
           <span class="result__why" data-testid="result-why">
             matched: {r.whyMatched.join(', ')}

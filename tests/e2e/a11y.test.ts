@@ -320,6 +320,42 @@ describe('axe-core finds nothing on any page state', () => {
     await ext.evalSw(`(engine.forget.undoMs = ${UNDO_MS}, true)`);
   });
 
+  it('a passage repeated on other pages (a translation that kept it, another version): the later cards say so', async () => {
+    const passage = (ref: string) =>
+      `The marmosetline policy command shows the pinning priorities and distribution properties of each package source, as explained in ${ref}. It can also show the pinning priorities for all available versions of one package, which helps to understand why a version is installed.`;
+    const pages = [
+      ['https://docs.example.net/en/policy.html', 'Package policy', passage('“Managing package priorities”')],
+      ['https://docs.example.net/fr/policy.html', 'Politique des paquets', passage('« Gérer les priorités des paquets »')],
+      ['https://docs.example.net/v2/en/policy.html', 'Package policy (version 2)', passage('“Managing package priorities”')],
+    ] as const;
+    for (const [url, title, text] of pages) {
+      const blocks = [
+        { kind: 'heading', text: title, level: 1 },
+        { kind: 'heading', text: 'The policy command', level: 2, id: 'policy' },
+        { kind: 'text', text },
+      ];
+      await ext.evalSw(`engine.capture(${JSON.stringify(url)}, { title: ${JSON.stringify(title)}, lang: 'en', blocks: ${JSON.stringify(blocks)} }, Date.now())`);
+    }
+    try {
+      for (const scheme of SCHEMES) {
+        for (const path of ['popup.html', 'search.html']) {
+          const page = await open(path, scheme, path === 'popup.html' ? 560 : 1000);
+          await typeQuery(page, 'marmosetline pinning priorities');
+          await settled(page, 'result');
+          await expect.poll(() => page.getByTestId('result').count()).toBe(3);
+          // The first card shows the passage; the two others name it instead of repeating it, and still link to their own page's section.
+          expect(await page.getByTestId('result-snippet').count()).toBe(1);
+          expect(await page.getByTestId('result-same').allTextContents()).toEqual(['Same text as “Package policy” above.', 'Same text as “Package policy” above.']);
+          expect((await page.getByTestId('result-link').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).getAttribute('href')))).map((h) => h?.split('#')[0]).sort()).toEqual(pages.map((p) => p[0]).sort());
+          await check(page, `${path} same text, ${scheme}`);
+          await page.close();
+        }
+      }
+    } finally {
+      await ext.evalSw(`engine.deleteUrls(${JSON.stringify(pages.map((p) => p[0]))})`);
+    }
+  });
+
   it('options: PDFs on your computer, before and after "Save local PDFs" (file access on)', async () => {
     // The harness loads the extension from the command line: Chromium turns file access on for it. The
     // state with the switch off is checked in tests/e2e/dayone-localpdf.test.ts (a profile with it off).

@@ -1,0 +1,97 @@
+/**
+ * Cards whose passage an earlier card already shows (src/sameText.ts, src/search.ts present): the same
+ * text under another address or with a translated cross-reference is the same passage; different text,
+ * a short line, or a text of a very different length is not; the search marks the later cards and keeps
+ * them where the ranking put them.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { MemorySource } from '../../src/memorySource.js';
+import { search } from '../../src/search.js';
+import { SAME_TEXT_MIN_CHARS, samePassage, sameTextAs, textPrint } from '../../src/sameText.js';
+
+/** A section's text as a manual has it (about 900 characters), citing another section by its title. */
+const passage = (ref: string) =>
+  `The apt-cache policy command displays the pinning priorities and distribution properties of each package source as explained in ${ref}. It can also show the pinning priorities for all available versions of a given package, which helps to understand why one version and not another is installed, and what an upgrade would bring. ` +
+  'Without an argument it lists every source with its priority, the release it belongs to and the origin and label that the release file declares; with the name of a package it lists the installed version, the candidate version that an upgrade would install, and a table of every version known with the sources that offer it. ' +
+  'A version pinned with a priority above 1000 is installed even when it is older than the one installed, so use such priorities with care.';
+
+const print = (t: string) => {
+  const p = textPrint(t);
+  if (!p) throw new Error('no print');
+  return p;
+};
+
+describe('textPrint and samePassage', () => {
+  it('the same passage under spaces and case changes, or with a cross-reference translated', () => {
+    const en = print(passage('Section 6.2.5, “Managing Package Priorities”'));
+    expect(samePassage(en, print(passage('Section 6.2.5, “Managing Package Priorities”').toUpperCase().replace(/ /g, '  \n ')))).toBe(true);
+    expect(samePassage(en, print(passage('Section 6.2.5, « Gérer les priorités associées aux paquets »')))).toBe(true);
+    // Japanese text (no spaces) repeated, and with one phrase changed.
+    const ja = 'パッケージのピン留め優先度と各パッケージソースの配布属性を表示します。'.repeat(6);
+    expect(samePassage(print(ja), print(ja))).toBe(true);
+    expect(samePassage(print(ja), print('リポジトリの署名鍵を確認する方法とその理由について説明します。'.repeat(6)))).toBe(false);
+  });
+
+  it('different text, or the same opening in a text twice as long, is not the same passage', () => {
+    const en = print(passage('Section 6.2.5'));
+    expect(samePassage(en, print('A sources.list line names the archive, the distribution and its components; apt reads every such line, fetches the package lists and keeps them under /var/lib/apt/lists, so that a search finds packages of every source that is configured.'))).toBe(false);
+    expect(samePassage(en, print(passage('Section 6.2.5') + ' ' + passage('Section 7.1')))).toBe(false);
+  });
+
+  it('a text too short to tell (a "see also" line, a stub) has no print', () => {
+    expect(textPrint('See also: apt-get(8), apt-cache(8).')).toBeNull();
+    expect(textPrint(' '.repeat(500) + 'x'.repeat(SAME_TEXT_MIN_CHARS - 1))).toBeNull();
+    expect(textPrint('x'.repeat(SAME_TEXT_MIN_CHARS))).not.toBeNull();
+  });
+
+  it('every text is its own passage; a text with its words shuffled is not (property)', () => {
+    const word = fc.constantFrom('package', 'source', 'priority', 'version', 'archive', 'mirror', 'release', 'policy', 'pinning', 'upgrade', 'install', 'component');
+    fc.assert(
+      fc.property(fc.array(word, { minLength: 60, maxLength: 200 }), fc.integer(), (words, seed) => {
+        const text = words.join(' ');
+        const p = print(text);
+        expect(samePassage(p, print(text))).toBe(true);
+        // Reversed word order: the same words, another text.
+        const other = [...words].reverse().join(' ');
+        if (other !== text && new Set(words).size > 3 && seed % 2 === 0) expect(samePassage(p, print(other))).toBe(false);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('each repeat points at the first card of its passage, never at another repeat', () => {
+    const a = print(passage('A'));
+    const b = print('A sources.list line names the archive, the distribution and its components; apt reads every such line, fetches the package lists and keeps them under /var/lib/apt/lists, so that a search finds packages of every source.');
+    expect(sameTextAs([a, null, b, print(passage('A')), print(passage('A')), b])).toEqual([-1, -1, -1, 0, 0, 2]);
+  });
+});
+
+describe('the search marks the cards of a repeated passage', () => {
+  it('later cards name the first; the ranking and links are as without the marks; no more rows on them', async () => {
+    const src = new MemorySource();
+    const page = (url: string, title: string, ref: string) =>
+      src.addPage({
+        url,
+        title,
+        chunks: [
+          { headingPath: [title, 'The policy command'], section: 'The policy command', anchor: { id: 'policy' }, text: `${title} > The policy command\n${passage(ref)}` },
+          { headingPath: [title, 'Pinning'], section: 'Pinning', anchor: { id: 'pinning' }, text: `${title} > Pinning\nPinning priorities decide which version of a package is installed.` },
+        ],
+      });
+    page('https://docs.example.net/en/apt.html', 'APT', '“Managing Package Priorities”');
+    page('https://docs.example.net/fr/apt.html', 'APT (fr)', '« Gérer les priorités »');
+    src.addPage({ url: 'https://third.example/release.html', title: 'Release files', chunks: [{ headingPath: ['Release files'], section: 'Release files', anchor: { id: 'top' }, text: 'Release files\nA release file declares the origin and label of an archive; apt reads them to decide which source a version comes from, and the policy command prints what it found.' }] });
+    const res = await search(src, { q: 'origin label release file declares', limit: 10 });
+    const byUrl = new Map(res.results.map((r) => [r.url, r]));
+    const fr = byUrl.get('https://docs.example.net/fr/apt.html')!;
+    const en = byUrl.get('https://docs.example.net/en/apt.html')!;
+    const first = res.results.indexOf(en) < res.results.indexOf(fr) ? en : fr;
+    const later = first === en ? fr : en;
+    expect(later.sameAs).toEqual({ url: first.url, title: first.title });
+    expect(later.more).toEqual([]);
+    expect(later.href).toBe(`${later.url}#policy`);
+    expect(first.sameAs).toBeUndefined();
+    expect(byUrl.get('https://third.example/release.html')!.sameAs).toBeUndefined();
+  });
+});
