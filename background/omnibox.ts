@@ -6,7 +6,7 @@
  * suggestions says so; it is never opened.
  */
 import browser from 'webextension-polyfill';
-import { describe, omniboxEnter, xmlEscape } from '../src/omnibox.js';
+import { omniboxEnter, suggestion, xmlEscape } from '../src/omnibox.js';
 import { addressNote, exclusionsOnlyMessage, onlyExclusions, parseQuery } from '../src/query.js';
 import { normalizeStoredUrl } from '../src/url.js';
 import type { Engine } from './engine.js';
@@ -55,10 +55,7 @@ export function registerOmnibox(engine: Engine): void {
         // An address: what it was searched as ("Searching docs.python.org for “json”, …"), as the search boxes say.
         if (res.address) setDefaultLine(addressNote(res.address, res.address.page));
         const markup = supportsMarkup();
-        const suggestions = res.results.slice(0, MAX_SUGGESTIONS).map((r) => ({
-          content: r.href,
-          description: describe(r.title, r.section, r.snippet, markup),
-        }));
+        const suggestions = res.results.slice(0, MAX_SUGGESTIONS).map((r) => suggestion(r, markup));
         for (const s of suggestions) now.offered.add(s.content);
         suggest(suggestions);
       })

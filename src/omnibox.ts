@@ -3,6 +3,7 @@
  * with <match>, <dim> and <url>; Firefox shows it as plain text. Page text is escaped.
  */
 import type { SnippetSegment } from './snippet.js';
+import type { SearchResult } from './protocol.js';
 import { isAddress } from './query.js';
 
 /** Omnibox descriptions are XML in Chrome: escape everything page-derived. */
@@ -35,6 +36,15 @@ export function describe(title: string, section: string, snippet: readonly Snipp
     text += seg.match ? `<match>${xmlEscape(piece)}</match>` : xmlEscape(piece);
   }
   return `${xmlEscape(head)} <dim>—</dim> <dim>${text}</dim>`;
+}
+
+/**
+ * A result as an address-bar suggestion: opens its section; says what the popup's card says, a passage an
+ * earlier suggestion shows (src/sameText.ts) named instead of repeated.
+ */
+export function suggestion(r: Pick<SearchResult, 'href' | 'title' | 'section' | 'snippet' | 'sameAs'>, markup: boolean): { content: string; description: string } {
+  const snippet = r.sameAs ? [{ text: `Same text as “${r.sameAs.title}” above.`, match: false }] : r.snippet;
+  return { content: r.href, description: describe(r.title, r.section, snippet, markup) };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clip, describe as describeSuggestion, omniboxEnter, xmlEscape } from '../../src/omnibox.js';
+import { clip, describe as describeSuggestion, omniboxEnter, suggestion, xmlEscape } from '../../src/omnibox.js';
 import { addressSearch, parseQuery } from '../../src/query.js';
 
 const addressQuery = (text: string): string | null => addressSearch(text)?.query ?? null;
@@ -23,6 +23,15 @@ describe('omnibox suggestion text', () => {
     const d = describeSuggestion('<b>Title</b> & co', '', [{ text: 'see ', match: false }, { text: '<img src=x>', match: true }], true);
     expect(d).toBe('&lt;b&gt;Title&lt;/b&gt; &amp; co <dim>—</dim> <dim>see <match>&lt;img src=x&gt;</match></dim>');
     expect(xmlEscape('a\u0001"\'')).toBe('a&quot;&apos;');
+  });
+
+  it('a passage an earlier suggestion shows is named, not repeated', () => {
+    const r = { href: 'https://docs.example.net/fr/apt.html#policy', title: 'APT (fr)', section: 'Policy', snippet: [{ text: 'The policy command shows…', match: false }] };
+    expect(suggestion(r, false)).toEqual({ content: r.href, description: 'APT (fr) › Policy — The policy command shows…' });
+    expect(suggestion({ ...r, sameAs: { url: 'https://docs.example.net/en/apt.html', title: 'APT & <co>' } }, true)).toEqual({
+      content: r.href,
+      description: 'APT (fr) › Policy <dim>—</dim> <dim>Same text as “APT &amp; &lt;co&gt;” above.</dim>',
+    });
   });
 });
 
