@@ -296,7 +296,7 @@ recut();
 
 registerOmnibox(engine);
 registerContextMenu(engine);
-registerMaintenance(engine, { forgotAll: () => forgetPending({ kind: 'all' }), tellTabs: (urls) => tellTabsForgotten(urls, true) });
+registerMaintenance(engine, { forgotAll: () => forgetPending({ kind: 'all' }), tellTabs: (urls) => (urls === 'all' ? tellTabsForgotten([], true, () => true) : tellTabsForgotten(urls, true)) });
 dayOne.register();
 // A history import or backfill that was running when the worker stopped (or the browser closed) goes on.
 void ready.then(() => dayOne.resumeJobs());

@@ -53,8 +53,8 @@ export async function forgetUrls(engine: Engine, urls: readonly string[]): Promi
 export interface HistoryFollowers {
   /** Captures waiting in the outbox, and a history import or backfill under way. */
   forgotAll(): Promise<void>;
-  /** The open tabs of these pages (URLs as stored): their visits are forgotten too (background/tabs.ts). */
-  tellTabs(urls: readonly string[]): Promise<void>;
+  /** The open tabs of these pages (URLs as stored), or every tab: their visits are forgotten too (background/tabs.ts). */
+  tellTabs(urls: readonly string[] | 'all'): Promise<void>;
 }
 
 function onVisitRemoved(engine: Engine, followers: HistoryFollowers) {
@@ -64,7 +64,8 @@ function onVisitRemoved(engine: Engine, followers: HistoryFollowers) {
       // As a forget in Reread does: an open tab of a deleted page does not save its visit again.
       if (removed.allHistory) {
         // As "forget everything" does: nothing pending, imported or being read comes back after it.
-        await followers.tellTabs([...(await engine.pages.all()).keys()]);
+        // Every tab, a page not stored yet too: all of history is deleted.
+        await followers.tellTabs('all');
         await followers.forgotAll();
         await engine.deleteAll();
       } else {

@@ -67,7 +67,9 @@ beforeAll(async () => {
     setTimeout(() => {
       const m = /^\/p(\d+)$/.exec(path);
       const i = m ? Number(m[1]) : -1;
-      if (path === '/favicon.ico' || !m || MISSING.has(i)) res.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not found</title><h1>404</h1>');
+      // A page that shows its content late (an app still loading): nothing to save when it loads.
+      if (path === '/empty') res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end('<!doctype html><html lang="en"><head></head><body><main></main></body></html>');
+      else if (path === '/favicon.ico' || !m || MISSING.has(i)) res.writeHead(404, { 'content-type': 'text/html' }).end('<title>Not found</title><h1>404</h1>');
       else if (LOGIN.has(i)) res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(loginHtml(host));
       else if (i === 41) res.writeHead(200, { 'content-type': 'application/json' }).end('{"not":"html"}');
       else res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': 'seen=1; Path=/' }).end(pageHtml(host, i));
@@ -254,8 +256,25 @@ describe("following the browser's history deletions", () => {
     expect((await engineStatsPages()) > 100).toBe(true);
     const backfill = () => ext.evalSw<string>('rereadDebug.dayOne.status().then((s) => s.backfill.state)');
     expect(await backfill()).toBe('done');
+    // A tab whose page is not stored yet (nothing in it so far) is open as all history is deleted.
+    const late = `http://charlie.test:${port}/empty`;
+    const lateCaptures = () => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(late)}).length`);
+    const tab = await ext.ctx.newPage();
+    await tab.goto(late);
+    await until(async () => (await lateCaptures()) > 0, 'the empty page read (and not stored)');
+    expect(await ext.evalSw(`engine.pages.get(${JSON.stringify(late)})`)).toBeUndefined();
+    const lateBefore = await lateCaptures();
     await ext.evalSw('chrome.history.deleteAll()');
     await until(async () => (await engineStatsPages()) === 0, 'every page forgotten');
+    // Its content comes after the deletion: that visit was deleted with the rest, so it is not saved.
+    await tab.bringToFront();
+    await tab.evaluate(() => {
+      for (let i = 0; i < 40; i++) document.querySelector('main')!.insertAdjacentHTML('beforeend', `<p>Update ${i}: lateword news in a sentence long enough to count as text.</p>`);
+    });
+    await tab.waitForTimeout(4000);
+    expect(await lateCaptures()).toBe(lateBefore);
+    expect(await engineStatsPages()).toBe(0);
+    await tab.close();
     expect(await ext.evalSw<string[]>(`chrome.storage.session.get(null).then((all) => Object.keys(all).filter((k) => k.startsWith('outbox:')))`)).toEqual([]);
     expect(await ext.evalSw<number>(`rereadDebug.sightingsFor(${JSON.stringify(kept)})`)).toBe(0);
     expect(await searchPage(ext, { q: 'charlieword11' })).toEqual([]);
