@@ -41,6 +41,11 @@ function titleOf(scope: ForgetScope, pages: readonly PageMeta[]): { title?: stri
   return scope.kind === 'page' && pages[0]?.title ? { title: pages[0].title } : {};
 }
 
+/** A new forget's id (the tabs it covers are told it first: main.ts). */
+export function newMarkId(now = Date.now()): string {
+  return `${now.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
 export class Forget {
   private marks: MarkRecord[] | null = null;
   private loadingMarks: Promise<MarkRecord[]> | null = null;
@@ -90,7 +95,7 @@ export class Forget {
   }
 
   /** Marks the scope's pages forgotten: hidden now, purged when the undo window closes. */
-  async mark(scope: ForgetScope, now = Date.now()): Promise<PendingForget> {
+  async mark(scope: ForgetScope, now = Date.now(), id = newMarkId(now)): Promise<PendingForget> {
     await this.ready();
     return this.engine.exclusive(async () => {
       const pages = this.pagesIn(scope, await this.engine.pages.all());
@@ -98,7 +103,7 @@ export class Forget {
       // leaves them forgotten, as this one asked.
       const hiddenToo = (await this.engine.pages.hiddenPages()).filter((p) => inScope(p, scope)).map((p) => p.url);
       const urls = [...new Set([...pages.map((p) => p.url), ...hiddenToo])];
-      const mark: MarkRecord = { id: `${now.toString(36)}-${Math.random().toString(36).slice(2, 10)}`, scope, pages: pages.length, ...titleOf(scope, pages), at: now, undoUntil: now + this.undoMs, urls };
+      const mark: MarkRecord = { id, scope, pages: pages.length, ...titleOf(scope, pages), at: now, undoUntil: now + this.undoMs, urls };
       this.marks = [...(this.marks ?? []), mark];
       // Durable before anything is hidden or answered: a worker stopped now reads it back.
       await this.saveMarks();
@@ -120,11 +125,8 @@ export class Forget {
     return [...((this.marks ?? []).find((m) => m.id === id)?.urls ?? [])];
   }
 
-  /**
-   * Restores a mark's pages if it has not been purged yet: the URLs restored, and which other visits it
-   * no longer covers (`released`: a tab showing a page of its scope that no other pending forget covers).
-   */
-  async undo(id: string): Promise<{ urls: string[]; released: (url: string, at: number) => boolean }> {
+  /** Restores a mark's pages if it has not been purged yet: the URLs restored. */
+  async undo(id: string): Promise<{ urls: string[] }> {
     await this.ready();
     return this.engine.exclusive(async () => {
       const mark = (this.marks ?? []).find((m) => m.id === id);
@@ -137,9 +139,7 @@ export class Forget {
       this.engine.pages.unhide(restored);
       // Only pages still stored (one an earlier forget covered too may have been purged by it since).
       const stored = await this.engine.pages.all();
-      const others = (this.marks ?? []).map((m) => m.scope);
-      const released = (url: string, at: number) => visitInScope(url, at, mark.scope) && !others.some((s) => visitInScope(url, at, s));
-      return { urls: restored.filter((u) => stored.has(u)), released };
+      return { urls: restored.filter((u) => stored.has(u)) };
     });
   }
 

@@ -9,8 +9,9 @@ import { bundledLexicon } from './lexicon.js';
 import browser from 'webextension-polyfill';
 import type { ForgetScope, MessageType } from '../src/protocol.js';
 import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn, optionalNumber } from '../src/validate.js';
-import { ProtocolError } from '../src/protocol.js';
+import { HISTORY_FORGET, ProtocolError } from '../src/protocol.js';
 import { Engine } from './engine.js';
+import { newMarkId } from './forget.js';
 import { createRouter, type Handlers, type SenderInfo, type Validators } from './router.js';
 import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
@@ -191,26 +192,27 @@ const handlers: Handlers = {
     // The pages' open tabs stop saving their visits first, so none of them brings a page back meanwhile.
     // So do the tabs of its scope whose page is not stored yet (a page of the forgotten site loaded a
     // moment ago): the forget covers the visit, as the worker's capture check does (Forget.releaseLocked).
+    // Each tab is told which forget covers it, so that undoing another one leaves it forgotten.
     const urls = await engine.forget.urlsIn(scope);
-    const covers = (url: string, at: number) => visitInScope(url, at, scope);
-    await tellTabsForgotten(urls, true, covers);
+    const id = newMarkId();
+    await tellTabsForgotten(urls, true, id, (url, at) => visitInScope(url, at, scope));
     try {
       await forgetPending(scope);
-      const pending = await engine.forget.mark(scope);
+      const pending = await engine.forget.mark(scope, Date.now(), id);
       // Pages stored between the count above and the mark: their tabs are told now.
       const told = new Set(urls);
-      void tellTabsForgotten(engine.forget.markedUrls(pending.id).filter((u) => !told.has(u)), true);
+      void tellTabsForgotten(engine.forget.markedUrls(pending.id).filter((u) => !told.has(u)), true, id);
       return pending;
     } catch (e) {
-      void tellTabsForgotten(urls, false, covers);
+      void tellTabsForgotten('all', false, id);
       throw e;
     }
   },
   'forget/undo': async (p) => {
     const restored = await engine.forget.undo(p.id);
-    // Wherever the undo was asked (the popup, the results page, Options), the pages' tabs save them again,
-    // and so do the scope's tabs no other pending forget covers.
-    void tellTabsForgotten(restored.urls, false, restored.released);
+    // Wherever the undo was asked (the popup, the results page, Options), every tab this forget covered
+    // saves its page again, unless another forget covers it too (content/main.ts).
+    void tellTabsForgotten('all', false, p.id);
     return { pages: restored.urls.length };
   },
   'forget/pending': async () => engine.forget.pending(),
@@ -296,7 +298,7 @@ recut();
 
 registerOmnibox(engine);
 registerContextMenu(engine);
-registerMaintenance(engine, { forgotAll: () => forgetPending({ kind: 'all' }), tellTabs: (urls) => (urls === 'all' ? tellTabsForgotten([], true, () => true) : tellTabsForgotten(urls, true)) });
+registerMaintenance(engine, { forgotAll: () => forgetPending({ kind: 'all' }), tellTabs: (urls) => tellTabsForgotten(urls, true, HISTORY_FORGET) });
 dayOne.register();
 // A history import or backfill that was running when the worker stopped (or the browser closed) goes on.
 void ready.then(() => dayOne.resumeJobs());

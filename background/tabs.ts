@@ -35,20 +35,21 @@ const NOTICE_WAIT_MS = 1000;
 
 /**
  * Tells the content script of every tab showing one of these pages (URLs as stored), or a page `alsoIf`
- * covers (a forget's scope: a page of the site, or any, that is not stored yet), that its visit was
- * forgotten, or restored by an undo: a tab told so does not save this visit again (content/main.ts). A
- * forget waits for it before it marks the pages, so a capture a tab was about to send is not sent; a tab
+ * covers (a forget's scope: a page of the site, or any, that is not stored yet), or every tab (`'all'`),
+ * that its visit was forgotten by `forget` (a mark's id, or HISTORY_FORGET), or that this forget was undone:
+ * a tab told so does not save this visit again while any forget that covered it stands (content/main.ts).
+ * A forget waits for it before it marks the pages, so a capture a tab was about to send is not sent; a tab
  * without Reread's content script (a PDF, a page opened before the install) ignores it.
  */
-export async function tellTabsForgotten(urls: readonly string[], forgotten: boolean, alsoIf?: (url: string, at: number) => boolean): Promise<void> {
-  if (!urls.length && !alsoIf) return;
-  const pages = new Set(urls);
+export async function tellTabsForgotten(pages: readonly string[] | 'all', forgotten: boolean, forget: string, alsoIf?: (url: string, at: number) => boolean): Promise<void> {
+  if (pages !== 'all' && !pages.length && !alsoIf) return;
+  const listed = new Set(pages === 'all' ? [] : pages);
   const now = Date.now();
   const tabs = await browser.tabs.query({}).catch(() => []);
   const told = tabs.flatMap((t) => {
     const url = t.id !== undefined && !t.incognito && t.url ? normalizeStoredUrl(t.url) : null;
-    if (!url || !(pages.has(url) || alsoIf?.(url, now))) return [];
-    const notice: PageForgottenNotice = { type: 'page/forgotten', url, forgotten };
+    if (!url || !(pages === 'all' || listed.has(url) || alsoIf?.(url, now))) return [];
+    const notice: PageForgottenNotice = { type: 'page/forgotten', url, forgotten, forget };
     return [browser.tabs.sendMessage(t.id!, notice).catch(() => undefined)];
   });
   await Promise.race([Promise.all(told), new Promise((r) => setTimeout(r, NOTICE_WAIT_MS))]);

@@ -203,10 +203,11 @@ function askAllowed(): Promise<boolean> {
 
 /**
  * The pages (as stored) the user forgot (that page, its site, a range of days, everything) while this
- * document showed them: their visit is not saved again, whatever the page does next. Another URL of a
- * single-page app is saved as usual.
+ * document showed them, with the forgets that covered each: their visit is not saved again, whatever the
+ * page does next, until every one of those forgets is undone. Another URL of a single-page app is saved
+ * as usual.
  */
-const forgottenUrls = new Set<string>();
+const forgottenUrls = new Map<string, Set<string>>();
 const forgottenHere = () => forgottenUrls.size > 0 && forgottenUrls.has(normalizeStoredUrl(location.href) ?? '');
 
 async function capture(urgent = false): Promise<void> {
@@ -300,8 +301,14 @@ function start(): void {
     const fromReread = sender.id === browser.runtime.id && (sender.url === undefined || sender.url.startsWith(browser.runtime.getURL('')));
     if (!fromReread || !isPageForgottenNotice(message)) return undefined;
     if (normalizeStoredUrl(location.href) !== message.url) return undefined;
-    if (message.forgotten) forgottenUrls.add(message.url);
-    else forgottenUrls.delete(message.url);
+    // By the forgets that cover it: undoing one of two (a page, then its site) leaves the visit forgotten.
+    const by = forgottenUrls.get(message.url);
+    if (message.forgotten) forgottenUrls.set(message.url, new Set([...(by ?? []), message.forget]));
+    else {
+      if (!by?.delete(message.forget)) return Promise.resolve({ ok: true });
+      if (by.size) return Promise.resolve({ ok: true });
+      forgottenUrls.delete(message.url);
+    }
     // The forget took this page's hello with it (background/outbox.ts purgeOutbox); restored, the page
     // says hello again so that a capture it hands over when hidden or left is filed.
     if (!message.forgotten) {

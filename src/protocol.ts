@@ -335,10 +335,18 @@ export interface PageForgottenNotice {
   /** The page as stored (src/url.ts normalizeStoredUrl). */
   url: string;
   forgotten: boolean;
+  /**
+   * Which forget says so (its mark's id; HISTORY_FORGET for a deletion from the browser's history, never
+   * undone). A tab saves its visit again only when every forget that covered it was undone.
+   */
+  forget: string;
 }
+
+/** The forget id of a deletion from the browser's history (no undo). */
+export const HISTORY_FORGET = 'history';
 
 export function isPageForgottenNotice(v: unknown): v is PageForgottenNotice {
   if (typeof v !== 'object' || v === null) return false;
   const m = v as Record<string, unknown>;
-  return m.type === 'page/forgotten' && typeof m.url === 'string' && typeof m.forgotten === 'boolean';
+  return m.type === 'page/forgotten' && typeof m.url === 'string' && typeof m.forgotten === 'boolean' && typeof m.forget === 'string' && m.forget.length > 0 && m.forget.length <= 64;
 }

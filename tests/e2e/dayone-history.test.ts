@@ -274,6 +274,15 @@ describe("following the browser's history deletions", () => {
     await tab.waitForTimeout(4000);
     expect(await lateCaptures()).toBe(lateBefore);
     expect(await engineStatsPages()).toBe(0);
+    // The control: loaded again (a new visit), the same change is saved.
+    const reloaded = await lateCaptures();
+    await tab.reload();
+    await until(async () => (await lateCaptures()) > reloaded, 'the new visit read');
+    await tab.evaluate(() => {
+      for (let i = 0; i < 40; i++) document.querySelector('main')!.insertAdjacentHTML('beforeend', `<p>Update ${i}: lateword news in a sentence long enough to count as text.</p>`);
+    });
+    await until(async () => (await engineStatsPages()) === 1, 'the new visit saved');
+    await ext.evalSw(`engine.deleteUrls([${JSON.stringify(late)}])`);
     await tab.close();
     expect(await ext.evalSw<string[]>(`chrome.storage.session.get(null).then((all) => Object.keys(all).filter((k) => k.startsWith('outbox:')))`)).toEqual([]);
     expect(await ext.evalSw<number>(`rereadDebug.sightingsFor(${JSON.stringify(kept)})`)).toBe(0);

@@ -408,7 +408,8 @@ describe('the popup and retention', () => {
       await until(() => ext.evalSw<boolean>(capturedSince(kept, since)), 'the capture of the stored page');
       const tab = await ext.ctx.newPage();
       await tab.goto(late);
-      await tab.waitForTimeout(1500);
+      const read = () => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(late)}).length`);
+      await until(async () => (await read()) > 0, 'the empty page read (and not stored)');
       // Read with nothing in it: not stored (its capture skipped as empty).
       const captures = () => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(late)}).length`);
       expect(await ext.evalSw(`engine.pages.get(${JSON.stringify(late)})`)).toBeUndefined();
@@ -437,6 +438,59 @@ describe('the popup and retention', () => {
       await tab.bringToFront();
       await grow(40);
       await until(async () => (await found('wombatrix')).some((h) => h.startsWith(late)), 'the late page saved after the undo');
+      await page.close();
+      await tab.close();
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a page forgotten for good, then its site forgotten and undone: the open tab still does not save that visit', async () => {
+    const other = await serve({}, '127.0.0.4');
+    try {
+      const word = (w: string) => `<html><head><title>Page ${w}</title></head><body><main><h1>${w}</h1><p>The word ${w} appears only on this page of a site of its own, for a test of two forgets.</p></main></body></html>`;
+      other.routes.set('/open.html', word('ocelotrix'));
+      other.routes.set('/other.html', word('margayline'));
+      const open = other.url('/open.html');
+      const rest = other.url('/other.html');
+      const since = Date.now() - 1000;
+      await visit(ext, [rest]);
+      const tab = await ext.ctx.newPage();
+      await tab.goto(open);
+      await until(() => ext.evalSw<boolean>(capturedSince(open, since)), 'the capture of the open page');
+      await until(() => ext.evalSw<boolean>(capturedSince(rest, since)), 'the capture of the other page');
+      // "Forget this page" on the open page, its window let to close (as if the user kept reading).
+      await ext.evalSw(`(engine.forget.undoMs = 1500, true)`);
+      const popup = await ext.ctx.newPage();
+      await popup.goto(ext.extensionUrl('popup.html'));
+      await tab.bringToFront();
+      await popup.evaluate(() => location.reload());
+      await popup.getByTestId('forget-page').click();
+      await until(async () => (await ext.evalSw<number>(`engine.db().then((db) => db.count('pages', ${JSON.stringify(open)}))`)) === 0, 'the page purged');
+      await ext.evalSw(`(engine.forget.undoMs = 15000, true)`);
+      await popup.close();
+      // Then its site in Options, undone: the other page comes back; the open tab's visit stays forgotten.
+      const page = await options();
+      await page.getByTestId('delete-site-select').selectOption('127.0.0.4');
+      await page.getByTestId('delete-site').click();
+      await page.getByTestId('confirm-ok').click();
+      const bar = page.getByTestId('undo-bar').filter({ hasText: '127.0.0.4' });
+      await bar.waitFor();
+      await bar.getByTestId('undo').click();
+      await until(async () => (await found('margayline')).length === 1, 'the undo');
+      const captures = () => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(open)}).length`);
+      const before = await captures();
+      await tab.bringToFront();
+      await tab.evaluate(() => {
+        for (let i = 0; i < 40; i++) document.querySelector('main')!.insertAdjacentHTML('beforeend', `<p>Update ${i}: ocelotrix news in a sentence long enough to count as text.</p>`);
+      });
+      await tab.waitForTimeout(4000);
+      expect(await captures()).toBe(before);
+      expect(await found('ocelotrix')).toEqual([]);
+      // Loading it again is a new visit: saved.
+      const again = Date.now() - 1000;
+      await tab.reload();
+      await until(() => ext.evalSw<boolean>(capturedSince(open, again)), 'the visit after the forgets saved');
       await page.close();
       await tab.close();
     } finally {

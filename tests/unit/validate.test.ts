@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ProtocolError } from '../../src/protocol.js';
+import { isPageForgottenNotice, ProtocolError } from '../../src/protocol.js';
 import { CAPTURE_LIMITS, optionalNumber, requiredString, validateCapture, validateObject, validateSearch } from '../../src/validate.js';
 
 const badRequest = (fn: () => unknown) => {
@@ -148,5 +148,14 @@ describe('validateSearch and helpers', () => {
     badRequest(() => optionalNumber(Number.POSITIVE_INFINITY, 'n'));
     expect(requiredString('abc', 's', 2)).toBe('ab');
     badRequest(() => requiredString(undefined, 's'));
+  });
+});
+
+describe('isPageForgottenNotice', () => {
+  it('takes a notice that names its page, its state and the forget that says so; nothing else', () => {
+    const ok = { type: 'page/forgotten', url: 'https://example.com/a', forgotten: true, forget: 'lq3k-abc123' };
+    expect(isPageForgottenNotice(ok)).toBe(true);
+    expect(isPageForgottenNotice({ ...ok, forgotten: false, forget: 'history' })).toBe(true);
+    for (const bad of [null, 'page/forgotten', { ...ok, type: 'page/capture' }, { ...ok, url: 5 }, { ...ok, forgotten: 'yes' }, { ...ok, forget: undefined }, { ...ok, forget: '' }, { ...ok, forget: 'x'.repeat(65) }]) expect(isPageForgottenNotice(bad)).toBe(false);
   });
 });
