@@ -4,6 +4,8 @@
  */
 import type { SnippetSegment } from './snippet.js';
 import type { SearchResult } from './protocol.js';
+import { sameTextName, sameTextWords } from './sameText.js';
+import { displayLocation } from './url.js';
 import { isAddress } from './query.js';
 
 /** Omnibox descriptions are XML in Chrome: escape everything page-derived. */
@@ -43,7 +45,8 @@ export function describe(title: string, section: string, snippet: readonly Snipp
  * earlier suggestion shows (src/sameText.ts) named instead of repeated.
  */
 export function suggestion(r: Pick<SearchResult, 'href' | 'title' | 'section' | 'snippet' | 'sameAs'>, markup: boolean): { content: string; description: string } {
-  const snippet = r.sameAs ? [{ text: `Same text as “${r.sameAs.title}” above.`, match: false }] : r.snippet;
+  const name = r.sameAs ? sameTextName(r, r.sameAs, displayLocation) : null;
+  const snippet = name ? [{ text: sameTextWords(name), match: false }] : r.snippet;
   return { content: r.href, description: describe(r.title, r.section, snippet, markup) };
 }
 

@@ -31,7 +31,7 @@ import { foldText, wordTerms } from './tokenizer.js';
 import { bestCut, compoundCuts } from './compound.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
 import { normalizeStoredUrl, sectionHref } from './url.js';
-import { sameTextAs, textPrint } from './sameText.js';
+import { holdsSnippet, sameTextAs, textPrint } from './sameText.js';
 
 /** A stored page as search sees it. */
 export interface PageView {
@@ -1267,8 +1267,10 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     const page = table.get(g.best.url)!;
     const best = section(g.best);
     const card = { ...best, url: page.url, title: page.title, site: page.site, lastVisit: page.lastVisit, visitCount: page.visitCount, ...(page.kind ? { kind: page.kind } : {}) };
-    if (same[n]! >= 0) {
-      const first = table.get(groups[same[n]!]!.best.url)!;
+    // Said to repeat it only if what this card would show is word for word in that card's section.
+    const firstHit = same[n]! >= 0 ? groups[same[n]!]!.best : null;
+    if (firstHit && holdsSnippet(firstHit.chunk.text, best.snippet)) {
+      const first = table.get(firstHit.url)!;
       return { ...card, more: [], sameAs: { url: first.url, title: first.title } };
     }
     // A "more" row is one line: its snippet opens near the match. A row that would link where the card
