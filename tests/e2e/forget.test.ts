@@ -8,7 +8,7 @@
  * loses the mark nor brings the pages back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page } from 'playwright';
+import type { Locator, Page } from 'playwright';
 import { capturedSince, launch, searchPage, serve, tabsPermissionDist, until, visit, type Extension, type FixtureServer } from './harness.js';
 
 const TZ = 'America/New_York';
@@ -43,6 +43,31 @@ async function options(): Promise<Page> {
 }
 
 const statPages = async (page: Page) => Number(await page.getByTestId('stat-pages').textContent());
+
+/** Forgets a site in Options, confirmed: the page and its forget's undo bar (another forget's bar may still be up). */
+async function forgetSiteInOptions(site: string): Promise<{ page: Page; bar: Locator }> {
+  const page = await options();
+  await page.getByTestId('delete-site-select').selectOption(site);
+  await page.getByTestId('delete-site').click();
+  await page.getByTestId('confirm-ok').click();
+  const bar = page.getByTestId('undo-bar').filter({ hasText: site });
+  await bar.waitFor();
+  return { page, bar };
+}
+
+/** Captures logged for a URL (kept or not). */
+const capturesOf = (url: string) => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(url)}).length`);
+
+/** A large change to the tab's page (40 paragraphs naming `word`, numbered from `from`), made in front. */
+async function grow(tab: Page, word: string, from = 0): Promise<void> {
+  await tab.bringToFront();
+  await tab.evaluate(
+    ([w, n]) => {
+      for (let i = n; i < n + 40; i++) document.querySelector('main')!.insertAdjacentHTML('beforeend', `<p>Update ${i}: ${w} news in a sentence long enough to count as text.</p>`);
+    },
+    [word, from] as const,
+  );
+}
 
 describe('forgetting in the options page', () => {
   it('the browser and the worker run in New York time', async () => {
@@ -371,22 +396,14 @@ describe('the popup and retention', () => {
       const since = Date.now() - 1000;
       await tab.goto(url);
       await until(() => ext.evalSw<boolean>(capturedSince(url, since)), 'the capture of the live page');
-      const page = await options();
-      await page.getByTestId('delete-site-select').selectOption('127.0.0.2');
-      await page.getByTestId('delete-site').click();
-      await page.getByTestId('confirm-ok').click();
-      await page.getByTestId('undo-bar').waitFor();
+      const { page } = await forgetSiteInOptions('127.0.0.2');
       expect(await found('quokkaline')).toEqual([]);
       // The page keeps changing (a feed, a live document): its visit was forgotten, so it is not saved again.
       // Counted, not timed: the capture before the forget was a moment ago.
-      const captures = () => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(url)}).length`);
-      const before = await captures();
-      await tab.bringToFront();
-      await tab.evaluate(() => {
-        for (let i = 0; i < 40; i++) document.querySelector('main')!.insertAdjacentHTML('beforeend', `<p>Update ${i}: quokkaline news in a sentence long enough to count as text.</p>`);
-      });
+      const before = await capturesOf(url);
+      await grow(tab, 'quokkaline');
       await tab.waitForTimeout(4000);
-      expect(await captures()).toBe(before);
+      expect(await capturesOf(url)).toBe(before);
       expect(await found('quokkaline')).toEqual([]);
       await page.close();
       await tab.close();
@@ -408,35 +425,21 @@ describe('the popup and retention', () => {
       await until(() => ext.evalSw<boolean>(capturedSince(kept, since)), 'the capture of the stored page');
       const tab = await ext.ctx.newPage();
       await tab.goto(late);
-      const read = () => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(late)}).length`);
-      await until(async () => (await read()) > 0, 'the empty page read (and not stored)');
       // Read with nothing in it: not stored (its capture skipped as empty).
-      const captures = () => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(late)}).length`);
+      await until(async () => (await capturesOf(late)) > 0, 'the empty page read (and not stored)');
       expect(await ext.evalSw(`engine.pages.get(${JSON.stringify(late)})`)).toBeUndefined();
-      const before = await captures();
-      const page = await options();
-      await page.getByTestId('delete-site-select').selectOption('127.0.0.3');
-      await page.getByTestId('delete-site').click();
-      await page.getByTestId('confirm-ok').click();
-      // (The test before this one may have left its own forget's bar.)
-      const bar = page.getByTestId('undo-bar').filter({ hasText: '127.0.0.3' });
-      await bar.waitFor();
+      const before = await capturesOf(late);
+      const { page, bar } = await forgetSiteInOptions('127.0.0.3');
       // Its content arrives after the forget: the visit was the forgotten site's, so it is not saved.
-      const grow = (from: number) =>
-        tab.evaluate((n) => {
-          for (let i = n; i < n + 40; i++) document.querySelector('main')!.insertAdjacentHTML('beforeend', `<p>Update ${i}: wombatrix news in a sentence long enough to count as text.</p>`);
-        }, from);
-      await tab.bringToFront();
-      await grow(0);
+      await grow(tab, 'wombatrix');
       await tab.waitForTimeout(4000);
-      expect(await captures()).toBe(before);
+      expect(await capturesOf(late)).toBe(before);
       expect(await found('wombatrix')).toEqual([]);
       // The control: undone, the tab saves its page again on its next change.
       await page.bringToFront();
       await bar.getByTestId('undo').click();
       await until(async () => (await found('Kept')).some((h) => h.startsWith(kept)), 'the undo');
-      await tab.bringToFront();
-      await grow(40);
+      await grow(tab, 'wombatrix', 40);
       await until(async () => (await found('wombatrix')).some((h) => h.startsWith(late)), 'the late page saved after the undo');
       await page.close();
       await tab.close();
@@ -470,22 +473,13 @@ describe('the popup and retention', () => {
       await ext.evalSw(`(engine.forget.undoMs = 15000, true)`);
       await popup.close();
       // Then its site in Options, undone: the other page comes back; the open tab's visit stays forgotten.
-      const page = await options();
-      await page.getByTestId('delete-site-select').selectOption('127.0.0.4');
-      await page.getByTestId('delete-site').click();
-      await page.getByTestId('confirm-ok').click();
-      const bar = page.getByTestId('undo-bar').filter({ hasText: '127.0.0.4' });
-      await bar.waitFor();
+      const { page, bar } = await forgetSiteInOptions('127.0.0.4');
       await bar.getByTestId('undo').click();
       await until(async () => (await found('margayline')).length === 1, 'the undo');
-      const captures = () => ext.evalSw<number>(`engine.captureLog.filter((l) => l.url === ${JSON.stringify(open)}).length`);
-      const before = await captures();
-      await tab.bringToFront();
-      await tab.evaluate(() => {
-        for (let i = 0; i < 40; i++) document.querySelector('main')!.insertAdjacentHTML('beforeend', `<p>Update ${i}: ocelotrix news in a sentence long enough to count as text.</p>`);
-      });
+      const before = await capturesOf(open);
+      await grow(tab, 'ocelotrix');
       await tab.waitForTimeout(4000);
-      expect(await captures()).toBe(before);
+      expect(await capturesOf(open)).toBe(before);
       expect(await found('ocelotrix')).toEqual([]);
       // Loading it again is a new visit: saved.
       const again = Date.now() - 1000;
