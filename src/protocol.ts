@@ -116,8 +116,9 @@ export interface SearchResult extends ResultSection {
   /** Up to two more sections of the same page. */
   more: ResultSection[];
   /**
-   * Set when this card's section holds word for word the text of an earlier card's (src/sameText.ts): that
-   * card's page. The card says so in place of the passage, and shows no more sections.
+   * Set when this card's section holds nearly the text of an earlier card's, and the words it would show
+   * word for word (src/sameText.ts): that card's page. The card says so in place of the passage, and shows
+   * no more sections.
    */
   sameAs?: { url: string; title: string };
 }

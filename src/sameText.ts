@@ -7,7 +7,9 @@
  * (src/search.ts present, popup/components/ResultCard.tsx).
  *
  * Compared: the section's text below its heading, spaces and ASCII case folded, as sets of overlapping
- * 8-character pieces (any script: Japanese has no spaces to cut words at), by their Jaccard similarity.
+ * 8-character pieces (any script: Japanese has no spaces to cut words at), by their Jaccard similarity
+ * estimated from each text's 64 smallest piece hashes; and the later card's snippet must be word for word
+ * in the earlier card's section (holdsSnippet), so that the words a card would show are never hidden.
  * Short texts are never called the same passage: a "See also" line or a one-line stub is the same on
  * many unrelated pages.
  */

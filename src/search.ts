@@ -1261,7 +1261,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     };
   };
   const groups = groupByPage(hits, limit, ROW_CANDIDATES);
-  // A card whose passage an earlier card already shows word for word (src/sameText.ts).
+  // A card whose section is nearly an earlier card's (src/sameText.ts).
   const same = sameTextAs(groups.map((g) => textPrint(g.best.chunk.text.slice(bodyStart(g.best.chunk)))));
   return groups.map((g, n): SearchResult => {
     const page = table.get(g.best.url)!;
