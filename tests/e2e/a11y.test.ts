@@ -344,7 +344,7 @@ describe('axe-core finds nothing on any page state', () => {
       for (const scheme of SCHEMES) {
         for (const path of ['popup.html', 'search.html']) {
           const page = await open(path, scheme, path === 'popup.html' ? 560 : 1000);
-          await typeQuery(page, 'marmosetline pinning priorities');
+          await typeQuery(page, 'marmosetline pinning priorities site:docs.example.net');
           await settled(page, 'result');
           await expect.poll(() => page.getByTestId('result').count()).toBe(3);
           // The first card shows the passage; the two others name it instead of repeating it, and still link to their own page's section.
