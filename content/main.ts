@@ -208,6 +208,8 @@ function askAllowed(): Promise<boolean> {
  * as usual.
  */
 const forgottenUrls = new Map<string, Set<string>>();
+/** Forgets undone while this document was open (a late "forgotten" notice of one is ignored). */
+const undoneForgets = new Set<string>();
 const forgottenHere = () => forgottenUrls.size > 0 && forgottenUrls.has(normalizeStoredUrl(location.href) ?? '');
 
 async function capture(urgent = false): Promise<void> {
@@ -300,22 +302,30 @@ function start(): void {
   browser.runtime.onMessage.addListener((message: unknown, sender: browser.Runtime.MessageSender) => {
     const fromReread = sender.id === browser.runtime.id && (sender.url === undefined || sender.url.startsWith(browser.runtime.getURL('')));
     if (!fromReread || !isPageForgottenNotice(message)) return undefined;
-    if (normalizeStoredUrl(location.href) !== message.url) return undefined;
-    // By the forgets that cover it: undoing one of two (a page, then its site) leaves the visit forgotten.
-    const by = forgottenUrls.get(message.url);
-    if (message.forgotten) forgottenUrls.set(message.url, new Set([...(by ?? []), message.forget]));
-    else {
-      if (!by?.delete(message.forget)) return Promise.resolve({ ok: true });
-      if (by.size) return Promise.resolve({ ok: true });
-      forgottenUrls.delete(message.url);
+    if (message.forgotten) {
+      // (An undo that came first, its notice overtaking this one: the forget is over.)
+      if (normalizeStoredUrl(location.href) !== message.url || undoneForgets.has(message.forget)) return undefined;
+      // By the forgets that cover it: undoing one of two (a page, then its site) leaves the visit forgotten.
+      forgottenUrls.set(message.url, new Set([...(forgottenUrls.get(message.url) ?? []), message.forget]));
+      return Promise.resolve({ ok: true });
     }
+    // An undo reaches every page this document was told of, not only the one it shows now (a single-page
+    // app moved on, and may come back).
+    undoneForgets.add(message.forget);
+    // (Every tab hears of every undo: the oldest are let go, a late notice comes within a second.)
+    if (undoneForgets.size > 64) undoneForgets.delete(undoneForgets.values().next().value!);
+    let freed = false;
+    for (const [url, by] of forgottenUrls) {
+      if (!by.delete(message.forget) || by.size) continue;
+      forgottenUrls.delete(url);
+      freed = true;
+    }
+    if (!freed) return Promise.resolve({ ok: true });
     // The forget took this page's hello with it (background/outbox.ts purgeOutbox); restored, the page
     // says hello again so that a capture it hands over when hidden or left is filed.
-    if (!message.forgotten) {
-      const e = early();
-      e.confirmed = false;
-      void hello(browser as unknown as EarlyApi, e.nonce).then((ok) => (e.confirmed = ok));
-    }
+    const e = early();
+    e.confirmed = false;
+    void hello(browser as unknown as EarlyApi, e.nonce).then((ok) => (e.confirmed = ok));
     return Promise.resolve({ ok: true });
   });
   // Firefox stops whatever script a page runs when a navigation from outside the page (address bar,

@@ -117,8 +117,8 @@ export interface SearchResult extends ResultSection {
   more: ResultSection[];
   /**
    * Set when this card's section holds nearly the text of an earlier card's, and the words it would show
-   * word for word (src/sameText.ts): that card's page. The card says so in place of the passage, and shows
-   * no more sections.
+   * word for word (src/sameText.ts): that card's page. The card says so in place of the passage, and its
+   * `more` keeps only sections that card's do not hold.
    */
   sameAs?: { url: string; title: string };
 }

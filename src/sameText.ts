@@ -56,25 +56,22 @@ export function textPrint(body: string): TextPrint | null {
   const codes = new Uint16Array(Math.min(body.length, COMPARED_CHARS));
   let n = 0;
   let length = 0;
-  let space = true; // (leading spaces dropped)
-  let i = 0;
-  for (; i < body.length && n < codes.length; i++) {
+  let space = false;
+  for (let i = 0; i < body.length; i++) {
     const c = body.charCodeAt(i);
     if (c <= 32 || c === 0xa0 || c === 0x3000) {
-      if (!space) {
-        length++;
-        codes[n++] = 32;
-      }
       space = true;
       continue;
     }
+    // A run of spaces before a character counts (and is kept) as one; trailing spaces not at all.
+    if (space && length > 0) {
+      length++;
+      if (n < codes.length) codes[n++] = 32;
+    }
     length++;
-    codes[n++] = c >= 65 && c <= 90 ? c + 32 : c;
+    if (n < codes.length) codes[n++] = c >= 65 && c <= 90 ? c + 32 : c;
     space = false;
   }
-  // The rest of a long section is counted as it is (its runs of spaces are few beside its length).
-  length += body.length - i;
-  if (space && length > 0) length--;
   if (n > 0 && codes[n - 1] === 32) n--;
   if (n < SAME_TEXT_MIN_CHARS) return null;
   const hashes = new Uint32Array(n - PIECE + 1);
@@ -132,12 +129,16 @@ export function samePassage(a: TextPrint, b: TextPrint): boolean {
   return seen > 0 && both / seen >= SAME_TEXT_SIMILARITY;
 }
 
-/** For each card, the first earlier card (index) that is not itself a repeat and holds the same passage, or -1. */
-export function sameTextAs(prints: readonly (TextPrint | null)[]): number[] {
+/**
+ * For each card, the first earlier card (index) that is not itself a repeat, holds the same passage and
+ * is accepted as its original (`accept(i, j)`: card i's snippet is in card j's section), or -1. A card
+ * none accepts is an original for the cards after it.
+ */
+export function sameTextAs(prints: readonly (TextPrint | null)[], accept: (i: number, j: number) => boolean = () => true): number[] {
   const out: number[] = [];
   const firsts: number[] = [];
   prints.forEach((p, i) => {
-    const at = p === null ? -1 : (firsts.find((j) => samePassage(prints[j]!, p)) ?? -1);
+    const at = p === null ? -1 : (firsts.find((j) => samePassage(prints[j]!, p) && accept(i, j)) ?? -1);
     out.push(at);
     if (p !== null && at < 0) firsts.push(i);
   });

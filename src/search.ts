@@ -1261,18 +1261,16 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     };
   };
   const groups = groupByPage(hits, limit, ROW_CANDIDATES);
-  // A card whose section is nearly an earlier card's (src/sameText.ts).
-  const same = sameTextAs(groups.map((g) => textPrint(g.best.chunk.text.slice(bodyStart(g.best.chunk)))));
+  const bests = groups.map((g) => section(g.best));
+  // A card whose section is nearly an earlier card's, and whose snippet that section holds word for
+  // word, repeats it (src/sameText.ts).
+  const same = sameTextAs(
+    groups.map((g) => textPrint(g.best.chunk.text.slice(bodyStart(g.best.chunk)))),
+    (i, j) => holdsSnippet(groups[j]!.best.chunk.text, bests[i]!.snippet),
+  );
   return groups.map((g, n): SearchResult => {
     const page = table.get(g.best.url)!;
-    const best = section(g.best);
-    const card = { ...best, url: page.url, title: page.title, site: page.site, lastVisit: page.lastVisit, visitCount: page.visitCount, ...(page.kind ? { kind: page.kind } : {}) };
-    // Said to repeat it only if what this card would show is word for word in that card's section.
-    const firstHit = same[n]! >= 0 ? groups[same[n]!]!.best : null;
-    if (firstHit && holdsSnippet(firstHit.chunk.text, best.snippet)) {
-      const first = table.get(firstHit.url)!;
-      return { ...card, more: [], sameAs: { url: first.url, title: first.title } };
-    }
+    const best = bests[n]!;
     // A "more" row is one line: its snippet opens near the match. A row that would link where the card
     // or an earlier row does (another window of one long section, the sub-section the card links to) is
     // left out, and the page's next candidate is taken.
@@ -1287,7 +1285,13 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       linked.add(row.href);
       more.push(row);
     }
-    return { ...card, more };
+    const card = { ...best, url: page.url, title: page.title, site: page.site, lastVisit: page.lastVisit, visitCount: page.visitCount, ...(page.kind ? { kind: page.kind } : {}) };
+    if (same[n]! < 0) return { ...card, more };
+    // A repeat keeps only the rows of its own (a later version's section the first page lacks).
+    const first = groups[same[n]!]!;
+    const firstTexts = [first.best, ...first.more].map((h) => h.chunk.text);
+    const page1 = table.get(first.best.url)!;
+    return { ...card, more: more.filter((row) => !firstTexts.some((t) => holdsSnippet(t, row.snippet))), sameAs: { url: page1.url, title: page1.title } };
   });
 }
 

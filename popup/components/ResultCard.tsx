@@ -21,7 +21,7 @@ import type { SnippetSegment } from '../../src/snippet.js';
 import { faviconUrl, relativeTime } from '../format.js';
 import { KindNote } from './KindNote.js';
 import { displayLocation, siteLabel } from '../../src/url.js';
-import { sameTextName, sameTextWords } from '../../src/sameText.js';
+import { sameTextName } from '../../src/sameText.js';
 
 export function Snippet({ segments }: { segments: readonly SnippetSegment[] }) {
   // Page-derived text is only ever rendered as text nodes (Preact escapes it), never as HTML. An empty
@@ -125,7 +125,6 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
   // A local file's path is not shown with the account name in it (src/url.ts displayLocation).
   const title = r.title || displayLocation(r.url);
   const same = r.sameAs ? sameTextName(r, r.sameAs, displayLocation) : null;
-  const sameWords = same ? sameTextWords(same) : undefined;
   return (
     <div class="result" role="group" aria-labelledby={`${base}-title`} data-testid="result">
       <a
@@ -176,7 +175,7 @@ export function ResultCard({ result: r, firstOption, selected, onOpen, onHover, 
           // The passage is an earlier card's word for word (a translation's untranslated section, another
           // version's address): said instead of repeated. The name is isolated (a right-to-left title), the
           // quotes stay outside it.
-          <span class="result__same" id={`${base}-snippet`} data-testid="result-same" title={sameWords}>
+          <span class="result__same" id={`${base}-snippet`} data-testid="result-same">
             Same text as {same.quoted ? <>“<bdi>{same.name}</bdi>”</> : <bdi>{same.name}</bdi>} above.
           </span>
         ) : (

@@ -79,6 +79,38 @@ describe('textPrint and samePassage', () => {
     expect(sameTextName({ title: 'x' }, { url: 'https://d.example/a', title: 'T'.repeat(200) }, at).name).toHaveLength(80);
   });
 
+  it('a card its original does not accept (its snippet is not in that section) is an original for the cards after it', () => {
+    const p = print(passage('A'));
+    expect(sameTextAs([p, print(passage('A')), print(passage('A'))], (i, j) => !(j === 0))).toEqual([-1, -1, 1]);
+    expect(sameTextAs([p, print(passage('A')), print(passage('A'))], () => false)).toEqual([-1, -1, -1]);
+  });
+
+  it('the sketch is the exact bottom-k of the pieces (brute force over random texts)', () => {
+    fc.assert(
+      fc.property(fc.array(fc.stringMatching(/^[a-z]{2,7}$/), { minLength: 40, maxLength: 400 }), (words) => {
+        const text = words.join(' ');
+        const folded = text.slice(0, 2000);
+        const mix = (h: number) => {
+          h ^= h >>> 16;
+          h = Math.imul(h, 0x85ebca6b);
+          h ^= h >>> 13;
+          h = Math.imul(h, 0xc2b2ae35);
+          return (h ^ (h >>> 16)) >>> 0;
+        };
+        // Each piece hashed from scratch (not rolling): the polynomial hash of its 8 characters.
+        const all = new Set<number>();
+        for (let i = 0; i + 8 <= folded.length; i++) {
+          let h = 0;
+          for (let j = i; j < i + 8; j++) h = (Math.imul(h, 0x01000193) + folded.charCodeAt(j)) | 0;
+          all.add(mix(h));
+        }
+        const want = [...all].sort((a, b) => a - b).slice(0, 64);
+        expect([...print(text).sketch]).toEqual(want);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('each repeat points at the first card of its passage, never at another repeat', () => {
     const a = print(passage('A'));
     const b = print('A sources.list line names the archive, the distribution and its components; apt reads every such line, fetches the package lists and keeps them under /var/lib/apt/lists, so that a search finds packages of every source.');
@@ -112,5 +144,30 @@ describe('the search marks the cards of a repeated passage', () => {
     expect(later.href).toBe(`${later.url}#policy`);
     expect(first.sameAs).toBeUndefined();
     expect(byUrl.get('https://third.example/release.html')!.sameAs).toBeUndefined();
+  });
+
+  it('two versions that differ by the line the query matched keep their snippets; a third like the second repeats the second', async () => {
+    const src = new MemorySource();
+    const line = { v12: 'Changed in version 3.12: the frobnicate parameter was removed.', v13: 'Changed in version 3.13: the frobnicate parameter came back under a new name.' };
+    const page = (v: string, extra: string) =>
+      src.addPage({
+        url: `https://docs.example.org/${v}/library/json.html`,
+        title: `json (${v})`,
+        chunks: [{ headingPath: ['json', 'json.dumps'], section: 'json.dumps', anchor: { id: 'json.dumps' }, text: `json > json.dumps\n${passage('the json module')} ${extra}` }],
+      });
+    page('3.12', line.v12);
+    page('3.13', line.v13);
+    page('3.14', line.v13);
+    const res = await search(src, { q: 'frobnicate', limit: 10 });
+    expect(res.results).toHaveLength(3);
+    const [a, b, c] = res.results.map((r) => ({ r, v: r.url.split('/')[3] }));
+    const repeats = res.results.filter((r) => r.sameAs);
+    expect(repeats).toHaveLength(1);
+    // The repeat is the 3.13 or 3.14 card ranked after the other; it names that one, not the 3.12 card.
+    const twin = repeats[0]!;
+    expect(['3.13', '3.14']).toContain(twin.url.split('/')[3]);
+    expect(twin.sameAs!.url).not.toContain('/3.12/');
+    expect(twin.sameAs!.url).toMatch(/\/3\.1[34]\//);
+    for (const x of [a, b, c]) if (!x!.r.sameAs) expect(x!.r.snippet.map((g) => g.text).join('')).toContain('frobnicate');
   });
 });
