@@ -46,7 +46,7 @@ async function settled(page: Page, testId: string): Promise<void> {
 }
 
 /** The states kept in docs/screens (the rest stay in the artifacts). */
-const DOCS = /^(popup-(first-run|first-run-card|many-results|no-results|exclusions-only|address|zoomed|never-save-question|undo-bar|forgotten|forgotten-searched)|search-(first-run|results|corrected|no-results|address|forgotten-searched)|options|options-forget-dialog|options-undo-bar)-(light|dark)$/;
+const DOCS = /^(popup-(first-run|first-run-card|many-results|no-results|exclusions-only|address|zoomed|never-save-question|undo-bar|forgotten|forgotten-searched)|search-(first-run|results|corrected|no-results|address|forgotten-searched|same-text)|options|options-forget-dialog|options-undo-bar)-(light|dark)$/;
 
 /** Every checked state is also photographed (tests/e2e/artifacts; docs/ with UPDATE_DOCS=1) to be looked at. */
 async function shoot(page: Page, label: string): Promise<void> {
