@@ -156,8 +156,22 @@ function fold(text: string): string {
  * differ by the line the query matched ("Changed in version 3.12: …") keep their own snippets.
  */
 export function holdsSnippet(sectionText: string, snippet: readonly { text: string }[]): boolean {
+  return snippetIn(fold(sectionText), snippet);
+}
+
+function snippetIn(foldedSection: string, snippet: readonly { text: string }[]): boolean {
   const shown = fold(snippet.map((s) => s.text).join('').replace(/^\s*…\s*|\s*…\s*$/g, ''));
-  return shown.length > 0 && fold(sectionText).includes(shown);
+  return shown.length > 0 && foldedSection.includes(shown);
+}
+
+/** `holdsSnippet` for one search's cards: each section is folded once, however many cards are checked against it. */
+export function snippetChecker(): (section: { id: number; text: string }, snippet: readonly { text: string }[]) => boolean {
+  const folded = new Map<number, string>();
+  return (section, snippet) => {
+    let f = folded.get(section.id);
+    if (f === undefined) folded.set(section.id, (f = fold(section.text)));
+    return snippetIn(f, snippet);
+  };
 }
 
 /**

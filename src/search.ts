@@ -31,7 +31,7 @@ import { foldText, wordTerms } from './tokenizer.js';
 import { bestCut, compoundCuts } from './compound.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
 import { normalizeStoredUrl, sectionHref } from './url.js';
-import { holdsSnippet, sameTextAs, textPrint } from './sameText.js';
+import { sameTextAs, snippetChecker, textPrint } from './sameText.js';
 
 /** A stored page as search sees it. */
 export interface PageView {
@@ -1264,9 +1264,10 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
   const bests = groups.map((g) => section(g.best));
   // A card whose section is nearly an earlier card's, and whose snippet that section holds word for
   // word, repeats it (src/sameText.ts).
+  const holds = snippetChecker();
   const same = sameTextAs(
     groups.map((g) => textPrint(g.best.chunk.text.slice(bodyStart(g.best.chunk)))),
-    (i, j) => holdsSnippet(groups[j]!.best.chunk.text, bests[i]!.snippet),
+    (i, j) => holds(groups[j]!.best.chunk, bests[i]!.snippet),
   );
   return groups.map((g, n): SearchResult => {
     const page = table.get(g.best.url)!;
@@ -1289,9 +1290,9 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
     if (same[n]! < 0) return { ...card, more };
     // A repeat keeps only the rows of its own (a later version's section the first page lacks).
     const first = groups[same[n]!]!;
-    const firstTexts = [first.best, ...first.more].map((h) => h.chunk.text);
+    const firstSections = [first.best, ...first.more].map((h) => h.chunk);
     const page1 = table.get(first.best.url)!;
-    return { ...card, more: more.filter((row) => !firstTexts.some((t) => holdsSnippet(t, row.snippet))), sameAs: { url: page1.url, title: page1.title } };
+    return { ...card, more: more.filter((row) => !firstSections.some((c) => holds(c, row.snippet))), sameAs: { url: page1.url, title: page1.title } };
   });
 }
 
