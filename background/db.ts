@@ -192,6 +192,8 @@ export type StoreName = StoreNames<RereadDB>;
 export const LEGACY_STORES = ['chunks', 'texts', 'postingsV2'] as const;
 /** Present in meta while a schema 1/2 database is being moved to schema 3 (migrateV3.ts). */
 export const MIGRATION_KEY = 'migration3';
+/** The notes on PDFs read in part or not at all (background/dayone/pdfCapture.ts): their addresses and titles, which a forget removes. */
+export const PDF_NOTES_KEY = 'pdfNotes';
 export interface MigrationRecord {
   /** 'pages': page records, chunks and texts, in url order after `after`; then 'postings'. */
   phase: 'pages' | 'postings';

@@ -332,8 +332,28 @@ export class DenseService implements DenseLane {
     }
     if (!model) return;
     const ids = [...(await this.engine.pages.all()).values()].flatMap((p) => p.chunkIds);
+    // After a switch every chunk is queued at once (before any download), so the backlog shows from the start.
+    await this.queueMissing(model, ids, !dropped);
+  }
+
+  /**
+   * Pages a forget's undo brought back: their chunks without a vector are queued again. The drain skips
+   * a hidden page's chunks and takes them off the queue (a page still hidden when its window closes is
+   * purged), so a page restored after its chunks' turn came would never be embedded.
+   */
+  async onPagesRestored(urls: readonly string[]): Promise<void> {
+    const model = await this.activeModel();
+    if (!model || !urls.length) return;
+    const table = await this.engine.pages.all();
+    const ids = urls.flatMap((u) => table.get(u)?.chunkIds ?? []);
+    if (ids.length) await this.queueMissing(model, ids, true);
+  }
+
+  /** Queues these chunks for the model (only those without a vector when `check`). */
+  private async queueMissing(model: ModelInfo, ids: readonly number[], check: boolean): Promise<void> {
+    const db = await this.engine.db();
     let missing = ids;
-    if (!dropped) {
+    if (check) {
       // Which chunks lack a vector is read from the index of the model's real dimension: load it first
       // (a failure is the drain's to report; the registry's dimension stands in meanwhile).
       const dim = await this.embedder(model).then(
@@ -345,7 +365,7 @@ export class DenseService implements DenseLane {
     }
     // Settings changed again while this ran: the resync queued after this one does the queueing.
     if ((await this.activeModel())?.id !== model.id) return;
-    // After a switch every chunk is queued at once (before any download), so the backlog shows from the start.
+    if (!missing.length) return;
     const tx = db.transaction('embedQueue', 'readwrite');
     await Promise.all(missing.map((id) => tx.store.put({ id, model: model.id })));
     await tx.done;

@@ -35,6 +35,8 @@ export interface DenseLane {
   search(text: string, k: number, allowed: ReadonlySet<number> | null, opts?: DenseSearchOptions): Promise<{ hits: LaneHit[]; calibration: DenseCalibration; timings?: Record<string, number> } | DenseLoading | null>;
   onChunksRemoved(ids: readonly number[]): void;
   onChunksAdded(): void;
+  /** A forget's undo brought these pages back: what of them has no vector is embedded again. */
+  onPagesRestored(urls: readonly string[]): Promise<void>;
   pending(): Promise<number>;
   /** Settings changed: a new model or a re-enabled lane re-embeds what it lacks. */
   onSettingsChanged(previous: Settings): void;

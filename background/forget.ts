@@ -16,7 +16,7 @@ import { daysAgoStart, inScope, UNDO_MS, visitedIn, visitInScope } from '../src/
 import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview } from '../src/protocol.js';
 import { ProtocolError } from '../src/protocol.js';
 import { siteMatches } from '../src/url.js';
-import { hasLegacy, LEGACY_STORES, MIGRATION_KEY, type StoreName } from './db.js';
+import { hasLegacy, LEGACY_STORES, MIGRATION_KEY, PDF_NOTES_KEY, type StoreName } from './db.js';
 import type { Engine } from './engine.js';
 import { MERGE_KEY, SWEEP_KEY } from './indexMaintenance.js';
 import type { PageMeta } from './pageTable.js';
@@ -25,6 +25,22 @@ import { dropPageSnapshot } from './pageLog.js';
 import { EVICT_FRACTION } from './storageBudget.js';
 
 export const MARKS_KEY = 'forgetMarks';
+/** Forgets purged in the last LATE_MS, and pages deleted from the browser's history: see `Forget.late`. */
+export const LATE_KEY = 'forgetLate';
+/**
+ * How long a purged forget still refuses captures made before it. A PDF is read for seconds (its pages
+ * are capped), a capture waits in the outbox until the worker runs again; longer than this, a capture of
+ * a visit is not plausibly still on its way.
+ */
+export const LATE_MS = 30 * 60_000;
+
+/** A forget whose pages are gone, kept a while so that a capture made before it, arriving late, is refused. */
+interface LateForget {
+  at: number;
+  until: number;
+  scope?: ForgetScope;
+  urls: string[];
+}
 
 /** A pending forget as stored: the URLs it covers, so a restart hides and purges exactly these. */
 export interface MarkRecord extends PendingForget {
@@ -46,8 +62,21 @@ export function newMarkId(now = Date.now()): string {
   return `${now.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
+/** The notes on these PDFs go with them (Options lists each note's address and title). */
+async function dropPdfNotes(db: Awaited<ReturnType<Engine['db']>>, urls: ReadonlySet<string>): Promise<void> {
+  const notes = (await db.get('meta', PDF_NOTES_KEY)) as { url: string }[] | undefined;
+  if (!Array.isArray(notes) || !notes.some((n) => urls.has(n.url))) return;
+  await db.put('meta', notes.filter((n) => !urls.has(n.url)), PDF_NOTES_KEY);
+}
+
 export class Forget {
   private marks: MarkRecord[] | null = null;
+  /**
+   * Forgets already purged (or history deletions), for LATE_MS: a visit read before one of them whose
+   * capture arrives after the purge (a long PDF read, a capture handed over through the outbox) is refused
+   * as it would have been inside the undo window. Stored, since a stopped worker's outbox drains later.
+   */
+  private late: LateForget[] = [];
   private loadingMarks: Promise<MarkRecord[]> | null = null;
   private timer: ReturnType<typeof setTimeout> | null = null;
   /** Set by the worker: wake it for the purge even if it is stopped by then (chrome.alarms). */
@@ -62,7 +91,10 @@ export class Forget {
     if (this.marks) return Promise.resolve(this.marks);
     this.loadingMarks ??= (async () => {
       try {
-        const stored = ((await (await this.engine.db()).get('meta', MARKS_KEY)) as MarkRecord[] | undefined) ?? [];
+        const db = await this.engine.db();
+        const stored = ((await db.get('meta', MARKS_KEY)) as MarkRecord[] | undefined) ?? [];
+        const late = (await db.get('meta', LATE_KEY)) as LateForget[] | undefined;
+        this.late = Array.isArray(late) ? late.filter((l) => l.until > Date.now()) : [];
         this.marks = stored;
         for (const m of stored) this.engine.pages.hide(m.urls);
         this.schedule();
@@ -76,6 +108,25 @@ export class Forget {
 
   private async saveMarks(): Promise<void> {
     await (await this.engine.db()).put('meta', this.marks ?? [], MARKS_KEY);
+  }
+
+  /** Keeps these forgets (now purged) refusing late captures for LATE_MS; expired ones are dropped. */
+  private async addLate(entries: readonly LateForget[], now: number): Promise<void> {
+    this.late = [...this.late.filter((l) => l.until > now), ...entries.filter((e) => e.urls.length || e.scope)];
+    const db = await this.engine.db();
+    if (this.late.length) await db.put('meta', this.late, LATE_KEY);
+    else await db.delete('meta', LATE_KEY);
+  }
+
+  /**
+   * Pages deleted from the browser's history (the follower deletes them at once, with no undo): a capture
+   * of a visit made before the deletion that arrives after it is refused, as a forget's would be.
+   */
+  async deletedFromHistory(urls: readonly string[] | 'all', now = Date.now()): Promise<void> {
+    if (!urls.length) return;
+    await this.ready();
+    const entry: LateForget = urls === 'all' ? { at: now, until: now + LATE_MS, scope: { kind: 'all' }, urls: [] } : { at: now, until: now + LATE_MS, urls: [...urls] };
+    await this.engine.exclusive(() => this.addLate([entry], now));
   }
 
   private pagesIn(scope: ForgetScope, table: ReadonlyMap<string, PageMeta>): PageMeta[] {
@@ -128,7 +179,7 @@ export class Forget {
   /** Restores a mark's pages if it has not been purged yet: the URLs restored. */
   async undo(id: string): Promise<{ urls: string[] }> {
     await this.ready();
-    return this.engine.exclusive(async () => {
+    const restored = await this.engine.exclusive(async () => {
       const mark = (this.marks ?? []).find((m) => m.id === id);
       if (!mark) throw new ProtocolError('bad-request', 'That forget can no longer be undone: its pages are gone.');
       this.marks = (this.marks ?? []).filter((m) => m !== mark);
@@ -141,6 +192,9 @@ export class Forget {
       const stored = await this.engine.pages.all();
       return { urls: restored.filter((u) => stored.has(u)) };
     });
+    // Outside the write lock: the dense lane may have to load its index to see what lacks a vector.
+    await this.engine.dense?.onPagesRestored(restored.urls).catch((e: unknown) => console.warn('reread: re-embedding restored pages', e));
+    return restored;
   }
 
   /** Marks whose undo window is still open, newest last. */
@@ -162,7 +216,12 @@ export class Forget {
       if (everything) purged = await this.allLocked();
       else purged = await this.urlsLocked(urls);
       // Only now, after the pages are gone: a stop before this line purges them again (idempotent).
-      this.marks = (this.marks ?? []).filter((m) => !due.includes(m));
+      // A later forget that covered these pages too no longer lists them: they are gone, so its undo has
+      // nothing of them to restore, and a new visit of one of them (which no forget covers) must not be
+      // hidden or purged by it.
+      const gone = new Set(urls);
+      this.marks = (this.marks ?? []).filter((m) => !due.includes(m)).map((m) => (m.urls.some((u) => gone.has(u)) ? { ...m, urls: m.urls.filter((u) => !gone.has(u)) } : m));
+      await this.addLate(due.map((m) => ({ at: m.at, until: now + LATE_MS, scope: m.scope, urls: m.scope.kind === 'page' || m.scope.kind === 'range' ? m.urls : [] })), now);
       await this.saveMarks();
       this.engine.pages.unhide(urls);
       this.schedule();
@@ -181,6 +240,8 @@ export class Forget {
     // By the mark's pages, or by its scope: a page not stored yet when the forget came (its site's, or
     // everything) was read before it too.
     if ((this.marks ?? []).some((m) => m.at > at && (m.urls.includes(url) || visitInScope(url, at, m.scope)))) return false;
+    const now = Date.now();
+    if (this.late.some((l) => l.until > now && l.at >= at && (l.urls.includes(url) || (!!l.scope && visitInScope(url, at, l.scope))))) return false;
     if (!this.engine.pages.isHidden(url)) return true;
     await this.urlsLocked([url]);
     this.marks = (this.marks ?? []).map((m) => (m.urls.includes(url) ? { ...m, urls: m.urls.filter((u) => u !== url) } : m));
@@ -224,6 +285,7 @@ export class Forget {
     const db = await this.engine.db();
     const res = await deletePages(db, urls);
     this.engine.applyDelete(res);
+    await dropPdfNotes(db, new Set([...urls, ...res.pages.map((p) => p.url)]));
     // A page not merged yet goes with its segment now (the sweep would leave it until the merge).
     if (res.pages.length) await this.engine.maintenance.purgeSegmentsLocked();
     return res.pages.length;
@@ -255,8 +317,8 @@ export class Forget {
       await Promise.all([
         ...stores.filter((s) => s !== 'meta').map((s) => tx.objectStore(s).clear()),
         ...(legacy ? LEGACY_STORES.map((s) => tx.objectStore(s).clear()) : []),
-        // Nothing is left to merge, sweep or migrate.
-        ...[MERGE_KEY, SWEEP_KEY, MIGRATION_KEY].map((k) => tx.objectStore('meta').delete(k)),
+        // Nothing is left to merge, sweep or migrate; no note names a PDF that was read.
+        ...[MERGE_KEY, SWEEP_KEY, MIGRATION_KEY, PDF_NOTES_KEY].map((k) => tx.objectStore('meta').delete(k)),
         dropPageSnapshot(tx),
         // Keep counting chunk ids (and segment keys) from where they were: ids are never reused (an
         // embedding batch in flight must not attach an old chunk's vector to a new chunk with the same id).

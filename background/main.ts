@@ -70,9 +70,9 @@ const dayOne = new DayOne(engine, pageReader);
  * forgotten pages (a visit already made is part of what was asked to forget; undo does not bring an
  * unfiled capture back), and what a history import or backfill under way would bring back.
  */
-async function forgetPending(scope: ForgetScope): Promise<void> {
+async function forgetPending(scope: ForgetScope, urls: readonly string[] = []): Promise<void> {
   await purgeOutbox(scopeMatcher(scope));
-  await dayOne.forgot(scope);
+  await dayOne.forgot(scope, urls);
 }
 
 const empty = (p: unknown, t: MessageType) => {
@@ -197,7 +197,7 @@ const handlers: Handlers = {
     const id = newMarkId();
     await tellTabsForgotten(urls, true, id, (url, at) => visitInScope(url, at, scope));
     try {
-      await forgetPending(scope);
+      await forgetPending(scope, urls);
       const pending = await engine.forget.mark(scope, Date.now(), id);
       // Pages stored between the count above and the mark: their tabs are told now.
       const told = new Set(urls);
@@ -298,7 +298,7 @@ recut();
 
 registerOmnibox(engine);
 registerContextMenu(engine);
-registerMaintenance(engine, { forgotAll: () => forgetPending({ kind: 'all' }), tellTabs: (urls) => tellTabsForgotten(urls, true, HISTORY_FORGET) });
+registerMaintenance(engine, { forgotAll: () => forgetPending({ kind: 'all' }), forgotUrls: (urls) => dayOne.forgotUrls(urls), tellTabs: (urls) => tellTabsForgotten(urls, true, HISTORY_FORGET) });
 dayOne.register();
 // A history import or backfill that was running when the worker stopped (or the browser closed) goes on.
 void ready.then(() => dayOne.resumeJobs());

@@ -45,6 +45,8 @@ const storedUrls = (urls: readonly string[]): string[] => [...new Set(urls.map((
 export async function forgetUrls(engine: Engine, urls: readonly string[]): Promise<number> {
   const stored = storedUrls(urls);
   if (!stored.length) return 0;
+  // A visit made before the deletion whose capture is still on its way (a PDF being read) is refused.
+  await engine.forget.deletedFromHistory(stored);
   await purgeOutbox(urlsMatcher(stored));
   return engine.deleteUrls(stored);
 }
@@ -53,6 +55,8 @@ export async function forgetUrls(engine: Engine, urls: readonly string[]): Promi
 export interface HistoryFollowers {
   /** Captures waiting in the outbox, and a history import or backfill under way. */
   forgotAll(): Promise<void>;
+  /** Pages deleted from history (URLs as the browser names them): a history import under way leaves them out. */
+  forgotUrls(urls: readonly string[]): Promise<void>;
   /** The open tabs of these pages (URLs as stored), or every tab: their visits are forgotten too (background/tabs.ts). */
   tellTabs(urls: readonly string[] | 'all'): Promise<void>;
 }
@@ -67,9 +71,12 @@ function onVisitRemoved(engine: Engine, followers: HistoryFollowers) {
         // Every tab, a page not stored yet too: all of history is deleted.
         await followers.tellTabs('all');
         await followers.forgotAll();
+        await engine.forget.deletedFromHistory('all');
         await engine.deleteAll();
       } else {
         await followers.tellTabs(storedUrls(removed.urls ?? []));
+        // Before the delete: a window the import has read already would store them again after it.
+        await followers.forgotUrls(storedUrls(removed.urls ?? []));
         await forgetUrls(engine, removed.urls ?? []);
       }
     })().catch((e: unknown) => console.warn('reread: following a history deletion', e));

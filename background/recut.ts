@@ -122,11 +122,16 @@ export class Recut {
       await db.put('meta', mark, RECUT_KEY);
     }
     this.progress = { done: mark.done, total: mark.total, rewritten: mark.rewritten };
+    // A page marked forgotten (undo window) is not re-cut; if its forget is undone it must still be, so
+    // the pass is not recorded as done while it skipped one: the next pass walks again (the pages cut
+    // already are passed over by their version).
+    let skippedHidden = false;
     for (;;) {
       const records = await db.getAll('sections', mark.after ? IDBKeyRange.lowerBound(mark.after, true) : null, this.batch);
       if (!records.length) break;
       for (const rec of records) {
-        if (keepsBlocks(rec) && rec.cv !== this.version) {
+        if (keepsBlocks(rec) && rec.cv !== this.version && this.engine.pages.isHidden(rec.url)) skippedHidden = true;
+        else if (keepsBlocks(rec) && rec.cv !== this.version) {
           try {
             if (await this.recutPage(db, rec)) mark.rewritten++;
           } catch (e) {
@@ -141,6 +146,11 @@ export class Recut {
         await db.put('meta', mark, RECUT_KEY);
         this.progress = { done: mark.done, total: Math.max(mark.total, mark.done), rewritten: mark.rewritten };
       }
+    }
+    if (skippedHidden) {
+      await db.put('meta', { ...mark, after: '', done: 0, total: await db.count('sections') }, RECUT_KEY);
+      this.progress = null;
+      return;
     }
     const tx = db.transaction('meta', 'readwrite');
     await tx.store.put(this.version, CHUNKER_VERSION_KEY);

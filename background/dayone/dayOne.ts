@@ -95,17 +95,25 @@ export class DayOne {
    * Forgetting: what an import still to come would bring back of a forgotten page, site or range is left
    * out (the backfill reads only pages still stored); forgetting everything stops both jobs.
    */
-  async forgot(scope: ForgetScope): Promise<void> {
+  async forgot(scope: ForgetScope, urls: readonly string[] = []): Promise<void> {
     switch (scope.kind) {
       case 'page':
-        return this.history.forgotUrl(scope.url);
+        return this.history.forgotUrls([scope.url]);
       case 'site':
         return this.history.forgotSite(scope.site);
       case 'range':
+        // A page the range forgets (it has a visit in it) is forgotten whole, visits after the range too:
+        // its history entry, whose last visit may be after the range, is left out by its URL.
+        await this.history.forgotUrls(urls);
         return this.history.forgotRange(scope.from, scope.to);
       case 'all':
         await Promise.all([this.history.forgotAll(), this.backfill.forgotAll()]);
     }
+  }
+
+  /** Pages deleted from the browser's history: what an import still to come would bring back of them is left out. */
+  forgotUrls(urls: readonly string[]): Promise<void> {
+    return this.history.forgotUrls(urls);
   }
 
   /** Capture resumed: the open tabs are read, and the jobs go on. */

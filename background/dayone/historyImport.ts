@@ -31,11 +31,23 @@ export interface HistorySource {
   search(q: { text: string; startTime: number; endTime: number; maxResults: number }): Promise<{ url?: string; title?: string; lastVisitTime?: number; visitCount?: number }[]>;
 }
 
+/** How many forgotten URLs a running import keeps out (the most recent): a range or a history deletion can name thousands. */
+const FORGOTTEN_URLS = 20_000;
+
 interface Stored extends HistoryImportStatus {
   /** Pages, sites and visit ranges forgotten while the import ran: what is still to come of them is not imported. */
   forgottenUrls?: string[];
   forgottenSites?: string[];
   forgottenRanges?: [number, number][];
+}
+
+/**
+ * An import that is over keeps no list of what was forgotten while it ran: those lists name the pages and
+ * sites the user asked to forget, and nothing is left to import that they could keep out.
+ */
+function over(s: Stored): Stored {
+  const { forgottenUrls: _u, forgottenSites: _f, forgottenRanges: _r, ...rest } = s;
+  return rest;
 }
 
 /** What the import may still store: not a page, site or visit range forgotten while it ran. */
@@ -105,7 +117,7 @@ export class HistoryImport {
 
   async stop(): Promise<HistoryImportStatus> {
     await this.stopAndWait();
-    await this.update((s) => (s.state === 'running' ? { ...s, state: 'stopped', finishedAt: this.clock() } : null));
+    await this.update((s) => (s.state === 'running' ? over({ ...s, state: 'stopped', finishedAt: this.clock() }) : null));
     return this.status();
   }
 
@@ -117,7 +129,7 @@ export class HistoryImport {
 
   /** The import that started at `s.startedAt` stops with an error (a newer one is left alone). */
   private async failed(s: Stored, error: string): Promise<void> {
-    await this.update((cur) => (cur.state === 'running' && cur.startedAt === s.startedAt ? { ...cur, state: 'error', error } : null));
+    await this.update((cur) => (cur.state === 'running' && cur.startedAt === s.startedAt ? over({ ...cur, state: 'error', error }) : null));
   }
 
   /** Notes what a running import must leave out of what is still to come (nothing when none runs). */
@@ -126,8 +138,13 @@ export class HistoryImport {
   }
 
   /** Pages forgotten during an import are left out of what is still to come (URLs as stored). */
+  forgotUrls(urls: readonly string[]): Promise<void> {
+    if (!urls.length) return Promise.resolve();
+    return this.forgot((s) => ({ forgottenUrls: [...new Set([...(s.forgottenUrls ?? []), ...urls])].slice(-FORGOTTEN_URLS) }));
+  }
+
   forgotUrl(url: string): Promise<void> {
-    return this.forgot((s) => ({ forgottenUrls: [...new Set([...(s.forgottenUrls ?? []), url])].slice(-1000) }));
+    return this.forgotUrls([url]);
   }
 
   /** Sites forgotten during an import are left out of what is still to come. */
@@ -189,7 +206,9 @@ export class HistoryImport {
       const saved = await this.update((latest) =>
         latest.state !== 'running' || latest.startedAt !== startedAt
           ? null
-          : { ...latest, imported: latest.imported + imported, seen: latest.seen + items.length, ...(next === null ? { state: 'done', finishedAt: this.clock(), cursor: from } : { cursor: next }) },
+          : next === null
+            ? over({ ...latest, imported: latest.imported + imported, seen: latest.seen + items.length, state: 'done', finishedAt: this.clock(), cursor: from })
+            : { ...latest, imported: latest.imported + imported, seen: latest.seen + items.length, cursor: next },
       );
       if (!saved) {
         // Stopped, or a newer import started meanwhile (two starts at once: the permission's grant and the

@@ -18,11 +18,12 @@ import browser from 'webextension-polyfill';
 import type { PdfNote, PdfProblem } from '../../src/dayone.js';
 import { fileNameOf, isFileUrl, normalizeFileUrl, normalizeUrl } from '../../src/url.js';
 import { validateCapture } from '../../src/validate.js';
+import { PDF_NOTES_KEY } from '../db.js';
 import type { Engine } from '../engine.js';
 import type { PageReader } from '../reader/readerProtocol.js';
 import { FILE_ORIGINS, localFilesReadable } from './fileAccess.js';
 
-export const PDF_NOTES_KEY = 'pdfNotes';
+export { PDF_NOTES_KEY } from '../db.js';
 const MAX_NOTES = 50;
 /** A load this recent is "right after the tab loaded it". */
 export const FRESH_LOAD_MS = 60_000;
