@@ -25,6 +25,7 @@ import { memorySource, MemoryIndex } from './lib/memorySource.js';
 import { NaiveIndex } from './lib/naive.js';
 import { CLASSES, loadQueries, type EvalQuery, type QueryClass } from './lib/queries.js';
 import { f3, table } from './lib/table.js';
+import { formatPaired, pairedDifference } from './lib/paired.js';
 import { DEFAULT_SETTINGS, type Settings } from '../../src/settings.js';
 import fs from 'node:fs';
 
@@ -65,20 +66,7 @@ function merged(w: Partial<LexicalOptions>): Partial<LexicalOptions> {
 
 /** Mean of b - a with a 95% bootstrap interval (2,000 resamples, seeded by the label), and wins / losses. */
 function pairedCell(a: readonly number[], b: readonly number[], label: string): string {
-  const d = a.map((x, i) => b[i]! - x);
-  const n = d.length;
-  const mean = d.reduce((s, x) => s + x, 0) / n;
-  let seed = [...label].reduce((h, c) => (Math.imul(h, 31) + c.charCodeAt(0)) >>> 0, 7) || 1;
-  const rand = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
-  const means: number[] = [];
-  for (let r = 0; r < 2000; r++) {
-    let s = 0;
-    for (let i = 0; i < n; i++) s += d[Math.floor(rand() * n)]!;
-    means.push(s / n);
-  }
-  means.sort((x, y) => x - y);
-  const sign = (x: number) => (x >= 0 ? '+' : '') + x.toFixed(3);
-  return `${sign(mean)} [${sign(means[49]!)}, ${sign(means[1949]!)}] +${d.filter((x) => x > 1e-9).length}/-${d.filter((x) => x < -1e-9).length}`;
+  return formatPaired(pairedDifference(a, b, label, 2000));
 }
 
 interface Listed {

@@ -9,6 +9,8 @@ import { checkInstalled, CORPORA, GATED, HELD_OUT, isHeldOut, writtenIn } from '
 import { findText, groundTruth, landing } from './lib/groundTruth.js';
 import { judge, pageLookup } from './lib/judge.js';
 import { NaiveIndex, naiveTokens } from './lib/naive.js';
+import { pairedDifference, pooledLanguageTable } from './lib/paired.js';
+import type { CorpusResult } from './lib/evaluate.js';
 import type { EvalQuery } from './lib/queries.js';
 import { rng } from './lib/rng.js';
 
@@ -198,6 +200,48 @@ describe('a translated manual: pages left in English are not pages of its langua
     // Markup and styles are not text: only what the page shows is counted.
     expect(writtenIn(page('<p class="the and of to is you">画像を切り抜きます</p>'), 'ja')).toBe(true);
     expect(writtenIn(page('<p>anything</p>'), 'en')).toBe(true);
+  });
+});
+
+describe('paired differences and the pooled language table', () => {
+  it('the bootstrap interval of a constant difference is that difference; wins and losses are counted', () => {
+    expect(pairedDifference([0, 0, 0], [1, 1, 1], 'x')).toEqual({ n: 3, mean: 1, lo: 1, hi: 1, won: 3, lost: 0 });
+    const p = pairedDifference([1, 0.5, 0, 1], [0, 0.5, 1, 0.5], 'y');
+    expect(p.mean).toBeCloseTo(-0.125);
+    expect([p.won, p.lost]).toEqual([1, 2]);
+    expect(p.lo).toBeLessThan(p.mean);
+    expect(p.hi).toBeGreaterThan(p.mean);
+    // Seeded by the label: the same interval every run.
+    expect(pairedDifference([1, 0.5, 0, 1], [0, 0.5, 1, 0.5], 'y')).toEqual(p);
+    expect(() => pairedDifference([1], [1, 2], 'z')).toThrow(/differ in length/);
+  });
+  it('pools a class and language over corpora, tuning apart from held out, and marks a loss beyond noise', () => {
+    const result = (corpus: string, heldOut: boolean, rows: [string, string, string, number, number][]): CorpusResult =>
+      ({
+        corpus,
+        heldOut,
+        queryClass: Object.fromEntries(rows.map(([id, cls]) => [id, cls])),
+        queryLang: Object.fromEntries(rows.map(([id, , lang]) => [id, lang])),
+        perQuery: {
+          hybrid: rows.map(([id, , , h]) => ({ id, ndcg10: h })),
+          naive: rows.map(([id, , , , n]) => ({ id, ndcg10: n })),
+        },
+      }) as unknown as CorpusResult;
+    const text = pooledLanguageTable([
+      result('a', false, [['a1', 'topical', 'ja', 0.5, 1], ['a2', 'topical', 'ja', 0.6, 1], ['a3', 'topical', 'en', 1, 0.5], ['a4', 'offtopic', 'ja', 0, 0]]),
+      result('b', false, [['b1', 'topical', 'ja', 0.2, 1], ['b2', 'natural', 'ja', 1, 1]]),
+      result('c', true, [['c1', 'topical', 'ja', 1, 0]]),
+    ])!;
+    const lines = text.split('\n');
+    const ja = lines.find((l) => l.includes('topical ja (3)'))!;
+    expect(ja).toMatch(/^tuning/);
+    expect(ja).toContain('0.433'); // hybrid's mean over a1, a2, b1
+    expect(ja).toContain('<<<');
+    expect(lines.find((l) => l.includes('topical ja (1)'))).toMatch(/^held out .*\+1\/-0$/);
+    expect(text).toContain('natural ja (1)');
+    expect(text).not.toContain('offtopic');
+    // One language only: nothing to pool that the corpus rows do not show.
+    expect(pooledLanguageTable([result('d', false, [['d1', 'topical', 'en', 1, 0]])])).toBeNull();
   });
 });
 

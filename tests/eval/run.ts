@@ -35,6 +35,7 @@ import type { QueryScore } from './lib/judge.js';
 import { ROOT } from './lib/paths.js';
 import { CLASS_INFO, CLASSES, loadQueries, type QueryClass } from './lib/queries.js';
 import { f3, formatJson, table } from './lib/table.js';
+import { pooledLanguageTable } from './lib/paired.js';
 
 export const RESULTS_DIR = path.join(ROOT, 'bench', 'results');
 export const BEFORE_FILE = path.join(RESULTS_DIR, 'eval-before.json');
@@ -212,7 +213,7 @@ function languageTable(r: CorpusResult): string | null {
   const rows: string[][] = [];
   for (const [lang, cells] of Object.entries(h)) {
     let first = true;
-    for (const g of ['span', 'typo', 'heading', 'all'] as const) {
+    for (const g of [...CLASSES.filter((c) => c !== 'offtopic'), 'all'] as const) {
       const c = cells[g];
       if (!c) continue;
       const b = n?.[lang]?.[g];
@@ -300,6 +301,8 @@ async function main(): Promise<void> {
     console.log(`\n=== The bundled model's floor: dense top-1 cosine (a hit found by meaning alone is shown only at >= ${floor}) ===`);
     console.log(floorTable(results, floor));
   }
+  const pooled = args.lanes.includes('hybrid') && args.lanes.includes('naive') ? pooledLanguageTable(results) : null;
+  if (pooled) console.log(`\n=== By language, pooled over corpora: nDCG@10, hybrid against naive, paired per query ===\n${pooled}`);
   const before = loadSaved(args.compare);
   if (args.lanes.includes('hybrid')) {
     const s = summaryTable(results, before);

@@ -62,6 +62,8 @@ export interface CorpusResult {
   byLang: Partial<Record<LaneName, Record<string, Partial<Record<Group, Cell>>>>>;
   perQuery: Partial<Record<LaneName, QueryScore[]>>;
   queryClass: Record<string, QueryClass>;
+  /** Each query's language (its `lang`). */
+  queryLang: Record<string, string>;
   seconds: { capture: number; index: number; dense: number; search: Partial<Record<LaneName, number>> };
   /**
    * The dense lane's top-1 cosine (null: the query has no known word, so no vector): for the corpus's
@@ -120,6 +122,7 @@ export async function evaluateCorpus(def: CorpusDef, opts: EvalOptions, preloade
     byLang: {},
     perQuery: {},
     queryClass: Object.fromEntries(queries.map((q) => [q.id, q.class])),
+    queryLang: Object.fromEntries(queries.map((q) => [q.id, q.lang])),
     seconds: { capture: loaded.seconds, index: tIndex, dense: tDense, search: {} },
     captureFromCache: loaded.fromCache,
     floor: dense ? await floorData(dense, queries) : null,
