@@ -242,7 +242,23 @@ function rendered(el: Element): boolean {
  * that stay hidden once it is (`rendered`), form controls and editable regions.
  */
 function shownText(el: Element): string {
-  if ((el as Element & { checkVisibility?: (o?: object) => boolean }).checkVisibility?.(VISIBILITY) !== false) return (el as HTMLElement).innerText ?? '';
+  // innerText holds what an editable region inside says, aria-hidden text and every option of a select:
+  // read only where there is none of them.
+  if ((el as Element & { checkVisibility?: (o?: object) => boolean }).checkVisibility?.(VISIBILITY) !== false && !holdsUnread(el)) return (el as HTMLElement).innerText ?? '';
+  return readText(el, true);
+}
+
+/** Whether an element read whole (a table cell, a `pre`) holds something never read: a form control, an editable region, hidden markup, a template. */
+function holdsUnread(el: Element): boolean {
+  for (const d of Array.from(el.querySelectorAll('*'))) if (SKIP_TAGS.has(tagOf(d)) || isHiddenAttr(d) || isEditable(d)) return true;
+  return false;
+}
+
+/**
+ * An element's text without what is never read (SKIP_TAGS, hidden or aria-hidden markup, editable
+ * regions) and, on a live page, without what is not rendered; a line break after each block.
+ */
+function readText(el: Element, live: boolean): string {
   let out = '';
   const visit = (n: Node) => {
     for (let c = n.firstChild; c; c = c.nextSibling) {
@@ -251,12 +267,20 @@ function shownText(el: Element): string {
         const e = c as Element;
         const tag = tagOf(e);
         if (tag === 'BR') out += '\n';
-        else if (!SKIP_TAGS.has(tag) && !isHiddenAttr(e) && !isEditable(e) && rendered(e)) visit(e);
+        else if (!SKIP_TAGS.has(tag) && !isHiddenAttr(e) && !isEditable(e) && (!live || rendered(e))) {
+          visit(e);
+          if (BLOCK_TAGS.has(tag) || /^(?:TR|TABLE|PRE|H[1-6])$/.test(tag)) out += '\n';
+        }
       }
     }
   };
   visit(el);
   return out;
+}
+
+/** The text of an element read whole in a document without layout: its textContent, unless it holds something never read. */
+function markupText(el: Element): string {
+  return holdsUnread(el) ? readText(el, false) : (el.textContent ?? '');
 }
 
 /** Visible text of a small element (a heading): skips hidden parts and permalink markers. */
@@ -637,7 +661,7 @@ function tableText(table: Element, max: number, live: boolean): string {
     const cells: string[] = [];
     for (const c of Array.from(tr.children)) {
       if (isHiddenAttr(c) || isEditable(c) || (live && !rendered(c))) continue;
-      const t = cleanText((live ? shownText(c) : c.textContent) ?? '');
+      const t = cleanText(live ? shownText(c) : markupText(c));
       if (t) cells.push(t);
     }
     if (!cells.length) continue;
@@ -937,7 +961,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if (tag === 'PRE') {
       flush();
       // As shown: the lines of a `pre` kept, what CSS hides in it left out (`shownText`).
-      const text = ((live ? shownText(el) : el.textContent) ?? '').slice(0, limits.maxBlockChars).replace(/\s+$/, '');
+      const text = (live ? shownText(el) : markupText(el)).slice(0, limits.maxBlockChars).replace(/\s+$/, '');
       if (text.trim()) push({ kind: 'code', text, ...(el.id ? { id: el.id } : pendingId ? { id: pendingId } : {}) });
       pendingId = undefined;
       mirrorAdd(frame.m, 'pre', el, text);

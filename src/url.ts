@@ -73,7 +73,8 @@ export function siteOf(url: string): string {
   try {
     const u = new URL(url);
     if (u.protocol === 'file:') return LOCAL_FILES_SITE;
-    return u.hostname.replace(/^www\./, '').toLowerCase();
+    // `mail.google.com.` (a fully qualified name, which browsers load) is the site `mail.google.com`.
+    return u.hostname.replace(/\.+$/, '').replace(/^www\./, '').toLowerCase();
   } catch {
     return '';
   }
@@ -121,9 +122,10 @@ export function displayLocation(url: string): string {
 
 /** True when `site` is `pattern` or a subdomain of it (`docs.python.org` matches `python.org`). */
 export function siteMatches(site: string, pattern: string): boolean {
-  const p = pattern.toLowerCase().replace(/^www\./, '').replace(/^\*\./, '').replace(/\.$/, '');
+  const p = pattern.toLowerCase().replace(/^www\./, '').replace(/^\*\./, '').replace(/\.+$/, '');
   if (!p) return false;
-  return site === p || site.endsWith('.' + p);
+  const host = site.toLowerCase().replace(/\.+$/, '');
+  return host === p || host.endsWith('.' + p);
 }
 
 /**
