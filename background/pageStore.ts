@@ -203,8 +203,14 @@ interface Prepared {
 
 const keeps = (rec: SectionsRecord | undefined): boolean => !!rec && keepsBlocks(rec);
 
-/** Whether the input rewrites the stored page's sections: new content, or a re-cut (same texts, anchors may differ). */
-const rewrites = (stored: PageRecord | undefined, input: PageInput): boolean => !stored || stored.hash !== input.hash || !!input.recut;
+/**
+ * Whether the input rewrites the stored page's sections: new content, or a re-cut (same texts, anchors may
+ * differ). Not content read before the stored page was last visited (a capture filed late from the outbox,
+ * an older export imported): that visit is recorded, the newer text stays. A title-only entry's last visit
+ * is the browser history's, not a read of the page: any content replaces it.
+ */
+const rewrites = (stored: PageRecord | undefined, input: PageInput): boolean =>
+  !stored || !!input.recut || (stored.hash !== input.hash && (stored.kind === 'title' || input.now >= stored.lastVisit));
 
 export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions): Promise<WriteResult & { batch: BatchResult }> {
   const batch = await writePages(db, [input], tok);
@@ -224,7 +230,8 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
     const rtx = db.transaction(['pages', 'sections']);
     const before = await Promise.all(inputs.map((i) => rtx.objectStore('pages').get(i.url)));
     const lacksBlocks = await Promise.all(
-      inputs.map(async (input, i) => !!input.blocks && !!before[i] && !rewrites(before[i], input) && before[i]!.chunkIds.length > 0 && !keeps(await rtx.objectStore('sections').get(input.url))),
+      // (Only a revisit of the same text: blocks of an older read are not the stored sections' blocks.)
+      inputs.map(async (input, i) => !!input.blocks && !!before[i] && !rewrites(before[i], input) && before[i]!.hash === input.hash && before[i]!.chunkIds.length > 0 && !keeps(await rtx.objectStore('sections').get(input.url))),
     );
     await rtx.done;
     const prepared = new Map<string, Prepared>();

@@ -11,7 +11,7 @@ import type { Chunk, ChunkAnchor, SectionPart } from '../src/chunker.js';
 import { MAX_VISITS } from '../src/forget.js';
 import { countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
-import { readAbove } from '../src/validate.js';
+import { plainId, readAbove, wellFormed } from '../src/validate.js';
 import { isFileUrl, normalizeStoredUrl, siteOf } from '../src/url.js';
 import type { PageRecord, StoredSection } from './db.js';
 import type { Engine } from './engine.js';
@@ -49,7 +49,10 @@ interface ExportedChunk {
 function importedAnchor(v: unknown, withAbove = false): ChunkAnchor {
   const a = v && typeof v === 'object' ? (v as { id?: unknown; text?: unknown; above?: unknown }) : {};
   const above = withAbove ? readAbove(a.above) : undefined;
-  return { ...(typeof a.id === 'string' ? { id: a.id.slice(0, 2000) } : {}), ...(typeof a.text === 'string' ? { text: a.text.slice(0, 2000) } : {}), ...(above ? { above } : {}) };
+  // As capture validates them (src/validate.ts): an id a link can jump to, text without lone surrogates
+  // (a link to it is built with encodeURIComponent, which throws on one: every search reaching the section failed).
+  const id = plainId(a.id);
+  return { ...(id ? { id } : {}), ...(typeof a.text === 'string' ? { text: wellFormed(a.text.slice(0, 2000)) } : {}), ...(above ? { above } : {}) };
 }
 
 /** Parts as a later version exported them, kept only when well-formed (ascending offsets inside the text). */
@@ -212,12 +215,12 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
         skipped++;
         continue;
       }
-      const text = rec.text.slice(0, 20_000);
+      const text = wellFormed(rec.text.slice(0, 20_000));
       const parts = importedParts(rec.parts, text.length);
       p.chunks.push({
         ord: p.chunks.length,
-        headingPath: rec.headingPath.slice(0, 12),
-        section: typeof rec.section === 'string' ? rec.section : '',
+        headingPath: rec.headingPath.slice(0, 12).map(wellFormed),
+        section: typeof rec.section === 'string' ? wellFormed(rec.section) : '',
         anchor: importedAnchor(rec.anchor, true),
         text,
         words: countWords(rec.text),

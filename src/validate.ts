@@ -39,7 +39,7 @@ export interface CaptureValidation {
 
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 /** Lone surrogates become U+FFFD: they cannot be put in a URL (encodeURIComponent throws) or compared reliably. */
-const wellFormed = (s: string): string => (/[\ud800-\udfff]/.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s);
+export const wellFormed = (s: string): string => (/[\ud800-\udfff]/.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s);
 
 /**
  * An element id a link may jump to: 1–200 characters, no whitespace (HTML ids have none) and no
