@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { cutSections } from '../../src/sections.js';
-import { engineOn, freshDb } from './helpers.js';
+import { engineOn, fakeHistory, freshDb, heldHistory, type Item } from './helpers.js';
 import { HISTORY_STATE_KEY, HistoryImport, type HistorySource } from '../../background/dayone/historyImport.js';
 import { Backfill } from '../../background/dayone/backfill.js';
 import type { PageReader, ReadHtmlResult } from '../../background/reader/readerProtocol.js';
@@ -16,26 +16,6 @@ import type { Engine } from '../../background/engine.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 30, 12);
-
-interface Item {
-  url: string;
-  title: string;
-  lastVisitTime: number;
-  visitCount: number;
-}
-
-/** The browser's history.search over a list: newest first, [startTime, endTime), maxResults. */
-function fakeHistory(items: Item[], calls: { n: number } = { n: 0 }): HistorySource {
-  return {
-    async search(q) {
-      calls.n++;
-      return items
-        .filter((i) => i.lastVisitTime >= q.startTime && i.lastVisitTime < q.endTime)
-        .sort((a, b) => b.lastVisitTime - a.lastVisitTime)
-        .slice(0, q.maxResults);
-    },
-  };
-}
 
 function history(n: number): Item[] {
   const out: Item[] = [];
@@ -183,26 +163,6 @@ describe('history import', () => {
     expect(await db.count('pages')).toBe(0);
   });
 });
-
-/** The history over `items`, whose `nth` read waits for `release()`; `held` resolves once that read has begun. */
-function heldHistory(items: Item[], nth: number): { source: HistorySource; held: Promise<void>; release: () => void } {
-  const all = fakeHistory(items);
-  let release!: () => void;
-  const gate = new Promise<void>((r) => (release = r));
-  let reached!: () => void;
-  const held = new Promise<void>((r) => (reached = r));
-  let calls = 0;
-  const source: HistorySource = {
-    async search(q) {
-      if (++calls === nth) {
-        reached();
-        await gate;
-      }
-      return all.search(q);
-    },
-  };
-  return { source, held, release };
-}
 
 describe('two starts at once', () => {
   it('(the permission granted and the page asking): the loop goes on with the newer one, which ends done', async () => {

@@ -27,7 +27,7 @@ vi.mock('webextension-polyfill', () => ({
 
 const { registerMaintenance } = await import('../../background/maintenance.js');
 const { HistoryImport } = await import('../../background/dayone/historyImport.js');
-const { engineOn, freshDb } = await import('./helpers.js');
+const { engineOn, freshDb, heldHistory } = await import('./helpers.js');
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 
@@ -99,24 +99,30 @@ describe('forget and the PDF notes', { timeout: 30_000 }, () => {
   });
 });
 
+/** A PDF whose read (pdf.js) waits for `release()`; `started` resolves once the read has begun. */
+async function slowPdf(engine: ReturnType<typeof engineOn>, month: string) {
+  const cut = await cutSections([{ kind: 'heading', level: 1, text: `Statement ${month}` }, { kind: 'text', text: 'Account balance and every transaction of the month listed here in full, with enough words to be kept.' }]);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let reading!: () => void;
+  const started = new Promise<void>((r) => (reading = r));
+  const pdf = new PdfCapture(engine, {
+    readHtml: async () => ({ ok: false, reason: 'http-error', status: 404 }),
+    readPdf: async () => {
+      reading();
+      await gate;
+      return { ok: true, title: `Bank statement ${month} 2026`, blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker, words: 20, pages: 300, pagesRead: 300, bytes: 1000, ms: 5 };
+    },
+  });
+  return { pdf, started, release };
+}
+
 describe('forget and a PDF being read', { timeout: 30_000 }, () => {
   it('a PDF opened before "forget everything" and still being read when its undo window closes is not stored after it', async () => {
     const engine = engineOn(await freshDb());
     const url = 'https://bank.example/statements/2026-04.pdf';
-    const cut = await cutSections([{ kind: 'heading', level: 1, text: 'Statement April' }, { kind: 'text', text: 'Account balance and every transaction of the month listed here in full, with enough words to be kept.' }]);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let reading!: () => void;
-    const started = new Promise<void>((r) => (reading = r));
-    const pdf = new PdfCapture(engine, {
-      readHtml: async () => ({ ok: false, reason: 'http-error', status: 404 }),
-      // A large PDF: pdf.js takes a while.
-      readPdf: async () => {
-        reading();
-        await gate;
-        return { ok: true, title: 'Bank statement April 2026', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker, words: 20, pages: 300, pagesRead: 300, bytes: 1000, ms: 5 };
-      },
-    });
+    // A large PDF: pdf.js takes a while.
+    const { pdf, started, release } = await slowPdf(engine, 'April');
     // The tab shows the PDF (Chrome's viewer sends page/pdf); the read starts.
     const handled = pdf.handle(9, url, false, true);
     await started;
@@ -136,19 +142,7 @@ describe('history deletion and a PDF being read', { timeout: 30_000 }, () => {
   it('a PDF deleted from the browser\'s history while Reread reads it is not stored after the deletion', async () => {
     const engine = engineOn(await freshDb());
     const url = 'https://bank.example/statements/2026-05.pdf';
-    const cut = await cutSections([{ kind: 'heading', level: 1, text: 'Statement May' }, { kind: 'text', text: 'Account balance and every transaction of the month listed here in full, with enough words to be kept.' }]);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let reading!: () => void;
-    const started = new Promise<void>((r) => (reading = r));
-    const pdf = new PdfCapture(engine, {
-      readHtml: async () => ({ ok: false, reason: 'http-error', status: 404 }),
-      readPdf: async () => {
-        reading();
-        await gate;
-        return { ok: true, title: 'Bank statement May 2026', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker, words: 20, pages: 3, pagesRead: 3, bytes: 1000, ms: 5 };
-      },
-    });
+    const { pdf, started, release } = await slowPdf(engine, 'May');
     const handled = pdf.handle(11, url, false, true);
     await started;
     // The user deletes the PDF from the browser's history (followed: background/maintenance.ts forgetUrls).
@@ -177,18 +171,8 @@ describe('a range forgotten while a history import runs', { timeout: 30_000 }, (
       // The browser's history item: its last visit, 20 January.
       { url: secret, title: 'My test results', lastVisitTime: jan20, visitCount: 2 },
     ];
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let reached!: () => void;
-    const held = new Promise<void>((r) => (reached = r));
-    let calls = 0;
-    historySearch = async (q) => {
-      if (++calls === 2) {
-        reached();
-        await gate;
-      }
-      return items.filter((i) => i.lastVisitTime >= q.startTime && i.lastVisitTime < q.endTime).sort((a, b) => b.lastVisitTime - a.lastVisitTime).slice(0, q.maxResults);
-    };
+    const { source, held, release } = heldHistory(items, 2);
+    historySearch = (q) => source.search(q);
     const dayOne = new DayOne(engine, { readHtml: async () => ({ ok: false, reason: 'http-error', status: 404 }), readPdf: async () => ({ ok: false, problem: 'unreachable' }) } as never);
     await dayOne.history.start(0);
     await held;

@@ -1,10 +1,9 @@
 /** A re-cut pass that runs inside a forget's undo window must still re-cut the pages an undo brings back (review, session 33). */
 import { describe, expect, it } from 'vitest';
-import { chunkSteps, type Block } from '../../src/chunker.js';
-import { cutSections, type Pace } from '../../src/sections.js';
-import { normalizeBlocks } from '../../src/validate.js';
+import { type Block } from '../../src/chunker.js';
+import { cutSections } from '../../src/sections.js';
 import { CHUNKER_VERSION_KEY, Recut } from '../../background/recut.js';
-import { engineOn, freshDb } from './helpers.js';
+import { engineOn, freshDb, NEXT_CHUNKER, nextCut } from './helpers.js';
 
 const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
 const blocksOf = (w: string): Block[] => [
@@ -13,15 +12,7 @@ const blocksOf = (w: string): Block[] => [
   { kind: 'heading', level: 2, text: `More about ${w}`, id: 'more' },
   { kind: 'text', text: `${words(40, w + 'm')}.` },
 ];
-const NEXT = '2.test';
-const nextCut = async (blocks: readonly Block[], pace: Pace) => {
-  const steps = chunkSteps(normalizeBlocks(blocks).blocks, { maxWords: 80 });
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return { blocks: normalizeBlocks(blocks).blocks, sections: r.value.chunks };
-    await pace.yieldToPage();
-  }
-};
+const NEXT = NEXT_CHUNKER;
 
 describe('forget review: re-cut inside an undo window', { timeout: 60_000 }, () => {
   it('a page brought back by undo is cut by the new chunker like every other page', async () => {

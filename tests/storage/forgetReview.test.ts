@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/chunker.js';
-import { engineOn, freshDb, readAll } from './helpers.js';
+import { engineOn, freshDb, heldHistory, readAll } from './helpers.js';
 
 const blocks = (topic: string, unique: string): Block[] => [
   { kind: 'heading', text: `About ${topic}`, level: 1, id: 'about' },
@@ -105,7 +105,7 @@ describe('forget review: the dense lane', { timeout: 30_000 }, () => {
   });
 });
 
-import { HISTORY_STATE_KEY, HistoryImport, type HistorySource } from '../../background/dayone/historyImport.js';
+import { HISTORY_STATE_KEY, HistoryImport } from '../../background/dayone/historyImport.js';
 
 describe('forget review: the history import\'s state', { timeout: 30_000 }, () => {
   it('a page forgotten while an import ran leaves no trace once the forget is final and the import is done', async () => {
@@ -117,20 +117,7 @@ describe('forget review: the history import\'s state', { timeout: 30_000 }, () =
       ...Array.from({ length: 1000 }, (_, i) => ({ url: `https://site${i}.example/p`, title: `Entry ${i}`, lastVisitTime: NOW - 1000 - i, visitCount: 1 })),
       { url: secret, title: 'My test results', lastVisitTime: NOW - 5000, visitCount: 1 },
     ];
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let reached!: () => void;
-    const held = new Promise<void>((r) => (reached = r));
-    let calls = 0;
-    const source: HistorySource = {
-      async search(q) {
-        if (++calls === 2) {
-          reached();
-          await gate;
-        }
-        return items.filter((i) => i.lastVisitTime >= q.startTime && i.lastVisitTime < q.endTime).sort((a, b) => b.lastVisitTime - a.lastVisitTime).slice(0, q.maxResults);
-      },
-    };
+    const { source, held, release } = heldHistory(items, 2);
     await engine.capture(secret, { title: 'My test results', lang: 'en', blocks: blocks('results', 'privateword') }, NOW - 5000);
     const imp = new HistoryImport(engine, () => source, () => NOW);
     await imp.start(0);

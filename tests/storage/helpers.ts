@@ -1,7 +1,6 @@
 /** Shared set-up for the storage tests: a fresh fake-indexeddb database per test, and readers of every store. */
 import 'fake-indexeddb/auto';
 import { openDB } from 'idb';
-import type { Chunk } from '../../src/chunker.js';
 import { hashHex } from '../../src/hash.js';
 import { blockFromValue, decodeBlock, decodeSegment } from '../../src/postings.js';
 import { siteOf } from '../../src/url.js';
@@ -9,6 +8,10 @@ import { DB_VERSION, upgrade, type DB, type RereadDB, type StatsRecord, type Sto
 import { DeadSet } from '../../background/delta.js';
 import { Engine } from '../../background/engine.js';
 import type { PageInput } from '../../background/pageStore.js';
+import type { HistorySource } from '../../background/dayone/historyImport.js';
+import { chunkSteps, type Block, type Chunk } from '../../src/chunker.js';
+import type { Pace } from '../../src/sections.js';
+import { normalizeBlocks } from '../../src/validate.js';
 import { pageSections } from '../../background/sections.js';
 
 let counter = 0;
@@ -171,3 +174,54 @@ export async function cloneDb(src: DB): Promise<DB> {
   await tx.done;
   return dst;
 }
+
+export interface Item {
+  url: string;
+  title: string;
+  lastVisitTime: number;
+  visitCount: number;
+}
+
+/** The browser's history.search over a list: newest first, [startTime, endTime), maxResults. */
+export function fakeHistory(items: Item[], calls: { n: number } = { n: 0 }): HistorySource {
+  return {
+    async search(q) {
+      calls.n++;
+      return items
+        .filter((i) => i.lastVisitTime >= q.startTime && i.lastVisitTime < q.endTime)
+        .sort((a, b) => b.lastVisitTime - a.lastVisitTime)
+        .slice(0, q.maxResults);
+    },
+  };
+}
+
+/** The history over `items`, whose `nth` read waits for `release()`; `held` resolves once that read has begun. */
+export function heldHistory(items: Item[], nth: number): { source: HistorySource; held: Promise<void>; release: () => void } {
+  const all = fakeHistory(items);
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let reached!: () => void;
+  const held = new Promise<void>((r) => (reached = r));
+  let calls = 0;
+  const source: HistorySource = {
+    async search(q) {
+      if (++calls === nth) {
+        reached();
+        await gate;
+      }
+      return all.search(q);
+    },
+  };
+  return { source, held, release };
+}
+
+/** "The next release": a chunker with 80-word windows, and its version (re-cut tests). */
+export const NEXT_CHUNKER = '2.test';
+export const nextCut = async (blocks: readonly Block[], pace: Pace) => {
+  const steps = chunkSteps(normalizeBlocks(blocks).blocks, { maxWords: 80 });
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return { blocks: normalizeBlocks(blocks).blocks, sections: r.value.chunks };
+    await pace.yieldToPage();
+  }
+};

@@ -1,14 +1,14 @@
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { chunkSteps, CHUNKER_VERSION, type Block } from '../../src/chunker.js';
-import { cutSections, type Pace } from '../../src/sections.js';
+import { CHUNKER_VERSION, type Block } from '../../src/chunker.js';
+import { cutSections } from '../../src/sections.js';
 import { normalizeBlocks } from '../../src/validate.js';
 import { CHUNKER_VERSION_KEY, Recut, RECUT_KEY, type RecutMark } from '../../background/recut.js';
 import { forgetAllSections, isOneStream, oneStream, packBlocks, packSections, pageSections, recordBlocks } from '../../background/sections.js';
 import { verifyIndex } from '../../background/verify.js';
 import type { Engine } from '../../background/engine.js';
 import type { DB } from '../../background/db.js';
-import { engineOn, freshDb } from './helpers.js';
+import { engineOn, freshDb, NEXT_CHUNKER, nextCut } from './helpers.js';
 
 const words = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
 
@@ -30,16 +30,7 @@ async function capture(engine: Engine, url: string, w: string, now = 1_700_000_0
   return engine.capture(url, { title: `Page ${w}`, lang: 'en', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker }, now);
 }
 
-/** "The next release": a chunker with 80-word windows, and its version. */
-const NEXT = '2.test';
-const nextCut = async (blocks: readonly Block[], pace: Pace) => {
-  const steps = chunkSteps(normalizeBlocks(blocks).blocks, { maxWords: 80 });
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return { blocks: normalizeBlocks(blocks).blocks, sections: r.value.chunks };
-    await pace.yieldToPage();
-  }
-};
+const NEXT = NEXT_CHUNKER;
 
 async function chunksOf(db: DB, url: string) {
   const page = (await db.get('pages', url))!;
