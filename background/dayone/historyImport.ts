@@ -143,9 +143,6 @@ export class HistoryImport {
     return this.forgot((s) => ({ forgottenUrls: [...new Set([...(s.forgottenUrls ?? []), ...urls])].slice(-FORGOTTEN_URLS) }));
   }
 
-  forgotUrl(url: string): Promise<void> {
-    return this.forgotUrls([url]);
-  }
 
   /** Sites forgotten during an import are left out of what is still to come. */
   forgotSite(site: string): Promise<void> {

@@ -197,7 +197,7 @@ describe('forgetting while the import runs', () => {
     const other = items[1201]!.url.replace('?utm_source=x', '');
     const site = 'site7.example';
     // Three forgets at once (each reads and writes the import's state): none may erase another.
-    await Promise.all([imp.forgotUrl(page), imp.forgotSite(site), imp.forgotRange(items[1450]!.lastVisitTime, items[1400]!.lastVisitTime + 1)]);
+    await Promise.all([imp.forgotUrls([page]), imp.forgotSite(site), imp.forgotRange(items[1450]!.lastVisitTime, items[1400]!.lastVisitTime + 1)]);
     release();
     await imp.whenIdle();
     expect((await imp.status()).state).toBe('done');

@@ -123,7 +123,7 @@ describe('forget review: the history import\'s state', { timeout: 30_000 }, () =
     await imp.start(0);
     await held;
     // "Forget this page" while the import runs (main.ts forgetPending, then the mark).
-    await imp.forgotUrl(secret);
+    await imp.forgotUrls([secret]);
     const mark = await engine.forget.mark({ kind: 'page', url: secret }, Date.now());
     release();
     await imp.whenIdle();
