@@ -11,7 +11,7 @@
  * An address pasted or typed as the query's only words (`https://docs.python.org/3/library/json.html`)
  * is searched as what was read there: `json site:docs.python.org` (addressedQuery), on every surface.
  */
-import { siteLabel, siteOf } from './url.js';
+import { siteFilter, siteLabel, siteOf } from './url.js';
 
 export interface ParsedQuery {
   /** The free text that is scored (words and phrases, without operators). */
@@ -38,9 +38,9 @@ export interface ParsedQuery {
 /** Local midnight `days` calendar days before the day of `ms` (calendar arithmetic: DST days are 23 or 25 hours). */
 function daysBefore(ms: number, days: number): number {
   const d = new Date(ms);
-  d.setHours(0, 0, 0, 0);
-  d.setDate(d.getDate() - days);
-  return d.getTime();
+  // The day's date first, then its midnight: on a day whose midnight does not exist (DST starting at
+  // 00:00) the local start is 01:00, and counting back from that kept 01:00 for the earlier day too.
+  return new Date(d.getFullYear(), d.getMonth(), d.getDate() - days).getTime();
 }
 
 /**
@@ -116,7 +116,7 @@ export function parseQuery(input: string, now: number = Date.now()): ParsedQuery
     const bare = m[4];
     const value = quoted ?? bare ?? '';
     if (op === 'site') {
-      const site = value.toLowerCase().replace(/^https?:\/\//, '').replace(/\/.*$/, '').replace(/^www\./, '');
+      const site = siteFilter(value);
       if (site) (neg ? q.excludeSites : q.sites).push(site);
       continue;
     }

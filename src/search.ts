@@ -30,7 +30,7 @@ import { editDistance, maxEditsFor, type NearTerm } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
 import { bestCut, compoundCuts } from './compound.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
-import { normalizeStoredUrl, sectionHref } from './url.js';
+import { normalizeStoredUrl, sectionHref, siteFilter } from './url.js';
 import { sameTextAs, snippetChecker, textPrint } from './sameText.js';
 
 /** A stored page as search sees it. */
@@ -251,7 +251,7 @@ export function parseRequest(req: SearchRequest, now = Date.now()): ParsedQuery 
   const parsed = parseQuery(req.q, now);
   if (req.site) {
     for (const s of req.site.split(/[\s,]+/).filter(Boolean)) {
-      const site = s.toLowerCase().replace(/^https?:\/\//, '').replace(/\/.*$/, '').replace(/^www\./, '');
+      const site = siteFilter(s);
       if (site && !parsed.sites.includes(site)) parsed.sites.push(site);
     }
   }
@@ -1156,8 +1156,8 @@ async function correctionPageTexts(src: SearchSource, words: readonly QueryWord[
 /** Reads the candidates' sections, applies text filters, groups by page and builds the result cards. */
 async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery, plan: Plan, limit: number, known: Map<number, SectionView>, mark: (phase: string) => void = () => undefined, named: 'off' | 'headings' | 'lines' = 'headings', pageTop?: number): Promise<SearchResult[]> {
   if (!fused.length) return [];
-  const phrases = parsed.phrases.map((p) => foldText(p).toLowerCase());
-  const excludePhrases = [...parsed.excludePhrases, ...parsed.excludeWords].map((p) => foldText(p).toLowerCase());
+  const phrases = parsed.phrases.map((p) => filterFold(p));
+  const excludePhrases = [...parsed.excludePhrases, ...parsed.excludeWords].map((p) => filterFold(p));
   const textFilters = phrases.length + excludePhrases.length > 0;
   const table = await src.pages();
   const snippetQuery: SnippetQuery = {
@@ -1211,9 +1211,9 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
       const chunk = known.get(h.id) ?? byId.get(h.id);
       if (!chunk || !table.has(chunk.url)) continue;
       if (textFilters) {
-        const folded = foldText(`${table.get(chunk.url)!.title}\n${chunk.text}`).toLowerCase();
-        if (!phrases.every((p) => folded.includes(p))) continue;
-        if (excludePhrases.some((p) => containsWord(folded, p))) continue;
+        const folded = filterFold(`${table.get(chunk.url)!.title}\n${chunk.text}`);
+        if (!phrases.every((p) => containsPhrase(folded, p))) continue;
+        if (excludePhrases.some((p) => containsPhrase(folded, p))) continue;
       }
       hits.push({ ...h, url: chunk.url, chunk });
       pagesSeen.add(chunk.url);
@@ -1505,15 +1505,27 @@ function heldWords(terms: readonly string[], of: ReadonlyMap<string, number>, to
   return hit;
 }
 
-/** Whole-word containment on folded text (so `-java` does not drop "javascript"). */
-export function containsWord(haystack: string, needle: string): boolean {
+/** Text as quoted words and exclusions compare it: folded, lower case, one apostrophe (’ ‘ ʼ typed or written as '). */
+function filterFold(text: string): string {
+  return foldText(text).toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'");
+}
+
+const UNSPACED_EDGE = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}]/u;
+
+/**
+ * Whether `haystack` holds `needle` as words: `"log in"` is not in "dialog includes", `"cat"` not in
+ * "concatenate", `-java` does not drop "javascript". An edge of the needle in a script written without spaces needs no boundary there
+ * (`"東京タワー"` is in 「東京タワーに行く」).
+ */
+export function containsPhrase(haystack: string, needle: string): boolean {
+  const free = [UNSPACED_EDGE.test(needle[0] ?? ''), UNSPACED_EDGE.test(needle[needle.length - 1] ?? '')];
   let from = 0;
   for (;;) {
     const i = haystack.indexOf(needle, from);
     if (i < 0) return false;
     const before = i === 0 ? '' : haystack[i - 1]!;
     const after = haystack[i + needle.length] ?? '';
-    if (!/[\p{L}\p{N}_]/u.test(before) && !/[\p{L}\p{N}_]/u.test(after)) return true;
+    if ((free[0] || !/[\p{L}\p{N}_]/u.test(before)) && (free[1] || !/[\p{L}\p{N}_]/u.test(after))) return true;
     from = i + 1;
   }
 }

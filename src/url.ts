@@ -120,6 +120,30 @@ export function displayLocation(url: string): string {
     .replace(/^\/([A-Za-z]:)\/(?:Users|Documents and Settings)\/[^/]+(?=\/|$)/i, '~');
 }
 
+/**
+ * A site as typed in a `site:` filter (or the site control's value), as pages store theirs (`siteOf`): an
+ * address pasted whole is cut to its host (no scheme, path, user, port or trailing dot), `www.` goes, and a
+ * name in any script becomes its ASCII form (`bücher.de` is stored as `xn--bcher-kva.de`).
+ */
+export function siteFilter(value: string): string {
+  let v = value
+    .trim()
+    .toLowerCase()
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//, '')
+    .replace(/[/?#].*$/, '')
+    .replace(/^[^@]*@/, '')
+    .replace(/:\d*$/, '')
+    .replace(/\.+$/, '');
+  if (/[^\x00-\x7f]/.test(v)) {
+    try {
+      v = new URL(`http://${v}/`).hostname;
+    } catch {
+      // Not a host name: searched as typed, matching nothing.
+    }
+  }
+  return v.replace(/^www\./, '');
+}
+
 /** True when `site` is `pattern` or a subdomain of it (`docs.python.org` matches `python.org`). */
 export function siteMatches(site: string, pattern: string): boolean {
   const p = pattern.toLowerCase().replace(/^www\./, '').replace(/^\*\./, '').replace(/\.+$/, '');
