@@ -111,32 +111,52 @@ function Options() {
     return () => seen.disconnect();
   }, [settings !== null]);
 
-  useEffect(() => {
+  /** Reads the settings the page is drawn from; when the worker cannot answer, says so, and asks again. */
+  const [loadError, setLoadError] = useState<string | null>(null);
+  const loadSettings = () => {
+    setLoadError(null);
     call('settings/get', {})
       .then((s) => {
         setSettings(s);
         setRetentionDays(String(s.retentionDays));
         setMaxStorage(String(s.maxStorageMb));
       })
-      .catch((e: Error) => setMessage(e.message));
+      .catch((e: Error) => setLoadError(e.message));
+  };
+  useEffect(() => {
+    loadSettings();
     const t = setInterval(reloadStats, 2000);
     return () => clearInterval(t);
   }, []);
+  // A worker that was stopped wakes for the next message: asked again once, a moment later.
+  useEffect(() => {
+    if (!loadError || settings) return;
+    const t = setTimeout(loadSettings, 1500);
+    return () => clearTimeout(t);
+  }, [loadError]);
 
-  /** True once stored (false: the error is on screen). */
-  const save = async (patch: Partial<Settings>): Promise<boolean> => {
+  /** Stores a change; throws when the worker refused it (what is stored is shown again). */
+  const store = async (patch: Partial<Settings>): Promise<void> => {
     // The choice shows at once. The radios and checkboxes are drawn from `settings`: until the worker
     // answered, any re-render (the counters every 2 s, the model status every second) put the old choice
     // back, so a model picked while the worker was busy jumped back to the previous one for a while.
     setSettings((s) => (s ? { ...s, ...patch } : s));
     try {
       setSettings(await call('settings/set', patch));
+    } catch (e) {
+      // Not saved: show what is stored again.
+      call('settings/get', {}).then(setSettings, () => undefined);
+      throw e;
+    }
+  };
+  /** True once stored (false: the error is on screen). Inside `act`, `store`: its failure is the action's. */
+  const save = async (patch: Partial<Settings>): Promise<boolean> => {
+    try {
+      await store(patch);
       setMessage('Saved.');
       return true;
     } catch (e) {
       setMessage((e as Error).message);
-      // Not saved: show what is stored again.
-      call('settings/get', {}).then(setSettings, () => undefined);
       return false;
     }
   };
@@ -177,7 +197,20 @@ function Options() {
 
   useEffect(fitStatus, [message, pending]);
 
-  if (!settings) return <p role="status">Loading…</p>;
+  if (!settings)
+    return loadError ? (
+      <main class="options">
+        <h1 class="brand">Reread options</h1>
+        <p role="alert" data-testid="options-load-error">
+          The options could not be read: {loadError}
+        </p>
+        <button type="button" data-testid="options-retry" onClick={loadSettings}>
+          Try again
+        </button>
+      </main>
+    ) : (
+      <p role="status">Loading…</p>
+    );
   const range = rangeFrom || rangeTo ? dayRange(rangeFrom, rangeTo) : null;
   const rangeError = range && 'error' in range ? range.error : null;
   const retentionChanged = retentionDays !== String(settings.retentionDays) || maxStorage !== String(settings.maxStorageMb);
@@ -269,7 +302,7 @@ function Options() {
             setNewSite('');
             // Future captures stop at once; what is already stored is only forgotten if the user says so.
             void act('Excluding', async () => {
-              await save({ excludedSites: settings.excludedSites.includes(site) ? settings.excludedSites : [...settings.excludedSites, site] });
+              await store({ excludedSites: settings.excludedSites.includes(site) ? settings.excludedSites : [...settings.excludedSites, site] });
               const preview = await call('forget/preview', { scope: { kind: 'site', site } });
               if (preview.pages) setAsk({ kind: 'forget', scope: { kind: 'site', site }, preview, extra: `${siteLabel(site)} will not be saved from now on. Its pages already saved can stay searchable, or be forgotten too.` });
               return `${siteLabel(site)} will not be saved from now on.`;
@@ -338,7 +371,7 @@ function Options() {
             void act('Counting', async () => {
               const preview = await call('retention/preview', patch);
               if (!preview.pages) {
-                await save(patch);
+                await store(patch);
                 return 'Saved. Nothing stored is forgotten by the new settings today.';
               }
               setAsk({ kind: 'retention', patch, preview });
@@ -598,7 +631,7 @@ function Options() {
             const { patch } = ask;
             setAsk(null);
             void act('Applying', async () => {
-              await save(patch);
+              await store(patch);
               return `Applied. ${plural(ask.preview.pages, 'page')} will be forgotten now.`;
             });
           }}

@@ -62,8 +62,10 @@ function CompactCard({ status, onOpen, onDismiss }: { status: DayOneStatus; onOp
   const busy = h.state === 'running' || b.state === 'running';
   return (
     <section class="dayone dayone--compact" aria-label="Your history from before Reread" data-testid="dayone-card" data-compact="true">
-      <p aria-live={busy ? 'polite' : undefined} data-testid={testId}>
-        {text}
+      <p data-testid={testId}>{text}</p>
+      {/* Announced when it starts and ends, not at every count. */}
+      <p class="visually-hidden" aria-live="polite">
+        {h.state === 'running' ? 'Importing your history.' : b.state === 'running' ? 'Reading the pages.' : ''}
       </p>
       <button type="button" class="link" data-testid="dayone-open" onClick={onOpen}>
         {action}
@@ -127,11 +129,21 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
     setError('');
     try {
       setStatus(await call('backfill/control', { action, ...(cap !== null ? { dailyCap: cap } : {}) }));
+      keepFocus();
     } catch (e) {
       setError((e as Error).message);
     }
   };
-  const stopImport = async () => setStatus(await call('history/stop', {}));
+  /** After an action whose button goes away (Stop, Pause, Resume, Cancel, Read now): focus stays in the card. */
+  const keepFocus = () =>
+    setTimeout(() => {
+      const at = document.activeElement;
+      if (!at || at === document.body || !at.isConnected) heading.current?.focus();
+    }, 0);
+  const stopImport = async () => {
+    setStatus(await call('history/stop', {}));
+    keepFocus();
+  };
 
   const importing = h.state === 'running';
   const imported = h.state === 'done' || h.state === 'stopped' || h.imported > 0;
@@ -166,8 +178,13 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
           </div>
         </>
       )}
+      {/* What a screen reader is told: each change of state, not every count (polled twice a second). */}
+      <p class="visually-hidden" aria-live="polite" data-testid="dayone-live">
+        {importing ? 'Importing your history.' : h.state === 'done' ? 'Your history is imported.' : h.state === 'stopped' ? 'The history import stopped.' : ''}
+        {b.state === 'running' ? ' Reading the pages.' : b.state === 'paused' ? ' Reading paused.' : b.state === 'capped' ? ' The daily limit is reached.' : b.state === 'done' ? ' The pages are read.' : ''}
+      </p>
       {importing && (
-        <div aria-live="polite">
+        <div>
           <p data-testid="dayone-import-progress">
             Importing your history: {n(h.imported)} pages so far{h.cursor && h.cursor <= h.startedAt ? `, back to ${new Date(h.cursor).toLocaleDateString()}` : ''}.
           </p>
@@ -207,7 +224,7 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
             </>
           )}
           {(b.state === 'running' || b.state === 'paused' || b.state === 'capped' || b.done > 0) && (
-            <div aria-live="polite">
+            <div>
               <p data-testid="dayone-backfill-progress">
                 {n(b.done)} of {n(Math.max(b.total, b.done))}, {n(b.stored)} stored, {n(b.skipped)} skipped
                 {b.state === 'paused' ? ' — paused' : b.state === 'capped' ? ` — the daily limit (${n(b.dailyCap)}) is reached; it goes on tomorrow` : b.state === 'done' ? ' — done' : b.state === 'cancelled' ? ' — cancelled' : ''}

@@ -53,6 +53,8 @@ export function ModelSettings({ settings, stats, save, say }: Props) {
       const r = await call('model/remove', { model: id });
       say(`Removed ${label} (${r.files} files). Search by meaning now uses ${modelInfo(r.model)?.label ?? r.model}.`);
       setStatus(await call('model/status', {}));
+      // Its "remove" button is gone: focus goes to the model's own choice, not to the page.
+      (document.querySelector(`[data-model="${id.replace(/["\\]/g, '\\$&')}"] input`) as HTMLElement | null)?.focus();
     } catch (e) {
       say(`Could not remove ${label}: ${(e as Error).message}`);
     }

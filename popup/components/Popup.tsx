@@ -12,7 +12,7 @@ import { call } from '../api.js';
 import { formatDaySpan, plural } from '../format.js';
 import { SearchView } from './SearchView.js';
 import { DayOneCard } from './DayOneCard.js';
-import { forgetWords, UndoBar } from './UndoBar.js';
+import { ForgetWords, UndoBar } from './UndoBar.js';
 import { fitPopupToFrame } from '../fitPopup.js';
 
 type Exclusion =
@@ -171,7 +171,13 @@ export function Popup() {
         <SearchView mode="popup" initialQuery="" storedVersion={storedVersion} onQueryChange={onQueryChange} shownForget={flow.step === 'undo' ? flow.pending.id : undefined} paused={paused} onRestored={restored} />
       </main>
       <p class="visually-hidden" role="status" data-testid="popup-live">
-        {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(label, flow.preview) : flow.step === 'undo' ? `${forgetWords(flow.pending)} Undo is available for ${Math.round((flow.pending.undoUntil - flow.pending.at) / 1000)} seconds.` : resumed}
+        {flow.step === 'done' ? flow.message : flow.step === 'asking' ? question(label, flow.preview) : flow.step === 'undo' ? (
+          <>
+            <ForgetWords f={flow.pending} /> Undo is available for {Math.round((flow.pending.undoUntil - flow.pending.at) / 1000)} seconds.
+          </>
+        ) : (
+          resumed
+        )}
       </p>
       {flow.step !== 'none' && flow.step !== 'working' && site && (
         <section class="popup__notice" aria-label={about === 'page' ? 'Forgetting this page' : `Saving ${label}`} data-testid="exclude-flow" data-about={about}>

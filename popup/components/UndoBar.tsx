@@ -16,6 +16,22 @@ function clip(s: string, max = 80): string {
   return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), max - 20)).trimEnd()}…`;
 }
 
+/**
+ * `forgetWords` on screen: a page's title (or address) in its own bidi isolate, so a title written right to
+ * left, or holding a direction override, cannot reorder the words said around it.
+ */
+export function ForgetWords({ f }: { f: Pick<PendingForget, 'scope' | 'pages' | 'title'> }) {
+  if (f.scope.kind !== 'page' || !f.pages) return <>{forgetWords(f)}</>;
+  const named = f.title ? clip(f.title) : clip(displayLocation(f.scope.url));
+  return (
+    <>
+      Forgot {f.title ? '“' : ''}
+      <bdi>{named}</bdi>
+      {f.title ? '”' : ''}.
+    </>
+  );
+}
+
 export function forgetWords(f: Pick<PendingForget, 'scope' | 'pages' | 'title'>): string {
   const n = plural(f.pages, 'page');
   switch (f.scope.kind) {
@@ -54,7 +70,7 @@ export function UndoBar({ pending, onDone, focus = false }: { pending: PendingFo
   return (
     <div class="undo" data-testid="undo-bar" data-forget={pending.id}>
       <span>
-        {forgetWords(pending)} <span class="undo__left">({left} s to undo)</span>
+        <ForgetWords f={pending} /> <span class="undo__left">({left} s to undo)</span>
       </span>
       <button type="button" ref={button} data-testid="undo" onClick={() => void undo()}>
         Undo
