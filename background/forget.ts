@@ -25,8 +25,6 @@ import { dropPageSnapshot } from './pageLog.js';
 import { EVICT_FRACTION } from './storageBudget.js';
 
 export const MARKS_KEY = 'forgetMarks';
-/** Forgets purged in the last LATE_MS, and pages deleted from the browser's history: see `Forget.late`. */
-export const LATE_KEY = 'forgetLate';
 /**
  * How long a purged forget still refuses captures made before it. A PDF is read for seconds (its pages
  * are capped), a capture waits in the outbox until the worker runs again; longer than this, a capture of
@@ -34,7 +32,7 @@ export const LATE_KEY = 'forgetLate';
  */
 export const LATE_MS = 30 * 60_000;
 
-/** A forget whose pages are gone, kept a while so that a capture made before it, arriving late, is refused. */
+/** A forget whose pages are gone, kept a while (in memory) so that a capture made before it, arriving late, is refused. */
 interface LateForget {
   at: number;
   until: number;
@@ -73,8 +71,10 @@ export class Forget {
   private marks: MarkRecord[] | null = null;
   /**
    * Forgets already purged (or history deletions), for LATE_MS: a visit read before one of them whose
-   * capture arrives after the purge (a long PDF read, a capture handed over through the outbox) is refused
-   * as it would have been inside the undo window. Stored, since a stopped worker's outbox drains later.
+   * capture arrives after the purge (a PDF still being read) is refused as it would have been inside the
+   * undo window. In memory only: nothing of a final forget is stored (no site or address), and what could
+   * arrive late does not outlive the worker (a read in flight stops with it; the outbox's captures of the
+   * forgotten pages were purged with the forget).
    */
   private late: LateForget[] = [];
   private loadingMarks: Promise<MarkRecord[]> | null = null;
@@ -91,10 +91,7 @@ export class Forget {
     if (this.marks) return Promise.resolve(this.marks);
     this.loadingMarks ??= (async () => {
       try {
-        const db = await this.engine.db();
-        const stored = ((await db.get('meta', MARKS_KEY)) as MarkRecord[] | undefined) ?? [];
-        const late = (await db.get('meta', LATE_KEY)) as LateForget[] | undefined;
-        this.late = Array.isArray(late) ? late.filter((l) => l.until > Date.now()) : [];
+        const stored = ((await (await this.engine.db()).get('meta', MARKS_KEY)) as MarkRecord[] | undefined) ?? [];
         this.marks = stored;
         for (const m of stored) this.engine.pages.hide(m.urls);
         this.schedule();
@@ -111,11 +108,8 @@ export class Forget {
   }
 
   /** Keeps these forgets (now purged) refusing late captures for LATE_MS; expired ones are dropped. */
-  private async addLate(entries: readonly LateForget[], now: number): Promise<void> {
+  private addLate(entries: readonly LateForget[], now: number): void {
     this.late = [...this.late.filter((l) => l.until > now), ...entries.filter((e) => e.urls.length || e.scope)];
-    const db = await this.engine.db();
-    if (this.late.length) await db.put('meta', this.late, LATE_KEY);
-    else await db.delete('meta', LATE_KEY);
   }
 
   /**
@@ -126,7 +120,7 @@ export class Forget {
     if (!urls.length) return;
     await this.ready();
     const entry: LateForget = urls === 'all' ? { at: now, until: now + LATE_MS, scope: { kind: 'all' }, urls: [] } : { at: now, until: now + LATE_MS, urls: [...urls] };
-    await this.engine.exclusive(() => this.addLate([entry], now));
+    this.addLate([entry], now);
   }
 
   private pagesIn(scope: ForgetScope, table: ReadonlyMap<string, PageMeta>): PageMeta[] {
@@ -221,7 +215,7 @@ export class Forget {
       // hidden or purged by it.
       const gone = new Set(urls);
       this.marks = (this.marks ?? []).filter((m) => !due.includes(m)).map((m) => (m.urls.some((u) => gone.has(u)) ? { ...m, urls: m.urls.filter((u) => !gone.has(u)) } : m));
-      await this.addLate(due.map((m) => ({ at: m.at, until: now + LATE_MS, scope: m.scope, urls: m.scope.kind === 'page' || m.scope.kind === 'range' ? m.urls : [] })), now);
+      this.addLate(due.map((m) => ({ at: m.at, until: now + LATE_MS, scope: m.scope, urls: m.scope.kind === 'page' || m.scope.kind === 'range' ? m.urls : [] })), now);
       await this.saveMarks();
       this.engine.pages.unhide(urls);
       this.schedule();
