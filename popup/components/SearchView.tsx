@@ -141,6 +141,14 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       .then(showForgets)
       .catch(() => undefined);
   }, [storedVersion, reloads]);
+  // What is stored changed here (a page forgotten from this popup): the results shown are asked again, as
+  // an undo asks them, so a forgotten page is not left on screen to open.
+  const shownVersion = useRef(storedVersion);
+  useEffect(() => {
+    if (shownVersion.current === storedVersion) return;
+    shownVersion.current = storedVersion;
+    if (query.trim()) run(query);
+  }, [storedVersion]);
   // A forget this view learns of from an answer (made in Options or another window): the counts change with it.
   const forgetKey = forgets.map((f) => f.id).join(' ');
   useEffect(() => {
@@ -196,6 +204,11 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
 
   const results: SearchResult[] = status.kind === 'done' ? status.response.results : [];
   const options = useMemo(() => flattenOptions(results, mode === 'popup'), [results]);
+  // A later answer with fewer rows (the one with search by meaning, or after a forget) must not leave the
+  // selection on a row that is gone: nothing highlighted, and Enter opening nothing.
+  useEffect(() => {
+    if (selected >= options.length && options.length) setSelected(options.length - 1);
+  }, [options]);
   const move = (to: number) => setSelected(Math.max(0, Math.min(to, options.length - 1)));
   const onKeyDown = (e: KeyboardEvent) => {
     if (e.key === 'ArrowDown') {
