@@ -210,7 +210,10 @@ const keeps = (rec: SectionsRecord | undefined): boolean => !!rec && keepsBlocks
  * is the browser history's, not a read of the page: any content replaces it.
  */
 const rewrites = (stored: PageRecord | undefined, input: PageInput): boolean =>
-  !stored || !!input.recut || (stored.hash !== input.hash && (stored.kind === 'title' || input.now >= stored.lastVisit));
+  !stored || !!input.recut || (stored.hash !== input.hash && (stored.kind === 'title' || input.now >= stored.lastVisit || stored.lastVisit > Date.now() + FUTURE_SLACK_MS));
+
+/** A stored visit dated further ahead than this (a clock set wrong when it was made) does not make newer text look older. */
+const FUTURE_SLACK_MS = 86_400_000;
 
 export async function writePage(db: DB, input: PageInput, tok: TokenizerOptions): Promise<WriteResult & { batch: BatchResult }> {
   const batch = await writePages(db, [input], tok);

@@ -11,7 +11,7 @@ import type { Chunk, ChunkAnchor, SectionPart } from '../src/chunker.js';
 import { MAX_VISITS } from '../src/forget.js';
 import { countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
-import { plainId, readAbove, wellFormed } from '../src/validate.js';
+import { plainId, readAbove, SECTION_LIMITS, wellFormed } from '../src/validate.js';
 import { isFileUrl, normalizeStoredUrl, siteOf } from '../src/url.js';
 import type { PageRecord, StoredSection } from './db.js';
 import type { Engine } from './engine.js';
@@ -44,6 +44,12 @@ interface ExportedChunk {
   parts?: SectionPart[];
   text: string;
   vector?: ExportedVector;
+}
+
+/** A visit time as an export wrote it: a finite moment, not after now (a far-future date would make every later capture of the page look older than it). */
+function importedTime(v: unknown, now = Date.now()): number {
+  const t = Number(v);
+  return Number.isFinite(t) && t > 0 ? Math.min(t, now) : now;
 }
 
 function importedAnchor(v: unknown, withAbove = false): ChunkAnchor {
@@ -164,7 +170,8 @@ function isStringArray(v: unknown): v is string[] {
 /** An exported visit list: finite times, at most MAX_VISITS of the latest (anything else is dropped). */
 function importedVisits(v: unknown): { visits?: number[] } {
   if (!Array.isArray(v)) return {};
-  const times = v.filter((t): t is number => typeof t === 'number' && Number.isFinite(t) && t > 0);
+  const now = Date.now();
+  const times = v.filter((t): t is number => typeof t === 'number' && Number.isFinite(t) && t > 0 && t <= now);
   return times.length ? { visits: mergeVisits(undefined, times) } : {};
 }
 
@@ -202,7 +209,12 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       continue;
     }
     if (rec.kind === 'page') {
-      const page: Partial<PageRecord> = { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: Number(rec.firstVisit) || Date.now(), lastVisit: Number(rec.lastVisit) || Date.now(), visitCount: Number(rec.visitCount) || 1, ...importedVisits(rec.visits) };
+      // A second line for a page already read keeps the first and its sections (counted as skipped).
+      if (pages.has(url)) {
+        skipped++;
+        continue;
+      }
+      const page: Partial<PageRecord> = { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: importedTime(rec.firstVisit), lastVisit: importedTime(rec.lastVisit), visitCount: Number(rec.visitCount) || 1, ...importedVisits(rec.visits) };
       if (isPageKind(rec.pageKind)) page.kind = rec.pageKind;
       const fs = rec.fetchSkipped as { at?: unknown; reason?: unknown } | undefined;
       if (page.kind === 'title' && fs && typeof fs.at === 'number' && typeof fs.reason === 'string') page.fetchSkipped = { at: fs.at, reason: fs.reason.slice(0, 40) };
@@ -211,19 +223,20 @@ export async function importJsonl(engine: Engine, jsonl: string): Promise<{ page
       pages.set(url, { page, chunks: [], vectors: [] });
     } else if (rec.kind === 'chunk') {
       const p = pages.get(url);
-      if (!p || typeof rec.text !== 'string' || !isStringArray(rec.headingPath)) {
+      // As capture caps a page (src/validate.ts SECTION_LIMITS): sections, their text, their headings.
+      if (!p || typeof rec.text !== 'string' || !isStringArray(rec.headingPath) || p.chunks.length >= SECTION_LIMITS.maxSections) {
         skipped++;
         continue;
       }
-      const text = wellFormed(rec.text.slice(0, 20_000));
+      const text = wellFormed(rec.text.slice(0, SECTION_LIMITS.maxTextChars));
       const parts = importedParts(rec.parts, text.length);
       p.chunks.push({
         ord: p.chunks.length,
-        headingPath: rec.headingPath.slice(0, 12).map(wellFormed),
-        section: typeof rec.section === 'string' ? wellFormed(rec.section) : '',
+        headingPath: rec.headingPath.slice(0, SECTION_LIMITS.maxPathDepth).map((h) => wellFormed(h.slice(0, SECTION_LIMITS.maxHeadingChars))),
+        section: typeof rec.section === 'string' ? wellFormed(rec.section.slice(0, SECTION_LIMITS.maxHeadingChars)) : '',
         anchor: importedAnchor(rec.anchor, true),
         text,
-        words: countWords(rec.text),
+        words: countWords(text),
         ...(parts ? { parts } : {}),
       });
       p.vectors.push(importedVector(rec.vector, model));
