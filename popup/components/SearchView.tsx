@@ -141,14 +141,15 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       .then(showForgets)
       .catch(() => undefined);
   }, [storedVersion, reloads]);
-  // What is stored changed here (a page forgotten from this popup): the results shown are asked again, as
-  // an undo asks them, so a forgotten page is not left on screen to open.
-  const shownVersion = useRef(storedVersion);
+  // What is stored changed (a page forgotten from the popup, an undo here): the results shown are asked
+  // again, once, so a forgotten page is not left on screen to open and a restored one comes back.
+  const shownVersion = useRef(`${storedVersion}/${reloads}`);
   useEffect(() => {
-    if (shownVersion.current === storedVersion) return;
-    shownVersion.current = storedVersion;
+    const now = `${storedVersion}/${reloads}`;
+    if (shownVersion.current === now) return;
+    shownVersion.current = now;
     if (query.trim()) run(query);
-  }, [storedVersion]);
+  }, [storedVersion, reloads]);
   // A forget this view learns of from an answer (made in Options or another window): the counts change with it.
   const forgetKey = forgets.map((f) => f.id).join(' ');
   useEffect(() => {
@@ -367,9 +368,8 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
                 setForgets((all) => all.filter((x) => x.id !== f.id));
                 if (undone) {
                   onRestored?.();
+                  // The answer on screen left the restored pages out: asked again (the effect above).
                   setReloads((n) => n + 1);
-                  // The answer on screen left the restored pages out: ask again.
-                  if (query.trim()) run(query);
                 }
                 if (hadFocus) input.current?.focus();
               }}
