@@ -30,12 +30,13 @@ export async function unpackTexts(z: Uint8Array): Promise<string[]> {
   return parsed as string[];
 }
 
-/** A legacy page's chunk records (those that exist), in the page's order. */
-export async function legacyChunks(db: DB, page: Pick<PageRecord, 'chunkIds'>): Promise<ChunkRecord[]> {
-  const tx = db.transaction('chunks');
-  const chunks = await Promise.all(page.chunkIds.map((id) => tx.store.get(id)));
-  await tx.done;
-  return chunks.filter((c): c is ChunkRecord => !!c);
+/**
+ * Whether a chunk record is the page's: the record names its page. In a damaged database two pages can
+ * list the same chunk id; the record belongs to the page it names, and the other page reads it as lost
+ * (an empty section), so neither migrating nor rewriting the other page takes the owner's text away.
+ */
+export function ownChunk(c: ChunkRecord | undefined, url: string): c is ChunkRecord {
+  return !!c && (c.url === undefined || c.url === url);
 }
 
 /** A legacy page's sections with their text (schema 1 inline, schema 2 from the page's text record). */
@@ -43,26 +44,32 @@ export async function legacySections(db: DB, page: Pick<PageRecord, 'url' | 'chu
   const tx = db.transaction(['chunks', 'texts']);
   const [chunks, record] = await Promise.all([Promise.all(page.chunkIds.map((id) => tx.objectStore('chunks').get(id))), tx.objectStore('texts').get(page.url)]);
   await tx.done;
-  if (!chunks.some(Boolean)) return null;
+  if (!chunks.some((c) => ownChunk(c, page.url))) return null;
   const texts = new Map<number, string>();
   if (record) {
     const t = await unpackTexts(record.z);
     record.ids.forEach((id, i) => texts.set(id, t[i] ?? ''));
   }
-  return chunks.flatMap((c, i) => (c ? [{ id: c.id, url: page.url, ord: i, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), text: c.text ?? texts.get(c.id) ?? '' }] : []));
+  return chunks.flatMap((c, i) => (ownChunk(c, page.url) ? [{ id: c.id, url: page.url, ord: i, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), text: c.text ?? texts.get(c.id) ?? '' }] : []));
 }
 
 type AnyTx = IDBPTransaction<RereadDB, StoreName[], IDBTransactionMode>;
 
-/** Each section's length from the legacy chunk records (0 for a missing one), in `chunkIds` order. */
-export async function legacyLens(tx: AnyTx, page: Pick<PageRecord, 'chunkIds'>): Promise<number[]> {
+/** Each section's length from the legacy chunk records (0 for a missing one or another page's), in `chunkIds` order. */
+export async function legacyLens(tx: AnyTx, page: Pick<PageRecord, 'url' | 'chunkIds'>): Promise<number[]> {
   const chunks = await Promise.all(page.chunkIds.map((id) => tx.objectStore('chunks').get(id)));
-  return chunks.map((c) => c?.len ?? 0);
+  return chunks.map((c) => (ownChunk(c, page.url) ? c.len : 0));
 }
 
-/** Removes a legacy page's chunk records and text record (inside the caller's write transaction). */
+/** Removes a legacy page's chunk records (its own: `ownChunk`) and text record (inside the caller's write transaction). */
 export async function removeLegacyPage(tx: IDBPTransaction<RereadDB, StoreName[], 'readwrite'>, page: Pick<PageRecord, 'url' | 'chunkIds'>): Promise<void> {
-  await Promise.all([...page.chunkIds.map((id) => tx.objectStore('chunks').delete(id)), tx.objectStore('texts').delete(page.url)]);
+  const store = tx.objectStore('chunks');
+  await Promise.all([
+    ...page.chunkIds.map(async (id) => {
+      if (ownChunk(await store.get(id), page.url)) await store.delete(id);
+    }),
+    tx.objectStore('texts').delete(page.url),
+  ]);
 }
 
 /** A term's postings still in the legacy store (lengths stored in them), inside the caller's transaction. */

@@ -18,7 +18,7 @@ import { BLOCK_SIZE, blockValue, decodeLegacyBlock, encodeBlock, type PostingEnt
 import { MIGRATION_KEY, type DB, type MigrationRecord, type PageRecord, type SectionsRecord, type TermIdsRecord } from './db.js';
 import type { Engine } from './engine.js';
 import type { IndexMaintenance } from './indexMaintenance.js';
-import { legacyActive, legacySections, markMigrated, removeLegacyPage } from './legacy.js';
+import { legacyActive, legacySections, markMigrated, ownChunk, removeLegacyPage } from './legacy.js';
 import { allOrNothing } from './pageStore.js';
 import { putPage } from './pageLog.js';
 import { packSections, unpackBlocks } from './sections.js';
@@ -76,7 +76,7 @@ async function migratePages(engine: Engine, db: DB, state: MigrationRecord, perS
       const cur = await tx.objectStore('pages').get(t.page.url);
       if (!cur || cur.lens || cur.chunkIds.join() !== t.page.chunkIds.join()) continue; // rewritten or forgotten meanwhile
       const chunks = await Promise.all(cur.chunkIds.map((id) => tx.objectStore('chunks').get(id)));
-      const page: PageRecord = { ...cur, lens: chunks.map((c) => c?.len ?? 0) };
+      const page: PageRecord = { ...cur, lens: chunks.map((c) => (ownChunk(c, cur.url) ? c.len : 0)) };
       await putPage(tx, page);
       // The blocks kept to re-cut the page (schema 2 written by a build that kept them) come along.
       const old = await tx.objectStore('texts').get(cur.url);

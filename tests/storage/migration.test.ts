@@ -17,7 +17,7 @@ import { decodeValue, parseDump } from '../fixtures/db-v1.dump.js';
 import { currentIndexVersion, ensureIndexVersion, INDEX_VERSION_KEY } from '../../background/indexVersion.js';
 import { unpackTexts } from '../../background/legacy.js';
 import { inflate } from '../../background/deflate.js';
-import { packBlocks } from '../../background/sections.js';
+import { packBlocks, unpackSections } from '../../background/sections.js';
 import type { Block } from '../../src/chunker.js';
 import { indexSection, TOKENIZER } from '../../src/indexing.js';
 import { BLOCK_SIZE } from '../../src/postings.js';
@@ -135,6 +135,13 @@ async function answers(engine: Engine, queries: readonly string[]) {
   return out;
 }
 
+/** The legacy page's first section's text as the old layout holds it (schema 1 inline, schema 2 in `texts`). */
+async function legacyText(db: IDBPDatabase<RereadDB>, page: { url: string; chunkIds: number[] }): Promise<string> {
+  const c = (await db.get('chunks', page.chunkIds[0]!))!;
+  if (typeof c.text === 'string') return c.text;
+  const r = (await db.get('texts', page.url))!;
+  return (await unpackTexts(r.z))[r.ids.indexOf(c.id)]!;
+}
 const exported = async (engine: Engine) => (await exportJsonl(engine, true)).jsonl.split('\n').slice(1);
 
 for (const version of [1, 2] as const) {
@@ -191,6 +198,46 @@ for (const version of [1, 2] as const) {
       await settle(engine);
       expect(await answers(engineOn(db), QUERIES)).toEqual(before);
       expect((await verifyIndex(engineOn(db))).problems).toEqual([]);
+    });
+
+    it('a damaged database where two pages list the same chunk id: the page the record names keeps its section', async () => {
+      const db = await oldDatabase(version);
+      const urls = pageLines.map((p) => p.url).sort();
+      // The page that migrates (and is rewritten) first lists a section of a page that comes after it.
+      const [other, owner] = [urls[0]!, urls[urls.length - 1]!];
+      const ownerPage = (await db.get('pages', owner))!;
+      const shared = ownerPage.chunkIds[0]!;
+      const sharedRecord = (await db.get('chunks', shared))!;
+      const ownerBefore = await legacyText(db, ownerPage);
+      const otherPage = (await db.get('pages', other))!;
+      await db.put('pages', { ...otherPage, chunkIds: [...otherPage.chunkIds, shared] });
+      const engine = engineOn(db);
+      while (await migrateStep(engine, engine.maintenance, { pagesPerStep: 1 }));
+      const read = async (url: string) => {
+        const page = (await db.get('pages', url))!;
+        return { page, sections: await unpackSections((await db.get('sections', url))!, page) };
+      };
+      const o = await read(owner);
+      expect(o.page.lens![0]).toBe(sharedRecord.len);
+      expect(o.sections[0]!.text).toBe(ownerBefore);
+      expect(o.sections[0]!.text.length).toBeGreaterThan(20);
+      // The page that only listed it reads it as a lost section: empty, its length 0.
+      const d = await read(other);
+      expect(d.page.lens!.at(-1)).toBe(0);
+      expect(d.sections.at(-1)!.text).toBe('');
+    });
+
+    it('rewriting a page of a damaged database that lists another page\'s chunk id leaves that chunk record', async () => {
+      const db = await oldDatabase(version);
+      const urls = pageLines.map((p) => p.url).sort();
+      const [other, owner] = [urls[0]!, urls[urls.length - 1]!];
+      const shared = (await db.get('pages', owner))!.chunkIds[0]!;
+      const otherPage = (await db.get('pages', other))!;
+      await db.put('pages', { ...otherPage, chunkIds: [...otherPage.chunkIds, shared] });
+      const engine = engineOn(db);
+      expect(await engine.deleteUrls([other])).toBe(1);
+      expect(await db.get('pages', other)).toBeUndefined();
+      expect((await db.get('chunks', shared))?.url).toBe(owner);
     });
 
     it('a migration cut short at every step resumes; captures and deletes in between keep the index exact', async () => {
