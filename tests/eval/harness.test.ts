@@ -174,10 +174,10 @@ describe('corpora', () => {
     expect([...HELD_OUT].sort()).toEqual(['cmake', 'devref', 'gimp', 'rust', 'sqlite']);
     expect(GATED).toBe('devref');
     expect(isHeldOut('cmake') && isHeldOut('devref') && isHeldOut('sqlite') && isHeldOut('rust') && isHeldOut('gimp') && !isHeldOut('apache') && !isHeldOut('nodejs') && !isHeldOut('python') && !isHeldOut('zsh') && !isHeldOut('doxygen') && !isHeldOut('instguide')).toBe(true);
-    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc', 'glib', 'exim', 'handbook', 'policy', 'apache']);
+    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc', 'glib', 'exim', 'handbook', 'policy', 'apache', 'lilypond']);
   });
   it('a corpus extracted rather than installed says how to get it when it is missing', () => {
-    for (const name of ['nodejs', 'ant', 'mkdocs', 'glib', 'exim', 'handbook', 'policy', 'apache', 'gimp']) {
+    for (const name of ['nodejs', 'ant', 'mkdocs', 'glib', 'exim', 'handbook', 'policy', 'apache', 'gimp', 'lilypond']) {
       const c = CORPORA.find((x) => x.name === name)!;
       expect(c.install).toMatch(/apt-get download .*dpkg-deb -x/);
       const missing = checkInstalled({ ...c, root: '/nonexistent', files: () => [] });
@@ -200,6 +200,17 @@ describe('a translated manual: pages left in English are not pages of its langua
     // Markup and styles are not text: only what the page shows is counted.
     expect(writtenIn(page('<p class="the and of to is you">画像を切り抜きます</p>'), 'ja')).toBe(true);
     expect(writtenIn(page('<p>anything</p>'), 'en')).toBe(true);
+  });
+});
+
+describe('a manual whose pages name their language (lilypond)', () => {
+  it('reads the language from the file name: .de.html German, .ja.html Japanese, the rest English', () => {
+    const c = CORPORA.find((x) => x.name === 'lilypond')!;
+    expect(c.lang('learning/adding-text.de.html')).toBe('de');
+    expect(c.lang('usage/lilypond_002dbook.ja.html')).toBe('ja');
+    expect(c.lang('learning/adding-text.html')).toBe('en');
+    expect(c.lang('essay/index.html')).toBe('en');
+    expect(c.heldOut).toBe(false);
   });
 });
 
