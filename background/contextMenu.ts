@@ -38,7 +38,10 @@ export function registerContextMenu(engine: Engine): void {
         const q = (await relatedQuery(engine, page)) || tab?.title || '';
         url = searchPageUrl({ q, exclude: page });
       } else return;
-      await browser.tabs.create({ url, index: tab?.index !== undefined ? tab.index + 1 : undefined, openerTabId: tab?.id });
-    })();
+      // Beside the tab it was asked from, which opened it; not when that tab is in a private window: the
+      // extension's pages open in a normal window (no split mode), where that tab can be neither.
+      const beside = tab && !tab.incognito ? { index: tab.index + 1, openerTabId: tab.id } : {};
+      await browser.tabs.create({ url, ...beside });
+    })().catch((e: unknown) => console.warn('reread: context menu look-up', e));
   });
 }

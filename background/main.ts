@@ -8,7 +8,7 @@ import { searchSource } from './search.js';
 import { bundledLexicon } from './lexicon.js';
 import browser from 'webextension-polyfill';
 import type { ForgetScope, MessageType } from '../src/protocol.js';
-import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn, optionalNumber } from '../src/validate.js';
+import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn, optionalNumber, pageAddress } from '../src/validate.js';
 import { HISTORY_FORGET, ProtocolError } from '../src/protocol.js';
 import { Engine } from './engine.js';
 import { newMarkId } from './forget.js';
@@ -110,7 +110,7 @@ const validators: Validators = {
   verify: (p) => ({ repair: validateObject(p, 'verify').repair === true }),
   open: (p) => {
     const o = validateObject(p, 'open');
-    const url = requiredString(o.url, 'url');
+    const url = pageAddress(o.url, 'url');
     // Web pages, and local files (a local PDF's result; the browser opens one only while file access is allowed).
     if (!/^(?:https?|file):\/\//i.test(url)) throw new ProtocolError('bad-request', 'only web pages and local files can be opened');
     return { url, newTab: o.newTab === true };
@@ -245,12 +245,14 @@ browser.runtime.onMessage.addListener(async (message: unknown, sender: browser.R
   // A page's hello needs only the settings and the hello database: it does not wait for the dense lane
   // to start, so a page left soon after a cold start still gets its ticket (src/outbox.ts).
   const type = (message as { type?: unknown } | null)?.type;
-  mark(`message ${String(type)}`);
+  // Named only when a string: `String()` throws on `{ "toString": 1 }` (plain JSON), which the router answers.
+  const name = typeof type === 'string' ? type.slice(0, 40) : typeof type;
+  mark(`message ${name}`);
   if (type !== 'page/hello') await ready;
   const info: SenderInfo = { id: sender.id, url: sender.url, frameId: sender.frameId };
   if (sender.tab) info.tab = { id: sender.tab.id, incognito: sender.tab.incognito, url: sender.tab.url };
   const reply = await route(message, info);
-  mark(`reply ${String(type)}`);
+  mark(`reply ${name}`);
   return reply;
 });
 
@@ -301,7 +303,7 @@ registerContextMenu(engine);
 registerMaintenance(engine, { forgotAll: () => forgetPending({ kind: 'all' }), forgotUrls: (urls) => dayOne.forgotUrls(urls), tellTabs: (urls) => tellTabsForgotten(urls, true, HISTORY_FORGET) });
 dayOne.register();
 // A history import or backfill that was running when the worker stopped (or the browser closed) goes on.
-void ready.then(() => dayOne.resumeJobs());
+void ready.then(() => dayOne.resumeJobs()).catch((e: unknown) => console.warn('reread: resuming the first-day imports', e));
 
 // Mirror the capture gate (pause, exclusions) for content scripts, at start and on every change.
 // The toolbar button says when saving is paused (its badge and tooltip), so it is never a surprise.

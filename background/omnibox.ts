@@ -7,7 +7,7 @@
  */
 import browser from 'webextension-polyfill';
 import { omniboxEnter, suggestion, xmlEscape } from '../src/omnibox.js';
-import { addressNote, exclusionsOnlyMessage, onlyExclusions, parseQuery } from '../src/query.js';
+import { addressNote, exclusionsOnlyMessage, onlyExclusions, parseQuery, unreadDatesMessage } from '../src/query.js';
 import { normalizeStoredUrl } from '../src/url.js';
 import type { Engine } from './engine.js';
 import { openUrl, searchPageUrl, type Disposition } from './tabs.js';
@@ -46,8 +46,10 @@ export function registerOmnibox(engine: Engine): void {
     // Until this text's suggestions come, Enter on it searches (nothing was offered for it).
     const now = { typed: text, offered: new Set<string>() };
     seen = now;
-    const exclusions = onlyExclusions(parseQuery(text));
-    setDefaultLine(exclusions ? exclusionsOnlyMessage(exclusions) : DEFAULT_LINE);
+    const parsed = parseQuery(text);
+    const exclusions = onlyExclusions(parsed);
+    // A date filter that names no day is searched as words: said here as the search boxes say it.
+    setDefaultLine(exclusions ? exclusionsOnlyMessage(exclusions) : parsed.unreadDates ? unreadDatesMessage(parsed.unreadDates) : DEFAULT_LINE);
     void engine
       .search({ q: text, limit: MAX_SUGGESTIONS, box: 'omnibox' })
       .then((res) => {
@@ -74,6 +76,6 @@ export function registerOmnibox(engine: Engine): void {
       const stored = !!url && !!(await engine.pages.get(url).catch(() => undefined)) && !engine.pages.isHidden(url);
       if (omniboxEnter(text, was, stored) === 'open') return openUrl(text.trim(), d);
       return openUrl(searchPageUrl({ q: text }), d);
-    })();
+    })().catch((e: unknown) => console.warn('reread: omnibox', e));
   });
 }

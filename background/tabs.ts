@@ -21,10 +21,9 @@ export async function openUrl(href: string, disposition: Disposition): Promise<n
   }
   if (disposition === 'currentTab') {
     const [active] = await browser.tabs.query({ active: true, currentWindow: true });
-    if (active?.id !== undefined) {
-      await browser.tabs.update(active.id, { url: href });
-      return active.id;
-    }
+    // A tab that cannot be changed now (one being dragged; a private window's tab and an extension page):
+    // the page opens in a new tab instead.
+    if (active?.id !== undefined && (await browser.tabs.update(active.id, { url: href }).then(() => true, () => false))) return active.id;
   }
   const tab = await browser.tabs.create({ url: href, active: disposition !== 'newBackgroundTab' });
   return tab.id ?? null;

@@ -15,7 +15,12 @@ export async function call<K extends MessageType>(type: K, payload: Request<K>):
   let reply: Reply<K> | undefined;
   try {
     reply = (await browser.runtime.sendMessage({ type, payload })) as Reply<K> | undefined;
-  } catch {
+  } catch (e) {
+    // Chrome carries at most 64 MiB in one message ("Message length exceeded maximum allowed length."):
+    // the same request is refused again, so trying again cannot help.
+    if (/message length exceeded|too large|too big/i.test(String((e as Error | null)?.message ?? e))) {
+      throw new ApiError('too-large', 'This is more than the browser can pass to Reread’s background at once (64 MB).');
+    }
     throw new ApiError('unavailable', 'Reread’s background is not answering. Try again in a moment.');
   }
   if (!reply) throw new ApiError('unavailable', 'Reread’s background is not answering. Try again in a moment.');

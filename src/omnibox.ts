@@ -7,10 +7,12 @@ import type { SearchResult } from './protocol.js';
 import { sameTextName, sameTextWords } from './sameText.js';
 import { displayLocation } from './url.js';
 import { isAddress } from './query.js';
+import { wellFormed } from './validate.js';
 
 /** Omnibox descriptions are XML in Chrome: escape everything page-derived. */
 export function xmlEscape(s: string): string {
-  return s
+  // XML's characters exclude lone surrogates as they exclude U+FFFE and U+FFFF.
+  return wellFormed(s)
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g, '')
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
@@ -26,7 +28,13 @@ export function clip(s: string, n: number): string {
   return s.slice(0, end) + '…';
 }
 
+/** Bidi embeddings, overrides and isolates: a page's would reorder the rest of the one-line description. */
+const BIDI_CONTROLS = /[\u202a-\u202e\u2066-\u2069]/g;
+
 export function describe(title: string, section: string, snippet: readonly SnippetSegment[], markup: boolean): string {
+  title = title.replace(BIDI_CONTROLS, '');
+  section = section.replace(BIDI_CONTROLS, '');
+  snippet = snippet.map((s) => ({ ...s, text: s.text.replace(BIDI_CONTROLS, '') }));
   const head = clip(section && section !== title ? `${title} › ${section}` : title, 90);
   if (!markup) return `${head} — ${clip(snippet.map((s) => s.text).join(''), 120)}`;
   let text = '';

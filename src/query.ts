@@ -226,6 +226,11 @@ export function exclusionsOnlyMessage(exclusions: readonly string[]): string {
   return `Add a word to search for; ${list} only ${exclusions.length > 1 ? 'leave' : 'leaves'} pages out.`;
 }
 
+/** What the search boxes say of date filters that name no day (`after:lastweekish`): searched as words. */
+export function unreadDatesMessage(unread: readonly string[]): string {
+  return `${unread.map((d) => `“${d}”`).join(', ')} ${unread.length > 1 ? 'name no day Reread can read; they were' : 'names no day Reread can read; it was'} searched as words. Write a day as 2024-05-01, 7d, 2w, 3m, today, yesterday or last week.`;
+}
+
 /** True when the query has anything that narrows or scores. */
 export function isEmptyQuery(q: ParsedQuery): boolean {
   return !q.text.trim() && !q.sites.length && q.after === undefined && q.before === undefined;

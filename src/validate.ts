@@ -96,7 +96,8 @@ export function normalizeBlocks(raw: readonly unknown[]): { blocks: Block[]; tru
 
 export function validateCapture(v: unknown): CaptureValidation {
   if (!isObject(v)) fail('capture payload must be an object');
-  const title = str(v.title, 'title', CAPTURE_LIMITS.maxTitleChars)!.replace(/\s+/g, ' ').trim();
+  if (typeof v.title !== 'string') fail('title must be a string');
+  const title = textUpTo(v.title, CAPTURE_LIMITS.maxTitleChars).replace(/\s+/g, ' ').trim();
   const lang = (str(v.lang, 'lang', 35, true) ?? '').trim();
   if (!Array.isArray(v.blocks)) fail('blocks must be an array');
   const { blocks, truncatedChars } = normalizeBlocks(v.blocks);
@@ -110,8 +111,10 @@ export function validateCapture(v: unknown): CaptureValidation {
       payload.chunker = v.chunker;
     }
   }
-  const url = str(v.url, 'url', 4000, true);
-  if (url) payload.url = url;
+  // The page's own address (a single-page app's, after pushState): whole, or left out (the sender's
+  // address is used then), never cut to an address nobody visited.
+  if (v.url !== undefined && typeof v.url !== 'string') fail('url must be a string');
+  if (typeof v.url === 'string' && v.url && v.url.length <= MAX_PAGE_URL) payload.url = v.url;
   if (isObject(v.extraction)) {
     const e = v.extraction;
     const method = e.method === 'readability' || e.method === 'body' || e.method === 'merged' ? e.method : 'body';
@@ -285,7 +288,7 @@ export function validateSearch(v: unknown): SearchRequest {
   const site = str(v.site, 'site', 300, true);
   const after = str(v.after, 'after', 40, true);
   const before = str(v.before, 'before', 40, true);
-  const excludeUrl = str(v.excludeUrl, 'excludeUrl', 4000, true);
+  const excludeUrl = v.excludeUrl === undefined ? undefined : pageAddress(v.excludeUrl, 'excludeUrl');
   if (site) out.site = site;
   if (after) out.after = after;
   if (before) out.before = before;
@@ -328,8 +331,21 @@ export function requiredString(v: unknown, name: string, max = 4000): string {
   return str(v, name, max)!;
 }
 
-/** The longest page address a forget names (browsers allow about 2 MB; pages worth saving stay far below). */
+/** The longest page address a message names (browsers allow about 2 MB; pages worth saving stay far below). */
 const MAX_PAGE_URL = 65_536;
+
+/** A page's address: checked whole and refused when too long, never cut (a shortened address names another page). */
+export function pageAddress(v: unknown, name: string): string {
+  if (typeof v !== 'string') fail(`${name} must be a string`);
+  if (v.length > MAX_PAGE_URL) fail(`${name} is too long`);
+  return v;
+}
+
+/** A text cut to `max` characters, never inside a surrogate pair, and well-formed (`wellFormed`). */
+function textUpTo(v: string, max: number): string {
+  const cut = v.length > max ? v.slice(0, /[\ud800-\udbff]/.test(v[max - 1]!) ? max - 1 : max) : v;
+  return wellFormed(cut);
+}
 
 /** Epoch ms between 1990 and 2200: anything else is not a day a page was visited on. */
 const EARLIEST = Date.UTC(1990, 0, 1);

@@ -5,7 +5,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { PendingForget, SearchResponse, SearchResult, SiteCount, Stats } from '../../src/protocol.js';
-import { addressedQuery, addressNote, exclusionsOnlyMessage, onlyExclusions, parseQuery, withoutFilters } from '../../src/query.js';
+import { addressedQuery, addressNote, exclusionsOnlyMessage, onlyExclusions, parseQuery, unreadDatesMessage, withoutFilters } from '../../src/query.js';
 import browser from 'webextension-polyfill';
 import { call } from '../api.js';
 import { downloadText } from './ModelSettings.js';
@@ -388,8 +388,7 @@ export function SearchView({ mode, initialQuery, excludeUrl, onQueryChange, stor
       )}
       {parsed.unreadDates && (
         <p class="search__meta" role="status" data-testid="unread-date">
-          {parsed.unreadDates.map((d) => `“${d}”`).join(', ')} {parsed.unreadDates.length > 1 ? 'name no day Reread can read; they were' : 'names no day Reread can read; it was'} searched as words.
-          Write a day as 2024-05-01, 7d, 2w, 3m, today, yesterday or last week.
+          {unreadDatesMessage(parsed.unreadDates)}
         </p>
       )}
       {address && (
