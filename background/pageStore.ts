@@ -374,7 +374,14 @@ export type TitlePageInput = TitleEntry & { hash: string };
  */
 export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[], tok: TokenizerOptions, embedModel: string | null): Promise<BatchResult> {
   const t0 = performance.now();
-  const unique = [...new Map(inputs.map((i) => [i.url, i])).values()];
+  // One entry a page: history lists an address with and without its tracking parameters apart, which
+  // are one page here. Its newest visit is kept, and its visits are counted together.
+  const byUrl = new Map<string, TitlePageInput>();
+  for (const i of inputs) {
+    const seen = byUrl.get(i.url);
+    byUrl.set(i.url, !seen ? i : { ...(i.lastVisit > seen.lastVisit ? i : seen), visitCount: seen.visitCount + i.visitCount });
+  }
+  const unique = [...byUrl.values()];
   const present = await (async () => {
     const tx = db.transaction('pages');
     const keys = await Promise.all(unique.map((i) => tx.store.getKey(i.url)));

@@ -26,6 +26,8 @@ const QUEUE_TTL_MS = 60_000;
 const LOOKAHEAD = 200;
 /** A page whose read failed for a passing reason (the reader went away) waits this long before another try. */
 const RETRY_AFTER_MS = 30_000;
+/** A page the reader failed on this many times (it takes the reader down, or never answers) is left title-only. */
+const MAX_READER_FAILURES = 3;
 
 export const IDLE_BACKFILL: BackfillStatus = { state: 'idle', total: 0, done: 0, stored: 0, skipped: 0, reasons: {}, dailyCap: DEFAULT_DAILY_CAP, day: '', today: 0, startedAt: 0, fetchedBefore: 0 };
 
@@ -35,8 +37,15 @@ export function eligible(p: PageMeta): boolean {
 
 export class Backfill {
   private running: Promise<void> | null = null;
-  private stopRequested = false;
+  /**
+   * Counts pauses and cancels: a run, and each read it started, belongs to one generation. A pause or
+   * cancel answers at once (a read in flight may take the reader's 20 s to come back) and whatever that
+   * read brings back later is dropped, never stored.
+   */
+  private generation = 0;
+  private runningGeneration = -1;
   private readonly retryAt = new Map<string, number>();
+  private readonly readerFailures = new Map<string, number>();
   /** Hosts with a request in flight now, and the most seen at once (for tests and the benchmark). */
   readonly inFlightHosts = new Map<string, number>();
   private readonly inFlightUrls = new Set<string>();
@@ -74,7 +83,9 @@ export class Backfill {
     }
     const stored = Math.max(0, fetched - s.fetchedBefore);
     const done = stored + skipped;
-    return { ...s, stored, skipped, done, reasons, total: Math.max(s.total, done + left) };
+    // What is done and what is left: a page read in a tab or forgotten meanwhile is neither (the run
+    // ended at "5 of 6" when the user opened one of its pages), one imported meanwhile joins.
+    return { ...s, stored, skipped, done, reasons, total: done + left };
   }
 
   private async load(): Promise<BackfillStatus> {
@@ -149,11 +160,10 @@ export class Backfill {
     return this.status();
   }
 
+  /** Stops the run now: the loop ends, reads in flight are left to finish and their pages are dropped. */
   private async halt(): Promise<void> {
-    this.stopRequested = true;
+    this.generation++;
     this.wake?.();
-    await this.running?.catch(() => undefined);
-    this.stopRequested = false;
   }
 
   /** Forget everything: the backfill stops (there is nothing left to read). */
@@ -165,23 +175,31 @@ export class Backfill {
 
   /** Goes on with a running backfill (worker start, watchdog alarm, the day after the cap, capture resumed). */
   resume(): Promise<void> {
-    this.running ??= this.run().finally(() => {
-      this.running = null;
-    });
-    return this.running;
+    if (this.running && this.runningGeneration === this.generation) return this.running;
+    // A run stopped a moment ago may still be waiting for its reads: the new one starts after it.
+    const gen = this.generation;
+    const next: Promise<void> = (this.running ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => (gen === this.generation ? this.run(gen) : undefined))
+      .finally(() => {
+        if (this.running === next) this.running = null;
+      });
+    this.running = next;
+    this.runningGeneration = gen;
+    return next;
   }
 
   whenIdle(): Promise<void> {
     return this.running ?? Promise.resolve();
   }
 
-  private async run(): Promise<void> {
+  private async run(gen: number): Promise<void> {
     const inFlight = new Set<Promise<void>>();
     let lastTotal = 0;
     for (;;) {
       let s = await this.load();
       if (s.state === 'capped' && s.day !== dayKey(this.clock())) s = await this.update(() => ({ state: 'running' }));
-      if (s.state !== 'running' || this.stopRequested || (await this.engine.settings()).paused) break;
+      if (s.state !== 'running' || gen !== this.generation || (await this.engine.settings()).paused) break;
       const today = dayKey(this.clock());
       const used = s.day === today ? s.today : 0;
       const queue = (await this.remaining()).filter((u) => !this.inFlightUrls.has(u));
@@ -214,7 +232,7 @@ export class Backfill {
         inFlight.size,
       ).slice(0, room);
       for (const url of picks) {
-        const p = this.fetchOne(url).finally(() => {
+        const p = this.fetchOne(url, gen).finally(() => {
           inFlight.delete(p);
           this.wake?.();
         });
@@ -231,16 +249,16 @@ export class Backfill {
     await Promise.all(inFlight);
   }
 
-  private async fetchOne(url: string): Promise<void> {
+  private async fetchOne(url: string, gen: number): Promise<void> {
     this.inFlightUrls.add(url);
     try {
-      await this.fetchOneInner(url);
+      await this.fetchOneInner(url, gen);
     } finally {
       this.inFlightUrls.delete(url);
     }
   }
 
-  private async fetchOneInner(url: string): Promise<void> {
+  private async fetchOneInner(url: string, gen: number): Promise<void> {
     const host = new URL(url).host;
     this.inFlightHosts.set(host, (this.inFlightHosts.get(host) ?? 0) + 1);
     this.log.maxPerHost = Math.max(this.log.maxPerHost, this.inFlightHosts.get(host)!);
@@ -258,11 +276,17 @@ export class Backfill {
       try {
         res = await this.reader.readHtml(url);
       } catch {
-        // The reader went away (document closed, worker stopping): not the page's fault; try later.
+        // The reader went away (document closed, worker stopping): not the page's fault; try later. A
+        // page it fails on every time (it takes the reader down) is tried a few times, then left.
         this.log.readerErrors++;
+        const failures = (this.readerFailures.get(url) ?? 0) + 1;
+        this.readerFailures.set(url, failures);
+        if (failures >= MAX_READER_FAILURES && gen === this.generation) return await this.skip(url, 'network');
         this.retryAt.set(url, this.clock() + RETRY_AFTER_MS);
         return;
       }
+      // Paused or cancelled while the page was read: what it brought back is not stored.
+      if (gen !== this.generation) return;
       if (!res.ok) return await this.skip(url, res.reason);
       let payload;
       try {
@@ -273,12 +297,13 @@ export class Backfill {
       }
       // The user's searches first: this write would hold their reads of new sections until it commits.
       await this.engine.searchesQuiet();
-      const out = await this.engine.capture(url, payload, this.clock(), { kind: 'fetched', notAVisit: true, onlyOverTitle: true });
+      const out = await this.engine.capture(url, payload, this.clock(), { kind: 'fetched', notAVisit: true, onlyOverTitle: true, stillWanted: async () => gen === this.generation });
       if (out.outcome === 'skipped') {
         if (out.reason === 'too little text') await this.skip(url, 'too-little-text');
         return;
       }
       this.retryAt.delete(url);
+      this.readerFailures.delete(url);
     } finally {
       const n = (this.inFlightHosts.get(host) ?? 1) - 1;
       if (n) this.inFlightHosts.set(host, n);
@@ -288,6 +313,7 @@ export class Backfill {
 
   private async skip(url: string, reason: SkipReason): Promise<void> {
     this.retryAt.delete(url);
+    this.readerFailures.delete(url);
     const db = await this.engine.db();
     const page = await this.engine.exclusive(() => markFetchSkipped(db, url, reason, this.clock()));
     if (page) this.engine.pages.put(page);

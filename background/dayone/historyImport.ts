@@ -189,9 +189,12 @@ export class HistoryImport {
         return;
       }
       const entries = items.map((i) => titleEntry(i, settings.excludedSites)).filter((e): e is TitleEntry => !!e && e.lastVisit >= s.from);
-      let imported = 0;
+      const startedAt = s.startedAt;
       for (let i = 0; i < entries.length && !this.stopRequested; i += WRITE_BATCH) {
-        imported += await this.write(entries.slice(i, i + WRITE_BATCH));
+        const stored = await this.write(entries.slice(i, i + WRITE_BATCH));
+        // Counted as it is stored: a worker stopped inside the window resumes from the window's start and
+        // finds these stored (they count as known then), so a count kept for the window's end missed them.
+        if (stored) await this.update((latest) => (latest.state === 'running' && latest.startedAt === startedAt ? { ...latest, imported: latest.imported + stored } : null));
         // A search or capture that arrived meanwhile starts its transaction before the next batch.
         await new Promise((r) => setTimeout(r, 0));
       }
@@ -199,13 +202,12 @@ export class HistoryImport {
       const next = nextCursor({ from: s.from, cursor: s.cursor }, items.map((i) => i.lastVisitTime ?? 0), READ_BATCH);
       // Saved after the window is stored: a stop before this re-reads it, and stored URLs are skipped.
       const from = s.from;
-      const startedAt = s.startedAt;
       const saved = await this.update((latest) =>
         latest.state !== 'running' || latest.startedAt !== startedAt
           ? null
           : next === null
-            ? over({ ...latest, imported: latest.imported + imported, seen: latest.seen + items.length, state: 'done', finishedAt: this.clock(), cursor: from })
-            : { ...latest, imported: latest.imported + imported, seen: latest.seen + items.length, cursor: next },
+            ? over({ ...latest, seen: latest.seen + items.length, state: 'done', finishedAt: this.clock(), cursor: from })
+            : { ...latest, seen: latest.seen + items.length, cursor: next },
       );
       if (!saved) {
         // Stopped, or a newer import started meanwhile (two starts at once: the permission's grant and the
