@@ -22,7 +22,7 @@ export const SKIP_LABELS: Record<SkipReason, string> = {
   'not-html': 'not a web page',
   'too-large': 'too large',
   'too-little-text': 'too little text',
-  redirected: 'sent to another site',
+  redirected: 'sent to another address',
   network: 'could not be reached',
   excluded: 'excluded site',
 };

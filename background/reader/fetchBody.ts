@@ -51,16 +51,31 @@ export async function readCapped(res: Response, max: number): Promise<Uint8Array
   return out;
 }
 
-/** HTML bytes as text: the charset of the Content-Type header, else of a `<meta>` near the start, else UTF-8. */
-export function decodeHtml(bytes: Uint8Array, contentType: string): string {
-  let charset = /charset=["']?([\w.:-]+)/i.exec(contentType)?.[1];
-  if (!charset) {
-    const head = new TextDecoder('latin1').decode(bytes.subarray(0, 4096));
-    charset = /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1];
-  }
+/** The encoding a label names (`latin1` is windows-1252), or null for one TextDecoder does not know. */
+function encodingOf(label: string | undefined): string | null {
+  if (!label) return null;
   try {
-    return new TextDecoder(charset ?? 'utf-8').decode(bytes);
+    return new TextDecoder(label).encoding;
   } catch {
-    return new TextDecoder('utf-8').decode(bytes);
+    return null;
   }
+}
+
+/**
+ * HTML bytes as text, in the encoding a browser would read them in (the HTML standard's sniffing, in
+ * short): a byte order mark wins over everything; then the charset of the Content-Type header; then a
+ * `<meta>` charset near the start, where UTF-16 means UTF-8 (bytes a prescan can read as ASCII are no
+ * UTF-16) and x-user-defined means windows-1252; else UTF-8.
+ */
+export function decodeHtml(bytes: Uint8Array, contentType: string): string {
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 'utf-8' : bytes[0] === 0xfe && bytes[1] === 0xff ? 'utf-16be' : bytes[0] === 0xff && bytes[1] === 0xfe ? 'utf-16le' : null;
+  let encoding = bom ?? encodingOf(/charset=["']?([\w.:-]+)/i.exec(contentType)?.[1]);
+  if (!encoding) {
+    const head = new TextDecoder('latin1').decode(bytes.subarray(0, 4096));
+    encoding = encodingOf(/<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(head)?.[1]);
+    if (encoding === 'utf-16le' || encoding === 'utf-16be') encoding = 'utf-8';
+    else if (encoding === 'x-user-defined') encoding = 'windows-1252';
+  }
+  // The decoder takes the byte order mark off (the one its encoding has).
+  return new TextDecoder(encoding ?? 'utf-8').decode(bytes);
 }

@@ -14,12 +14,19 @@ export async function readHtml(url: string): Promise<ReadHtmlResult> {
   if (!/^https?:\/\//i.test(url)) return { ok: false, reason: 'not-html' };
   let fetched: Awaited<ReturnType<typeof fetchWithTimeout>>;
   try {
-    fetched = await fetchWithTimeout(url, { credentials: 'omit', cache: 'no-store', redirect: 'follow', referrerPolicy: 'no-referrer', headers: { accept: 'text/html,application/xhtml+xml;q=0.9' } }, FETCH_TIMEOUT_MS);
+    // A redirect is not followed: where it points may be a site the user excluded or an address on their
+    // own network, and a browser hides where (an opaque answer). The address it leads to is in the
+    // history on its own when the user read it there.
+    fetched = await fetchWithTimeout(url, { credentials: 'omit', cache: 'no-store', redirect: 'manual', referrerPolicy: 'no-referrer', headers: { accept: 'text/html,application/xhtml+xml;q=0.9' } }, FETCH_TIMEOUT_MS);
   } catch {
     return { ok: false, reason: 'network' };
   }
   const { res, done } = fetched;
   try {
+    if (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400)) {
+      await res.body?.cancel().catch(() => undefined);
+      return { ok: false, reason: 'redirected', status: res.status };
+    }
     const contentType = res.headers.get('content-type') ?? '';
     const head = checkHead({ status: res.status, contentType, url, finalUrl: res.url || url });
     if (head) {
