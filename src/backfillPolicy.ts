@@ -14,7 +14,7 @@ export const MIN_BACKFILL_WORDS = 40;
 /** Default pages fetched per day; the user can change it (Options). */
 export const DEFAULT_DAILY_CAP = 2000;
 
-export type SkipReason = 'http-error' | 'login-wall' | 'not-html' | 'too-large' | 'too-little-text' | 'redirected' | 'network' | 'excluded';
+export type SkipReason = 'http-error' | 'login-wall' | 'not-html' | 'too-large' | 'too-little-text' | 'redirected' | 'network' | 'excluded' | 'local-network';
 
 export const SKIP_LABELS: Record<SkipReason, string> = {
   'http-error': 'the site answered with an error',
@@ -25,7 +25,45 @@ export const SKIP_LABELS: Record<SkipReason, string> = {
   redirected: 'sent to another address',
   network: 'could not be reached',
   excluded: 'excluded site',
+  'local-network': 'on your own network or computer',
 };
+
+/** Names a network keeps to itself (RFC 6762 `.local`, RFC 8375 `.home.arpa`, and the usual private suffixes). */
+const LOCAL_SUFFIX = /(?:^|\.)(?:localhost|local|lan|home|internal|intranet|corp|home\.arpa)$/i;
+
+/**
+ * Whether an address names a machine on the user's own network or computer: loopback, private, shared
+ * (CGNAT) and link-local IPv4, IPv6 loopback, unique-local and link-local, a name of one label (`router`,
+ * `nas`) or a local suffix. The backfill does not fetch these again: a router's or a development server's
+ * page answers a GET with an action as often as with a page (`/reboot`, `/logout`), and the user's own
+ * visit was captured when it happened. Decided by the address as written (a public name that resolves to
+ * a private address is not known here).
+ */
+export function localNetworkAddress(url: string): boolean {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return false;
+  }
+  if (host.startsWith('[')) {
+    const v6 = host.slice(1, -1);
+    if (v6 === '::1' || v6 === '::') return true;
+    if (/^f[cd][0-9a-f]{0,2}:/.test(v6) || /^fe[89ab][0-9a-f]?:/.test(v6)) return true;
+    // An IPv4 address mapped into IPv6 (`[::ffff:192.168.1.1]`, which URL writes `[::ffff:c0a8:101]`).
+    const mapped = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(v6);
+    if (!mapped) return false;
+    const [hi, lo] = [parseInt(mapped[1]!, 16), parseInt(mapped[2]!, 16)];
+    return privateIPv4(`${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`);
+  }
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(host)) return privateIPv4(host);
+  return !host.includes('.') || LOCAL_SUFFIX.test(host);
+}
+
+function privateIPv4(host: string): boolean {
+  const [a, b] = host.split('.').map(Number) as [number, number];
+  return a === 127 || a === 10 || a === 0 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 169 && b === 254) || (a === 100 && b >= 64 && b <= 127);
+}
 
 const LOGIN_PATH = /(?:^|[/._-])(?:log-?in|sign-?in|signon|auth|authenticate|sso|oauth2?|session|accounts?)(?:$|[/._?-])/i;
 

@@ -11,7 +11,7 @@
  * worker stop (at start, or the watchdog alarm), after a browser restart, or the next day when capped.
  * A page being fetched when the worker stopped is fetched again; it is stored once.
  */
-import { DEFAULT_DAILY_CAP, dayKey, pickNext, SKIP_LABELS, type SkipReason } from '../../src/backfillPolicy.js';
+import { DEFAULT_DAILY_CAP, dayKey, localNetworkAddress, pickNext, SKIP_LABELS, type SkipReason } from '../../src/backfillPolicy.js';
 import type { BackfillAction, BackfillStatus } from '../../src/dayone.js';
 import { validateCapture } from '../../src/validate.js';
 import type { Engine } from '../engine.js';
@@ -269,6 +269,8 @@ export class Backfill {
         if (check.reason === 'excluded site') await this.skip(url, 'excluded');
         return;
       }
+      // A machine on the user's own network or computer is not asked again (localNetworkAddress).
+      if (localNetworkAddress(url)) return await this.skip(url, 'local-network');
       const today = dayKey(this.clock());
       await this.update((s) => ({ day: today, today: (s.day === today ? s.today : 0) + 1 }));
       this.log.fetched++;

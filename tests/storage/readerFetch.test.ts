@@ -53,29 +53,38 @@ afterAll(() => {
 });
 
 describe('the backfill and redirects', () => {
-  it('never sends a request to an excluded site, not even one a redirect points to', async () => {
-    // Positive control: the excluded host is reachable here, so a request to it would be seen.
+  it('never sends a request to where a redirect points (an excluded site, the user\'s own network)', async () => {
+    // Positive control: the redirect's target is reachable here, so a request to it would be seen.
     await fetch(`http://localhost:${port}/control`);
     expect(hits.some((h) => h.host === 'localhost')).toBe(true);
     hits.length = 0;
+    const res = await readHtml(`http://127.0.0.1:${port}/go`);
+    expect(res).toMatchObject({ ok: false, reason: 'redirected' });
+    expect(hits.map((h) => h.host + h.path)).toEqual(['127.0.0.1/go']);
+  });
 
+  it('leaves pages on the user\'s own network or computer title-only without asking them again', async () => {
     const engine = engineOn(await freshDb());
-    const start = `http://127.0.0.1:${port}/go`;
-    const imp = new HistoryImport(engine, () => fakeHistory([{ url: start, title: 'A short link', lastVisitTime: NOW - 60_000, visitCount: 1 }]), () => NOW);
+    const local = ['http://192.168.1.1/reboot.cgi', 'http://router/admin', 'http://printer.local/status', 'http://127.0.0.1:8080/dev', 'http://[fd00::5]/nas'];
+    const items = [...local, 'https://docs.example/guide'].map((url, i) => ({ url, title: `Entry ${i}`, lastVisitTime: NOW - (i + 1) * 60_000, visitCount: 1 }));
+    const imp = new HistoryImport(engine, () => fakeHistory(items), () => NOW);
     await imp.start(0);
     await imp.whenIdle();
-    expect((await engine.pages.get(start))?.kind).toBe('title');
-    await engine.updateSettings({ excludedSites: ['localhost'] });
-
-    const reader: PageReader = { readHtml, readPdf: async () => ({ ok: false, problem: 'broken' }) };
+    const asked: string[] = [];
+    const reader: PageReader = {
+      async readHtml(url) {
+        asked.push(url);
+        return { ok: false, reason: 'http-error', status: 500 };
+      },
+      readPdf: async () => ({ ok: false, problem: 'broken' }),
+    };
     const bf = new Backfill(engine, reader, () => NOW);
     await bf.control('start');
     await bf.whenIdle();
-    expect(hits.map((h) => h.host + h.path)).toContain(`127.0.0.1/go`);
-    // The excluded site saw nothing (today: the redirect is followed, and only then called "redirected").
-    expect(hits.filter((h) => h.host === 'localhost').map((h) => h.path)).toEqual([]);
-    // And nothing of it was stored.
-    expect((await engine.pages.get(start))?.kind).toBe('title');
+    expect(asked).toEqual(['https://docs.example/guide']);
+    const st = await bf.status();
+    expect(st.reasons['local-network']).toBe(local.length);
+    expect(`${st.done} of ${st.total}`).toBe(`${local.length + 1} of ${local.length + 1}`);
   });
 });
 

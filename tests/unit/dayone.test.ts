@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { planTabs } from '../../src/openTabs.js';
 import { nextCursor, titleEntry, urlText } from '../../src/historyEntries.js';
-import { checkBody, checkHead, dayKey, pickNext } from '../../src/backfillPolicy.js';
+import { checkBody, checkHead, dayKey, localNetworkAddress, pickNext } from '../../src/backfillPolicy.js';
 import { pdfBlocks, type PdfPage } from '../../src/pdfSections.js';
 import { chunkBlocks } from '../../src/chunker.js';
 import { sectionHref } from '../../src/url.js';
@@ -82,6 +82,19 @@ describe('backfill policy', () => {
   });
   it('days are local calendar days', () => {
     expect(dayKey(new Date(2026, 0, 2, 23, 59).getTime())).toBe('2026-01-02');
+  });
+});
+
+describe('addresses on the user\'s own network (not fetched again by the backfill)', () => {
+  it('loopback, private, shared and link-local addresses, one-label names and local suffixes', () => {
+    for (const url of ['http://localhost:3000/', 'http://app.localhost/', 'http://127.0.0.1/', 'http://127.8.9.1/', 'http://10.1.2.3/', 'http://172.16.0.1/', 'http://172.31.255.255/', 'http://192.168.0.1/reboot', 'http://169.254.1.1/', 'http://100.64.0.1/', 'http://0.0.0.0/', 'http://[::1]/', 'http://[fd12:3456::1]/', 'http://[fe80::1]/', 'http://[::ffff:192.168.1.1]/', 'http://router/', 'http://NAS./', 'http://printer.local/', 'http://fritz.box.home.arpa/', 'http://wiki.corp/', 'http://git.internal/', 'http://media.lan/']) {
+      expect(localNetworkAddress(url), url).toBe(true);
+    }
+  });
+  it('public addresses are not', () => {
+    for (const url of ['https://docs.python.org/3/', 'http://172.32.0.1/', 'http://172.15.0.1/', 'http://8.8.8.8/', 'http://100.128.0.1/', 'http://[2001:db8::1]/', 'https://localhost.example.com/', 'https://local.example/', 'https://xn--bcher-kva.de/', 'not a url']) {
+      expect(localNetworkAddress(url), url).toBe(false);
+    }
   });
 });
 
