@@ -32,7 +32,7 @@ export class DayOne {
     this.history = new HistoryImport(engine, () => {
       // The history API exists only while the optional permission is granted.
       const h = (browser as unknown as { history?: HistorySource }).history;
-      return h?.search ? h : null;
+      return h?.search ? { search: (q) => h.search(q), ...(h.getVisits ? { getVisits: (d: { url: string }) => h.getVisits!(d) } : {}) } : null;
     });
     this.backfill = new Backfill(engine, reader, Date.now, (at) => void browser.alarms.create(BACKFILL_ALARM, { when: at + 1000 }).catch(() => undefined));
     this.pdf = new PdfCapture(engine, reader);

@@ -29,7 +29,12 @@ export const IDLE_IMPORT: HistoryImportStatus = { state: 'idle', days: DEFAULT_H
 /** What reads the history (browser.history; a stand-in in Node tests and the benchmark). */
 export interface HistorySource {
   search(q: { text: string; startTime: number; endTime: number; maxResults: number }): Promise<{ url?: string; title?: string; lastVisitTime?: number; visitCount?: number }[]>;
+  /** Every visit of an address (the browser's `history.getVisits`). */
+  getVisits?(details: { url: string }): Promise<{ visitTime?: number }[]>;
 }
+
+/** At most this many addresses of a window are asked for their visits (`windowTimes`). */
+const VISIT_LOOKUPS = READ_BATCH;
 
 /** How many forgotten URLs a running import keeps out (the most recent): a range or a history deletion can name thousands. */
 const FORGOTTEN_URLS = 20_000;
@@ -199,7 +204,7 @@ export class HistoryImport {
         await new Promise((r) => setTimeout(r, 0));
       }
       if (this.stopRequested) return;
-      const next = nextCursor({ from: s.from, cursor: s.cursor }, items.map((i) => i.lastVisitTime ?? 0), READ_BATCH);
+      const next = nextCursor({ from: s.from, cursor: s.cursor }, await windowTimes(source, items, s.cursor), READ_BATCH);
       // Saved after the window is stored: a stop before this re-reads it, and stored URLs are skipped.
       const from = s.from;
       const saved = await this.update((latest) =>
@@ -248,3 +253,27 @@ export class HistoryImport {
     });
   }
 }
+
+/**
+ * Each item's visit time inside the window read (before `cursor`). The browser answers a window with the
+ * addresses visited in it, newest visit first, but gives each its last visit of all (Chromium's
+ * `lastVisitTime` is the address's, not the window's): an address visited again since says nothing of
+ * where in the window its visit was. A window of such addresses only (the pages a person opens every
+ * day, read back over months) moved the cursor back one millisecond a window, for ever. Their visits are
+ * asked for (`getVisits`), and the latest one before the cursor is the item's time.
+ */
+export async function windowTimes(source: HistorySource, items: readonly { url?: string; lastVisitTime?: number }[], cursor: number): Promise<number[]> {
+  const times = items.map((i) => i.lastVisitTime ?? 0);
+  if (!source.getVisits) return times;
+  const later = items.flatMap((i, k) => (i.url && times[k]! >= cursor ? [k] : [])).slice(0, VISIT_LOOKUPS);
+  await Promise.all(
+    later.map(async (k) => {
+      const visits = await source.getVisits!({ url: items[k]!.url! }).catch(() => []);
+      let best = -Infinity;
+      for (const v of visits) if (v.visitTime !== undefined && v.visitTime < cursor && v.visitTime > best) best = v.visitTime;
+      if (best > -Infinity) times[k] = best;
+    }),
+  );
+  return times;
+}
+

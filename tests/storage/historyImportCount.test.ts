@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { engineOn, fakeHistory, freshDb, type Item } from './helpers.js';
 import { HISTORY_STATE_KEY, HistoryImport, WRITE_BATCH } from '../../background/dayone/historyImport.js';
 import type { TitleEntry } from '../../src/historyEntries.js';
+import type { HistorySource } from '../../background/dayone/historyImport.js';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const DAY = 86_400_000;
@@ -60,4 +61,42 @@ describe('one page, two addresses in history', () => {
     // Search's date filters and the result's date use it: "visited a year ago" is wrong.
     expect(new Date(page.lastVisit).toISOString()).toBe(new Date(NOW - DAY).toISOString());
   });
+});
+
+/**
+ * The browser's history as Chromium answers it: an address is in a window when one of its visits is,
+ * ordered by its latest visit in the window, newest first, but `lastVisitTime` is its last visit of all.
+ */
+function chromiumHistory(items: { url: string; title: string; visits: number[] }[], calls: { n: number }): HistorySource {
+  return {
+    async search(q) {
+      calls.n++;
+      return items
+        .map((i) => ({ i, inWindow: Math.max(-Infinity, ...i.visits.filter((v) => v >= q.startTime && v < q.endTime)) }))
+        .filter((x) => x.inWindow > -Infinity)
+        .sort((a, b) => b.inWindow - a.inWindow)
+        .slice(0, q.maxResults)
+        .map(({ i }) => ({ url: i.url, title: i.title, lastVisitTime: Math.max(...i.visits), visitCount: i.visits.length }));
+    },
+    async getVisits({ url }) {
+      return (items.find((i) => i.url === url)?.visits ?? []).map((visitTime) => ({ visitTime }));
+    },
+  };
+}
+
+describe('a history whose pages were all visited again since', () => {
+  it('walks back through the windows (an address last visited after the window says nothing of its place in it)', async () => {
+    const engine = engineOn(await freshDb());
+    // 2,500 pages read over the last month, every one opened again within the last hour.
+    const items = Array.from({ length: 2500 }, (_, i) => ({ url: `https://site${i % 40}.example/p${i}`, title: `Entry ${i}`, visits: [NOW - 30 * DAY + i * 60_000, NOW - 3_600_000 + i] }));
+    const calls = { n: 0 };
+    const imp = new HistoryImport(engine, () => chromiumHistory(items, calls), () => NOW);
+    await imp.start(0);
+    const ended = await Promise.race([imp.whenIdle().then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 20_000))]);
+    if (!ended) await imp.stop();
+    expect({ ended, state: (await imp.status()).state }).toEqual({ ended: true, state: 'done' });
+    expect([...(await engine.pages.all()).values()].filter((p) => p.kind === 'title')).toHaveLength(2500);
+    // A few windows, not one a millisecond.
+    expect(calls.n).toBeLessThan(12);
+  }, 40_000);
 });
