@@ -10,6 +10,8 @@ import browser from 'webextension-polyfill';
 import type { ForgetScope, MessageType } from '../src/protocol.js';
 import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn, optionalNumber, pageAddress } from '../src/validate.js';
 import { HISTORY_FORGET, ProtocolError } from '../src/protocol.js';
+import { MAX_IMPORT_CHARS, TRANSFER_PART_CHARS } from '../src/transferParts.js';
+import { Transfers } from './transferParts.js';
 import { Engine } from './engine.js';
 import { newMarkId } from './forget.js';
 import { createRouter, type Handlers, type SenderInfo, type Validators } from './router.js';
@@ -41,6 +43,8 @@ import { bootTrace, mark, traced } from './bootTrace.js';
 mark('modules evaluated');
 
 const engine = new Engine();
+/** Exports and imports whose parts are on their way (the Options page). */
+const transfers = new Transfers();
 const dense = new DenseService(engine, embedderHost);
 engine.dense = dense;
 engine.lexicon = bundledLexicon;
@@ -106,7 +110,18 @@ const validators: Validators = {
     return { retentionDays: integerIn(o.retentionDays, 'retentionDays', 0, 36_500), maxStorageMb: integerIn(o.maxStorageMb, 'maxStorageMb', 0, 1_000_000) };
   },
   export: (p) => ({ vectors: validateObject(p, 'export').vectors === true }),
-  import: (p) => ({ jsonl: requiredString(validateObject(p, 'import').jsonl, 'jsonl', 500_000_000) }),
+  'export/part': (p) => {
+    const o = validateObject(p, 'export/part');
+    return { token: requiredString(o.token, 'token', 64), from: integerIn(o.from, 'from', 0, MAX_IMPORT_CHARS) };
+  },
+  'import/part': (p) => {
+    const o = validateObject(p, 'import/part');
+    if (typeof o.text !== 'string') throw new ProtocolError('bad-request', 'text must be a string');
+    // Refused when over, never cut: a part cut short would import another file.
+    if (o.text.length > TRANSFER_PART_CHARS) throw new ProtocolError('too-large', `a part holds at most ${TRANSFER_PART_CHARS} characters`);
+    return { token: o.token === null || o.token === undefined ? null : requiredString(o.token, 'token', 64), text: o.text };
+  },
+  import: (p) => ({ token: requiredString(validateObject(p, 'import').token, 'token', 64) }),
   verify: (p) => ({ repair: validateObject(p, 'verify').repair === true }),
   open: (p) => {
     const o = validateObject(p, 'open');
@@ -217,8 +232,13 @@ const handlers: Handlers = {
   },
   'forget/pending': async () => engine.forget.pending(),
   'retention/preview': async (p) => engine.forget.previewRetention(p.retentionDays, p.maxStorageMb),
-  export: async (p) => exportJsonl(engine, p.vectors === true),
-  import: async (p) => importJsonl(engine, p.jsonl),
+  export: async (p) => {
+    const { jsonl, pages } = await exportJsonl(engine, p.vectors === true);
+    return { ...transfers.offer(jsonl), pages };
+  },
+  'export/part': async (p) => transfers.part(p.token, p.from),
+  'import/part': async (p) => transfers.receive(p.token, p.text),
+  import: async (p) => importJsonl(engine, transfers.take(p.token)),
   verify: async (p) => verifyIndex(engine, p.repair === true),
   open: async (p) => ({ tabId: await openUrl(p.url, p.newTab ? 'newForegroundTab' : 'currentTab') }),
   'search/handover': async (p) => takeHandover(p.token),

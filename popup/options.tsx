@@ -15,6 +15,7 @@ import type { Settings } from '../src/settings.js';
 import { MAX_RETENTION_DAYS, MAX_STORAGE_MB, normalizeSitePattern } from '../src/settings.js';
 import { displayLocation, siteLabel } from '../src/url.js';
 import { dayRange } from '../src/forget.js';
+import { MAX_IMPORT_CHARS, textParts } from '../src/transferParts.js';
 import browser from 'webextension-polyfill';
 import { call } from './api.js';
 import { formatBytes, formatDay, formatDaySpan, plural } from './format.js';
@@ -474,9 +475,16 @@ function Options() {
             onClick={() =>
               void act('Exporting', async () => {
                 const withVectors = (document.querySelector('[data-testid="export-vectors"]') as HTMLInputElement | null)?.checked === true;
-                const { jsonl, pages } = await call('export', { vectors: withVectors });
+                const { token, pages } = await call('export', { vectors: withVectors });
+                // In parts: a browser carries at most 64 MiB in one message (src/transferParts.ts).
+                const parts: string[] = [];
+                for (let from: number | null = 0; from !== null; ) {
+                  const part: { text: string; next: number | null } = await call('export/part', { token, from });
+                  parts.push(part.text);
+                  from = part.next;
+                }
                 const a = document.createElement('a');
-                a.href = URL.createObjectURL(new Blob([jsonl], { type: 'application/x-ndjson' }));
+                a.href = URL.createObjectURL(new Blob(parts, { type: 'application/x-ndjson' }));
                 a.download = `reread-${new Date().toISOString().slice(0, 10)}.jsonl`;
                 a.click();
                 setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
@@ -501,7 +509,13 @@ function Options() {
               const file = (e.target as HTMLInputElement).files?.[0];
               if (file)
                 void act('Importing', async () => {
-                  const r = await call('import', { jsonl: await file.text() });
+                  const text = await file.text();
+                  if (text.length > MAX_IMPORT_CHARS) throw new Error(`This file is larger than Reread imports (${MAX_IMPORT_CHARS.toLocaleString('en')} characters).`);
+                  let token: string | null = null;
+                  for (const part of textParts(text)) token = (await call('import/part', { token, text: part })).token;
+                  // An empty file: one empty part, which the import reads as no header.
+                  token ??= (await call('import/part', { token: null, text: '' })).token;
+                  const r = await call('import', { token });
                   return `Imported ${plural(r.pages, 'page')}${r.vectors ? `, with search-by-meaning data for ${plural(r.vectors, 'section')}` : ''}${r.skipped ? ` (${plural(r.skipped, 'line')} skipped)` : ''}.`;
                 });
             }}

@@ -277,8 +277,12 @@ export interface Messages {
   /** Forgets whose undo window is still open. */
   'forget/pending': { req: Record<string, never>; res: PendingForget[] };
   'retention/preview': { req: { retentionDays: number; maxStorageMb: number }; res: RetentionPreview };
-  export: { req: { vectors?: boolean }; res: { jsonl: string; pages: number } };
-  import: { req: { jsonl: string }; res: { pages: number; skipped: number; vectors?: number } };
+  /** Makes an export, held in the background until its parts are read ('export/part'). */
+  export: { req: { vectors?: boolean }; res: { token: string; size: number; pages: number } };
+  'export/part': { req: { token: string; from: number }; res: { text: string; next: number | null } };
+  /** A part of an import file (the first one with no token), held until 'import' names its token. */
+  'import/part': { req: { token: string | null; text: string }; res: { token: string; size: number } };
+  import: { req: { token: string }; res: { pages: number; skipped: number; vectors?: number } };
   verify: { req: { repair?: boolean }; res: VerifyReport };
   open: { req: { url: string; newTab?: boolean }; res: { tabId: number | null } };
   /** The results page's parameters, handed over in memory (see background/tabs.ts searchPageUrl). */

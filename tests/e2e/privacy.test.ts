@@ -458,7 +458,9 @@ describe('senders', () => {
       ['forget/pending', {}],
       ['retention/preview', { retentionDays: 1, maxStorageMb: 0 }],
       ['export', { vectors: true }],
-      ['import', { jsonl: '' }],
+      ['export/part', { token: 'abc', from: 0 }],
+      ['import/part', { token: null, text: '' }],
+      ['import', { token: 'abc' }],
       ['verify', { repair: true }],
       ['open', { url: 'https://example.org/' }],
     ];

@@ -23,7 +23,7 @@ const { call, ApiError } = await import('../../popup/api.js');
 describe('api client errors', () => {
   it('a request too large for the browser to carry says so (too-large), not "not answering, try again"', async () => {
     failure = new Error('Message length exceeded maximum allowed length.');
-    const err = await call('import', { jsonl: 'x' }).catch((e: unknown) => e);
+    const err = await call('import/part', { token: null, text: 'x' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     // Trying again cannot help: the same file is refused the same way.
     expect((err as InstanceType<typeof ApiError>).code).toBe('too-large');

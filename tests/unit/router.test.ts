@@ -28,6 +28,8 @@ const TYPES: MessageType[] = [
   'forget/pending',
   'retention/preview',
   'export',
+  'export/part',
+  'import/part',
   'import',
   'verify',
   'open',
