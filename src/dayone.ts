@@ -74,6 +74,8 @@ export interface DayOneStatus {
   backfill: BackfillStatus;
   /** Title-only entries stored now. */
   titleOnly: number;
+  /** Of those, the ones "Read these pages now" would fetch (not tried and left title-only before). */
+  toRead: number;
   pdfNotes: PdfNote[];
 }
 

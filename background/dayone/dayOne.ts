@@ -48,8 +48,12 @@ export class DayOne {
       browser.permissions.contains({ permissions: ['history'] }).catch(() => false),
     ]);
     let titleOnly = 0;
-    for (const p of (await this.engine.pages.all()).values()) if (eligible(p) || p.kind === 'title') titleOnly++;
-    return { historyPermission: permission, dismissed: dismissed === true, history, backfill, titleOnly, pdfNotes };
+    let toRead = 0;
+    for (const p of (await this.engine.pages.all()).values()) {
+      if (p.kind === 'title') titleOnly++;
+      if (eligible(p)) toRead++;
+    }
+    return { historyPermission: permission, dismissed: dismissed === true, history, backfill, titleOnly, toRead, pdfNotes };
   }
 
   async importHistory(days: number, whenGranted = false): Promise<DayOneStatus> {

@@ -208,16 +208,20 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
           <h3>Read these pages now</h3>
           {(b.state === 'idle' || b.state === 'done' || b.state === 'cancelled') && (
             <>
-              <p class="dayone__warn" data-testid="dayone-backfill-warning">
-                This contacts each site again: Reread fetches the {n(status.titleOnly)} pages that are title-only from their sites, without your cookies (pages that need you signed in stay title-only), a few at a time, and indexes their text on this computer.
-              </p>
+              {status.toRead > 0 || !status.titleOnly ? (
+                <p class="dayone__warn" data-testid="dayone-backfill-warning">
+                  This contacts each site again: Reread fetches the {n(status.toRead)} pages that are title-only from their sites, without your cookies (pages that need you signed in stay title-only), a few at a time, and indexes their text on this computer.
+                </p>
+              ) : (
+                <p data-testid="dayone-backfill-none">Every title-only page was tried; why each was left title-only is said below.</p>
+              )}
               <div class="dayone__row">
                 <label for={id('cap')}>At most</label>
                 <input id={id('cap')} type="number" min={1} max={100000} value={cap ?? b.dailyCap} data-testid="dayone-cap" onInput={(e) => setCap(Number((e.target as HTMLInputElement).value))} />
                 <span>pages a day</span>
               </div>
               <div class="dayone__row">
-                <button type="button" class="primary" data-testid="dayone-backfill-start" disabled={!status.titleOnly} onClick={() => void backfill('start')}>
+                <button type="button" class="primary" data-testid="dayone-backfill-start" disabled={!status.toRead} onClick={() => void backfill('start')}>
                   Read these pages now
                 </button>
               </div>
