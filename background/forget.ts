@@ -60,11 +60,15 @@ export function newMarkId(now = Date.now()): string {
   return `${now.toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
 }
 
-/** The notes on these PDFs go with them (Options lists each note's address and title). */
-async function dropPdfNotes(db: Awaited<ReturnType<Engine['db']>>, urls: ReadonlySet<string>): Promise<void> {
-  const notes = (await db.get('meta', PDF_NOTES_KEY)) as { url: string }[] | undefined;
-  if (!Array.isArray(notes) || !notes.some((n) => urls.has(n.url))) return;
-  await db.put('meta', notes.filter((n) => !urls.has(n.url)), PDF_NOTES_KEY);
+/**
+ * The notes on these PDFs go with them (Options lists each note's address and title): read and written
+ * in one transaction, so a note PdfCapture adds meanwhile is not lost.
+ */
+export async function dropPdfNotes(db: Awaited<ReturnType<Engine['db']>>, drop: (n: { url: string; at: number }) => boolean): Promise<void> {
+  const tx = db.transaction('meta', 'readwrite');
+  const notes = (await tx.store.get(PDF_NOTES_KEY)) as { url: string; at: number }[] | undefined;
+  if (Array.isArray(notes) && notes.some(drop)) await tx.store.put(notes.filter((n) => !drop(n)), PDF_NOTES_KEY);
+  await tx.done;
 }
 
 export class Forget {
@@ -118,6 +122,7 @@ export class Forget {
    */
   async deletedFromHistory(urls: readonly string[] | 'all', now = Date.now()): Promise<void> {
     if (!urls.length) return;
+    this.forgets++;
     await this.ready();
     const entry: LateForget = urls === 'all' ? { at: now, until: now + LATE_MS, scope: { kind: 'all' }, urls: [] } : { at: now, until: now + LATE_MS, urls: [...urls] };
     this.addLate([entry], now);
@@ -140,7 +145,11 @@ export class Forget {
   }
 
   /** Marks the scope's pages forgotten: hidden now, purged when the undo window closes. */
+  /** Counts forgets marked and history deletions (a PDF load seen before one is no longer "already read"). */
+  forgets = 0;
+
   async mark(scope: ForgetScope, now = Date.now(), id = newMarkId(now)): Promise<PendingForget> {
+    this.forgets++;
     await this.ready();
     return this.engine.exclusive(async () => {
       const pages = this.pagesIn(scope, await this.engine.pages.all());
@@ -209,6 +218,9 @@ export class Forget {
       const everything = due.some((m) => m.scope.kind === 'all') && all.size === 0 && (this.marks ?? []).length === due.length;
       if (everything) purged = await this.allLocked();
       else purged = await this.urlsLocked(urls);
+      // A PDF that could not be read has a note and no page: a site's or a range's forget takes its note too.
+      const scopes = due.map((m) => m.scope).filter((s) => s.kind === 'site' || s.kind === 'range');
+      if (scopes.length) await dropPdfNotes(await this.engine.db(), (n) => scopes.some((s) => visitInScope(n.url, n.at, s)));
       // Only now, after the pages are gone: a stop before this line purges them again (idempotent).
       // A later forget that covered these pages too no longer lists them: they are gone, so its undo has
       // nothing of them to restore, and a new visit of one of them (which no forget covers) must not be
@@ -279,7 +291,8 @@ export class Forget {
     const db = await this.engine.db();
     const res = await deletePages(db, urls);
     this.engine.applyDelete(res);
-    await dropPdfNotes(db, new Set([...urls, ...res.pages.map((p) => p.url)]));
+    const gone = new Set([...urls, ...res.pages.map((p) => p.url)]);
+    await dropPdfNotes(db, (n) => gone.has(n.url));
     // A page not merged yet goes with its segment now (the sweep would leave it until the merge).
     if (res.pages.length) await this.engine.maintenance.purgeSegmentsLocked();
     return res.pages.length;

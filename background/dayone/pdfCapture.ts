@@ -33,7 +33,10 @@ const SAME_LOAD_MS = 30_000;
 export const pdfLog = { read: 0, noted: 0, withCredentials: 0, ms: [] as number[], bytes: [] as { bytes: number; pages: number }[] };
 
 export class PdfCapture {
-  private readonly recent = new Map<string, number>();
+  /** Tab and address → when it was read, and how many forgets had been made then. */
+  private readonly recent = new Map<string, { at: number; forgets: number }>();
+  /** Read-modify-writes of the notes, one after another (PDFs failing at once each leave theirs). */
+  private notesChain: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly engine: Engine,
@@ -49,11 +52,22 @@ export class PdfCapture {
     await (await this.engine.db()).delete('meta', PDF_NOTES_KEY);
   }
 
+  /** Replaces the note on `url` by `n` (none: drops it), in one transaction, after the notes written before. */
+  private setNote(url: string, n: PdfNote | null): Promise<void> {
+    const run = this.notesChain.then(async () => {
+      const tx = (await this.engine.db()).transaction('meta', 'readwrite');
+      const got = (await tx.store.get(PDF_NOTES_KEY)) as PdfNote[] | undefined;
+      const list = (Array.isArray(got) ? got : []).filter((x) => x.url !== url);
+      if (n || list.length !== (got?.length ?? 0)) await tx.store.put(n ? [n, ...list].slice(0, MAX_NOTES) : list, PDF_NOTES_KEY);
+      await tx.done;
+    });
+    this.notesChain = run.catch(() => undefined);
+    return run;
+  }
+
   private async note(n: PdfNote): Promise<void> {
     pdfLog.noted++;
-    const db = await this.engine.db();
-    const list = (await this.notes()).filter((x) => x.url !== n.url);
-    await db.put('meta', [n, ...list].slice(0, MAX_NOTES), PDF_NOTES_KEY);
+    await this.setNote(n.url, n);
   }
 
   /**
@@ -74,9 +88,12 @@ export class PdfCapture {
     if (!check.allowed) return check.reason ?? 'not allowed';
     const key = `${tabId} ${url}`;
     const now = Date.now();
-    if (now - (this.recent.get(key) ?? 0) < SAME_LOAD_MS) return 'already read';
-    this.recent.set(key, now);
-    for (const [k, t] of this.recent) if (now - t > SAME_LOAD_MS) this.recent.delete(k);
+    const forgets = this.engine.forget.forgets;
+    // One load seen by two signals; not a load after a forget (a reload of a PDF just forgotten is a visit).
+    const seen = this.recent.get(key);
+    if (seen && now - seen.at < SAME_LOAD_MS && seen.forgets === forgets) return 'already read';
+    this.recent.set(key, { at: now, forgets });
+    for (const [k, t] of this.recent) if (now - t.at > SAME_LOAD_MS) this.recent.delete(k);
     const credentials = fresh && !local ? 'include' : 'omit';
     if (credentials === 'include') pdfLog.withCredentials++;
     let res: Awaited<ReturnType<PageReader['readPdf']>>;
@@ -108,7 +125,9 @@ export class PdfCapture {
       return out.reason ?? problem;
     }
     pdfLog.bytes.push({ bytes: res.bytes, pages: res.pagesRead });
+    // Read: a note from an earlier try (offline, say) no longer holds; one on pages left unread replaces it.
     if (res.pagesRead < res.pages) await this.note({ url, title: res.title, at: now, problem: 'capped', detail: `${res.pagesRead} of ${res.pages} pages read` });
+    else await this.setNote(url, null);
     return out.outcome;
   }
 

@@ -152,8 +152,14 @@ export async function readPdf(url: string, credentials: 'include' | 'omit'): Pro
   if (!local && !/^https?:\/\//i.test(url)) return { ok: false, problem: 'unreachable', detail: 'only web addresses and local files are read' };
   let bytes: Uint8Array;
   try {
-    const { res, done } = await fetchWithTimeout(url, local ? { cache: 'no-store' } : { credentials, cache: 'no-store', redirect: 'follow', referrerPolicy: 'no-referrer' }, FETCH_TIMEOUT_MS);
+    // One request, to the PDF's own address: a redirect is not followed (with the user's cookies, it would
+    // carry them to wherever it points, an excluded site too, and store that site's file under this address).
+    const { res, done } = await fetchWithTimeout(url, local ? { cache: 'no-store' } : { credentials, cache: 'no-store', redirect: 'manual', referrerPolicy: 'no-referrer' }, FETCH_TIMEOUT_MS);
     try {
+      if (!local && (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400))) {
+        await res.body?.cancel().catch(() => undefined);
+        return { ok: false, problem: 'unreachable', detail: 'the address now sends to another one' };
+      }
       if (!res.ok && !(local && res.status === 0)) {
         await res.body?.cancel().catch(() => undefined);
         return { ok: false, problem: 'unreachable', detail: `HTTP ${res.status}` };
