@@ -99,6 +99,9 @@ await cp(join(root, 'models'), join(chrome, 'models'), { recursive: true, filter
 await makeIcons(join(chrome, 'icons'));
 // pdf.js's worker (the offscreen document / Firefox's background page start it from the extension itself).
 await cp(join(root, 'node_modules/pdfjs-dist/build/pdf.worker.min.mjs'), join(chrome, 'pdf.worker.min.mjs'));
+// Its CMaps (1.7 MB, Adobe's, BSD-licensed: their LICENSE comes along): text in a font that names one of the
+// PDF standard's predefined encodings (UniJIS-UCS2-H, as many Japanese office PDFs have it) reads as nothing without them.
+await cp(join(root, 'node_modules/pdfjs-dist/cmaps'), join(chrome, 'cmaps'), { recursive: true });
 
 const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8'));
 const src = JSON.parse(await readFile(join(root, 'manifest.json'), 'utf8'));

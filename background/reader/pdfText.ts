@@ -12,13 +12,15 @@ import { fetchWithTimeout, readCapped, TooLarge } from './fetchBody.js';
 import type { ReadPdfResult } from './readerProtocol.js';
 
 export const PDF_WORKER_FILE = 'pdf.worker.min.mjs';
+/** pdf.js's CMap files, shipped with the extension (scripts/build.mjs): read from it, never from elsewhere. */
+export const PDF_CMAPS_DIR = 'cmaps/';
 const FETCH_TIMEOUT_MS = 60_000;
 
 let workerSet = false;
+const extensionApi = () => (globalThis as { browser?: typeof chrome; chrome?: typeof chrome }).browser ?? globalThis.chrome;
 function useBundledWorker(): void {
   if (workerSet) return;
-  const api = (globalThis as { browser?: typeof chrome; chrome?: typeof chrome }).browser ?? globalThis.chrome;
-  GlobalWorkerOptions.workerSrc = api.runtime.getURL(PDF_WORKER_FILE);
+  GlobalWorkerOptions.workerSrc = extensionApi().runtime.getURL(PDF_WORKER_FILE);
   workerSet = true;
 }
 
@@ -30,15 +32,22 @@ interface TextItemLike {
   width?: number;
 }
 
-/** pdf.js text items into lines, top to bottom as the content stream has them. */
+/**
+ * pdf.js text items into lines, top to bottom as the content stream has them. A line's pieces are
+ * collected and joined once: testing the growing line at every item copied it each time (a page of
+ * 80,000 glyphs placed one by one, no line ends, took 44 s).
+ */
 export function itemsToLines(items: readonly TextItemLike[]): PdfLine[] {
   const lines: PdfLine[] = [];
-  let text = '';
+  let parts: string[] = [];
+  let endsWithSpace = true;
   let y = NaN;
   let endX = NaN;
   const close = () => {
+    const text = parts.join('');
     if (text.trim()) lines.push({ text: text.replace(/\s+/g, ' ').trim(), y });
-    text = '';
+    parts = [];
+    endsWithSpace = true;
     y = NaN;
     endX = NaN;
   };
@@ -49,13 +58,27 @@ export function itemsToLines(items: readonly TextItemLike[]): PdfLine[] {
     const h = Math.abs(it.height ?? 0) || Math.abs(it.transform[3] ?? 0) || 10;
     if (!Number.isNaN(y) && Math.abs(iy - y) > h * 0.5) close();
     if (Number.isNaN(y)) y = iy;
-    else if (it.str && !/\s$/.test(text) && !/^\s/.test(it.str) && ix - endX > h * 0.15) text += ' ';
-    text += it.str;
+    else if (it.str && !endsWithSpace && !/^\s/.test(it.str) && ix - endX > h * 0.15) parts.push(' ');
+    if (it.str) {
+      parts.push(it.str);
+      endsWithSpace = /\s$/.test(it.str);
+    }
     endX = ix + (it.width ?? 0);
     if (it.hasEOL) close();
   }
   close();
   return lines;
+}
+
+/**
+ * The last page whose text is whole in the sections when the cut dropped some (past the section or
+ * text caps): the page before the last one any section or part starts on. All of them otherwise.
+ */
+export function pagesKept(cut: { sections: readonly { anchor: unknown; parts?: unknown }[]; truncated: { chunks: number; chars: number } }, pagesRead: number): number {
+  if (!cut.truncated.chunks && !cut.truncated.chars) return pagesRead;
+  let last = 0;
+  for (const m of JSON.stringify(cut.sections.map((s) => [s.anchor, s.parts ?? null])).matchAll(/"page=(\d+)"/g)) last = Math.max(last, Number(m[1]));
+  return Math.max(0, Math.min(pagesRead, last - 1));
 }
 
 async function outlineEntries(pdf: PDFDocumentProxy): Promise<PdfOutlineEntry[]> {
@@ -95,7 +118,7 @@ export async function pdfFromBytes(bytes: Uint8Array, fallbackTitle: string): Pr
   useBundledWorker();
   const size = bytes.byteLength;
   // No eval, no fonts loaded, no scripting: text only.
-  const task = getDocument({ data: bytes, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, enableXfa: false, stopAtErrors: false, verbosity: 0 });
+  const task = getDocument({ data: bytes, isEvalSupported: false, disableFontFace: true, useSystemFonts: false, enableXfa: false, stopAtErrors: false, verbosity: 0, cMapUrl: extensionApi().runtime.getURL(PDF_CMAPS_DIR), cMapPacked: true });
   let pdf: PDFDocumentProxy;
   try {
     pdf = await task.promise;
@@ -108,7 +131,6 @@ export async function pdfFromBytes(bytes: Uint8Array, fallbackTitle: string): Pr
   try {
     const meta = await pdf.getMetadata().catch(() => null);
     const info = (meta?.info ?? {}) as { Title?: unknown };
-    const title = (typeof info.Title === 'string' && info.Title.trim()) || fallbackTitle;
     const outline = await outlineEntries(pdf);
     const pagesRead = Math.min(pdf.numPages, MAX_PDF_PAGES);
     const pages: PdfPage[] = [];
@@ -122,12 +144,29 @@ export async function pdfFromBytes(bytes: Uint8Array, fallbackTitle: string): Pr
     if (!words) return { ok: false, problem: 'no-text' };
     // Cut here, as a content script cuts its page: the same step (src/sections.ts) every capture runs.
     const cut = await cutSections(pdfBlocks(pages, outline.filter((e) => e.page <= pagesRead)));
-    return { ok: true, title: title.replace(/\s+/g, ' ').trim().slice(0, 500), blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker, words, pages: pdf.numPages, pagesRead, bytes: size, ms: performance.now() - t };
+    // Past the caps the cut drops the rest: say where reading stopped (pdfCapture leaves a note), never "every page".
+    return { ok: true, title: pdfTitle(info.Title, fallbackTitle), blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker, words, pages: pdf.numPages, pagesRead: pagesKept(cut, pagesRead), bytes: size, ms: performance.now() - t };
   } catch (e) {
     return { ok: false, problem: 'broken', detail: e instanceof Error ? e.message.slice(0, 200) : String(e) };
   } finally {
     await pdf.destroy().catch(() => undefined);
   }
+}
+
+/**
+ * The PDF's title as a person reads it. A UTF-16 title pdf.js cannot decode strictly (one unpaired
+ * surrogate) comes back as its raw bytes, byte order mark and NULs included: decoded leniently here.
+ * Control characters go; no title left, the file name.
+ */
+export function pdfTitle(raw: unknown, fallback: string): string {
+  let t = typeof raw === 'string' ? raw : '';
+  if (/^\u00fe\u00ff/.test(t) || /^\u00ff\u00fe/.test(t)) {
+    const be = t.charCodeAt(0) === 0xfe;
+    const bytes = Uint8Array.from(t.slice(2), (c) => c.charCodeAt(0) & 255);
+    t = new TextDecoder(be ? 'utf-16be' : 'utf-16le').decode(bytes);
+  }
+  t = t.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ').replace(/\s+/g, ' ').trim();
+  return (t || fallback).slice(0, 500);
 }
 
 /** A file name from the URL, for a PDF without a title. */
