@@ -11,7 +11,7 @@ import { quantize, type DenseIndex } from '../src/vectors.js';
 import type { LaneHit } from '../src/rrf.js';
 import type { DenseCalibration } from '../src/hybrid.js';
 import type { DenseLoading, DenseSearchOptions } from '../src/search.js';
-import type { DenseLane, Engine } from './engine.js';
+import { DENSE_RESYNC_KEY, type DenseLane, type Engine } from './engine.js';
 import { indexedText } from '../src/indexing.js';
 import { sectionsByIds } from './sections.js';
 import { dropModelVectors, loadDenseIndex, storeVectors } from './vectorStore.js';
@@ -84,15 +84,24 @@ export class DenseService implements DenseLane {
     return modelInfo(s.model) ?? null;
   }
 
+  /**
+   * The model a write queues its sections for: the settings as the engine holds them now (a resync
+   * waiting for a model must not leave a capture made meanwhile unqueued, relying on the resync).
+   */
   queueModel(): string | null {
-    const s = this.settings;
+    const s = this.engine.settingsNow() ?? this.settings;
     if (s && !s.denseEnabled) return null;
     return s?.model ?? null;
   }
 
-  /** Must be awaited once at start so queueModel() knows the settings (all a search needs of it). */
+  /**
+   * Must be awaited once at start so queueModel() knows the settings (all a search needs of it). A
+   * settings change a stopped worker had not resynced yet (DENSE_RESYNC_KEY) is resynced now.
+   */
   async init(): Promise<void> {
     await this.activeModel();
+    const pending = (await (await this.engine.db()).get('meta', DENSE_RESYNC_KEY).catch(() => undefined)) as Settings[] | undefined;
+    if (Array.isArray(pending) && pending.length) for (const previous of pending) this.resyncAfter(previous);
   }
 
   /**
@@ -278,9 +287,20 @@ export class DenseService implements DenseLane {
           await Promise.all(stale.map((q) => tx.store.delete(q.id)));
           await tx.done;
         }
-        const batch = queued.filter((q) => q.model === model.id).slice(0, EMBED_BATCH);
+        let batch = queued.filter((q) => q.model === model.id).slice(0, EMBED_BATCH);
         if (!batch.length) continue;
         const embedder = await this.embedder(model);
+        // Queued again though embedded already (a forget's undo queues every section it restores, in its
+        // own write): taken off the queue without embedding them twice, when the index is at hand.
+        const resident = this.readyIndex(model, embedder.dim);
+        const done = resident ? batch.filter((q) => resident.has(q.id)) : [];
+        if (done.length) {
+          const tx = db.transaction('embedQueue', 'readwrite');
+          await Promise.all(done.map((q) => tx.store.delete(q.id)));
+          await tx.done;
+          batch = batch.filter((q) => !resident!.has(q.id));
+          if (!batch.length) continue;
+        }
         const table = await this.engine.pages.all();
         const present = await sectionsByIds(db, batch.map((q) => q.id), await this.engine.pages.owners());
         const texts = present.map((x) => indexedText(table.get(x.url)?.title ?? '', x.text));
@@ -306,11 +326,27 @@ export class DenseService implements DenseLane {
     this.settings = null;
     this.embedders.clear();
     this.lastError = undefined;
+    this.resyncAfter(previous);
+  }
+
+  /** Resyncs not finished yet; at none, the stored list of pending ones is cleared. */
+  private unsynced = 0;
+
+  private resyncAfter(previous: Settings): void {
     // One after another. Two changes in a row (a mirror, then the model it serves) used to resync at
     // once: the first, still loading the old model's index, queued every section for the old model
     // after the second had queued them for the new one, and the drain then dropped them all as stale
     // (nothing embedded, nothing queued: the models e2e, 1 run in 6).
-    this.resyncs = this.resyncs.then(() => this.resync(previous)).catch((e: unknown) => this.fail(e, modelInfo(this.settings?.model ?? '')));
+    this.unsynced++;
+    this.resyncs = this.resyncs
+      .then(() => this.resync(previous))
+      .then(async () => {
+        if (--this.unsynced === 0) await (await this.engine.db()).delete('meta', DENSE_RESYNC_KEY);
+      })
+      .catch((e: unknown) => {
+        this.unsynced = Math.max(0, this.unsynced - 1);
+        this.fail(e, modelInfo(this.settings?.model ?? ''));
+      });
   }
 
   /** Queues every chunk that has no vector for the active model (after a switch, or when re-enabled). */
@@ -334,19 +370,6 @@ export class DenseService implements DenseLane {
     const ids = [...(await this.engine.pages.all()).values()].flatMap((p) => p.chunkIds);
     // After a switch every chunk is queued at once (before any download), so the backlog shows from the start.
     await this.queueMissing(model, ids, !dropped);
-  }
-
-  /**
-   * Pages a forget's undo brought back: their chunks without a vector are queued again. The drain skips
-   * a hidden page's chunks and takes them off the queue (a page still hidden when its window closes is
-   * purged), so a page restored after its chunks' turn came would never be embedded.
-   */
-  async onPagesRestored(urls: readonly string[]): Promise<void> {
-    const model = await this.activeModel();
-    if (!model || !urls.length) return;
-    const table = await this.engine.pages.all();
-    const ids = urls.flatMap((u) => table.get(u)?.chunkIds ?? []);
-    if (ids.length) await this.queueMissing(model, ids, true);
   }
 
   /** Queues these chunks for the model (only those without a vector when `check`). */

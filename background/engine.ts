@@ -35,13 +35,15 @@ export interface DenseLane {
   search(text: string, k: number, allowed: ReadonlySet<number> | null, opts?: DenseSearchOptions): Promise<{ hits: LaneHit[]; calibration: DenseCalibration; timings?: Record<string, number> } | DenseLoading | null>;
   onChunksRemoved(ids: readonly number[]): void;
   onChunksAdded(): void;
-  /** A forget's undo brought these pages back: what of them has no vector is embedded again. */
-  onPagesRestored(urls: readonly string[]): Promise<void>;
   pending(): Promise<number>;
   /** Settings changed: a new model or a re-enabled lane re-embeds what it lacks. */
   onSettingsChanged(previous: Settings): void;
   status(): { model: string | null; error?: string };
 }
+
+/** Settings changes the dense lane has not resynced yet (the settings before each), oldest first. */
+export const DENSE_RESYNC_KEY = 'denseResync';
+const MAX_PENDING_RESYNCS = 5;
 
 export class Engine {
   readonly lexical: LexicalReader;
@@ -143,20 +145,34 @@ export class Engine {
     return this.settingsCache;
   }
 
+  /** The settings as last read or written (null before the first read): what a write queues its sections for. */
+  settingsNow(): Settings | null {
+    return this.settingsCache;
+  }
+
   async updateSettings(patch: unknown): Promise<Settings> {
     const previous = await this.settings();
     const next = mergeSettings(previous, patch);
     const db = await this.db();
-    await db.put('meta', next, 'settings');
+    // A new model, the lane turned on or off, a download just allowed (the model chosen earlier can now
+    // be had), or another mirror (it serves other files).
+    const downloadAllowed = next.allowModelDownload && !previous.allowModelDownload;
+    const denseChange = previous.model !== next.model || previous.denseEnabled !== next.denseEnabled || downloadAllowed || previous.modelMirror !== next.modelMirror;
+    if (denseChange) {
+      // Stored with the settings: the dense lane's resync (which waits for the model) is resumed at the
+      // next start if the worker stops first (background/dense.ts `init`), or nothing stored is embedded.
+      const tx = db.transaction('meta', 'readwrite');
+      const pending = ((await tx.store.get(DENSE_RESYNC_KEY)) as Settings[] | undefined) ?? [];
+      await tx.store.put(next, 'settings');
+      await tx.store.put([...pending, previous].slice(-MAX_PENDING_RESYNCS), DENSE_RESYNC_KEY);
+      await tx.done;
+    } else await db.put('meta', next, 'settings');
     this.settingsCache = next;
     // Content scripts check the gate before reading a page: it must be current when this returns.
     if (previous.paused !== next.paused || previous.excludedSites.join('\n') !== next.excludedSites.join('\n')) {
       await this.onGateChange?.({ paused: next.paused, excludedSites: next.excludedSites });
     }
-    // A new model, the lane turned on or off, a download just allowed (the model chosen earlier can now
-    // be had), or another mirror (it serves other files).
-    const downloadAllowed = next.allowModelDownload && !previous.allowModelDownload;
-    if (previous.model !== next.model || previous.denseEnabled !== next.denseEnabled || downloadAllowed || previous.modelMirror !== next.modelMirror) this.dense?.onSettingsChanged(previous);
+    if (denseChange) this.dense?.onSettingsChanged(previous);
     return next;
   }
 

@@ -186,18 +186,26 @@ export class Forget {
       const mark = (this.marks ?? []).find((m) => m.id === id);
       if (!mark) throw new ProtocolError('bad-request', 'That forget can no longer be undone: its pages are gone.');
       this.marks = (this.marks ?? []).filter((m) => m !== mark);
-      await this.saveMarks();
       // A URL in another pending mark stays hidden.
       const still = new Set((this.marks ?? []).flatMap((m) => m.urls));
       const restored = mark.urls.filter((u) => !still.has(u));
+      // The restored pages' sections are queued for embedding in the same write as the marks: the drain
+      // took a hidden page's sections off the queue, and a stop between two writes left a restored page
+      // searchable by its words and never embedded. (Those embedded already are dropped from the queue
+      // by the drain, not embedded twice.)
+      const model = this.engine.dense?.queueModel() ?? null;
+      const restoring = new Set(restored);
+      const ids = model ? (await this.engine.pages.hiddenPages()).filter((p) => restoring.has(p.url)).flatMap((p) => p.chunkIds) : [];
+      const tx = (await this.engine.db()).transaction(['meta', 'embedQueue'], 'readwrite');
+      await Promise.all([tx.objectStore('meta').put(this.marks ?? [], MARKS_KEY), ...ids.map((id) => tx.objectStore('embedQueue').put({ id, model: model! }))]);
+      await tx.done;
       this.engine.pages.unhide(restored);
       // Only pages still stored (one an earlier forget covered too may have been purged by it since).
       const stored = await this.engine.pages.all();
-      return { urls: restored.filter((u) => stored.has(u)) };
+      return { urls: restored.filter((u) => stored.has(u)), queued: ids.length > 0 };
     });
-    // Outside the write lock: the dense lane may have to load its index to see what lacks a vector.
-    await this.engine.dense?.onPagesRestored(restored.urls).catch((e: unknown) => console.warn('reread: re-embedding restored pages', e));
-    return restored;
+    if (restored.queued) this.engine.dense?.onChunksAdded();
+    return { urls: restored.urls };
   }
 
   /** Marks whose undo window is still open, newest last. */

@@ -20,7 +20,7 @@ import type { CaptureOutcome } from '../src/protocol.js';
 import type { PageKind } from '../src/pageKind.js';
 import type { TitleEntry } from '../src/historyEntries.js';
 import { addVisit } from '../src/forget.js';
-import { EMPTY_STATS, type DB, type PageRecord, type RereadDB, type SectionsRecord, type StatsRecord, type StoreName } from './db.js';
+import { EMPTY_STATS, PDF_NOTES_KEY, type DB, type PageRecord, type RereadDB, type SectionsRecord, type StatsRecord, type StoreName } from './db.js';
 import type { DeadRange, DeltaList, PendingSegment } from './delta.js';
 import { legacyActive, legacyLens, removeLegacyPage } from './legacy.js';
 import { forgetAllSections, forgetPage, keepsBlocks, packBlocks, packPage, packSections, sectionsJson } from './sections.js';
@@ -484,6 +484,13 @@ export async function deletePages(db: DB, urlList: readonly string[]): Promise<D
       await deletePage(tx, page.url);
     }
     if (pages.length) await tx.objectStore('meta').put(stats, 'stats');
+    // The notes Options shows on these PDFs go in the same transaction: a stop between two would leave a
+    // forgotten PDF's address and title listed, with nothing to retry it (a forget with no undo window).
+    const notes = (await tx.objectStore('meta').get(PDF_NOTES_KEY)) as { url: string }[] | undefined;
+    if (Array.isArray(notes) && notes.some((n) => urls.includes(n.url))) {
+      const gone = new Set(urls);
+      await tx.objectStore('meta').put(notes.filter((n) => !gone.has(n.url)), PDF_NOTES_KEY);
+    }
     await tx.done;
     return { pages, removedChunkIds: removed, dead, stats: pages.length ? { N: stats.N, totalLength: stats.totalLength } : null };
   }, puts);

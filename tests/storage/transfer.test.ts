@@ -192,7 +192,6 @@ describe('export with vectors', () => {
     search: async () => null,
     onChunksRemoved: (ids) => void removed.push([...ids]),
     onChunksAdded: () => undefined,
-    onPagesRestored: async () => undefined,
     pending: async () => 0,
     onSettingsChanged: () => undefined,
     status: () => ({ model: MODEL }),
