@@ -18,7 +18,7 @@
 import { Readability } from '@mozilla/readability';
 import type { Block, BlockKind } from '../src/chunker.js';
 import { measureWords } from '../src/chunker.js';
-import { classNamesNavigation, idNamesNavigation } from '../src/navigationNames.js';
+import { classNamesNavigation, idNamesNavigation, namesContents } from '../src/navigationNames.js';
 
 export const EXTRACT_LIMITS = {
   maxChars: 2_000_000,
@@ -118,6 +118,11 @@ export interface WalkOptions {
    */
   url?: string;
   limits?: Partial<typeof EXTRACT_LIMITS>;
+  /**
+   * Keep tables of contents (`namesContents`), which are otherwise left out like navigation: for a page
+   * whose only text is its table of contents (a chapter's index page), read again (captureDocument).
+   */
+  keepContents?: boolean;
 }
 
 export interface Landmark {
@@ -144,6 +149,8 @@ export interface WalkResult {
   mirror: Document | null;
   /** For each block, the share of its characters inside links (navigation-like blocks are mostly links). */
   linkShare: number[];
+  /** Tables of contents left out (`WalkOptions.keepContents`). */
+  contentsLeft: number;
 }
 
 // Soft hyphens (a hyphenation script puts one between the syllables of every long word: "Kon\u00ADfi\u00ADgu…")
@@ -180,6 +187,20 @@ function namesNavigation(el: Element, tag: string, cls: string | null, id: strin
   if (!(cls && classNamesNavigation(cls)) && !(id && idNamesNavigation(id))) return false;
   if (tag === 'H1' || tag === 'MAIN' || tag === 'ARTICLE' || el.getAttribute('role') === 'main') return false;
   return !el.querySelector('h1, main, article, [role="main"]');
+}
+
+/**
+ * A table of contents beside the content, not part of it: no element around it (below `body`) holds a
+ * heading of its own. Texinfo's `#tocframe` is the body's child next to `#main`, and leaves; a chapter's
+ * own table of contents (DocBook's `div.toc` in the `div.chapter` under its title) stays with the
+ * chapter, as does one holding the page's title or its main content.
+ */
+function sidebarContents(el: Element, tag: string): boolean {
+  if (tag === 'MAIN' || tag === 'ARTICLE' || el.getAttribute('role') === 'main' || el.querySelector('h1, main, article, [role="main"]')) return false;
+  for (let a = el.parentElement; a && a.tagName !== 'BODY' && a.tagName !== 'HTML'; a = a.parentElement) {
+    for (const h of a.querySelectorAll('h1, h2, h3, h4, h5, h6')) if (!el.contains(h)) return false;
+  }
+  return true;
 }
 
 /** Editable regions are never read: their text is the user's, not the page's. */
@@ -736,6 +757,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
   let nodes = 0;
   let elements = 0;
   let truncated = false;
+  let contentsLeft = 0;
   /** A block other than a heading has been kept: the content has begun (see `namesSite`). */
   let content = false;
   /**
@@ -858,6 +880,10 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       const id = tag === 'SECTION' || tag === 'A' || HEADINGS[tag] !== undefined ? '' : el.id;
       if ((cls && BOILERPLATE.test(cls) && !textSidebar(el, cls)) || (id && BOILERPLATE.test(id))) return true;
       if (namesNavigation(el, tag, cls, id)) return true;
+      if (!opts.keepContents && namesContents(cls, id) && sidebarContents(el, tag)) {
+        contentsLeft++;
+        return true;
+      }
     }
     if (live) {
       if (!rendered(el)) return true;
@@ -1034,7 +1060,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     stack.push(child);
   }
   flush();
-  return { blocks, words, truncated, nodes, elements, mains, mirror, linkShare };
+  return { blocks, words, truncated, nodes, elements, mains, mirror, linkShare, contentsLeft };
 }
 
 /**

@@ -10,6 +10,7 @@
  */
 import type { CapturePayload, Extraction } from '../src/protocol.js';
 import { cutSections } from '../src/sections.js';
+import { tooLittleText } from '../src/chunker.js';
 import { mainContent, pageTitle, walkBlocks } from './extract.js';
 
 /** A capture done in one go as the page goes away reads at most this much (about a large manual page). */
@@ -45,13 +46,20 @@ export async function captureDocument(doc: Document, opts: CaptureOptions): Prom
   // When the page is going away there is no time to yield: do it in one go, without Readability, and
   // read less of a huge page so leaving it is not held up.
   const pace = urgent ? { limits: URGENT_LIMITS } : yieldToPage ? { yieldToPage } : {};
-  const mirror = urgent ? undefined : doc.implementation.createHTMLDocument('');
   const url = opts.url ?? (opts.live ? doc.URL : undefined);
-  const cleaned = await walkBlocks(body, { checkVisibility: opts.live, ...pace, ...(mirror ? { mirror } : {}), ...(url ? { url } : {}) });
-  const { blocks, words, method } = await mainContent(cleaned, { title: doc.title, readability: !urgent, ...(yieldToPage ? { yieldToPage } : {}) });
-  if (yieldToPage) await yieldToPage();
-  const cut = await cutSections(blocks, yieldToPage ? { yieldToPage, now: () => performance.now() } : undefined);
-  const title = pageTitle(doc.title, cut.blocks, opts.fallbackTitle);
+  const read = async (keepContents: boolean) => {
+    const mirror = urgent ? undefined : doc.implementation.createHTMLDocument('');
+    const cleaned = await walkBlocks(body, { checkVisibility: opts.live, ...pace, ...(mirror ? { mirror } : {}), ...(url ? { url } : {}), ...(keepContents ? { keepContents } : {}) });
+    const main = await mainContent(cleaned, { title: doc.title, readability: !urgent, ...(yieldToPage ? { yieldToPage } : {}) });
+    if (yieldToPage) await yieldToPage();
+    const cut = await cutSections(main.blocks, yieldToPage ? { yieldToPage, now: () => performance.now() } : undefined);
+    return { cleaned, ...main, cut, title: pageTitle(doc.title, cut.blocks, opts.fallbackTitle) };
+  };
+  let got = await read(false);
+  // Tables of contents are left out like navigation; a page with nothing else (a chapter's index page)
+  // is read again with them, or it would not be kept at all.
+  if (got.cleaned.contentsLeft && tooLittleText(got.title, got.cut.sections)) got = await read(true);
+  const { cleaned, words, method, cut, title } = got;
   return {
     payload: { title, lang: doc.documentElement?.getAttribute('lang') ?? '', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker },
     extraction: { method, retention: cleaned.words ? Math.min(1, words / cleaned.words) : 1, visibleWords: cleaned.words },

@@ -771,3 +771,13 @@ export function* chunkSteps(blocks: readonly Block[], options: Partial<ChunkerOp
   }
   return { chunks, truncated };
 }
+
+/** Pages with less main text than this are not worth a result. */
+export const MIN_PAGE_WORDS = 12;
+
+/** Whether a page with these sections is too small to store (capture, the content script and the evaluation ask). */
+export function tooLittleText(title: string, chunks: readonly { text: string }[]): boolean {
+  // measureWords: a Japanese or Chinese page has few spaces, and by spaces a page of 50 characters was "3 words".
+  const words = chunks.reduce((n, c) => n + measureWords(c.text), 0);
+  return words < MIN_PAGE_WORDS && measureWords(title) + words < MIN_PAGE_WORDS;
+}

@@ -13,21 +13,13 @@
  * occurrences. The short fields are presence bits because a heading or title rarely repeats a word;
  * their weights (src/bm25.ts) are added to the normalised body count before saturation.
  */
-import { measureWords } from './chunker.js';
 import { tokenize, type TokenizerOptions } from './tokenizer.js';
 
 /** Light stemming on: +0.013 nDCG@10 on SciFact train, +0.03 on the Python-manual tuning half (npm run eval). */
 export const TOKENIZER: TokenizerOptions = { stem: true };
 
-/** Pages with less main text than this are not worth a result. */
-export const MIN_PAGE_WORDS = 12;
-
-/** Whether a page with these sections is too small to store (capture and the evaluation both ask). */
-export function tooLittleText(title: string, chunks: readonly { text: string }[]): boolean {
-  // measureWords: a Japanese or Chinese page has few spaces, and by spaces a page of 50 characters was "3 words".
-  const words = chunks.reduce((n, c) => n + measureWords(c.text), 0);
-  return words < MIN_PAGE_WORDS && measureWords(title) + words < MIN_PAGE_WORDS;
-}
+// Where a page is too small to keep: in src/chunker.ts, which the content script has too.
+export { MIN_PAGE_WORDS, tooLittleText } from './chunker.js';
 
 /** The text embedded for a section: the page title folded in, so title words find every section. */
 export function indexedText(title: string, chunkText: string): string {

@@ -20,12 +20,18 @@
 const NAV_TOKEN =
   /^(?:(?:top|side|sub|main|site|global|primary|secondary|mobile|page|local|docs?|book|left|right|footer|header|section|chapter|post|utility|quick|breadcrumb)?nav(?:s|bar|bars|igation|header|footer|panel|menu|links?|list|items?|tabs?|wrap|wrapper|container|box|area|block)?|(?:top|side|sub|main|site|global|primary|secondary|mobile|page|post|footer|header)?navigation|pagination|paginator|pager)$/;
 
-/** Heads that make a name content about navigation rather than navigation (`navigation-guide`). */
+/**
+ * A table of contents, by name: `toc` alone or with a layout word (`tocframe`, `toc-wrapper`,
+ * `sidebar-toc`), or the words "table of contents" (`table-of-contents`, `TableOfContents`). Not Sphinx's
+ * `toctree`, which holds an index page's own list of its chapters.
+ */
+const CONTENTS_TOKEN = /^toc(?:frame|wrapper|container|sidebar|nav|list|box|panel|block|drawer)?$/;
 const CONTENT_HEAD =
   /^(?:guides?|tutorials?|articles?|lessons?|chapters?|docs?|documentation|howtos?|faqs?|examples?|demos?|samples?|previews?|playground|showcase|stor(?:y|ies)|essays?|manual|course|overview|intro(?:duction)?|answers?|questions?|reference|readme)$/;
 
 /** Cheap first test: most names have neither. */
 const MAYBE = /nav|pag/i;
+const MAYBE_CONTENTS = /toc|contents/i;
 const SEPARATORS = /[-_.:]+/;
 const HUMP = /(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])/;
 
@@ -39,13 +45,24 @@ export function nameTokens(name: string): string[] {
   return out;
 }
 
-/** Whether one class name or id, cut into tokens, names navigation (see the header). */
-function oneNames(name: string, isId: boolean): boolean {
-  if (!MAYBE.test(name)) return false;
+/** Whether one class name or id, cut into tokens, names navigation (see the header), or with `contents` a table of contents. */
+function oneNames(name: string, isId: boolean, contents = false): boolean {
+  if (!(contents ? MAYBE_CONTENTS : MAYBE).test(name)) return false;
   const tokens = nameTokens(name);
   if (!tokens.length || (isId && tokens.length > 3)) return false;
-  if (!tokens.some((t) => NAV_TOKEN.test(t))) return false;
+  const named = contents ? tokens.some((t) => CONTENTS_TOKEN.test(t)) || tokens.join(' ').includes('table of contents') : tokens.some((t) => NAV_TOKEN.test(t));
+  if (!named) return false;
   return !CONTENT_HEAD.test(tokens[tokens.length - 1]!);
+}
+
+/**
+ * Whether an element's class (any of its classes) or id names a table of contents (CONTENTS_TOKEN).
+ * Kept apart from navigation: a page whose only text is its table of contents (a chapter's index page)
+ * keeps it (content/pageCapture.ts).
+ */
+export function namesContents(cls: string | null, id: string): boolean {
+  if (cls && MAYBE_CONTENTS.test(cls)) for (const c of cls.split(/\s+/)) if (c && oneNames(c, false, true)) return true;
+  return !!id && oneNames(id.trim(), true, true);
 }
 
 /** Whether an element's class attribute (any of its classes) names navigation. */

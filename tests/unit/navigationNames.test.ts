@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { classNamesNavigation, idNamesNavigation, nameTokens } from '../../src/navigationNames.js';
+import { classNamesNavigation, idNamesNavigation, namesContents, nameTokens } from '../../src/navigationNames.js';
 import { hostileText } from './arbitraries.js';
 
 describe('names of page navigation (src/navigationNames.ts)', () => {
@@ -32,6 +32,19 @@ describe('names of page navigation (src/navigationNames.ts)', () => {
     expect(idNamesNavigation('navigation-in-the-app')).toBe(false);
     expect(classNamesNavigation('')).toBe(false);
     expect(idNamesNavigation('  ')).toBe(false);
+  });
+
+  it('names a table of contents apart from navigation, but not an index page\'s own list of chapters (toctree)', () => {
+    for (const n of ['toc', 'tocframe', 'toc-wrapper', 'sidebar-toc', 'TableOfContents', 'table-of-contents', 'docs-toc', 'md-toc__list', 'tocNav']) {
+      expect(namesContents(n, ''), n).toBe(true);
+      expect(namesContents(null, n), n).toBe(true);
+      expect(classNamesNavigation(n) && !/nav/i.test(n), n).toBe(false);
+    }
+    expect(namesContents('chapter toc', '')).toBe(true);
+    for (const n of ['toctree-wrapper', 'tocs-example', 'toc-tutorial', 'contents', 'stock', 'protocol', 'tocsin', 'table-contents', 'doctoc-guide', '']) {
+      expect(namesContents(n, ''), n).toBe(false);
+      expect(namesContents(null, n), n).toBe(false);
+    }
   });
 
   const LAYOUT = ['top', 'side', 'main', 'site', 'mobile', 'global', 'footer', 'header', 'js', 'c', 'primary'];

@@ -424,3 +424,32 @@ describe('Japanese and Chinese pages are judged by their characters, not their s
     expect(tooLittleText('Note', [{ text: 'Rain in Tokyo.' }])).toBe(true);
   });
 });
+
+describe('tables of contents', () => {
+  const doc = (html: string) => {
+    const { document } = parseHTML(html);
+    Object.defineProperty(document, 'implementation', { value: { createHTMLDocument: () => parseHTML('<!doctype html><html><head></head><body></body></html>').document } });
+    return document as unknown as Document;
+  };
+  const toc = (n: number) => `<ul class="toc">${Array.from({ length: n }, (_, i) => `<li><a href="s${i}.html">${i + 1}. Chapter about topic${i} and more</a></li>`).join('')}</ul>`;
+
+  it('a table of contents beside the text (Texinfo\'s #tocframe) is no part of the page', async () => {
+    const got = (await captureDocument(doc(`<!doctype html><html><head><title>Adding text</title></head><body><div id="main"><h3 id="adding-text">3.1.5 Adding text</h3><p>${words(80, 'prose')}.</p></div><div id="tocframe"><h4 class="toc_header">Learning Manual</h4>${toc(40)}</div></body></html>`), { live: false, fallbackTitle: 'x' }))!;
+    const text = got.payload.sections.map((s) => s.text).join(' ');
+    expect(text).toContain('prose79');
+    expect(text).not.toContain('topic12');
+    expect(got.payload.sections.map((s) => s.headingPath.join(' > '))).toEqual(['3.1.5 Adding text']);
+  });
+
+  it('a page whose only text is its table of contents (a chapter\'s index page) keeps it, so the page is kept', async () => {
+    // Texinfo's chapter node: the heading alone in #main, the manual's contents beside it.
+    const html = `<!doctype html><html><head><title>Next</title></head><body><div id="main"><h2 id="ch8">8 Next</h2></div><div id="tocframe">${toc(6)}</div></body></html>`;
+    const got = (await captureDocument(doc(html), { live: false, fallbackTitle: 'x' }))!;
+    expect(tooLittleText(got.payload.title, got.payload.sections)).toBe(false);
+    expect(got.payload.sections.map((s) => s.text).join(' ')).toContain('topic3');
+    // A chapter's own table of contents (under its title, in its container) stays with it, as before.
+    const docbook = `<!doctype html><html><head><title>Chapter 8. Next steps</title></head><body><div class="chapter"><div class="titlepage"><h1 id="ch8">Chapter 8. Next steps</h1></div><div class="toc"><p><b>Table of Contents</b></p>${toc(6)}</div><p>${words(60, 'body')}.</p></div></body></html>`;
+    const kept = (await captureDocument(doc(docbook), { live: false, fallbackTitle: 'x' }))!;
+    expect(kept.payload.sections.map((s) => s.text).join(' ')).toContain('topic3');
+  });
+});
