@@ -12,22 +12,14 @@ import type { Engine } from '../../background/engine.js';
 import type { DB } from '../../background/db.js';
 import { MARKS_KEY } from '../../background/forget.js';
 import { engineOn, freshDb } from './helpers.js';
-import { blocksOf, fakeHost, MODEL, tokenOf, urlOf } from './killWorkload.js';
+import { blocksOf, fakeHost, MODEL, tokenOf, unembeddedUnqueued, urlOf } from './killWorkload.js';
 
 async function capture(engine: Engine, name: string, now: number) {
   const cut = await cutSections(blocksOf(name, tokenOf(name, 1)));
   return engine.capture(urlOf(name), { title: `Page ${name}`, lang: 'en', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker }, now);
 }
 
-/** Sections of these pages that have neither a vector for MODEL nor a queue entry. */
-async function lacking(db: DB, urls: string[]): Promise<number[]> {
-  const vecs = new Set<number>();
-  for (const b of await db.getAll('vectors')) if (b.m === MODEL) for (const id of b.ids) vecs.add(id);
-  const queued = new Set((await db.getAll('embedQueue')).map((q) => q.id));
-  const out: number[] = [];
-  for (const u of urls) for (const id of (await db.get('pages', u))?.chunkIds ?? []) if (!vecs.has(id) && !queued.has(id)) out.push(id);
-  return out;
-}
+const lacking = unembeddedUnqueued;
 
 /** The worker as main.ts starts it: settings, marks, and the backlog a stopped worker left. */
 async function restart(db: DB): Promise<{ engine: Engine; dense: DenseService }> {

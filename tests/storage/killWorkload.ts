@@ -225,8 +225,8 @@ function expectOf(s: PageState | undefined): string[] {
   return [`live v${s.version}`];
 }
 
-/** What a live page's sections lack: neither a vector nor a queue entry. */
-async function unembeddedUnqueued(db: DB, urls: string[]): Promise<number[]> {
+/** The sections of these pages that have neither a vector for MODEL nor a queue entry. */
+export async function unembeddedUnqueued(db: DB, urls: string[]): Promise<number[]> {
   const vecs = new Set<number>();
   for (const b of await db.getAll('vectors')) if (b.m === MODEL) for (const id of b.ids) vecs.add(id);
   const queued = new Set((await db.getAll('embedQueue')).map((q) => q.id));
