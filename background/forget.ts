@@ -144,10 +144,10 @@ export class Forget {
     return { pages: pages.length, sites: new Set(pages.map((p) => p.site)).size, ...span(pages), ...titleOf(scope, pages) };
   }
 
-  /** Marks the scope's pages forgotten: hidden now, purged when the undo window closes. */
   /** Counts forgets marked and history deletions (a PDF load seen before one is no longer "already read"). */
   forgets = 0;
 
+  /** Marks the scope's pages forgotten: hidden now, purged when the undo window closes. */
   async mark(scope: ForgetScope, now = Date.now(), id = newMarkId(now)): Promise<PendingForget> {
     this.forgets++;
     await this.ready();
@@ -297,10 +297,9 @@ export class Forget {
   async urlsLocked(urls: readonly string[]): Promise<number> {
     if (!urls.length) return 0;
     const db = await this.engine.db();
+    // The pages' PDF notes go in the same transaction (pageStore.ts deletePages).
     const res = await deletePages(db, urls);
     this.engine.applyDelete(res);
-    const gone = new Set([...urls, ...res.pages.map((p) => p.url)]);
-    await dropPdfNotes(db, (n) => gone.has(n.url));
     // A page not merged yet goes with its segment now (the sweep would leave it until the merge).
     if (res.pages.length) await this.engine.maintenance.purgeSegmentsLocked();
     return res.pages.length;

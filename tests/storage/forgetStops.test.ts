@@ -20,10 +20,11 @@ describe('forgetting across a worker stop', { timeout: 30_000 }, () => {
     await engine.capture(url, { title: 'Secret diagnosis', lang: 'en', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker }, Date.now() - 60_000);
     // A PDF read in part: its note names it (background/dayone/pdfCapture.ts).
     await conn.db.put('meta', [{ url, title: 'Secret diagnosis', at: Date.now() - 60_000, problem: 'pages-capped' }], PDF_NOTES_KEY);
-    // The worker stops at the first request after the page's delete committed (the note's read).
+    // The worker stops at the first request of a transaction on the notes alone after the page's delete
+    // (where the note was dropped, in a second transaction, before): there is none now, the delete holds it.
     conn.armWhen((tx) => [...tx.objectStoreNames].join() === 'meta');
-    await expect(engine.deleteUrls([url])).rejects.toThrow();
-    expect(conn.killed).toBe(true);
+    await engine.deleteUrls([url]).catch(() => undefined);
+    expect(conn.killed).toBe(false);
 
     const db = await reopen(name);
     const restarted = engineOn(db);
