@@ -53,6 +53,7 @@ let server: Server;
 let origin = '';
 let ext: FirefoxExtension;
 const seen: { path: string; cookie?: string }[] = [];
+const HOST = 'reread-ff.test';
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -65,8 +66,11 @@ beforeAll(async () => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'set-cookie': 'session=reader; Path=/' }).end(html);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  // A name, not 127.0.0.1: the backfill does not fetch addresses on the user's own machine again
+  // (src/backfillPolicy.ts localNetworkAddress). Firefox resolves the listed names to this machine.
+  origin = `http://${HOST}:${(server.address() as { port: number }).port}`;
   ext = await launchFirefox({
+    prefs: { 'network.dns.localDomains': HOST },
     beforeInstall: async (_chrome, browser) => {
       // The history: two pages visited and closed again (only history knows them now).
       const h = await browser.newPage();
