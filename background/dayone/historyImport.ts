@@ -121,8 +121,11 @@ export class HistoryImport {
   }
 
   async stop(): Promise<HistoryImportStatus> {
-    await this.stopAndWait();
+    // Stopped in the stored state first, then the loop waited for: a resume asked meanwhile (the watchdog
+    // alarm) found the state still running once the loop had ended, and imported the next window.
+    this.stopRequested = true;
     await this.update((s) => (s.state === 'running' ? over({ ...s, state: 'stopped', finishedAt: this.clock() }) : null));
+    await this.stopAndWait();
     return this.status();
   }
 

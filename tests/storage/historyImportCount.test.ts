@@ -3,7 +3,7 @@
  * failed on the code it was written against.
  */
 import { describe, expect, it } from 'vitest';
-import { engineOn, fakeHistory, freshDb, type Item } from './helpers.js';
+import { engineOn, fakeHistory, freshDb, heldHistory, type Item } from './helpers.js';
 import { HISTORY_STATE_KEY, HistoryImport, WRITE_BATCH } from '../../background/dayone/historyImport.js';
 import type { TitleEntry } from '../../src/historyEntries.js';
 import type { HistorySource } from '../../background/dayone/historyImport.js';
@@ -99,4 +99,31 @@ describe('a history whose pages were all visited again since', () => {
     // A few windows, not one a millisecond.
     expect(calls.n).toBeLessThan(12);
   }, 40_000);
+});
+
+describe('Stop while the watchdog asks the import to go on', () => {
+  it('stores nothing more once Stop was asked, even when a resume comes in while it stops', async () => {
+    const engine = engineOn(await freshDb());
+    const items: Item[] = Array.from({ length: 3000 }, (_, i) => ({ url: `https://site${i % 30}.example/s${i}`, title: `Entry ${i}`, lastVisitTime: NOW - i * 60_000, visitCount: 1 }));
+    // The second window's read waits: the user presses Stop then.
+    const { source, held, release } = heldHistory(items, 2);
+    const imp = new HistoryImport(engine, () => source, () => NOW);
+    await imp.start(0);
+    await held;
+    const before = [...(await engine.pages.all()).values()].filter((p) => p.kind === 'title').length;
+    expect(before).toBe(1000);
+    let stopped = false;
+    const stopping = imp.stop().then((s) => ((stopped = true), s));
+    release();
+    // The watchdog alarm (background/dayone/dayOne.ts) asks the import to go on, again and again, while
+    // Stop is under way.
+    while (!stopped) {
+      void imp.resume();
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    expect((await stopping).state).toBe('stopped');
+    await imp.whenIdle();
+    expect([...(await engine.pages.all()).values()].filter((p) => p.kind === 'title')).toHaveLength(before);
+    expect((await imp.status()).state).toBe('stopped');
+  });
 });
