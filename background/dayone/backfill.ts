@@ -195,7 +195,6 @@ export class Backfill {
 
   private async run(gen: number): Promise<void> {
     const inFlight = new Set<Promise<void>>();
-    let lastTotal = 0;
     for (;;) {
       let s = await this.load();
       if (s.state === 'capped' && s.day !== dayKey(this.clock())) s = await this.update(() => ({ state: 'running' }));
@@ -211,12 +210,6 @@ export class Backfill {
         }
         await this.update(() => ({ state: 'done' }));
         break;
-      }
-      // Entries imported while the backfill runs join it.
-      if (Date.now() - lastTotal > 5000) {
-        lastTotal = Date.now();
-        const progress = await this.status();
-        if (progress.total > s.total) s = await this.update((x) => ({ total: Math.max(x.total, progress.total) }));
       }
       const room = Math.max(0, s.dailyCap - used - inFlight.size);
       if (room === 0 && !inFlight.size) {
