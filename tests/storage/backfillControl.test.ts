@@ -39,21 +39,27 @@ async function readable(i: number): Promise<ReadHtmlResult> {
 
 const fetchedPages = async (engine: Engine) => [...(await engine.pages.all()).values()].filter((p) => p.kind === 'fetched').map((p) => p.url);
 
+/** A site that takes its time (the reader's own timeout is 20 s, the channel's 2 min): reads wait for `release`. */
+function slowReader(): { reader: PageReader; reading: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  let started!: () => void;
+  const reading = new Promise<void>((r) => (started = r));
+  const reader: PageReader = {
+    async readHtml() {
+      started();
+      await gate;
+      return readable(0);
+    },
+    readPdf: async () => ({ ok: false, problem: 'broken' }),
+  };
+  return { reader, reading, release };
+}
+
 describe('cancel', () => {
   it('"Cancel" answers at once while a site is slow to answer (it does not wait for the request)', async () => {
     const { engine } = await imported(3);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let started!: () => void;
-    const reading = new Promise<void>((r) => (started = r));
-    const reader: PageReader = {
-      async readHtml() {
-        started();
-        await gate; // a site that takes its time (the reader's own timeout is 20 s, the channel's 2 min)
-        return readable(0);
-      },
-      readPdf: async () => ({ ok: false, problem: 'broken' }),
-    };
+    const { reader, reading, release } = slowReader();
     const bf = new Backfill(engine, reader, () => NOW);
     await bf.control('start');
     await reading;
@@ -67,18 +73,7 @@ describe('cancel', () => {
 
   it('a page whose read finishes after "Cancel" is not stored', async () => {
     const { engine } = await imported(3);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let started!: () => void;
-    const reading = new Promise<void>((r) => (started = r));
-    const reader: PageReader = {
-      async readHtml() {
-        started();
-        await gate;
-        return readable(0);
-      },
-      readPdf: async () => ({ ok: false, problem: 'broken' }),
-    };
+    const { reader, reading, release } = slowReader();
     const bf = new Backfill(engine, reader, () => NOW);
     await bf.control('start');
     await reading;
