@@ -180,12 +180,24 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
     extensionUrl: (path) => `chrome-extension://${extId}/${path.replace(/^\//, '')}`,
     async stopWorker() {
       const cdp = await session();
-      let n = 0;
-      for (const t of await swTargets()) {
-        await cdp.send('Target.closeTarget', { targetId: t.targetId });
-        n++;
+      const targets = await swTargets();
+      // closeTarget answers before the worker is gone: an evaluation sent at once could still land in the
+      // dying worker (a CI run set a test's hold there, and the next worker never saw it). Wait for each
+      // closed target's destruction (or its absence from the list), up to 5 s.
+      const gone = new Set<string>();
+      const onDestroyed = (ev: { targetId: string }) => gone.add(ev.targetId);
+      cdp.on('Target.targetDestroyed', onDestroyed as never);
+      try {
+        for (const t of targets) await cdp.send('Target.closeTarget', { targetId: t.targetId });
+        for (let i = 0; i < 100 && targets.some((t) => !gone.has(t.targetId)); i++) {
+          const listed = new Set((await swTargets()).map((t) => t.targetId));
+          for (const t of targets) if (!listed.has(t.targetId)) gone.add(t.targetId);
+          if (targets.some((t) => !gone.has(t.targetId))) await new Promise((r) => setTimeout(r, 50));
+        }
+      } finally {
+        cdp.off('Target.targetDestroyed', onDestroyed as never);
       }
-      return n;
+      return targets.length;
     },
     async evalSw<T>(fn: string, attempts = 3): Promise<T> {
       // Straight CDP rather than Playwright's Worker object, which can go stale (and hang) after the
