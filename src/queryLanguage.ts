@@ -86,7 +86,7 @@ const SCRIPT_LANGS: readonly [RegExp, readonly string[]][] = [
  * The languages a query shows (ISO 639-1), or null when it shows none: the script of most of its
  * letters if that is not Latin, else the language whose function words it holds more of than English's.
  */
-export function queryLanguages(text: string): readonly string[] | null {
+export function queryLanguages(text: string, minEvidence = 1): readonly string[] | null {
   const letters = [...text.normalize('NFC')].filter((c) => /\p{L}/u.test(c));
   if (!letters.length) return null;
   const nonLatin = letters.filter((c) => NON_LATIN.test(c));
@@ -111,9 +111,39 @@ export function queryLanguages(text: string): readonly string[] | null {
     for (const [lang, set] of Object.entries(OTHER)) if (set.has(w)) other.set(lang, (other.get(lang) ?? 0) + 1);
   }
   const best = Math.max(0, ...other.values());
-  if (best + accented === 0 || en >= best + accented) return null;
+  if (best + accented === 0 || best + accented < minEvidence || en >= best + accented) return null;
   const langs = [...other].filter(([, n]) => n === best && best > 0).map(([l]) => l);
   return langs.length ? langs : ['und'];
+}
+
+/**
+ * Function words these lists leave out that a question is written with (a possessive's forms, the
+ * modals, `mir`, `ihn`): with the lists, what `functionWordOf` knows.
+ */
+const MORE_FUNCTION_WORDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  de: otherWords(
+    'meine meinen meinem meiner meines deine deinen deinem deiner ihren ihrem ihrer seine seinen seinem seiner unsere unseren ' +
+      'welchen welchem mir dir ihm ihn ihnen habe haben hat hatte hätte bin bist sein seid sollen sollten darf dürfen durfte ' +
+      'will wollen möchte könnte kann muss muß müsste wurden worden man etwas alle alles jede jedes jeden jemand nichts ' +
+      'jetzt immer bereits dazu davon dafür dabei darauf darin dessen deren denn sondern zwischen während bevor nachdem ' +
+      'ab bis seit statt trotz wegen außer innerhalb außerhalb einmal gerne lieber eigentlich überhaupt',
+  ),
+  fr: otherWords(
+    'mon ma mes ton ta tes son sa ses notre nos votre vos leur leurs quoi dont lequel laquelle lesquels duquel auquel ' +
+      'puis peux peut pouvons pouvez peuvent dois doit devons devez doivent veux veut voulez faut fallait ai as a avons avez ont ' +
+      'suis es est sommes êtes sont été y en on se lui leur eux celle celui ceux celles tout tous toute toutes rien quelque ' +
+      'quelques chaque aucun aucune ici là alors donc ainsi car si sinon déjà toujours jamais',
+  ),
+};
+
+/**
+ * Whether `word` is a function word of one of `languages` (as `queryLanguages` tells them) that is no
+ * English word: a German question's `beim`, `soll`, `meine`. (Lower case compared; a word of no listed
+ * language is none.)
+ */
+export function functionWordOf(word: string, languages: readonly string[]): boolean {
+  const w = word.normalize('NFC').toLowerCase();
+  return languages.some((l) => OTHER[l]?.has(w) || MORE_FUNCTION_WORDS[l]?.has(w));
 }
 
 /** Whether a query may be in one of these languages (null: a model of every language). */

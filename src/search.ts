@@ -10,7 +10,7 @@
  * comes from, the place in its section where the query matched best (the merged sub-section it lies
  * in, src/chunker.ts parts).
  */
-import { queryLanguages, queryMayBeIn } from './queryLanguage.js';
+import { functionWordOf, queryLanguages, queryMayBeIn } from './queryLanguage.js';
 import { addScores, bm25Ranked, bm25Search, DEFAULT_FIELDS, idf, seek, type CorpusStats, type FieldWeights, type LexicalHit, type PostingList, type QueryTerm } from './bm25.js';
 import type { ChunkAnchor, SectionPart } from './chunker.js';
 import { groupByPage } from './group.js';
@@ -308,6 +308,8 @@ interface Plan {
   /** Per word: to highlight, and a particle or ending (as `marked` and `weak`, for every word, however many). */
   markedAt: readonly boolean[];
   weakAt: readonly boolean[];
+  /** Per word: listed under "matched" and highlighted (`markedAt` less a question's function words: `quietFunctionWords`). */
+  shownAt: readonly boolean[];
 }
 
 export async function search(src: SearchSource, request: SearchRequest, opts: SearchOptions = {}): Promise<SearchResponse> {
@@ -373,7 +375,7 @@ export async function search(src: SearchSource, request: SearchRequest, opts: Se
       .sort((a, b) => b.lastVisit - a.lastVisit)
       .slice(0, limit);
     const listed = pages.map((p) => ({ id: p.chunkIds[0]!, score: 0, ranks: {}, laneScores: {}, terms: [] }));
-    const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), countsFor: new Map(), together: [], marked: 0, weak: 0, markedAt: [], weakAt: [] };
+    const plan: Plan = { words: [], weights: [], wordOfTerm: new Map(), countsFor: new Map(), together: [], marked: 0, weak: 0, markedAt: [], weakAt: [], shownAt: [] };
     const results = await present(src, addressFirst(listed), parsed, plan, limit, new Map(), mark, 'headings', first?.chunkIds[0]);
     return said({ results, parsed, tookMs: round1(clock() - started), lanesUsed: { lexical: false, dense: false }, timings });
   }
@@ -599,7 +601,8 @@ async function lexicalLane(
   const allCommon = words.every((w) => w.common);
   const markedAt = words.map((w) => allCommon || !w.common);
   const weakAt = kanaWeak(words, markedAt);
-  const plan: Plan = { words, weights, wordOfTerm, countsFor, together, marked: bitsOf(markedAt, true), weak: bitsOf(weakAt, false, markedAt), markedAt, weakAt };
+  const shownAt = quietFunctionWords(words, markedAt);
+  const plan: Plan = { words, weights, wordOfTerm, countsFor, together, marked: bitsOf(shownAt, true), weak: bitsOf(weakAt, false, shownAt), markedAt, weakAt, shownAt };
 
   mark('planAt');
   const query: QueryTerm[] = scored.map((t) => ({ term: t.term, postings: postings.get(t.term) ?? EMPTY_LIST, weight: t.weight }));
@@ -1446,6 +1449,20 @@ export function partAt(c: { parts?: readonly SectionPart[] | undefined; headingP
 }
 
 /**
+ * The words to list under "matched" and highlight: the marked ones, less the function words of the
+ * language a question shows beyond the stop words (src/queryLanguage.ts functionWordOf: a German
+ * question's `beim`, `soll`, `welchen`), unless nothing else would be shown. Display only: they rank
+ * as words still (as stop words they cost German questions their answers: tests/eval/README.md,
+ * session 34). Two signs of the language at least: `war crimes` shows none.
+ */
+function quietFunctionWords(words: readonly QueryWord[], marked: readonly boolean[]): boolean[] {
+  const shown = queryLanguages(words.map((w) => w.text).join(' '), 2);
+  if (!shown) return [...marked];
+  const quiet = words.map((w, i) => marked[i]! && !w.correction && functionWordOf(w.text, shown));
+  return words.some((_, i) => marked[i]! && !quiet[i]) ? marked.map((m, i) => m && !quiet[i]) : [...marked];
+}
+
+/**
  * Bits of the marked words that are Japanese particles and endings (queryPlan.ts `kanaFunctionWord`),
  * when some other word is marked: listed under "matched" only when nothing else matched, highlighted
  * only within a run of other matches (src/snippet.ts).
@@ -1475,7 +1492,8 @@ function bitsOf(flags: readonly boolean[], any: boolean, among?: readonly boolea
 
 /**
  * The words the person typed that a hit matched (corrections as corrected), in query order; never
- * common words, and Japanese particles and endings only when nothing else matched.
+ * common words, and Japanese particles and endings or a question's function words (`quietFunctionWords`)
+ * only when nothing else matched.
  */
 function matchedWords(terms: readonly string[], plan: Plan): string[] {
   // A compound is listed when the section holds it whole or all its parts; by one part only when nothing
@@ -1488,7 +1506,8 @@ function matchedWords(terms: readonly string[], plan: Plan): string[] {
   plan.words.forEach((w, i) => {
     if (!hit.has(i) || !plan.markedAt[i]) return;
     const text = w.correction ? w.correction.display : w.text;
-    const list = plan.weakAt[i] ? weak : out;
+    // A particle or a question's function word: listed only when nothing else matched.
+    const list = plan.weakAt[i] || !plan.shownAt[i] ? weak : out;
     if (!list.includes(text)) list.push(text);
   });
   return out.length ? out : weak;
