@@ -76,7 +76,20 @@ export interface ImportWindow {
 export function nextCursor(w: ImportWindow, times: readonly number[], limit: number): number | null {
   if (times.length < limit) return null;
   const oldest = Math.min(...times);
-  // Every item had the same time as the cursor's last window: step past it, or the import never ends.
+  // Every item had the same time as the cursor's last window: step past it, or the import never ends
+  // (what else that millisecond holds was read whole first: `crowdedMillisecond`).
   const next = oldest + 1 >= w.cursor ? w.cursor - 1 : oldest + 1;
   return next <= w.from ? null : next;
+}
+
+/**
+ * The millisecond [cursor - 1, cursor) when a full window read nothing older than it, else null. More
+ * entries than one read returns can share a millisecond (a history imported from another browser, a
+ * sync), and the browser answers the same first `limit` of them however often it is asked: the window
+ * cannot move back inside it, and stepping past it (nextCursor) left the rest out. That millisecond is
+ * read whole, with a larger limit, before the cursor steps past it.
+ */
+export function crowdedMillisecond(w: ImportWindow, times: readonly number[], limit: number): { startTime: number; endTime: number } | null {
+  if (times.length < limit || Math.min(...times) + 1 < w.cursor) return null;
+  return { startTime: Math.max(w.from, w.cursor - 1), endTime: w.cursor };
 }

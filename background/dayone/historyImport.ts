@@ -9,7 +9,7 @@
  */
 import { hashHex } from '../../src/hash.js';
 import { DEFAULT_HISTORY_DAYS, MAX_HISTORY_DAYS, type HistoryImportStatus } from '../../src/dayone.js';
-import { nextCursor, titleEntry, type TitleEntry } from '../../src/historyEntries.js';
+import { crowdedMillisecond, nextCursor, titleEntry, type TitleEntry } from '../../src/historyEntries.js';
 import { TOKENIZER } from '../../src/indexing.js';
 import { siteMatches } from '../../src/url.js';
 import type { Engine } from '../engine.js';
@@ -189,14 +189,19 @@ export class HistoryImport {
       const settings = await this.engine.settings();
       // Paused: nothing is stored; the import goes on when capture is resumed.
       if (settings.paused) return;
-      let items: Awaited<ReturnType<HistorySource['search']>>;
+      const w = { from: s.from, cursor: s.cursor };
+      let items: HistoryItems;
+      let times: number[];
       try {
-        items = await source.search({ text: '', startTime: s.from, endTime: s.cursor, maxResults: READ_BATCH });
+        items = await source.search({ text: '', startTime: w.from, endTime: w.cursor, maxResults: READ_BATCH });
+        times = await windowTimes(source, items, w.cursor);
+        const crowded = crowdedMillisecond(w, times, READ_BATCH);
+        if (crowded) items = await readWhole(source, crowded);
       } catch (e) {
         await this.failed(s, e instanceof Error ? e.message : String(e));
         return;
       }
-      const entries = items.map((i) => titleEntry(i, settings.excludedSites)).filter((e): e is TitleEntry => !!e && e.lastVisit >= s.from);
+      const entries = items.map((i) => titleEntry(i, settings.excludedSites)).filter((e): e is TitleEntry => !!e && e.lastVisit >= w.from);
       const startedAt = s.startedAt;
       for (let i = 0; i < entries.length && !this.stopRequested; i += WRITE_BATCH) {
         const stored = await this.write(entries.slice(i, i + WRITE_BATCH));
@@ -207,14 +212,13 @@ export class HistoryImport {
         await new Promise((r) => setTimeout(r, 0));
       }
       if (this.stopRequested) return;
-      const next = nextCursor({ from: s.from, cursor: s.cursor }, await windowTimes(source, items, s.cursor), READ_BATCH);
+      const next = nextCursor(w, times, READ_BATCH);
       // Saved after the window is stored: a stop before this re-reads it, and stored URLs are skipped.
-      const from = s.from;
       const saved = await this.update((latest) =>
         latest.state !== 'running' || latest.startedAt !== startedAt
           ? null
           : next === null
-            ? over({ ...latest, seen: latest.seen + items.length, state: 'done', finishedAt: this.clock(), cursor: from })
+            ? over({ ...latest, seen: latest.seen + items.length, state: 'done', finishedAt: this.clock(), cursor: w.from })
             : { ...latest, seen: latest.seen + items.length, cursor: next },
       );
       if (!saved) {
@@ -254,6 +258,19 @@ export class HistoryImport {
       if (this.batchMs.length > 1000) this.batchMs.shift();
       return res.pages.length;
     });
+  }
+}
+
+type HistoryItems = Awaited<ReturnType<HistorySource['search']>>;
+
+/**
+ * Everything the history holds in `span`: asked with a limit twice as large each time until the answer
+ * is short of it (the browsers cap an answer at `maxResults` and have no way to page on inside one span).
+ */
+async function readWhole(source: HistorySource, span: { startTime: number; endTime: number }): Promise<HistoryItems> {
+  for (let max = 2 * READ_BATCH; ; max *= 2) {
+    const items = await source.search({ text: '', ...span, maxResults: max });
+    if (items.length < max) return items;
   }
 }
 

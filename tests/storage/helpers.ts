@@ -195,6 +195,36 @@ export function fakeHistory(items: Item[], calls: { n: number } = { n: 0 }): His
   };
 }
 
+/** An address in the browser's history with every visit time (the Chromium stand-in below). */
+export interface ChromiumItem {
+  url: string;
+  title: string;
+  visits: number[];
+}
+
+/**
+ * The browser's history as Chromium answers it: an address is in a window when one of its visits is,
+ * ordered by its latest visit in the window, newest first, but `lastVisitTime` is its last visit of all.
+ * `maxResults` caps the answer, and addresses whose visits in the window tie keep their order in `items`.
+ */
+export function chromiumHistory(items: readonly ChromiumItem[], calls: { n: number } = { n: 0 }): HistorySource {
+  const byUrl = new Map(items.map((i) => [i.url, i]));
+  return {
+    async search(q) {
+      calls.n++;
+      return items
+        .map((i) => ({ i, inWindow: Math.max(-Infinity, ...i.visits.filter((v) => v >= q.startTime && v < q.endTime)) }))
+        .filter((x) => x.inWindow > -Infinity)
+        .sort((a, b) => b.inWindow - a.inWindow)
+        .slice(0, q.maxResults)
+        .map(({ i }) => ({ url: i.url, title: i.title, lastVisitTime: Math.max(...i.visits), visitCount: i.visits.length }));
+    },
+    async getVisits({ url }) {
+      return (byUrl.get(url)?.visits ?? []).map((visitTime) => ({ visitTime }));
+    },
+  };
+}
+
 /** The history over `items`, whose `nth` read waits for `release()`; `held` resolves once that read has begun. */
 export function heldHistory(items: Item[], nth: number): { source: HistorySource; held: Promise<void>; release: () => void } {
   const all = fakeHistory(items);

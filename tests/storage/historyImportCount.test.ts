@@ -3,10 +3,9 @@
  * failed on the code it was written against.
  */
 import { describe, expect, it } from 'vitest';
-import { engineOn, fakeHistory, freshDb, heldHistory, type Item } from './helpers.js';
+import { chromiumHistory, engineOn, fakeHistory, freshDb, heldHistory, type Item } from './helpers.js';
 import { HISTORY_STATE_KEY, HistoryImport, WRITE_BATCH } from '../../background/dayone/historyImport.js';
 import type { TitleEntry } from '../../src/historyEntries.js';
-import type { HistorySource } from '../../background/dayone/historyImport.js';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const DAY = 86_400_000;
@@ -18,16 +17,17 @@ describe('the import count after a worker stop', () => {
     const items: Item[] = Array.from({ length: 1500 }, (_, i) => ({ url: `https://site${i % 30}.example/p${i}`, title: `Entry ${i}`, lastVisitTime: NOW - i * 60_000, visitCount: 1 }));
     // The first worker stores 8 batches of the first window, then stops (the browser stopped it mid-window).
     const first = new HistoryImport(engine, () => fakeHistory(items), () => NOW);
-    const inner = (first as unknown as { write(b: TitleEntry[]): Promise<number> }).write.bind(first);
+    type Write = (b: TitleEntry[], ...rest: unknown[]) => Promise<unknown>;
+    const inner = (first as unknown as { write: Write }).write.bind(first);
     let writes = 0;
     let stopped!: () => void;
     const died = new Promise<void>((r) => (stopped = r));
-    (first as unknown as { write(b: TitleEntry[]): Promise<number> }).write = async (b) => {
+    (first as unknown as { write: Write }).write = async (b, ...rest) => {
       if (++writes > 8) {
         stopped();
-        return new Promise<number>(() => undefined); // never: the worker is gone
+        return new Promise<never>(() => undefined); // never: the worker is gone
       }
-      return inner(b);
+      return inner(b, ...rest);
     };
     await first.start(0);
     await died;
@@ -62,27 +62,6 @@ describe('one page, two addresses in history', () => {
     expect(new Date(page.lastVisit).toISOString()).toBe(new Date(NOW - DAY).toISOString());
   });
 });
-
-/**
- * The browser's history as Chromium answers it: an address is in a window when one of its visits is,
- * ordered by its latest visit in the window, newest first, but `lastVisitTime` is its last visit of all.
- */
-function chromiumHistory(items: { url: string; title: string; visits: number[] }[], calls: { n: number }): HistorySource {
-  return {
-    async search(q) {
-      calls.n++;
-      return items
-        .map((i) => ({ i, inWindow: Math.max(-Infinity, ...i.visits.filter((v) => v >= q.startTime && v < q.endTime)) }))
-        .filter((x) => x.inWindow > -Infinity)
-        .sort((a, b) => b.inWindow - a.inWindow)
-        .slice(0, q.maxResults)
-        .map(({ i }) => ({ url: i.url, title: i.title, lastVisitTime: Math.max(...i.visits), visitCount: i.visits.length }));
-    },
-    async getVisits({ url }) {
-      return (items.find((i) => i.url === url)?.visits ?? []).map((visitTime) => ({ visitTime }));
-    },
-  };
-}
 
 describe('a history whose pages were all visited again since', () => {
   it('walks back through the windows (an address last visited after the window says nothing of its place in it)', async () => {
