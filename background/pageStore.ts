@@ -372,7 +372,17 @@ export type TitlePageInput = TitleEntry & { hash: string };
  * tab or an entry imported before is never touched, so running a batch twice stores nothing twice.
  * Returns the batch for the engine's readers (Engine.applyWrite).
  */
-export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[], tok: TokenizerOptions, embedModel: string | null): Promise<BatchResult> {
+export async function writeTitlePages(
+  db: DB,
+  inputs: readonly TitlePageInput[],
+  tok: TokenizerOptions,
+  embedModel: string | null,
+  /**
+   * Runs in the batch's transaction once its pages are put, with how many were stored: what must commit
+   * with them or not at all (the import's count). Throwing aborts the batch.
+   */
+  alongside?: (tx: WriteTx, stored: number) => Promise<void>,
+): Promise<BatchResult> {
   const t0 = performance.now();
   // One entry a page: history lists an address with and without its tracking parameters apart, which
   // are one page here. Its newest visit is kept, and its visits are counted together.
@@ -437,6 +447,7 @@ export async function writeTitlePages(db: DB, inputs: readonly TitlePageInput[],
         segment = { seq, first: base, end: stats.nextChunkId, terms, entries };
         titleWriteLog.newTerms += byTerm.size;
       }
+      await alongside?.(tx, pages.length);
       puts.push(tx.objectStore('meta').put(stats, 'stats'));
       await Promise.all(puts);
       await tx.done;

@@ -13,7 +13,7 @@ import { crowdedMillisecond, nextCursor, titleEntry, type TitleEntry } from '../
 import { TOKENIZER } from '../../src/indexing.js';
 import { siteMatches } from '../../src/url.js';
 import type { Engine } from '../engine.js';
-import { writeTitlePages } from '../pageStore.js';
+import { writeTitlePages, type WriteTx } from '../pageStore.js';
 
 export const HISTORY_STATE_KEY = 'historyImport';
 export const READ_BATCH = 1000;
@@ -86,18 +86,21 @@ export class HistoryImport {
     return got ? { ...IDLE_IMPORT, ...got } : { ...IDLE_IMPORT };
   }
 
-  private async save(s: Stored): Promise<void> {
-    await (await this.engine.db()).put('meta', s, HISTORY_STATE_KEY);
-  }
-
   /** Read-modify-writes of the state, one after another: a forget's list and a window's progress written at once kept only one of them. */
   private updates: Promise<unknown> = Promise.resolve();
 
-  /** Applies `change` to the state as stored now and saves it (unless it returns null); the state saved, or null. */
+  /**
+   * Applies `change` to the state as stored now and saves it (unless it returns null); the state saved, or
+   * null. Read and written in one transaction: a batch of pages counts itself into the state in its own
+   * transaction (`write`), and a read here before that commit and a write after it lost the count.
+   */
   private update(change: (s: Stored) => Stored | null): Promise<Stored | null> {
     const next = this.updates.then(async () => {
-      const s = change(await this.load());
-      if (s) await this.save(s);
+      const tx = (await this.engine.db()).transaction('meta', 'readwrite');
+      const got = (await tx.store.get(HISTORY_STATE_KEY)) as Stored | undefined;
+      const s = change(got ? { ...IDLE_IMPORT, ...got } : { ...IDLE_IMPORT });
+      if (s) await tx.store.put(s, HISTORY_STATE_KEY);
+      await tx.done;
       return s;
     });
     this.updates = next.catch(() => undefined);
@@ -204,10 +207,9 @@ export class HistoryImport {
       const entries = items.map((i) => titleEntry(i, settings.excludedSites)).filter((e): e is TitleEntry => !!e && e.lastVisit >= w.from);
       const startedAt = s.startedAt;
       for (let i = 0; i < entries.length && !this.stopRequested; i += WRITE_BATCH) {
-        const stored = await this.write(entries.slice(i, i + WRITE_BATCH));
-        // Counted as it is stored: a worker stopped inside the window resumes from the window's start and
-        // finds these stored (they count as known then), so a count kept for the window's end missed them.
-        if (stored) await this.update((latest) => (latest.state === 'running' && latest.startedAt === startedAt ? { ...latest, imported: latest.imported + stored } : null));
+        // Counted as it is stored, in the batch's transaction (`write`): a worker stopped inside the window
+        // resumes from the window's start and finds these stored, so a count kept for later missed them.
+        await this.write(entries.slice(i, i + WRITE_BATCH), startedAt);
         // A search or capture that arrived meanwhile starts its transaction before the next batch.
         await new Promise((r) => setTimeout(r, 0));
       }
@@ -238,7 +240,7 @@ export class HistoryImport {
    * lock held: a forget records them before it marks (background/main.ts), so a batch either is stored
    * before the mark, which then covers it, or reads the lists after and leaves those entries out.
    */
-  private async write(batch: TitleEntry[]): Promise<number> {
+  private async write(batch: TitleEntry[], startedAt: number): Promise<number> {
     const engine = this.engine;
     return engine.exclusive(async () => {
       const t = performance.now();
@@ -251,6 +253,7 @@ export class HistoryImport {
         entries.map((e) => ({ ...e, hash: hashHex(`${e.title}\u0000${e.text}`) })),
         TOKENIZER,
         engine.dense?.queueModel() ?? null,
+        (tx, stored) => countIn(tx, startedAt, stored),
       );
       // One segment for the batch: merged into the index in the background like a capture's.
       engine.applyWrite(res);
@@ -262,6 +265,17 @@ export class HistoryImport {
 }
 
 type HistoryItems = Awaited<ReturnType<HistorySource['search']>>;
+
+/**
+ * Adds a batch's pages to the import's count in the batch's own transaction: stored and counted commit
+ * together (a worker stopped between two transactions left pages stored and never counted, and the
+ * window read again finds them known). A count of an import stopped or replaced meanwhile stays as it is.
+ */
+async function countIn(tx: WriteTx, startedAt: number, stored: number): Promise<void> {
+  if (!stored) return;
+  const s = (await tx.objectStore('meta').get(HISTORY_STATE_KEY)) as Stored | undefined;
+  if (s?.state === 'running' && s.startedAt === startedAt) await tx.objectStore('meta').put({ ...s, imported: s.imported + stored }, HISTORY_STATE_KEY);
+}
 
 /**
  * Everything the history holds in `span`: asked with a limit twice as large each time until the answer

@@ -1,10 +1,12 @@
 /**
- * The history import's invariants, reviewed one at a time (session 35): no entry lost or stored twice.
+ * The history import's invariants, reviewed one at a time (session 35): no entry lost or stored twice,
+ * and a worker stop between two of its writes leaves a true count.
  * Each test failed on the code before its fix.
  */
 import { describe, expect, it } from 'vitest';
-import { chromiumHistory, engineOn, freshDb, type ChromiumItem } from './helpers.js';
-import { HistoryImport, READ_BATCH, WRITE_BATCH, type HistorySource } from '../../background/dayone/historyImport.js';
+import { chromiumHistory, engineOn, fakeHistory, freshDb, type ChromiumItem, type Item } from './helpers.js';
+import { killableConnection, reopen } from './killSwitch.js';
+import { HISTORY_STATE_KEY, HistoryImport, READ_BATCH, WRITE_BATCH, type HistorySource } from '../../background/dayone/historyImport.js';
 import type { TitleEntry } from '../../src/historyEntries.js';
 import type { Engine } from '../../background/engine.js';
 
@@ -73,5 +75,39 @@ describe('entries sharing one millisecond', () => {
     expect(st.state).toBe('done');
     expect((await titleUrls(engine)).length, 'entries of the millisecond never imported').toBe(items.length);
     expect(st.imported).toBe(items.length);
+  });
+});
+
+describe('a worker stopped between two writes of the import', () => {
+  it('"N pages from your history" stays true: the count is stored with the pages it counts', async () => {
+    const name = `killed-import-${process.pid}-${Date.now()}`;
+    const conn = await killableConnection(name);
+    const engine = engineOn(conn.db);
+    const items: Item[] = Array.from({ length: 300 }, (_, i) => ({ url: `https://site${i % 12}.example/k${i}`, title: `Entry ${i}`, lastVisitTime: NOW - i * 60_000, visitCount: 1 }));
+    // The worker stops at the first write of the import's state alone after a batch of pages committed
+    // (where the count was written, in a transaction of its own, before).
+    let pagesWritten = false;
+    conn.armWhen((tx, method) => {
+      const stores = [...tx.objectStoreNames];
+      if (tx.mode === 'readwrite' && stores.includes('pages') && method === 'put') pagesWritten = true;
+      return pagesWritten && tx.mode === 'readwrite' && stores.join() === 'meta' && method === 'put';
+    });
+    const killed = new Promise<void>((r) => conn.onKill(r));
+    const first = new HistoryImport(engine, () => fakeHistory(items), () => NOW);
+    await first.start(0);
+    await killed;
+    await first.whenIdle().catch(() => undefined);
+
+    const db = await reopen(name);
+    const restarted = engineOn(db);
+    const stored = await titleUrls(restarted);
+    expect(stored.length).toBeGreaterThan(0);
+    expect(((await db.get('meta', HISTORY_STATE_KEY)) as { imported: number }).imported, 'pages stored but not counted').toBe(stored.length);
+    const second = new HistoryImport(restarted, () => fakeHistory(items), () => NOW);
+    await second.resume();
+    const st = await second.status();
+    expect(st.state).toBe('done');
+    expect((await titleUrls(restarted)).length).toBe(300);
+    expect(st.imported).toBe(300);
   });
 });
