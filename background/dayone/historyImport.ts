@@ -63,6 +63,9 @@ function kept(s: Stored): (e: TitleEntry) => boolean {
   return (e) => !pages.has(e.url) && !sites.some((f) => siteMatches(e.site, f)) && !ranges.some(([a, b]) => e.lastVisit >= a && e.lastVisit < b);
 }
 
+/** A batch found its import no longer the running one (stopped, or a newer one started) in its own transaction. */
+class NotRunning extends Error {}
+
 export class HistoryImport {
   private running: Promise<void> | null = null;
   private stopRequested = false;
@@ -206,14 +209,23 @@ export class HistoryImport {
       }
       const entries = items.map((i) => titleEntry(i, settings.excludedSites)).filter((e): e is TitleEntry => !!e && e.lastVisit >= w.from);
       const startedAt = s.startedAt;
+      let refused = false;
       for (let i = 0; i < entries.length && !this.stopRequested; i += WRITE_BATCH) {
         // Counted as it is stored, in the batch's transaction (`write`): a worker stopped inside the window
         // resumes from the window's start and finds these stored, so a count kept for later missed them.
-        await this.write(entries.slice(i, i + WRITE_BATCH), startedAt);
+        refused = (await this.write(entries.slice(i, i + WRITE_BATCH), startedAt)) === null;
+        if (refused) break;
         // A search or capture that arrived meanwhile starts its transaction before the next batch.
         await new Promise((r) => setTimeout(r, 0));
       }
       if (this.stopRequested) return;
+      if (refused) {
+        // Stopped, paused, or a newer import started (two starts at once: the permission's grant and the
+        // page's request) while the batch waited for the write lock. The window's cursor is not saved: a
+        // pause reads it again when capture resumes; a newer import is the one this loop goes on with.
+        s = await this.load();
+        continue;
+      }
       const next = nextCursor(w, times, READ_BATCH);
       // Saved after the window is stored: a stop before this re-reads it, and stored URLs are skipped.
       const saved = await this.update((latest) =>
@@ -224,8 +236,8 @@ export class HistoryImport {
             : { ...latest, seen: latest.seen + items.length, cursor: next },
       );
       if (!saved) {
-        // Stopped, or a newer import started meanwhile (two starts at once: the permission's grant and the
-        // page's request). Its start found this loop running and left the work to it: go on with it.
+        // Stopped, or a newer import started meanwhile: its start found this loop running and left the
+        // work to it. Go on with it.
         s = await this.load();
         continue;
       }
@@ -236,25 +248,37 @@ export class HistoryImport {
   }
 
   /**
-   * Stores a batch, leaving out what was forgotten meanwhile. The forgotten lists are read with the write
-   * lock held: a forget records them before it marks (background/main.ts), so a batch either is stored
-   * before the mark, which then covers it, or reads the lists after and leaves those entries out.
+   * Stores a batch, leaving out what was forgotten meanwhile; the number stored, or null when nothing
+   * may be stored now: Stop was pressed, capture paused, or another import started while the batch waited
+   * for the write lock (a capture or search held it). The forgotten lists are read with the write lock
+   * held: a forget records them before it marks (background/main.ts), so a batch either is stored before
+   * the mark, which then covers it, or reads the lists after and leaves those entries out.
    */
-  private async write(batch: TitleEntry[], startedAt: number): Promise<number> {
+  private async write(batch: TitleEntry[], startedAt: number): Promise<number | null> {
     const engine = this.engine;
     return engine.exclusive(async () => {
       const t = performance.now();
-      const entries = batch.filter(kept(await this.load()));
+      const settings = await engine.settings();
+      if (this.stopRequested || settings.paused) return null;
+      const s = await this.load();
+      if (s.state !== 'running' || s.startedAt !== startedAt) return null;
+      const entries = batch.filter(kept(s));
       if (!entries.length) return 0;
       const db = await engine.db();
       await engine.budget.keepHeadroomLocked();
-      const res = await writeTitlePages(
-        db,
-        entries.map((e) => ({ ...e, hash: hashHex(`${e.title}\u0000${e.text}`) })),
-        TOKENIZER,
-        engine.dense?.queueModel() ?? null,
-        (tx, stored) => countIn(tx, startedAt, stored),
-      );
+      let res;
+      try {
+        res = await writeTitlePages(
+          db,
+          entries.map((e) => ({ ...e, hash: hashHex(`${e.title}\u0000${e.text}`) })),
+          TOKENIZER,
+          engine.dense?.queueModel() ?? null,
+          (tx, stored) => countIn(tx, startedAt, stored),
+        );
+      } catch (e) {
+        if (e instanceof NotRunning) return null;
+        throw e;
+      }
       // One segment for the batch: merged into the index in the background like a capture's.
       engine.applyWrite(res);
       this.batchMs.push(performance.now() - t);
@@ -269,12 +293,13 @@ type HistoryItems = Awaited<ReturnType<HistorySource['search']>>;
 /**
  * Adds a batch's pages to the import's count in the batch's own transaction: stored and counted commit
  * together (a worker stopped between two transactions left pages stored and never counted, and the
- * window read again finds them known). A count of an import stopped or replaced meanwhile stays as it is.
+ * window read again finds them known). An import stopped or replaced meanwhile (Stop does not wait for
+ * the write lock) aborts the batch: nothing is stored after Stop.
  */
 async function countIn(tx: WriteTx, startedAt: number, stored: number): Promise<void> {
-  if (!stored) return;
   const s = (await tx.objectStore('meta').get(HISTORY_STATE_KEY)) as Stored | undefined;
-  if (s?.state === 'running' && s.startedAt === startedAt) await tx.objectStore('meta').put({ ...s, imported: s.imported + stored }, HISTORY_STATE_KEY);
+  if (s?.state !== 'running' || s.startedAt !== startedAt) throw new NotRunning();
+  if (stored) await tx.objectStore('meta').put({ ...s, imported: s.imported + stored }, HISTORY_STATE_KEY);
 }
 
 /**

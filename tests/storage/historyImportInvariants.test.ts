@@ -1,6 +1,6 @@
 /**
  * The history import's invariants, reviewed one at a time (session 35): no entry lost or stored twice,
- * and a worker stop between two of its writes leaves a true count.
+ * a worker stop between two of its writes leaves a true count, Stop and Pause store nothing after them.
  * Each test failed on the code before its fix.
  */
 import { describe, expect, it } from 'vitest';
@@ -23,6 +23,29 @@ function bounded(source: HistorySource, max: number): HistorySource {
   return {
     search: (q) => (++n > max ? Promise.reject(new Error(`more than ${max} reads: the import does not end`)) : source.search(q)),
     ...(source.getVisits ? { getVisits: source.getVisits.bind(source) } : {}),
+  };
+}
+
+/**
+ * Holds the engine's write lock (a long capture, say) until `release`; `waiting` resolves once the import
+ * asks for it, with its next batch read and ready to store.
+ */
+function holdWriteLock(engine: Engine): { waiting: Promise<void>; release: () => Promise<void> } {
+  let open!: () => void;
+  const held = engine.exclusive(() => new Promise<void>((r) => (open = r)));
+  let asked!: () => void;
+  const waiting = new Promise<void>((r) => (asked = r));
+  const exclusive = engine.exclusive.bind(engine);
+  engine.exclusive = <T>(fn: () => Promise<T>): Promise<T> => {
+    asked();
+    return exclusive(fn);
+  };
+  return {
+    waiting,
+    release: () => {
+      open();
+      return held;
+    },
   };
 }
 
@@ -109,5 +132,48 @@ describe('a worker stopped between two writes of the import', () => {
     expect(st.state).toBe('done');
     expect((await titleUrls(restarted)).length).toBe(300);
     expect(st.imported).toBe(300);
+  });
+});
+
+describe('Stop', () => {
+  it('stores nothing once pressed, also a batch that was waiting for the write lock then', async () => {
+    const engine = engineOn(await freshDb());
+    const items: Item[] = Array.from({ length: 600 }, (_, i) => ({ url: `https://site${i % 12}.example/t${i}`, title: `Entry ${i}`, lastVisitTime: NOW - i * 60_000, visitCount: 1 }));
+    const lock = holdWriteLock(engine);
+    const imp = new HistoryImport(engine, () => fakeHistory(items), () => NOW);
+    await imp.start(0);
+    await lock.waiting;
+    const stopping = imp.stop();
+    while ((await imp.status()).state !== 'stopped') await new Promise((r) => setTimeout(r, 0));
+    // The capture that held the lock ends after the user pressed Stop.
+    await lock.release();
+    expect((await stopping).state).toBe('stopped');
+    await imp.whenIdle();
+    expect(await titleUrls(engine), 'stored after Stop').toEqual([]);
+    expect((await imp.status()).imported).toBe(0);
+  });
+});
+
+describe('Pause', () => {
+  it('nothing is stored while capture is paused, and nothing of the window read before is lost', async () => {
+    const engine = engineOn(await freshDb());
+    const items: Item[] = Array.from({ length: 1400 }, (_, i) => ({ url: `https://site${i % 12}.example/p${i}`, title: `Entry ${i}`, lastVisitTime: NOW - i * 60_000, visitCount: 1 }));
+    const lock = holdWriteLock(engine);
+    const imp = new HistoryImport(engine, () => fakeHistory(items), () => NOW);
+    await imp.start(0);
+    await lock.waiting;
+    // The user pauses capture with the first window read and its first batch waiting for the lock.
+    await engine.updateSettings({ paused: true });
+    await lock.release();
+    await imp.whenIdle();
+    expect(await titleUrls(engine), 'stored while paused').toEqual([]);
+    expect((await imp.status()).state).toBe('running');
+    // Capture resumed: the import goes on from where it was, and brings the whole history.
+    await engine.updateSettings({ paused: false });
+    await imp.resume();
+    const st = await imp.status();
+    expect(st.state).toBe('done');
+    expect((await titleUrls(engine)).length).toBe(1400);
+    expect(st.imported).toBe(1400);
   });
 });
