@@ -55,10 +55,13 @@ function over(s: Stored): Stored {
   return rest;
 }
 
-/** What the import may still store: not a page, site or visit range forgotten while it ran. */
-function kept(s: Stored): (e: TitleEntry) => boolean {
+/**
+ * What the import may still store: not a page, site or visit range forgotten while it ran, nor a site
+ * excluded since its window was read (the window is filtered by the exclusions as they were then).
+ */
+function kept(s: Stored, excludedSites: readonly string[]): (e: TitleEntry) => boolean {
   const pages = new Set(s.forgottenUrls ?? []);
-  const sites = s.forgottenSites ?? [];
+  const sites = [...(s.forgottenSites ?? []), ...excludedSites];
   const ranges = s.forgottenRanges ?? [];
   return (e) => !pages.has(e.url) && !sites.some((f) => siteMatches(e.site, f)) && !ranges.some(([a, b]) => e.lastVisit >= a && e.lastVisit < b);
 }
@@ -248,11 +251,11 @@ export class HistoryImport {
   }
 
   /**
-   * Stores a batch, leaving out what was forgotten meanwhile; the number stored, or null when nothing
-   * may be stored now: Stop was pressed, capture paused, or another import started while the batch waited
-   * for the write lock (a capture or search held it). The forgotten lists are read with the write lock
-   * held: a forget records them before it marks (background/main.ts), so a batch either is stored before
-   * the mark, which then covers it, or reads the lists after and leaves those entries out.
+   * Stores a batch, leaving out what was forgotten or excluded meanwhile; the number stored, or null when
+   * nothing may be stored now: Stop was pressed, capture paused, or another import started while the batch
+   * waited for the write lock (a capture or search held it). The forgotten lists are read with the write
+   * lock held: a forget records them before it marks (background/main.ts), so a batch either is stored
+   * before the mark, which then covers it, or reads the lists after and leaves those entries out.
    */
   private async write(batch: TitleEntry[], startedAt: number): Promise<number | null> {
     const engine = this.engine;
@@ -262,7 +265,7 @@ export class HistoryImport {
       if (this.stopRequested || settings.paused) return null;
       const s = await this.load();
       if (s.state !== 'running' || s.startedAt !== startedAt) return null;
-      const entries = batch.filter(kept(s));
+      const entries = batch.filter(kept(s, settings.excludedSites));
       if (!entries.length) return 0;
       const db = await engine.db();
       await engine.budget.keepHeadroomLocked();

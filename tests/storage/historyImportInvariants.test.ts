@@ -1,7 +1,7 @@
 /**
  * The history import's invariants, reviewed one at a time (session 35): no entry lost or stored twice,
- * a worker stop between two of its writes leaves a true count, Stop and Pause store nothing after them.
- * Each test failed on the code before its fix.
+ * a worker stop between two of its writes leaves a true count, Stop and Pause store nothing after them,
+ * and a site excluded while the import runs is not imported. Each test failed on the code before its fix.
  */
 import { describe, expect, it } from 'vitest';
 import { chromiumHistory, engineOn, fakeHistory, freshDb, type ChromiumItem, type Item } from './helpers.js';
@@ -175,5 +175,25 @@ describe('Pause', () => {
     expect(st.state).toBe('done');
     expect((await titleUrls(engine)).length).toBe(1400);
     expect(st.imported).toBe(1400);
+  });
+});
+
+describe('a site excluded while the import runs', () => {
+  it('is not imported, also from the window read before it was excluded', async () => {
+    const engine = engineOn(await freshDb());
+    const items: Item[] = Array.from({ length: 1200 }, (_, i) => ({ url: `https://site${i % 12}.example/e${i}`, title: `Entry ${i}`, lastVisitTime: NOW - i * 60_000, visitCount: 1 }));
+    const lock = holdWriteLock(engine);
+    const imp = new HistoryImport(engine, () => fakeHistory(items), () => NOW);
+    await imp.start(0);
+    await lock.waiting;
+    await engine.updateSettings({ excludedSites: [...(await engine.settings()).excludedSites, 'site3.example'] });
+    await lock.release();
+    await imp.whenIdle();
+    const st = await imp.status();
+    expect(st.state).toBe('done');
+    const stored = await titleUrls(engine);
+    expect(stored.filter((u) => new URL(u).hostname === 'site3.example'), 'an excluded site imported').toEqual([]);
+    expect(stored.length).toBe(1100);
+    expect(st.imported).toBe(1100);
   });
 });
