@@ -15,7 +15,7 @@ import type { CapturePayload, CaptureResponse } from '../src/protocol.js';
 import { siteMatches, siteOf } from '../src/url.js';
 import type { PageRecord } from './db.js';
 import type { Engine } from './engine.js';
-import { writePage } from './pageStore.js';
+import { handOverFiled, writePage } from './pageStore.js';
 
 /** Whether a page at this URL may be captured (checked before the content script extracts anything). */
 export async function captureAllowed(engine: Engine, url: string): Promise<{ allowed: boolean; reason?: string }> {
@@ -41,6 +41,8 @@ export interface CaptureSource {
    * delete) is never followed by this write.
    */
   stillWanted?: () => Promise<boolean>;
+  /** The outbox hand-over this capture is (an opaque id): one filed already is not stored or counted again. */
+  handOver?: string;
 }
 
 /** Who cut the page's sections: the page (checked) or the background (no sections, or another chunker's). */
@@ -100,12 +102,14 @@ export async function storePage(engine: Engine, input: StoreInput): Promise<Capt
       // The page table hides pages marked forgotten (undo window): the backfill never brings one back.
       if (source.onlyOverTitle && (await engine.pages.get(url))?.kind !== 'title') return { outcome: 'skipped', chunks: 0, reason: 'no longer a title-only entry' };
       if (source.stillWanted && !(await source.stillWanted())) return { outcome: 'skipped', chunks: 0, reason: 'forgotten meanwhile' };
+      // Filed before, and the worker stopped before the outbox let go of it: that visit is stored.
+      if (source.handOver && (await handOverFiled(db, source.handOver))) return { outcome: 'skipped', chunks: 0, reason: 'filed already' };
       // A page marked forgotten and visited again: its old record goes now, the new visit is kept. A
       // capture of the visit that was forgotten (made before the forget, stored only now) is not.
       if (!(await engine.forget.releaseLocked(url, input.now))) return { outcome: 'skipped', chunks: 0, reason: 'forgotten after it was read' };
       await engine.budget.keepHeadroomLocked(url);
     }
-    const extra = { ...(source.kind ? { kind: source.kind } : {}), ...(source.notAVisit ? { notAVisit: true } : {}), ...(source.pdf ? { pdf: source.pdf } : {}) };
+    const extra = { ...(source.kind ? { kind: source.kind } : {}), ...(source.notAVisit ? { notAVisit: true } : {}), ...(source.pdf ? { pdf: source.pdf } : {}), ...(source.handOver ? { handOver: source.handOver } : {}) };
     const page = { url, site: siteOf(url), title, lang: input.lang, hash, words, chunks, blocks: input.blocks, chunker: input.chunker, now: input.now, ...extra };
     const result = await engine.budget.writeLocked(url, () => writePage(db, { ...page, embedModel: engine.dense?.queueModel() ?? null, ...(input.recut ? { recut: true } : {}) }, TOKENIZER));
     engine.applyWrite(result.batch);

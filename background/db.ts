@@ -194,6 +194,15 @@ export const LEGACY_STORES = ['chunks', 'texts', 'postingsV2'] as const;
 export const MIGRATION_KEY = 'migration3';
 /** The notes on PDFs read in part or not at all (background/dayone/pdfCapture.ts): their addresses and titles, which a forget removes. */
 export const PDF_NOTES_KEY = 'pdfNotes';
+/**
+ * The outbox hand-overs filed in the last hour (background/outbox.ts), as opaque ids with the time each was
+ * filed: written with the page, so one filed again after a worker stop is known (pageStore.ts).
+ */
+export const FILED_HANDOVERS_KEY = 'outboxFiled';
+export interface FiledHandOver {
+  id: string;
+  at: number;
+}
 export interface MigrationRecord {
   /** 'pages': page records, chunks and texts, in url order after `after`; then 'postings'. */
   phase: 'pages' | 'postings';

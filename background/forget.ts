@@ -16,7 +16,7 @@ import { daysAgoStart, inScope, UNDO_MS, visitedIn, visitInScope } from '../src/
 import type { ForgetPreview, ForgetScope, PendingForget, RetentionPreview } from '../src/protocol.js';
 import { ProtocolError } from '../src/protocol.js';
 import { siteMatches } from '../src/url.js';
-import { hasLegacy, LEGACY_STORES, MIGRATION_KEY, PDF_NOTES_KEY, type StoreName } from './db.js';
+import { FILED_HANDOVERS_KEY, hasLegacy, LEGACY_STORES, MIGRATION_KEY, PDF_NOTES_KEY, type StoreName } from './db.js';
 import type { Engine } from './engine.js';
 import { MERGE_KEY, SWEEP_KEY } from './indexMaintenance.js';
 import type { PageMeta } from './pageTable.js';
@@ -331,8 +331,8 @@ export class Forget {
       await Promise.all([
         ...stores.filter((s) => s !== 'meta').map((s) => tx.objectStore(s).clear()),
         ...(legacy ? LEGACY_STORES.map((s) => tx.objectStore(s).clear()) : []),
-        // Nothing is left to merge, sweep or migrate; no note names a PDF that was read.
-        ...[MERGE_KEY, SWEEP_KEY, MIGRATION_KEY, PDF_NOTES_KEY].map((k) => tx.objectStore('meta').delete(k)),
+        // Nothing is left to merge, sweep or migrate; no note names a PDF that was read; no hand-over filed is left to know.
+        ...[MERGE_KEY, SWEEP_KEY, MIGRATION_KEY, PDF_NOTES_KEY, FILED_HANDOVERS_KEY].map((k) => tx.objectStore('meta').delete(k)),
         dropPageSnapshot(tx),
         // Keep counting chunk ids (and segment keys) from where they were: ids are never reused (an
         // embedding batch in flight must not attach an old chunk's vector to a new chunk with the same id).

@@ -6,6 +6,7 @@
 import browser from 'webextension-polyfill';
 import { openDB, type DBSchema, type IDBPDatabase } from 'idb';
 import { OUTBOX_MAX_AGE_MS, HELLO_GRACE_MS, isOutboxEntry, isOutboxKey, judgeEntry, sightingKey, vouchByNavigation, type OutboxEntry } from '../src/outbox.js';
+import { hashHex } from '../src/hash.js';
 import { capturedPageUrl, normalizeStoredUrl, siteMatches, siteOf } from '../src/url.js';
 import { ProtocolError, type ForgetScope } from '../src/protocol.js';
 import { validateCapture } from '../src/validate.js';
@@ -181,7 +182,9 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
           // Purged meanwhile (its page, site or everything forgotten while this drain ran): not filed.
           // Asked under the write lock, so a forget that purged it and then deletes comes after, or wins.
           const still = async () => !!(await area.get(key))[key];
-          const res = await engine.capture(capturedPageUrl(pageUrl!, value.url), payload, Math.min(value.at, Date.now()), { stillWanted: still });
+          // The hand-over's id (its area, key and time, hashed: nothing of the page's address is kept).
+          const handOver = hashHex(`${failKey}\u0000${value.at}`);
+          const res = await engine.capture(capturedPageUrl(pageUrl!, value.url), payload, Math.min(value.at, Date.now()), { stillWanted: still, handOver });
           if (res.outcome === 'skipped' && !(await still())) continue;
           // One navigation vouches for one page: used up once that page is filed.
           if (sighting) {
@@ -207,7 +210,8 @@ async function drainOnce(engine: Engine, totals: DrainResult): Promise<void> {
     totals[field]++;
     outboxTotals[field]++;
     // Removed only after the page's transaction committed: a worker stopped in between files it again
-    // on its next start, which is harmless (the same content is a revisit).
+    // on its next start, where the page's transaction is found to have recorded it (pageStore.ts
+    // handOverFiled), so the visit is not counted twice.
     await area.remove(key);
   }
 }

@@ -20,7 +20,8 @@ import type { CaptureOutcome } from '../src/protocol.js';
 import type { PageKind } from '../src/pageKind.js';
 import type { TitleEntry } from '../src/historyEntries.js';
 import { addVisit } from '../src/forget.js';
-import { EMPTY_STATS, PDF_NOTES_KEY, type DB, type PageRecord, type RereadDB, type SectionsRecord, type StatsRecord, type StoreName } from './db.js';
+import { EMPTY_STATS, FILED_HANDOVERS_KEY, PDF_NOTES_KEY, type DB, type FiledHandOver, type PageRecord, type RereadDB, type SectionsRecord, type StatsRecord, type StoreName } from './db.js';
+import { OUTBOX_MAX_AGE_MS } from '../src/outbox.js';
 import type { DeadRange, DeltaList, PendingSegment } from './delta.js';
 import { legacyActive, legacyLens, removeLegacyPage } from './legacy.js';
 import { forgetAllSections, forgetPage, keepsBlocks, packBlocks, packPage, packSections, sectionsJson } from './sections.js';
@@ -48,6 +49,8 @@ export interface PageInput {
   /** Not a visit (the backfill reading an imported entry): the stored visit dates and count stay. */
   notAVisit?: boolean;
   pdf?: PageRecord['pdf'];
+  /** The outbox hand-over this capture came in (an opaque id): recorded in the page's transaction (`handOverFiled`). */
+  handOver?: string;
 }
 
 /** N and the total section length, as the stats record holds them. */
@@ -324,6 +327,13 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
         segment = { seq, first: base, end: stats.nextChunkId, terms, entries };
       }
       puts.push(tx.objectStore('meta').put(stats, 'stats'));
+      const handOvers = inputs.flatMap((i) => (i.handOver ? [i.handOver] : []));
+      if (handOvers.length) {
+        // Kept for as long as the outbox keeps an entry; the oldest go as new ones come.
+        const at = Date.now();
+        const filed = (((await tx.objectStore('meta').get(FILED_HANDOVERS_KEY)) as FiledHandOver[] | undefined) ?? []).filter((f) => f.at > at - OUTBOX_MAX_AGE_MS && f.at <= at);
+        puts.push(tx.objectStore('meta').put([...filed, ...handOvers.map((id) => ({ id, at }))], FILED_HANDOVERS_KEY));
+      }
       await Promise.all(puts);
       await tx.done;
       return { pages, segment, dead, stats: { N: stats.N, totalLength: stats.totalLength } };
@@ -459,6 +469,16 @@ export async function writeTitlePages(
   titleWriteLog.batches++;
   titleWriteLog.entries += result.pages.length;
   return result;
+}
+
+/**
+ * Whether this outbox hand-over was filed already. The drain removes an entry from the outbox after its
+ * page's transaction commits (the two cannot be one): a worker stopped in between files it again at the
+ * next start, and that is the visit already stored, not another one.
+ */
+export async function handOverFiled(db: DB, id: string): Promise<boolean> {
+  const filed = (await db.get('meta', FILED_HANDOVERS_KEY)) as FiledHandOver[] | undefined;
+  return !!filed?.some((f) => f.id === id);
 }
 
 /** Notes on a title-only entry that the backfill tried and left title-only (so it is not fetched again). */
