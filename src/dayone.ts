@@ -74,6 +74,12 @@ export interface DayOneStatus {
   backfill: BackfillStatus;
   /** Title-only entries stored now. */
   titleOnly: number;
+  /**
+   * Pages from the history stored now and not read in a tab since: title-only entries and those the
+   * backfill read. What "N pages from your history" says once the import is over (`history.imported` is
+   * what the import stored, which a forget since does not lower).
+   */
+  fromHistory: number;
   /** Of those, the ones "Read these pages now" would fetch (not tried and left title-only before). */
   toRead: number;
   pdfNotes: PdfNote[];

@@ -48,12 +48,14 @@ export class DayOne {
       browser.permissions.contains({ permissions: ['history'] }).catch(() => false),
     ]);
     let titleOnly = 0;
+    let fromHistory = 0;
     let toRead = 0;
     for (const p of (await this.engine.pages.all()).values()) {
       if (p.kind === 'title') titleOnly++;
+      if (p.kind === 'title' || p.kind === 'fetched') fromHistory++;
       if (eligible(p)) toRead++;
     }
-    return { historyPermission: permission, dismissed: dismissed === true, history, backfill, titleOnly, toRead, pdfNotes };
+    return { historyPermission: permission, dismissed: dismissed === true, history, backfill, titleOnly, fromHistory, toRead, pdfNotes };
   }
 
   async importHistory(days: number, whenGranted = false): Promise<DayOneStatus> {

@@ -198,7 +198,8 @@ export function DayOneCard({ where }: { where: 'popup' | 'options' }) {
       )}
       {!importing && imported && (
         <p data-testid="dayone-import-done">
-          {n(h.imported)} pages from your history {h.days ? `(last ${n(h.days)} days)` : ''} are searchable by title and address{h.state === 'stopped' ? ' (import stopped)' : ''}.
+          {/* The pages there now: forgetting some of them since lowers it (h.imported is what the import stored). */}
+          {n(status.fromHistory)} pages from your history {h.days ? `(last ${n(h.days)} days)` : ''} are searchable by title and address{h.state === 'stopped' ? ' (import stopped)' : ''}.
         </p>
       )}
       {h.state === 'error' && h.error && <p class="warn">{h.error}</p>}

@@ -18,6 +18,7 @@ vi.mock('../../popup/api.js', () => ({
       dismissed: false,
       history: { state: 'done', days: 90, from: now - 90 * 86_400_000, cursor: 0, startedAt: now - 60_000, imported: 5, seen: 5, finishedAt: now },
       backfill: { state: 'done', total: 5, done: 5, stored: 0, skipped: 5, reasons: { 'local-network': 2, redirected: 3 }, dailyCap: 2000, day: '', today: 5, startedAt: now - 1000, fetchedBefore: 0 },
+      fromHistory: 5,
       ...status,
       pdfNotes: [],
     };

@@ -20,6 +20,7 @@ vi.mock('../../popup/api.js', () => ({
       history: { state: 'running', days: 90, from: now - 90 * 86_400_000, cursor: now - imported * 60_000, startedAt: now, imported, seen: imported },
       backfill: { state: 'idle', total: 0, done: 0, stored: 0, skipped: 0, reasons: {}, dailyCap: 500, day: '', today: 0, startedAt: 0 },
       titleOnly: imported,
+      fromHistory: imported,
       toRead: imported,
       pdfNotes: [],
     };

@@ -47,6 +47,7 @@ const dayone = {
   history: { state: 'idle', days: 90, from: 0, cursor: 0, startedAt: 0, imported: 0, seen: 0 },
   backfill: { state: 'idle', total: 0, done: 0, stored: 0, skipped: 0, reasons: {}, dailyCap: 500, day: '', today: 0, startedAt: 0 },
   titleOnly: 0,
+  fromHistory: 0,
   toRead: 0,
   pdfNotes: [] as unknown[],
 };
