@@ -61,7 +61,7 @@ export function titleEntry(item: HistoryItemLike, excludedSites: readonly string
 
 /**
  * Where an import stands: entries visited in [from, cursor) are still to come. History is read newest
- * first, one window at a time; `cursor` moves back to the oldest visit time of what was read.
+ * first, one window at a time, and `cursor` moves back over what was read whole.
  */
 export interface ImportWindow {
   from: number;
@@ -69,27 +69,49 @@ export interface ImportWindow {
 }
 
 /**
- * The next cursor after reading a window whose visit times are `times` (when the read returned `limit`
- * items, more may share the oldest time: the next window starts at it again, inclusive, and entries
- * already stored are skipped by URL). Null when the window was the last one.
+ * What one read of the window [start, cursor), answered with `lastVisits` (each address's last visit of
+ * all, as the browser gives it), says about going on:
+ * - `complete`: fewer than `limit` came, so every address visited in the window came. Store them; the
+ *   cursor moves to `start` (null: nothing is left).
+ * - `cut`: every address visited in [next, cursor) came, and more. Store them; the cursor moves to `next`.
+ * - `whole`: the window is one millisecond that holds `limit` addresses or more: read it with a larger limit.
+ * - `narrow`: the read tells nothing of where it stops: read a narrower window (`narrowed`).
+ *
+ * The browsers fill a read that is cut at `limit` differently. Chromium gives the addresses whose latest
+ * visit inside the window is newest; Firefox those whose last visit of all is newest (an address visited
+ * again since comes first, wherever in the window its visit was). Either way an address left out has its
+ * last visit no later than the oldest last visit read (Chromium: its visit in the window is no later than
+ * the oldest one read, which is no later than that). So the window down to just after that oldest last
+ * visit was read whole, in both browsers. When the read is mostly addresses visited again since, that
+ * time is at or near the cursor, and the window is narrowed instead: reading on from there moved back a
+ * few entries a read, or not at all.
  */
-export function nextCursor(w: ImportWindow, times: readonly number[], limit: number): number | null {
-  if (times.length < limit) return null;
-  const oldest = Math.min(...times);
-  // Every item had the same time as the cursor's last window: step past it, or the import never ends
-  // (what else that millisecond holds was read whole first: `crowdedMillisecond`).
-  const next = oldest + 1 >= w.cursor ? w.cursor - 1 : oldest + 1;
-  return next <= w.from ? null : next;
+export type ReadStep = { step: 'complete'; next: number | null } | { step: 'cut'; next: number } | { step: 'whole' } | { step: 'narrow' };
+
+export function afterRead(w: ImportWindow, start: number, lastVisits: readonly (number | undefined)[], limit: number): ReadStep {
+  if (lastVisits.length < limit) return { step: 'complete', next: start > w.from ? start : null };
+  const inside = lastVisits.filter((t): t is number => typeof t === 'number' && Number.isFinite(t) && t < w.cursor);
+  // Ordered by last visit (as Firefox orders), what was last visited inside the window comes last, and the
+  // cut is at its oldest: worth it only when that is most of the read. Otherwise (Chromium's order) it is
+  // spread over the window, and the cut reaches down to the window's oldest entries.
+  const byLastVisit = lastVisits.every((t, i) => i === 0 || (lastVisits[i - 1] ?? -Infinity) >= (t ?? -Infinity));
+  if (inside.length && (inside.length * 2 >= lastVisits.length || !byLastVisit)) {
+    const next = Math.min(...inside) + 1;
+    if (next < w.cursor) return { step: 'cut', next: Math.max(next, start) };
+  }
+  return w.cursor - start <= 1 ? { step: 'whole' } : { step: 'narrow' };
 }
 
 /**
- * The millisecond [cursor - 1, cursor) when a full window read nothing older than it, else null. More
- * entries than one read returns can share a millisecond (a history imported from another browser, a
- * sync), and the browser answers the same first `limit` of them however often it is asked: the window
- * cannot move back inside it, and stepping past it (nextCursor) left the rest out. That millisecond is
- * read whole, with a larger limit, before the cursor steps past it.
+ * The next, narrower start for a window whose read was inconclusive (`afterRead`'s `narrow`): half of it
+ * at least, so that the reads of one window are few, or, when visit times inside the window of some of
+ * what came are known (`times`, from the browser's visits of each address), just after the oldest of
+ * them: in Chromium's order fewer than the limit were visited there, so the next read holds it whole.
+ * Always later than `start` and before the cursor; a whole number when they are.
  */
-export function crowdedMillisecond(w: ImportWindow, times: readonly number[], limit: number): { startTime: number; endTime: number } | null {
-  if (times.length < limit || Math.min(...times) + 1 < w.cursor) return null;
-  return { startTime: Math.max(w.from, w.cursor - 1), endTime: w.cursor };
+export function narrowed(w: ImportWindow, start: number, times: readonly number[] = []): number {
+  const inWindow = times.filter((t) => Number.isFinite(t) && t >= start && t < w.cursor);
+  const oldest = inWindow.length ? Math.min(...inWindow) + 1 : -Infinity;
+  // A whole millisecond: Firefox refuses a fraction of one as a search's start.
+  return Math.min(w.cursor - 1, Math.max(Math.ceil(start + (w.cursor - start) / 2), oldest));
 }

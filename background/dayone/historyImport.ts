@@ -9,7 +9,7 @@
  */
 import { hashHex } from '../../src/hash.js';
 import { DEFAULT_HISTORY_DAYS, MAX_HISTORY_DAYS, type HistoryImportStatus } from '../../src/dayone.js';
-import { crowdedMillisecond, nextCursor, titleEntry, type TitleEntry } from '../../src/historyEntries.js';
+import { afterRead, narrowed, titleEntry, type ImportWindow, type TitleEntry } from '../../src/historyEntries.js';
 import { TOKENIZER } from '../../src/indexing.js';
 import { siteMatches } from '../../src/url.js';
 import type { Engine } from '../engine.js';
@@ -33,8 +33,12 @@ export interface HistorySource {
   getVisits?(details: { url: string }): Promise<{ visitTime?: number }[]>;
 }
 
-/** At most this many addresses of a window are asked for their visits (`windowTimes`). */
-const VISIT_LOOKUPS = READ_BATCH;
+/**
+ * At most this many addresses of a read are asked for their visits (`windowTimes`): a sample is enough
+ * to narrow a window (the oldest of the sample is no older than the oldest of all), and a read of 1,000
+ * addresses visited again since cost 1,000 lookups.
+ */
+const VISIT_LOOKUPS = 32;
 
 /** How many forgotten URLs a running import keeps out (the most recent): a range or a history deletion can name thousands. */
 const FORGOTTEN_URLS = 20_000;
@@ -72,6 +76,8 @@ class NotRunning extends Error {}
 export class HistoryImport {
   private running: Promise<void> | null = null;
   private stopRequested = false;
+  /** The last window read whole in this worker: its span (ms) and how many addresses it held. */
+  private last: { span: number; count: number } | null = null;
   /** For tests and the benchmark: the time each write batch held the write lock. */
   readonly batchMs: number[] = [];
 
@@ -199,17 +205,15 @@ export class HistoryImport {
       // Paused: nothing is stored; the import goes on when capture is resumed.
       if (settings.paused) return;
       const w = { from: s.from, cursor: s.cursor };
-      let items: HistoryItems;
-      let times: number[];
+      let read: { items: HistoryItems; next: number | null } | null;
       try {
-        items = await source.search({ text: '', startTime: w.from, endTime: w.cursor, maxResults: READ_BATCH });
-        times = await windowTimes(source, items, w.cursor);
-        const crowded = crowdedMillisecond(w, times, READ_BATCH);
-        if (crowded) items = await readWhole(source, crowded);
+        read = await this.readWindow(source, w);
       } catch (e) {
         await this.failed(s, e instanceof Error ? e.message : String(e));
         return;
       }
+      if (!read) return; // stopped while it read
+      const { items, next } = read;
       const entries = items.map((i) => titleEntry(i, settings.excludedSites)).filter((e): e is TitleEntry => !!e && e.lastVisit >= w.from);
       const startedAt = s.startedAt;
       let refused = false;
@@ -229,7 +233,6 @@ export class HistoryImport {
         s = await this.load();
         continue;
       }
-      const next = nextCursor(w, times, READ_BATCH);
       // Saved after the window is stored: a stop before this re-reads it, and stored URLs are skipped.
       const saved = await this.update((latest) =>
         latest.state !== 'running' || latest.startedAt !== startedAt
@@ -248,6 +251,34 @@ export class HistoryImport {
       // Let queued searches and captures run between windows.
       await new Promise((r) => setTimeout(r, 0));
     }
+  }
+
+  /**
+   * Reads the history back from the cursor: what to store, and where the cursor goes once it is stored
+   * (null: the import is over). A window the read cannot vouch for whole is narrowed until it can
+   * (src/historyEntries.ts afterRead): the browsers cap an answer at `maxResults` and order it each in its
+   * own way. Null when Stop is pressed meanwhile.
+   */
+  private async readWindow(source: HistorySource, w: ImportWindow): Promise<{ items: HistoryItems; next: number | null } | null> {
+    // Twice the span of the last window when that one was full enough: most windows are read at once, and
+    // one narrowed for pages visited again since is not narrowed from the import's start again and again.
+    // Else all that is left (a quiet stretch of history is crossed in one read, not by doubling).
+    let start = this.last && this.last.count >= READ_BATCH / 2 ? Math.max(w.from, w.cursor - 2 * this.last.span) : w.from;
+    // The first narrowing of a window asks a few of what came for their visits: in Chromium's order the
+    // window is then read whole at the next read. After that, halving.
+    let lookUp = true;
+    while (!this.stopRequested) {
+      const items = await source.search({ text: '', startTime: start, endTime: w.cursor, maxResults: READ_BATCH });
+      const read = afterRead(w, start, items.map((i) => i.lastVisitTime), READ_BATCH);
+      if (read.step === 'complete' || read.step === 'cut') {
+        this.last = { span: w.cursor - (read.next ?? start), count: items.length };
+        return { items, next: read.next };
+      }
+      if (read.step === 'whole') return { items: await readWhole(source, { startTime: start, endTime: w.cursor }), next: start > w.from ? start : null };
+      start = narrowed(w, start, lookUp ? await windowTimes(source, items, w.cursor) : []);
+      lookUp = false;
+    }
+    return null;
   }
 
   /**
@@ -306,8 +337,10 @@ async function countIn(tx: WriteTx, startedAt: number, stored: number): Promise<
 }
 
 /**
- * Everything the history holds in `span`: asked with a limit twice as large each time until the answer
- * is short of it (the browsers cap an answer at `maxResults` and have no way to page on inside one span).
+ * Everything the history holds in `span` (one millisecond: more entries than one read returns can share
+ * it, after an import from another browser or a sync): asked with a limit twice as large each time until
+ * the answer is short of it. The browsers answer the same first entries of a span however often it is
+ * asked, so a window cannot move back inside it.
  */
 async function readWhole(source: HistorySource, span: { startTime: number; endTime: number }): Promise<HistoryItems> {
   for (let max = 2 * READ_BATCH; ; max *= 2) {
@@ -317,9 +350,9 @@ async function readWhole(source: HistorySource, span: { startTime: number; endTi
 }
 
 /**
- * Each item's visit time inside the window read (before `cursor`). The browser answers a window with the
- * addresses visited in it, newest visit first, but gives each its last visit of all (Chromium's
- * `lastVisitTime` is the address's, not the window's): an address visited again since says nothing of
+ * Each item's visit time inside the window read (before `cursor`), for narrowing a window whose read said
+ * too little (src/historyEntries.ts narrowed). The browser gives each address its last visit of all
+ * (`lastVisitTime` is the address's, not the window's): an address visited again since says nothing of
  * where in the window its visit was. A window of such addresses only (the pages a person opens every
  * day, read back over months) moved the cursor back one millisecond a window, for ever. Their visits are
  * asked for (`getVisits`), and the latest one before the cursor is the item's time.
@@ -327,7 +360,9 @@ async function readWhole(source: HistorySource, span: { startTime: number; endTi
 export async function windowTimes(source: HistorySource, items: readonly { url?: string; lastVisitTime?: number }[], cursor: number): Promise<number[]> {
   const times = items.map((i) => i.lastVisitTime ?? 0);
   if (!source.getVisits) return times;
-  const later = items.flatMap((i, k) => (i.url && times[k]! >= cursor ? [k] : [])).slice(0, VISIT_LOOKUPS);
+  const all = items.flatMap((i, k) => (i.url && times[k]! >= cursor ? [k] : []));
+  // Spread over the read (newest to oldest), not its first few.
+  const later = all.length <= VISIT_LOOKUPS ? all : Array.from({ length: VISIT_LOOKUPS }, (_, j) => all[Math.floor(((j + 1) * all.length) / VISIT_LOOKUPS) - 1]!);
   await Promise.all(
     later.map(async (k) => {
       const visits = await source.getVisits!({ url: items[k]!.url! }).catch(() => []);

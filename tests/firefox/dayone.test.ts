@@ -220,4 +220,24 @@ describe('day one in Firefox', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('a history whose pages were mostly visited again since is imported whole (Firefox orders a read by last visit)', async () => {
+    // Firefox answers history.search by each address's last visit of all, newest first: 1,200 pages
+    // opened a month ago and again in the last hour fill every read before the 500 pages visited once in
+    // between. Reading on from the oldest visit a read held left those 500 out (1,000 of 1,700 imported).
+    const now = Date.now();
+    await ext.chrome(`(async () => {
+      const { PlacesUtils } = ChromeUtils.importESModule('resource://gre/modules/PlacesUtils.sys.mjs');
+      const pages = [];
+      for (let i = 0; i < 1200; i++) pages.push({ url: 'http://daily' + (i % 30) + '.test/d' + i, title: 'Daily ' + i, visits: [{ date: new Date(${now} - 30 * 86400000 - i * 1000) }, { date: new Date(${now} - 3600000 + i * 1000) }] });
+      for (let i = 0; i < 500; i++) pages.push({ url: 'http://once' + (i % 20) + '.test/o' + i, title: 'Once ' + i, visits: [{ date: new Date(${now} - 86400000 - i * 4000000) }] });
+      await PlacesUtils.history.insertMany(pages);
+      return true;
+    })()`);
+    await ext.bg('debug.dayOne.importHistory(90)');
+    await until(async () => (await ext.bg<string>('debug.dayOne.history.status().then((s) => s.state)')) !== 'running', 'the import over', 60_000, 300);
+    expect(await ext.bg<string>('debug.dayOne.history.status().then((s) => s.state)')).toBe('done');
+    const imported = await ext.bg<number>(`engine.pages.all().then((m) => [...m.values()].filter((p) => p.kind === 'title' && (p.url.startsWith('http://daily') || p.url.startsWith('http://once'))).length)`);
+    expect(imported).toBe(1700);
+  });
 });

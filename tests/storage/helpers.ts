@@ -225,6 +225,29 @@ export function chromiumHistory(items: readonly ChromiumItem[], calls: { n: numb
   };
 }
 
+/**
+ * The browser's history as Firefox answers it (ext-history.js over Places, checked in Firefox ESR 153): an
+ * address is in a window when one of its visits is, the end included, but the answer is ordered by the
+ * address's last visit of all, newest first, then cut at `maxResults`. An address visited again since
+ * comes before one whose only visit is newer inside the window.
+ */
+export function firefoxHistory(items: readonly ChromiumItem[], calls: { n: number } = { n: 0 }): HistorySource {
+  const byUrl = new Map(items.map((i) => [i.url, i]));
+  return {
+    async search(q) {
+      calls.n++;
+      return items
+        .filter((i) => i.visits.some((v) => v >= q.startTime && v <= q.endTime))
+        .map((i) => ({ url: i.url, title: i.title, lastVisitTime: Math.max(...i.visits), visitCount: i.visits.length }))
+        .sort((a, b) => b.lastVisitTime - a.lastVisitTime)
+        .slice(0, q.maxResults);
+    },
+    async getVisits({ url }) {
+      return [...(byUrl.get(url)?.visits ?? [])].sort((a, b) => b - a).map((visitTime) => ({ visitTime }));
+    },
+  };
+}
+
 /** The history over `items`, whose `nth` read waits for `release()`; `held` resolves once that read has begun. */
 export function heldHistory(items: Item[], nth: number): { source: HistorySource; held: Promise<void>; release: () => void } {
   const all = fakeHistory(items);

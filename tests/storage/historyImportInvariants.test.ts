@@ -4,7 +4,7 @@
  * and a site excluded while the import runs is not imported. Each test failed on the code before its fix.
  */
 import { describe, expect, it } from 'vitest';
-import { chromiumHistory, engineOn, fakeHistory, freshDb, type ChromiumItem, type Item } from './helpers.js';
+import { chromiumHistory, engineOn, fakeHistory, firefoxHistory, freshDb, type ChromiumItem, type Item } from './helpers.js';
 import { killableConnection, reopen } from './killSwitch.js';
 import { HISTORY_STATE_KEY, HistoryImport, READ_BATCH, WRITE_BATCH, type HistorySource } from '../../background/dayone/historyImport.js';
 import { verifyIndex } from '../../background/verify.js';
@@ -50,8 +50,31 @@ function holdWriteLock(engine: Engine): { waiting: Promise<void>; release: () =>
   };
 }
 
+describe("Firefox's order: an address by its last visit of all", () => {
+  it('pages visited again since do not hide the pages visited once in between', async () => {
+    const engine = engineOn(await freshDb());
+    const items: ChromiumItem[] = [
+      // 1,200 pages opened a month ago and again in the last hour (the pages a person keeps going back to).
+      ...Array.from({ length: 1200 }, (_, i) => ({ url: `https://daily${i % 30}.example/d${i}`, title: `Daily ${i}`, visits: [NOW - 30 * DAY - i * 1000, NOW - 3_600_000 + i * 1000] })),
+      // 500 pages visited once in between, 1 to 29 days ago: Firefox ranks them after all of the above.
+      ...Array.from({ length: 500 }, (_, i) => ({ url: `https://once${i % 20}.example/o${i}`, title: `Once ${i}`, visits: [NOW - DAY - i * 4_000_000] })),
+    ];
+    const imp = new HistoryImport(engine, () => bounded(firefoxHistory(items), 200), () => NOW);
+    await imp.start(90);
+    await imp.whenIdle();
+    const st = await imp.status();
+    expect({ state: st.state, error: st.error }).toEqual({ state: 'done', error: undefined });
+    const stored = new Set(await titleUrls(engine));
+    expect(items.filter((i) => !stored.has(i.url)).length, 'entries never imported').toBe(0);
+    expect(st.imported).toBe(items.length);
+  });
+});
+
 describe('entries sharing one millisecond', () => {
-  it('more of them than one read returns (a history imported from another browser) are all imported, and the import ends', async () => {
+  it.each([
+    ['Chromium', chromiumHistory],
+    ['Firefox', firefoxHistory],
+  ])('more of them than one read returns (a history imported from another browser) are all imported, and the import ends (%s)', async (_browser, history) => {
     const engine = engineOn(await freshDb());
     const T = NOW - 40 * DAY;
     const items: ChromiumItem[] = [
@@ -61,7 +84,7 @@ describe('entries sharing one millisecond', () => {
       ...Array.from({ length: 400 }, (_, i) => ({ url: `https://older${i % 20}.example/o${i}`, title: `Older ${i}`, visits: [T - (i + 1) * 60_000] })),
     ];
     expect(1500).toBeGreaterThan(READ_BATCH);
-    const imp = new HistoryImport(engine, () => bounded(chromiumHistory(items), 100), () => NOW);
+    const imp = new HistoryImport(engine, () => bounded(history(items), 100), () => NOW);
     await imp.start(0);
     await imp.whenIdle();
     const st = await imp.status();
@@ -147,12 +170,12 @@ describe('a worker killed anywhere in an import', { timeout: 120_000 }, () => {
   let run = 0;
 
   /** The import on a connection killed at its k-th request, then resumed by a restarted worker to its end. */
-  async function killedAt(k: number) {
+  async function killedAt(k: number, history = chromiumHistory) {
     const name = `killed-import-sweep-${process.pid}-${Date.now()}-${++run}`;
     const conn = await killableConnection(name);
     conn.armAt(k);
     const killed = new Promise<void>((r) => conn.onKill(r));
-    const first = new HistoryImport(engineOn(conn.db), () => chromiumHistory(items), () => NOW);
+    const first = new HistoryImport(engineOn(conn.db), () => history(items), () => NOW);
     const started = first.start(0).then(
       () => first.whenIdle(),
       () => undefined,
@@ -164,7 +187,7 @@ describe('a worker killed anywhere in an import', { timeout: 120_000 }, () => {
     const state = (await db.get('meta', HISTORY_STATE_KEY)) as { state: string } | undefined;
     // Killed before the import's state was first saved: it never started (the user is told it failed).
     if (!state) return { requests: conn.requests, problems: (await titleUrls(engine)).length ? ['entries stored by an import that never started'] : [] };
-    const second = new HistoryImport(engine, () => chromiumHistory(items), () => NOW);
+    const second = new HistoryImport(engine, () => history(items), () => NOW);
     await second.resume();
     const st = await second.status();
     const stored = await titleUrls(engine);
@@ -184,13 +207,18 @@ describe('a worker killed anywhere in an import', { timeout: 120_000 }, () => {
     const onUnhandled = () => undefined;
     process.on('unhandledRejection', onUnhandled);
     try {
-      const full = await killedAt(Infinity);
-      expect(full.problems).toEqual([]);
       const problems: string[] = [];
-      // 24 points spread over the whole import, the same every run.
-      for (let j = 0; j < 24; j++) {
-        const k = 1 + Math.floor((j * full.requests) / 24) + (j % 7);
-        for (const p of (await killedAt(k)).problems) problems.push(`k=${k}: ${p}`);
+      // In each browser's order, 12 points spread over the whole import, the same every run.
+      for (const [browser, history] of [
+        ['Chromium', chromiumHistory],
+        ['Firefox', firefoxHistory],
+      ] as const) {
+        const full = await killedAt(Infinity, history);
+        expect(full.problems).toEqual([]);
+        for (let j = 0; j < 12; j++) {
+          const k = 1 + Math.floor((j * full.requests) / 12) + (j % 7);
+          for (const p of (await killedAt(k, history)).problems) problems.push(`${browser}, k=${k}: ${p}`);
+        }
       }
       expect(problems).toEqual([]);
     } finally {
