@@ -1,8 +1,8 @@
 /**
  * What Options' history card says once the import is over: "N pages from your history are searchable by
  * title and address". N was the import's running count, kept as it was whatever happened since: after
- * the user forgot a site of it, or everything, the card still promised the forgotten pages (review,
- * session 35; failed before its fix).
+ * the user forgot a site of it, or everything, the card still promised the forgotten pages (failed
+ * before its fix).
  */
 import { describe, expect, it, vi } from 'vitest';
 import { h, render } from 'preact';

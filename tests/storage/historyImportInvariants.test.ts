@@ -1,5 +1,5 @@
 /**
- * The history import's invariants, reviewed one at a time (session 35): no entry lost or stored twice,
+ * The history import's invariants, reviewed one at a time: no entry lost or stored twice,
  * a worker stop between two of its writes leaves a true count, Stop and Pause store nothing after them,
  * and a site excluded while the import runs is not imported. Each test failed on the code before its fix.
  */

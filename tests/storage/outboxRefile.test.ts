@@ -1,7 +1,7 @@
 /**
  * An outbox entry filed, then the worker stopped before the entry was removed (the page's transaction and
  * the storage removal cannot be one): the next start files it again. That is the same visit, not a second
- * one (review, session 35; failed before its fix: the page's visit count went from 1 to 2).
+ * one (failed before its fix: the page's visit count went from 1 to 2).
  */
 import { describe, expect, it, vi } from 'vitest';
 
