@@ -10,14 +10,14 @@ import browser from 'webextension-polyfill';
 import type { ForgetScope, MessageType } from '../src/protocol.js';
 import { validateCapture, validateSearch, validateObject, requiredString, validateForgetScope, integerIn, optionalNumber, pageAddress } from '../src/validate.js';
 import { HISTORY_FORGET, ProtocolError } from '../src/protocol.js';
-import { MAX_IMPORT_CHARS, TRANSFER_PART_CHARS } from '../src/transferParts.js';
+import { MAX_TRANSFER_PARTS, TRANSFER_PART_CHARS } from '../src/transferParts.js';
 import { Transfers } from './transferParts.js';
 import { Engine } from './engine.js';
 import { newMarkId } from './forget.js';
 import { createRouter, type Handlers, type SenderInfo, type Validators } from './router.js';
 import { registerOmnibox } from './omnibox.js';
 import { registerContextMenu } from './contextMenu.js';
-import { exportJsonl, importJsonl } from './transfer.js';
+import { JsonlExport, JsonlImport } from './transfer.js';
 import { verifyIndex } from './verify.js';
 import { pageSections, recordBlocks } from './sections.js';
 import { lexicalLane } from './search.js';
@@ -112,7 +112,7 @@ const validators: Validators = {
   export: (p) => ({ vectors: validateObject(p, 'export').vectors === true }),
   'export/part': (p) => {
     const o = validateObject(p, 'export/part');
-    return { token: requiredString(o.token, 'token', 64), from: integerIn(o.from, 'from', 0, MAX_IMPORT_CHARS) };
+    return { token: requiredString(o.token, 'token', 64), part: integerIn(o.part, 'part', 0, MAX_TRANSFER_PARTS) };
   },
   'import/part': (p) => {
     const o = validateObject(p, 'import/part');
@@ -233,12 +233,12 @@ const handlers: Handlers = {
   'forget/pending': async () => engine.forget.pending(),
   'retention/preview': async (p) => engine.forget.previewRetention(p.retentionDays, p.maxStorageMb),
   export: async (p) => {
-    const { jsonl, pages } = await exportJsonl(engine, p.vectors === true);
-    return { ...transfers.offer(jsonl), pages };
+    const source = await JsonlExport.start(engine, p.vectors === true);
+    return { ...transfers.offer(source), pages: source.listed };
   },
-  'export/part': async (p) => transfers.part(p.token, p.from),
-  'import/part': async (p) => transfers.receive(p.token, p.text),
-  import: async (p) => importJsonl(engine, transfers.take(p.token)),
+  'export/part': async (p) => transfers.part(p.token, p.part),
+  'import/part': async (p) => transfers.receive(p.token, p.text, () => new JsonlImport(engine)),
+  import: async (p) => transfers.finish(p.token),
   verify: async (p) => verifyIndex(engine, p.repair === true),
   open: async (p) => ({ tabId: await openUrl(p.url, p.newTab ? 'newForegroundTab' : 'currentTab') }),
   'search/handover': async (p) => takeHandover(p.token),

@@ -1,77 +1,158 @@
 /**
- * Exports and imports held in the worker's memory while their parts travel (src/transferParts.ts). A
- * transfer left unfinished (the page closed) is dropped after TRANSFER_TTL_MS; one the worker lost (it
- * stopped between two parts) is reported as interrupted, never imported in part.
+ * Exports and imports under way while their parts travel (src/transferParts.ts). An export is read from
+ * the index a batch of pages at a time as its parts are asked for; an import is written page by page
+ * as its parts arrive (background/transfer.ts). Neither is held whole.
+ *
+ * A transfer left unfinished (the page closed) is dropped after TRANSFER_TTL_MS; one the worker lost (it
+ * stopped between two parts) is reported as interrupted. An import cut short keeps the pages written
+ * before: the Options page says how many, and importing the file again finishes it.
  */
 import { ProtocolError } from '../src/protocol.js';
-import { MAX_IMPORT_CHARS, partEnd, TRANSFER_PART_CHARS } from '../src/transferParts.js';
+import { OutgoingLines, TRANSFER_PART_CHARS } from '../src/transferParts.js';
+import type { ImportProgress, ImportResult } from './transfer.js';
 
 const TRANSFER_TTL_MS = 10 * 60_000;
 const INTERRUPTED = 'The transfer was interrupted (Reread’s background restarted or it took too long). Try again.';
 
+/** Where an export's lines come from (background/transfer.ts JsonlExport). */
+export interface ExportSource {
+  /** The next lines (each with its line break), null when there are no more. */
+  next(): Promise<string[] | null>;
+  /** Pages written out so far. */
+  readonly written: number;
+}
+
+/** Where an import's parts go (background/transfer.ts JsonlImport). */
+export interface ImportSink {
+  push(text: string): Promise<ImportProgress>;
+  end(): Promise<ImportResult>;
+  /** No more parts will come. */
+  abandon(): void;
+}
+
+interface Outgoing {
+  source: ExportSource;
+  queue: OutgoingLines;
+  done: boolean;
+  /** The part to be asked for next. */
+  part: number;
+  busy: boolean;
+  at: number;
+  /** The most characters waiting at once (tests: an export is never held whole). */
+  peak: number;
+}
+
+interface Incoming {
+  sink: ImportSink;
+  busy: boolean;
+  at: number;
+}
+
 export class Transfers {
-  private readonly outgoing = new Map<string, { text: string; at: number }>();
-  private readonly incoming = new Map<string, { parts: string[]; chars: number; at: number }>();
+  private readonly outgoing = new Map<string, Outgoing>();
+  private readonly incoming = new Map<string, Incoming>();
 
   constructor(
     private readonly clock: () => number = Date.now,
     private readonly partChars: number = TRANSFER_PART_CHARS,
-    private readonly maxImportChars: number = MAX_IMPORT_CHARS,
   ) {}
 
   private expire(): void {
     const old = this.clock() - TRANSFER_TTL_MS;
-    for (const [k, v] of this.outgoing) if (v.at < old) this.outgoing.delete(k);
-    for (const [k, v] of this.incoming) if (v.at < old) this.incoming.delete(k);
+    for (const [k, v] of this.outgoing) if (!v.busy && v.at < old) this.outgoing.delete(k);
+    for (const [k, v] of this.incoming)
+      if (!v.busy && v.at < old) {
+        this.incoming.delete(k);
+        v.sink.abandon();
+      }
   }
 
   /** Holds an export for its parts to be read; its token. */
-  offer(text: string): { token: string; size: number } {
+  offer(source: ExportSource): { token: string } {
     this.expire();
     const token = crypto.randomUUID();
-    this.outgoing.set(token, { text, at: this.clock() });
-    return { token, size: text.length };
+    this.outgoing.set(token, { source, queue: new OutgoingLines(), done: false, part: 0, busy: false, at: this.clock(), peak: 0 });
+    return { token };
   }
 
-  /** The part of an export that starts at `from`, and where the next starts (null: that was the last; the export is let go). */
-  part(token: string, from: number): { text: string; next: number | null } {
+  /**
+   * Part `part` of an export (parts are read in order, from 0), the next part's number (null: that was
+   * the last; the export is let go) and the pages written out so far. Reads pages only until a part is
+   * full: at most a part and one batch of pages wait here.
+   */
+  async part(token: string, part: number): Promise<{ text: string; next: number | null; pages: number }> {
     this.expire();
     const t = this.outgoing.get(token);
-    if (!t || from > t.text.length) throw new ProtocolError('bad-request', INTERRUPTED);
-    t.at = this.clock();
-    const end = partEnd(t.text, from, this.partChars);
-    const next = end < t.text.length ? end : null;
-    if (next === null) this.outgoing.delete(token);
-    return { text: t.text.slice(from, end), next };
+    if (!t) throw new ProtocolError('bad-request', INTERRUPTED);
+    // Another part than the next (a request repeated, or two at once) would leave a gap in the file.
+    if (t.busy || part !== t.part) throw new ProtocolError('bad-request', `part ${part} asked for, part ${t.part} is next`);
+    t.busy = true;
+    try {
+      while (!t.done && t.queue.chars < this.partChars) {
+        const lines = await t.source.next();
+        if (lines === null) t.done = true;
+        else for (const l of lines) t.queue.push(l);
+        t.peak = Math.max(t.peak, t.queue.chars);
+      }
+    } catch (e) {
+      this.outgoing.delete(token);
+      throw e;
+    } finally {
+      t.busy = false;
+      t.at = this.clock();
+    }
+    const text = t.queue.take(this.partChars);
+    const last = t.done && t.queue.chars === 0;
+    if (last) this.outgoing.delete(token);
+    else t.part++;
+    return { text, next: last ? null : t.part, pages: t.source.written };
   }
 
-  /** Adds a part of an import (the first one with no token); its token. */
-  receive(token: string | null, text: string): { token: string; size: number } {
+  /** The most characters an export held waiting (tests). */
+  peakChars(token: string): number | undefined {
+    return this.outgoing.get(token)?.peak;
+  }
+
+  /**
+   * Takes a part of an import (the first one with no token: `open` starts it) and writes the pages it
+   * completes; the token and the import's progress. A part that fails ends the import (what was written
+   * before stays).
+   */
+  async receive(token: string | null, text: string, open: () => ImportSink): Promise<{ token: string } & ImportProgress> {
     this.expire();
     if (text.length > this.partChars) throw new ProtocolError('too-large', `a part holds at most ${this.partChars} characters`);
     let t = token === null ? undefined : this.incoming.get(token);
     if (token !== null && !t) throw new ProtocolError('bad-request', INTERRUPTED);
+    if (t?.busy) throw new ProtocolError('bad-request', 'the previous part is still being imported');
     if (!t) {
       token = crypto.randomUUID();
-      t = { parts: [], chars: 0, at: 0 };
+      t = { sink: open(), busy: false, at: this.clock() };
       this.incoming.set(token, t);
     }
-    if (t.chars + text.length > this.maxImportChars) {
+    t.busy = true;
+    try {
+      const progress = await t.sink.push(text);
+      return { token: token!, ...progress };
+    } catch (e) {
       this.incoming.delete(token!);
-      throw new ProtocolError('too-large', `an import holds at most ${this.maxImportChars.toLocaleString('en')} characters`);
+      t.sink.abandon();
+      throw e;
+    } finally {
+      t.busy = false;
+      t.at = this.clock();
     }
-    t.parts.push(text);
-    t.chars += text.length;
-    t.at = this.clock();
-    return { token: token!, size: t.chars };
   }
 
-  /** The whole import, let go. */
-  take(token: string): string {
+  /** The import is all sent: its last page is written; what it did. */
+  async finish(token: string): Promise<ImportResult> {
     this.expire();
     const t = this.incoming.get(token);
-    if (!t) throw new ProtocolError('bad-request', INTERRUPTED);
+    if (!t || t.busy) throw new ProtocolError('bad-request', INTERRUPTED);
     this.incoming.delete(token);
-    return t.parts.join('');
+    try {
+      return await t.sink.end();
+    } finally {
+      t.sink.abandon();
+    }
   }
 }

@@ -15,9 +15,9 @@ import type { Settings } from '../src/settings.js';
 import { MAX_RETENTION_DAYS, MAX_STORAGE_MB, normalizeSitePattern } from '../src/settings.js';
 import { displayLocation, siteLabel } from '../src/url.js';
 import { dayRange } from '../src/forget.js';
-import { MAX_IMPORT_CHARS, textParts } from '../src/transferParts.js';
 import browser from 'webextension-polyfill';
 import { call } from './api.js';
+import { exportedMessage, exportToBlob, ImportStopped, importFromFile } from './transfer.js';
 import { formatBytes, formatDay, formatDaySpan, plural } from './format.js';
 import { ModelSettings } from './components/ModelSettings.js';
 import { DayOneCard } from './components/DayOneCard.js';
@@ -475,20 +475,14 @@ function Options() {
             onClick={() =>
               void act('Exporting', async () => {
                 const withVectors = (document.querySelector('[data-testid="export-vectors"]') as HTMLInputElement | null)?.checked === true;
-                const { token, pages } = await call('export', { vectors: withVectors });
-                // In parts: a browser carries at most 64 MiB in one message (src/transferParts.ts).
-                const parts: string[] = [];
-                for (let from: number | null = 0; from !== null; ) {
-                  const part: { text: string; next: number | null } = await call('export/part', { token, from });
-                  parts.push(part.text);
-                  from = part.next;
-                }
+                // In parts, never one string (popup/transfer.ts).
+                const file = await exportToBlob(call, withVectors, setMessage);
                 const a = document.createElement('a');
-                a.href = URL.createObjectURL(new Blob(parts, { type: 'application/x-ndjson' }));
+                a.href = URL.createObjectURL(file.blob);
                 a.download = `reread-${new Date().toISOString().slice(0, 10)}.jsonl`;
                 a.click();
                 setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-                return `Exported ${plural(pages, 'page')}.`;
+                return exportedMessage(file);
               })
             }
           >
@@ -506,16 +500,21 @@ function Options() {
             accept=".jsonl,application/x-ndjson,application/json"
             data-testid="import-file"
             onChange={(e) => {
-              const file = (e.target as HTMLInputElement).files?.[0];
+              const input = e.target as HTMLInputElement;
+              const file = input.files?.[0];
+              // Emptied at once, so that choosing the same file again (to finish an import that stopped) is a change too.
+              input.value = '';
               if (file)
                 void act('Importing', async () => {
-                  const text = await file.text();
-                  if (text.length > MAX_IMPORT_CHARS) throw new Error(`This file is larger than Reread imports (${MAX_IMPORT_CHARS.toLocaleString('en')} characters).`);
-                  let token: string | null = null;
-                  for (const part of textParts(text)) token = (await call('import/part', { token, text: part })).token;
-                  // An empty file: one empty part, which the import reads as no header.
-                  token ??= (await call('import/part', { token: null, text: '' })).token;
-                  const r = await call('import', { token });
+                  // Read a slice at a time and imported as it arrives (popup/transfer.ts): a file of any size.
+                  let r;
+                  try {
+                    r = await importFromFile(file, call, { progress: setMessage });
+                  } catch (e) {
+                    // Not "Importing failed": pages are in, and the message says how many and how to finish.
+                    if (e instanceof ImportStopped) return e.message;
+                    throw e;
+                  }
                   return `Imported ${plural(r.pages, 'page')}${r.vectors ? `, with search-by-meaning data for ${plural(r.vectors, 'section')}` : ''}${r.skipped ? ` (${plural(r.skipped, 'line')} skipped)` : ''}.`;
                 });
             }}

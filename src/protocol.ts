@@ -277,11 +277,19 @@ export interface Messages {
   /** Forgets whose undo window is still open. */
   'forget/pending': { req: Record<string, never>; res: PendingForget[] };
   'retention/preview': { req: { retentionDays: number; maxStorageMb: number }; res: RetentionPreview };
-  /** Makes an export, held in the background until its parts are read ('export/part'). */
-  export: { req: { vectors?: boolean }; res: { token: string; size: number; pages: number } };
-  'export/part': { req: { token: string; from: number }; res: { text: string; next: number | null } };
-  /** A part of an import file (the first one with no token), held until 'import' names its token. */
-  'import/part': { req: { token: string | null; text: string }; res: { token: string; size: number } };
+  /**
+   * Starts an export: lists the pages (`pages`: how many; some may be forgotten before they are read),
+   * which the background then reads a batch at a time as its parts are asked for ('export/part').
+   */
+  export: { req: { vectors?: boolean }; res: { token: string; pages: number } };
+  /** Part `part` of an export (from 0, in order), the next part's number (null: the last) and the pages written out so far. */
+  'export/part': { req: { token: string; part: number }; res: { text: string; next: number | null; pages: number } };
+  /**
+   * A part of an import file (the first one with no token): the background writes the pages it
+   * completes and answers with the pages imported so far, the page lines read and the pages the file's
+   * header lists (null: it does not say). 'import' ends it.
+   */
+  'import/part': { req: { token: string | null; text: string }; res: { token: string; pages: number; read: number; listed: number | null } };
   import: { req: { token: string }; res: { pages: number; skipped: number; vectors?: number } };
   verify: { req: { repair?: boolean }; res: VerifyReport };
   open: { req: { url: string; newTab?: boolean }; res: { tabId: number | null } };

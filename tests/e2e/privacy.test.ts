@@ -458,7 +458,7 @@ describe('senders', () => {
       ['forget/pending', {}],
       ['retention/preview', { retentionDays: 1, maxStorageMb: 0 }],
       ['export', { vectors: true }],
-      ['export/part', { token: 'abc', from: 0 }],
+      ['export/part', { token: 'abc', part: 0 }],
       ['import/part', { token: null, text: '' }],
       ['import', { token: 'abc' }],
       ['verify', { repair: true }],

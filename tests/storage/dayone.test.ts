@@ -10,7 +10,7 @@ import { engineOn, fakeHistory, freshDb, heldHistory, type Item } from './helper
 import { HISTORY_STATE_KEY, HistoryImport, type HistorySource } from '../../background/dayone/historyImport.js';
 import { Backfill } from '../../background/dayone/backfill.js';
 import type { PageReader, ReadHtmlResult } from '../../background/reader/readerProtocol.js';
-import { exportJsonl, importJsonl } from '../../background/transfer.js';
+import { exportJsonl, importJsonl } from './transferText.js';
 import { verifyIndex } from '../../background/verify.js';
 import type { Engine } from '../../background/engine.js';
 

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Block } from '../../src/chunker.js';
 import { dayRange } from '../../src/forget.js';
-import { exportJsonl } from '../../background/transfer.js';
+import { exportJsonl } from './transferText.js';
 import { MARKS_KEY } from '../../background/forget.js';
 import { verifyIndex } from '../../background/verify.js';
 import { engineOn, freshDb, readAll } from './helpers.js';

@@ -1,6 +1,6 @@
 /** Import (JSONL) lines a capture could never produce are capped as capture caps them (review, session 33: each failed before its fix). */
 import { describe, expect, it } from 'vitest';
-import { importJsonl } from '../../background/transfer.js';
+import { importJsonl } from './transferText.js';
 import { verifyIndex } from '../../background/verify.js';
 import { unpackSections } from '../../background/sections.js';
 import { countWords, DEFAULT_CHUNKER_OPTIONS } from '../../src/chunker.js';

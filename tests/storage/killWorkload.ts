@@ -9,7 +9,7 @@ import { modelInfo, type Embedder } from '../../src/models.js';
 import { DenseService, type EmbedderHost } from '../../background/dense.js';
 import { Engine } from '../../background/engine.js';
 import { Recut } from '../../background/recut.js';
-import { importJsonl } from '../../background/transfer.js';
+import { importJsonl } from './transferText.js';
 import { verifyIndex } from '../../background/verify.js';
 import type { DB } from '../../background/db.js';
 import { NEXT_CHUNKER, nextCut } from './helpers.js';

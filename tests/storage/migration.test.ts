@@ -11,7 +11,7 @@ import { openDB, type IDBPDatabase } from 'idb';
 import { describe, expect, it } from 'vitest';
 import { DB_VERSION, MIGRATION_KEY, upgrade, type RereadDB } from '../../background/db.js';
 import { migrateStep } from '../../background/migrateV3.js';
-import { exportJsonl, importJsonl } from '../../background/transfer.js';
+import { exportJsonl, importJsonl } from './transferText.js';
 import { verifyIndex } from '../../background/verify.js';
 import { decodeValue, parseDump } from '../fixtures/db-v1.dump.js';
 import { currentIndexVersion, ensureIndexVersion, INDEX_VERSION_KEY } from '../../background/indexVersion.js';

@@ -1,6 +1,6 @@
 /** Nothing stored is lost to older text or odd input: an older capture or export, a hostile imported anchor (review, session 33; each test failed before its fix). */
 import { describe, expect, it } from 'vitest';
-import { exportJsonl, importJsonl } from '../../background/transfer.js';
+import { exportJsonl, importJsonl } from './transferText.js';
 import { pageSections } from '../../background/sections.js';
 import { engineOn, freshDb } from './helpers.js';
 

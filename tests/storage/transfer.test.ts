@@ -2,10 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { bm25Search } from '../../src/bm25.js';
 import type { Block } from '../../src/chunker.js';
 import type { DB } from '../../background/db.js';
-import type { DenseLane, Engine } from '../../background/engine.js';
-import { storeVectors } from '../../background/vectorStore.js';
-import { quantize } from '../../src/vectors.js';
-import { exportJsonl, importJsonl } from '../../background/transfer.js';
+import type { Engine } from '../../background/engine.js';
+import { embedQueued, exportJsonl, importJsonl, queueingLane, vectorsByPlace } from './transferText.js';
 import { verifyIndex } from '../../background/verify.js';
 import { chunkNames, engineOn, freshDb, logicalIndex } from './helpers.js';
 
@@ -185,34 +183,6 @@ describe('local PDFs (file://) in an export', () => {
 });
 
 describe('export with vectors', () => {
-  const MODEL = 'reread/glove-100d';
-  /** A dense lane that queues chunks for the bundled model; embedding is done by the test below. */
-  const queueingLane = (removed: number[][]): DenseLane => ({
-    queueModel: () => MODEL,
-    search: async () => null,
-    onChunksRemoved: (ids) => void removed.push([...ids]),
-    onChunksAdded: () => undefined,
-    pending: async () => 0,
-    onSettingsChanged: () => undefined,
-    status: () => ({ model: MODEL }),
-  });
-  /** Deterministic vectors for whatever is queued, stored the way the dense lane stores them. */
-  async function embedQueued(db: DB): Promise<void> {
-    const queued = await db.getAll('embedQueue');
-    const entries = queued.map((q) => {
-      const v = Array.from({ length: 100 }, (_, d) => Math.sin(q.id * 7.1 + d * 1.3));
-      return { id: q.id, ...quantize(v) };
-    });
-    await storeVectors(db, MODEL, 100, entries, queued.map((q) => q.id));
-  }
-  /** Each section's vector, keyed by page URL and section order (ids differ between profiles). */
-  async function vectorsByPlace(db: DB) {
-    const chunks = await chunkNames(db);
-    const out = new Map<string, string>();
-    for (const b of await db.getAll('vectors')) for (let i = 0; i < b.ids.length; i++) out.set(chunks.get(b.ids[i]!)!, `${b.m}:${b.scales[i]}:${Array.from(b.codes.subarray(i * b.dim, (i + 1) * b.dim)).join(',')}`);
-    return out;
-  }
-
   it('carries vectors over, so an import into the same model embeds nothing again', async () => {
     const { db, engine } = await capturedProfile();
     // Captured before the lane existed: queue everything by re-capturing into a lane-aware profile.
