@@ -1,0 +1,81 @@
+/**
+ * Import of a file of several parts in the real Options page (popup/transfer.ts): read in slices,
+ * written as it arrives; the worker stopped part-way (as Chrome stops an idle one, or a crash), the
+ * page says how many pages are in, and choosing the same file again finishes it. The export and import
+ * of a whole profile is in surfaces.test.ts.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ARTIFACTS, engineStats, launch, until, type Extension } from './harness.js';
+
+let ext: Extension;
+beforeAll(async () => {
+  ext = await launch();
+});
+afterAll(async () => {
+  await ext?.close();
+});
+
+const PAGES = 150;
+const WORDS = 'river stone bread yeast commit rebase kitten litter ocean garden café 漢字 ภาษาไทย 🐍 naïve'.split(' ');
+
+/** An export file of PAGES pages, twelve sections of about 5,900 characters each: about 10 million characters, two parts and more. */
+function exportFile(): string {
+  const lines = [JSON.stringify({ kind: 'reread-export', version: 1, exportedAt: '2026-01-01T00:00:00Z', pages: PAGES })];
+  for (let p = 0; p < PAGES; p++) {
+    const url = `https://big${p % 7}.example/doc/${p}`;
+    lines.push(JSON.stringify({ kind: 'page', url, title: `Document ${p} ${WORDS[p % WORDS.length]}`, lang: 'en', firstVisit: 1_700_000_000_000 + p, lastVisit: 1_700_000_000_000 + p, visitCount: 1, visits: [1_700_000_000_000 + p] }));
+    for (let s = 0; s < 12; s++) {
+      const text = `Heading ${s}\n` + Array.from({ length: 900 }, (_, i) => WORDS[(p * 31 + s * 7 + i * i) % WORDS.length]).join(' ') + ` marker${p}x${s}`;
+      lines.push(JSON.stringify({ kind: 'chunk', url, ord: s, headingPath: [`Heading ${s}`], section: `Heading ${s}`, anchor: {}, text: text.slice(0, 5900) }));
+    }
+  }
+  return lines.join('\n') + '\n';
+}
+
+describe('an import that stops part-way', () => {
+  it('says how many pages are in; the same file chosen again finishes it', async () => {
+    const text = exportFile();
+    expect(text.length).toBeGreaterThan(2 * 4_000_000);
+    const file = join(ext.profile, 'big-export.jsonl');
+    writeFileSync(file, text);
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('options.html'));
+    const message = page.getByTestId('options-message');
+    await page.getByTestId('import-file').setInputFiles(file);
+    // The first part's pages are written: the page says so as the next part goes.
+    await expect.poll(async () => (await message.textContent()) ?? '', { timeout: 60_000, interval: 20 }).toMatch(new RegExp(`^Importing… [1-9][\\d,]* of ${PAGES} pages read$`));
+    await ext.stopWorker();
+    await expect.poll(async () => (await message.textContent()) ?? '', { timeout: 60_000 }).toMatch(/stopped/);
+    const said = (await message.textContent())!;
+    const m = new RegExp(`^Import stopped part-way\\. .* (At least )?([\\d,]+) of the ${PAGES} pages in the file (?:was|were) imported\\. Import the file again to finish: pages already imported are not added twice\\.$`).exec(said);
+    expect(m, said).not.toBeNull();
+    const confirmed = Number(m![2]!.replace(/,/g, ''));
+    expect(confirmed).toBeGreaterThan(0);
+    expect(confirmed).toBeLessThan(PAGES);
+    const stored = (await engineStats(ext)).pages;
+    if (m![1]) expect(stored).toBeGreaterThanOrEqual(confirmed);
+    else expect(stored).toBe(confirmed);
+    expect(stored).toBeLessThan(PAGES);
+    mkdirSync(join(ARTIFACTS, 'screens'), { recursive: true });
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme });
+      await page.locator('.options__status').screenshot({ path: join(ARTIFACTS, 'screens', `options-import-stopped-${colorScheme}.png`) });
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+
+    // The same file again (the input was emptied, so choosing it again is a change).
+    await page.getByTestId('import-file').setInputFiles(file);
+    await expect.poll(async () => (await message.textContent()) ?? '', { timeout: 120_000 }).toBe(`Imported ${PAGES} pages.`);
+    expect((await engineStats(ext)).pages).toBe(PAGES);
+    const check = await until(() => ext.evalSw<{ ok: boolean; problems: string[] }>(`globalThis.rereadDebug.verifyIndex(engine, false)`), 'verify');
+    expect(check.problems).toEqual([]);
+    // Every page whole, and its only visit counted once.
+    const pages = await ext.evalSw<{ url: string; sections: number; visits: number; visitCount: number }[]>(
+      `(async () => (await (await engine.db()).getAll('pages')).map((p) => ({ url: p.url, sections: p.chunkIds.length, visits: (p.visits ?? []).length, visitCount: p.visitCount })))()`,
+    );
+    expect(pages.filter((p) => p.sections !== 12 || p.visits !== 1 || p.visitCount !== 1)).toEqual([]);
+    await page.close();
+  });
+});
