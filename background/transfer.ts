@@ -15,8 +15,8 @@
  * - The pages are those listed when the export began, minus any forgotten before its batch was read
  *   (deleted, or hidden by an undo window: hidden pages are never exported). A page forgotten after its
  *   batch was read is in the file, as it would have been a moment earlier. A page captured after the
- *   listing is not in it; one read again since is exported as it is when its batch is read, in its
- *   listed place.
+ *   listing is not in it, nor one hidden then and restored since; one read again since is exported as
+ *   it is when its batch is read, in its listed place.
  * - The header's `pages` counts the pages listed when the export began: the file holds that many, or
  *   fewer when some were forgotten meanwhile (the Options page says how many it holds). An import
  *   never compares it with the lines: it shows progress against it.
