@@ -154,8 +154,10 @@ export interface WalkResult {
 }
 
 // Soft hyphens (a hyphenation script puts one between the syllables of every long word: "Kon\u00ADfi\u00ADgu…")
-// are hints for line breaks, not letters: kept, they cut each such word in pieces no query finds.
-const SOFT_HYPHEN = /\u00ad/g;
+// are hints for line breaks, not letters: kept, they cut each such word in pieces no query finds. So is a
+// zero-width no-break space (U+FEFF), which `\s` would turn into a space inside the word; the other
+// characters no reader sees go where both sides normalise blocks (src/validate.ts withoutInvisible).
+const SOFT_HYPHEN = /[\u00ad\ufeff]/g;
 const cleanText = (s: string) => s.replace(SOFT_HYPHEN, '').replace(/\s+/g, ' ').trim();
 const ZERO_WIDTH = /[\u200b-\u200d\u2060\ufeff]/g;
 // HTML elements in HTML documents report upper-case names already (no new string per element); SVG,

@@ -6,7 +6,7 @@
  * tasks, the page's (or the worker's) own work running in between.
  */
 import { chunkSteps, CHUNKER_VERSION, type Block, type Chunk } from './chunker.js';
-import { normalizeBlocks } from './validate.js';
+import { normalizeSteps } from './validate.js';
 
 export interface Pace {
   /** Resolves when the caller's thread has had time for other work. */
@@ -29,16 +29,19 @@ export interface Cut {
 
 /** Cuts blocks into sections; with `pace`, yields to the caller's thread every `sliceMs`. */
 export async function cutSections(raw: readonly Block[], pace?: Pace): Promise<Cut> {
-  const { blocks } = normalizeBlocks(raw);
-  const steps = chunkSteps(blocks);
   const sliceMs = pace?.sliceMs ?? 5;
   let sliceStart = pace?.now() ?? 0;
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return { blocks, sections: r.value.chunks, chunker: CHUNKER_VERSION, truncated: r.value.truncated };
-    if (pace && pace.now() - sliceStart > sliceMs) {
-      await pace.yieldToPage();
-      sliceStart = pace.now();
+  async function run<T>(steps: Generator<void, T>): Promise<T> {
+    for (;;) {
+      const r = steps.next();
+      if (r.done) return r.value;
+      if (pace && pace.now() - sliceStart > sliceMs) {
+        await pace.yieldToPage();
+        sliceStart = pace.now();
+      }
     }
   }
+  const { blocks } = await run(normalizeSteps(raw));
+  const cut = await run(chunkSteps(blocks));
+  return { blocks, sections: cut.chunks, chunker: CHUNKER_VERSION, truncated: cut.truncated };
 }

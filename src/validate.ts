@@ -42,6 +42,32 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 export const wellFormed = (s: string): string => (/[\ud800-\udfff]/.test(s) ? s.replace(LONE_SURROGATE, '\ufffd') : s);
 
 /**
+ * Characters of a page's text that no reader sees: C0 and C1 control characters (tab and line breaks
+ * aside), soft hyphens, zero-width spaces and word joiners, byte-order marks, invisible operators, bidi
+ * marks, embeddings, overrides and isolates, and Unicode's tag characters. The tokenizer cuts a word at
+ * each of them (they are no letters), so a page showing "password" written `pass\u200Bword` was stored
+ * as the two words "pass" and "word" and a search for the word it shows did not find it; a control
+ * character is noise in every snippet and export. A browser's text fragment matches the text without
+ * them (measured in Chromium), so links to the words still land.
+ */
+const INVISIBLE = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b\u200e\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/g;
+/**
+ * Joiners and variation selectors between letters of scripts they shape nothing in (Latin, Greek,
+ * Cyrillic): `pass\u200Dword` shows "password". Elsewhere they are kept: Persian and Indic words and
+ * emoji sequences need them, and a CJK ideographic variation sequence names a glyph.
+ */
+const IDLE_JOINER = /(?<=[\p{sc=Latin}\p{sc=Greek}\p{sc=Cyrillic}])(?:[\u200c\u200d\ufe00-\ufe0f]|\udb40[\udd00-\uddef])+(?=[\p{sc=Latin}\p{sc=Greek}\p{sc=Cyrillic}])/gu;
+const MAY_JOIN = /[\u200c\u200d\ufe00-\ufe0f]|\udb40[\udd00-\uddef]/;
+
+/** Page text as the reader sees it: well-formed (`wellFormed`), without the characters no reader sees (INVISIBLE, IDLE_JOINER). */
+export function withoutInvisible(s: string): string {
+  let out = wellFormed(s);
+  INVISIBLE.lastIndex = 0;
+  if (INVISIBLE.test(out)) out = out.replace(INVISIBLE, '');
+  return MAY_JOIN.test(out) ? out.replace(IDLE_JOINER, '') : out;
+}
+
+/**
  * An element id a link may jump to: 1–200 characters, no whitespace (HTML ids have none) and no
  * control or separator characters. Anything else is dropped (the section is then linked by text).
  */
@@ -53,15 +79,29 @@ export function plainId(v: unknown): string | undefined {
 
 /**
  * Blocks as the background accepts them: known kinds, levels 1–6, plain ids, well-formed text within
- * the caps, no empty blocks. The content script runs this same function before it cuts (src/sections.ts),
+ * the caps and without the characters no reader sees (withoutInvisible), no empty blocks. The content script runs this same function before it cuts (src/sections.ts),
  * so both sides cut the same blocks. Throws a bad-request for a malformed block.
  */
 export function normalizeBlocks(raw: readonly unknown[]): { blocks: Block[]; truncatedChars: number } {
+  const steps = normalizeSteps(raw);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * The same as normalizeBlocks, a block a step: removing what no reader sees reads every character, and
+ * on a page with such a character in every word that is 80–120 ms for 2 MB (Node 20), too long for one
+ * task of the page (src/sections.ts cutSections runs the steps in slices).
+ */
+export function* normalizeSteps(raw: readonly unknown[]): Generator<void, { blocks: Block[]; truncatedChars: number }> {
   const blocks: Block[] = [];
   let chars = 0;
   let truncatedChars = 0;
   let i = 0;
   for (; i < Math.min(raw.length, CAPTURE_LIMITS.maxBlocks); i++) {
+    if (i) yield;
     const b: unknown = raw[i];
     if (!isObject(b) || typeof b.kind !== 'string' || !BLOCK_KINDS.has(b.kind)) fail('malformed block');
     if (typeof b.text !== 'string') fail('block text must be a string');
@@ -73,14 +113,14 @@ export function normalizeBlocks(raw: readonly unknown[]): { blocks: Block[]; tru
       text = text.slice(0, room);
     }
     chars += text.length;
-    const block: Block = { kind: b.kind as BlockKind, text: wellFormed(text) };
+    const block: Block = { kind: b.kind as BlockKind, text: withoutInvisible(text) };
     if (b.kind === 'heading') {
       block.level = typeof b.level === 'number' && b.level >= 1 && b.level <= 6 ? Math.round(b.level) : 2;
       if (b.folded === true) block.folded = true;
     }
     const id = plainId(b.id);
     if (id) block.id = id;
-    if (text) blocks.push(block);
+    if (block.text) blocks.push(block);
     if (chars >= CAPTURE_LIMITS.maxPageChars) {
       i++;
       break;
@@ -97,7 +137,7 @@ export function normalizeBlocks(raw: readonly unknown[]): { blocks: Block[]; tru
 export function validateCapture(v: unknown): CaptureValidation {
   if (!isObject(v)) fail('capture payload must be an object');
   if (typeof v.title !== 'string') fail('title must be a string');
-  const title = textUpTo(v.title, CAPTURE_LIMITS.maxTitleChars).replace(/\s+/g, ' ').trim();
+  const title = withoutInvisible(textUpTo(v.title, CAPTURE_LIMITS.maxTitleChars)).replace(/\s+/g, ' ').trim();
   const lang = (str(v.lang, 'lang', 35, true) ?? '').trim();
   if (!Array.isArray(v.blocks)) fail('blocks must be an array');
   const { blocks, truncatedChars } = normalizeBlocks(v.blocks);

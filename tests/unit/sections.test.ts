@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { chunkBlocks, chunkSteps, CHUNKER_VERSION, type Block, type Chunk } from '../../src/chunker.js';
 import { ProtocolError } from '../../src/protocol.js';
 import { cutSections } from '../../src/sections.js';
-import { normalizeBlocks, plainId, SECTION_LIMITS, validateCapture } from '../../src/validate.js';
+import { normalizeBlocks, normalizeSteps, plainId, SECTION_LIMITS, validateCapture } from '../../src/validate.js';
 import { hostileText } from './arbitraries.js';
 
 const words = (n: number, prefix = 'w') => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(' ');
@@ -55,7 +55,10 @@ describe('cutSections', () => {
     // The chunker pauses at least every 1024 tokens (and every 128 units, 256 blocks, each section).
     const tokens = 12 * 20_000;
     expect(yields).toBeGreaterThan(tokens / 1024);
+    // Normalising pauses after each block too (src/validate.ts normalizeSteps).
     let pauses = 0;
+    const normalize = normalizeSteps(huge);
+    while (!normalize.next().done) pauses++;
     const steps = chunkSteps(normalizeBlocks(huge).blocks);
     while (!steps.next().done) pauses++;
     expect(pauses).toBe(yields);

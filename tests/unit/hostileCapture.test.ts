@@ -1,0 +1,52 @@
+/**
+ * Capture on hostile pages, for the holes the capture review of session 36 found (content/, and the pure
+ * code it runs in src/): characters no reader sees, markup nested deeper than a call stack, nested
+ * tables, huge single elements, a page moving on while it is read. What each test checks is the result's
+ * shape and size, never a duration: timings of the same pages are in the session's report.
+ */
+import { describe, expect, it } from 'vitest';
+import { captureDocument } from '../../content/pageCapture.js';
+import { tokenize } from '../../src/tokenizer.js';
+import { validateCapture } from '../../src/validate.js';
+import { parseDocument } from '../eval/lib/dom.js';
+
+const prose = (w: string) => Array.from({ length: 6 }, () => `The ${w} report lists the quarterly figures for every region in plain words.`).join(' ');
+
+/** A parsed page (what the backfill reads; the content script walks the live page the same way). */
+async function capture(body: string, title = 'Hostile page') {
+  const doc = parseDocument(`<!doctype html><html lang="en"><head><title>${title}</title></head><body><main>${body}</main></body></html>`);
+  return (await captureDocument(doc, { live: false, fallbackTitle: 'example.com' }))!;
+}
+
+describe('characters no reader sees', () => {
+  it('a word written with zero-width characters, word joiners or a joiner inside it is stored as the word the page shows, and found by it', async () => {
+    // Shown as "password", "username", "keyboard", "database": the tokenizer cut each into two words, and
+    // a search for the word on the screen did not find the page.
+    const got = await capture(`<h1>Sign-in help</h1><p>${prose('help')}</p><p>Reset your pass\u200Bword, your user\u2060name, your key\uFEFFboard or your data\u200Dbase here.</p>`);
+    const terms = new Set(got.payload.sections.flatMap((s) => tokenize(s.text)));
+    for (const word of ['password', 'username', 'keyboard', 'database']) expect(terms, word).toContain(word);
+    // And the background, which normalises what it is sent on its own, agrees with the page's cut.
+    const { payload } = validateCapture(JSON.parse(JSON.stringify(got.payload)));
+    expect(payload.sections).toEqual(got.payload.sections);
+  });
+
+  it('stores no control, bidi control or tag character, in blocks, sections or the title; joiners that join a script stay', async () => {
+    const got = await capture(
+      `<h1>Re\u202Eport\u202C</h1><p>${prose('yearly')}</p><p id="c">Bell\u0007 escape\u001B[31m red\u0085 next \u2066isolate\u2069 mark\u200F tag\u{E0041}\u{E0042} end.</p>` +
+        `<p>Persian \u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645 and a family 👩\u200D👩\u200D👧 and a keycap 1\uFE0F\u20E3.</p>`,
+      'Ti\u0001tle\u202E',
+    );
+    // A page can put any UTF-16 string in the DOM (textContent from a script; `&#1;` parses as U+0001).
+    const doc = got.payload;
+    const { payload } = validateCapture(JSON.parse(JSON.stringify({ ...doc, blocks: [...doc.blocks, { kind: 'text', text: 'nul\u0000 and del\u007F' }] })));
+    const texts = [payload.title, ...payload.blocks.map((b) => b.text), ...payload.sections!.map((s) => s.text), ...doc.blocks.map((b) => b.text), ...doc.sections.map((s) => s.text)];
+    const UNSEEN = /[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]|\udb40[\udc00-\udc7f]/u;
+    for (const t of texts) expect(t, JSON.stringify(t)).not.toMatch(UNSEEN);
+    expect(payload.title).toBe('Title');
+    const all = doc.blocks.map((b) => b.text).join('\n');
+    expect(all).toContain('Bell escape[31m red next isolate mark tag end.');
+    expect(all).toContain('\u0645\u06CC\u200C\u062E\u0648\u0627\u0647\u0645');
+    expect(all).toContain('👩\u200D👩\u200D👧');
+    expect(all).toContain('1\uFE0F\u20E3');
+  });
+});
