@@ -283,21 +283,26 @@ function holdsUnread(el: Element): boolean {
  */
 function readText(el: Element, live: boolean): string {
   let out = '';
-  const visit = (n: Node) => {
-    for (let c = n.firstChild; c; c = c.nextSibling) {
-      if (c.nodeType === 3) out += c.nodeValue ?? '';
-      else if (c.nodeType === 1) {
-        const e = c as Element;
-        const tag = tagOf(e);
-        if (tag === 'BR') out += '\n';
-        else if (!SKIP_TAGS.has(tag) && !isHiddenAttr(e) && !isEditable(e) && (!live || rendered(e))) {
-          visit(e);
-          if (BLOCK_TAGS.has(tag) || /^(?:TR|TABLE|PRE|H[1-6])$/.test(tag)) out += '\n';
-        }
-      }
+  // An explicit stack, as in walkBlocks: a `pre` or a cell holding markup nested 10,000 deep (a script
+  // builds any depth) overflowed the call stack, and the page was not captured at all.
+  const stack: { child: ChildNode | null; tag: string }[] = [{ child: el.firstChild, tag: '' }];
+  while (stack.length) {
+    const frame = stack[stack.length - 1]!;
+    const c = frame.child;
+    if (!c) {
+      stack.pop();
+      if (stack.length && (BLOCK_TAGS.has(frame.tag) || /^(?:TR|TABLE|PRE|H[1-6])$/.test(frame.tag))) out += '\n';
+      continue;
     }
-  };
-  visit(el);
+    frame.child = c.nextSibling;
+    if (c.nodeType === 3) out += c.nodeValue ?? '';
+    else if (c.nodeType === 1) {
+      const e = c as Element;
+      const tag = tagOf(e);
+      if (tag === 'BR') out += '\n';
+      else if (!SKIP_TAGS.has(tag) && !isHiddenAttr(e) && !isEditable(e) && (!live || rendered(e))) stack.push({ child: e.firstChild, tag });
+    }
+  }
   return out;
 }
 

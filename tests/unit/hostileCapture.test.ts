@@ -50,3 +50,16 @@ describe('characters no reader sees', () => {
     expect(all).toContain('1\uFE0F\u20E3');
   });
 });
+
+describe('markup nested deeper than a call stack', () => {
+  it('a code block and a table cell holding 10,000 nested elements (and something never read) are read, not a stack overflow', async () => {
+    // A script builds any depth (Chromium's HTML parser stops nesting at 512); what holds something never read
+    // (here a hidden span) is read element by element (extract.ts readText), which recursed.
+    const nest = (inner: string) => '<span>'.repeat(10_000) + inner + '</span>'.repeat(10_000);
+    const got = await capture(`<h1>Deep</h1><p>${prose('deep')}</p><pre><span hidden>never</span>${nest('deepcodeword')}</pre>` + `<table><tr><td><span hidden>never</span>${nest('deepcellword')}</td><td>next</td></tr></table>`);
+    const text = got.payload.blocks.map((b) => b.text).join('\n');
+    expect(text).toContain('deepcodeword');
+    expect(text).toContain('deepcellword | next');
+    expect(text).not.toContain('never');
+  });
+});
