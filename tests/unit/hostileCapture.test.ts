@@ -63,3 +63,23 @@ describe('markup nested deeper than a call stack', () => {
     expect(text).not.toContain('never');
   });
 });
+
+describe('tables inside tables', () => {
+  it("a table nested in a cell is stored once, in its cell's text, not again as rows of the table around it", async () => {
+    const got = await capture(
+      `<h1>Layout</h1><p>${prose('layout')}</p><table><tr><td>outercell</td><td><table><tr><td>innerone</td></tr><tr><td>innertwo</td></tr></table></td></tr><tr><td>outerlast</td></tr></table>`,
+    );
+    const text = got.payload.blocks.map((b) => b.text).join('\n');
+    for (const word of ['outercell', 'innerone', 'innertwo', 'outerlast']) expect(text.split(word).length - 1, word).toBe(1);
+  });
+
+  it('tables nested 500 deep (as deep as the HTML parser nests) are stored as their text, once', async () => {
+    // Each level's rows were read again at every level above it: 4,000 characters of cells became the
+    // 200,000 the block cap allows, and the work grew with the square of the depth.
+    let html = '';
+    for (let i = 499; i >= 0; i--) html = `<table><tr><td>cell${i} ${html}</td></tr></table>`;
+    const got = await capture(`<h1>Nest</h1><p>${prose('nest')}</p>${html}`);
+    const cells = got.payload.blocks.filter((b) => b.kind === 'table').map((b) => b.text).join(' ');
+    expect(cells.match(/cell\d+/g)).toEqual(Array.from({ length: 500 }, (_, i) => `cell${i}`));
+  });
+});
