@@ -5,6 +5,7 @@
  * shape and size, never a duration: timings of the same pages are in the session's report.
  */
 import { describe, expect, it } from 'vitest';
+import { EXTRACT_LIMITS } from '../../content/extract.js';
 import { captureDocument } from '../../content/pageCapture.js';
 import { tokenize } from '../../src/tokenizer.js';
 import { validateCapture } from '../../src/validate.js';
@@ -81,5 +82,20 @@ describe('tables inside tables', () => {
     const got = await capture(`<h1>Nest</h1><p>${prose('nest')}</p>${html}`);
     const cells = got.payload.blocks.filter((b) => b.kind === 'table').map((b) => b.text).join(' ');
     expect(cells.match(/cell\d+/g)).toEqual(Array.from({ length: 500 }, (_, i) => `cell${i}`));
+  });
+});
+
+describe('Readability on deeply nested pages', () => {
+  it('is not run on a page nested deeper than EXTRACT_LIMITS.readabilityMaxDepth; a page as deep as documentation still gets it', async () => {
+    // Its one synchronous call grows with the square of the depth (650 ms at 500 in Chromium: a page's
+    // whole text under 500 unclosed divs). The cleaned body is the capture then.
+    const page = (depth: number) => `<div>`.repeat(depth) + `<h1>Nested</h1><p>${prose('nested')}</p><p>${prose('second')}</p>` + `</div>`.repeat(depth);
+    const doc = (depth: number) => parseDocument(`<!doctype html><html lang="en"><head><title>Nested</title></head><body>${page(depth)}</body></html>`);
+    const shallow = (await captureDocument(doc(30), { live: false, fallbackTitle: 'example.com' }))!;
+    expect(shallow.extraction.method).not.toBe('body');
+    expect(EXTRACT_LIMITS.readabilityMaxDepth).toBeLessThan(100);
+    const deep = (await captureDocument(doc(100), { live: false, fallbackTitle: 'example.com' }))!;
+    expect(deep.extraction.method).toBe('body');
+    expect(deep.payload.blocks.map((b) => b.text)).toEqual(shallow.payload.blocks.map((b) => b.text));
   });
 });
