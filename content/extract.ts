@@ -271,11 +271,39 @@ function rendered(el: Element): boolean {
  * left out); inside collapsed content, which has no innerText until opened, its text without the parts
  * that stay hidden once it is (`rendered`), form controls and editable regions.
  */
-function shownText(el: Element): string {
+function shownText(el: Element, max: number): string {
+  if (holdsMoreText(el, max)) return readText(el, true, max);
   // innerText holds what an editable region inside says, aria-hidden text and every option of a select:
   // read only where there is none of them.
   if ((el as Element & { checkVisibility?: (o?: object) => boolean }).checkVisibility?.(VISIBILITY) !== false && !holdsUnread(el)) return (el as HTMLElement).innerText ?? '';
-  return readText(el, true);
+  return readText(el, true, max);
+}
+
+/** Nodes an element read whole (a `pre`, a table cell) may hold for its innerText or textContent to be read. */
+const WHOLE_MAX_NODES = 50_000;
+
+/**
+ * Whether an element read whole holds more than `max` characters of text, or more than WHOLE_MAX_NODES
+ * nodes: looks at that much of it, no more. Such an element is read node by node up to the cap
+ * (`readText`). Its innerText or textContent, cut to the cap only once made, was one task as long as the
+ * text: a 10 MB `pre` (a log, a plain-text file, which the browser shows in one `pre`) took 200 ms of
+ * the page's main thread, a 10 MB table cell 800 ms (Chromium 156).
+ */
+function holdsMoreText(el: Element, max: number): boolean {
+  let chars = 0;
+  let nodes = 0;
+  let n: Node | null = el.firstChild;
+  while (n) {
+    if (++nodes > WHOLE_MAX_NODES) return true;
+    if (n.nodeType === 3 && (chars += (n.nodeValue ?? '').length) > max) return true;
+    if (n.firstChild) {
+      n = n.firstChild;
+      continue;
+    }
+    while (n && n !== el && !n.nextSibling) n = n.parentNode;
+    n = n && n !== el ? n.nextSibling : null;
+  }
+  return false;
 }
 
 /** Whether an element read whole (a table cell, a `pre`) holds something never read: a form control, an editable region, hidden markup, a template. */
@@ -286,14 +314,17 @@ function holdsUnread(el: Element): boolean {
 
 /**
  * An element's text without what is never read (SKIP_TAGS, hidden or aria-hidden markup, editable
- * regions) and, on a live page, without what is not rendered; a line break after each block.
+ * regions) and, on a live page, without what is not rendered; a line break after each block. At most
+ * `max` characters, read from at most WHOLE_MAX_NODES nodes when `max` is given.
  */
-function readText(el: Element, live: boolean): string {
+function readText(el: Element, live: boolean, max = Infinity): string {
   let out = '';
+  let nodes = 0;
+  const maxNodes = max === Infinity ? Infinity : WHOLE_MAX_NODES;
   // An explicit stack, as in walkBlocks: a `pre` or a cell holding markup nested 10,000 deep (a script
   // builds any depth) overflowed the call stack, and the page was not captured at all.
   const stack: { child: ChildNode | null; tag: string }[] = [{ child: el.firstChild, tag: '' }];
-  while (stack.length) {
+  while (stack.length && out.length < max && nodes < maxNodes) {
     const frame = stack[stack.length - 1]!;
     const c = frame.child;
     if (!c) {
@@ -302,7 +333,11 @@ function readText(el: Element, live: boolean): string {
       continue;
     }
     frame.child = c.nextSibling;
-    if (c.nodeType === 3) out += c.nodeValue ?? '';
+    nodes++;
+    if (c.nodeType === 3) {
+      const v = c.nodeValue ?? '';
+      out += v.length > max - out.length ? v.slice(0, max - out.length) : v;
+    }
     else if (c.nodeType === 1) {
       const e = c as Element;
       const tag = tagOf(e);
@@ -313,10 +348,20 @@ function readText(el: Element, live: boolean): string {
   return out;
 }
 
-/** The text of an element read whole in a document without layout: its textContent, unless it holds something never read. */
-function markupText(el: Element): string {
-  return holdsUnread(el) ? readText(el, false) : (el.textContent ?? '');
+/**
+ * The text of an element read whole in a document without layout: its textContent, unless it holds
+ * something never read or more than `max` characters (`holdsMoreText`).
+ */
+function markupText(el: Element, max: number): string {
+  return holdsMoreText(el, max) || holdsUnread(el) ? readText(el, false, max) : (el.textContent ?? '');
 }
+
+/**
+ * How much of one text node a heading's reader takes: a heading is cut at a few thousand characters, and
+ * the whole of a 10 MB text node in an `h1` was copied and cleaned first (840 ms in one task, Chromium 156).
+ * Four times the cap leaves room for the whitespace cleaning removes.
+ */
+const headingRead = (v: string, max: number) => (v.length > 4 * max ? v.slice(0, 4 * max) : v);
 
 /** Visible text of a small element (a heading): skips hidden parts and permalink markers. */
 function visibleText(el: Element, max: number, live: boolean): string {
@@ -325,7 +370,7 @@ function visibleText(el: Element, max: number, live: boolean): string {
   while (stack.length && out.length < max) {
     const n = stack.pop()!;
     if (n.nodeType === 3) {
-      out += n.nodeValue ?? '';
+      out += headingRead(n.nodeValue ?? '', max);
       continue;
     }
     if (n.nodeType !== 1) continue;
@@ -408,7 +453,7 @@ function firstBlockChild(el: Element): Element | null {
 function textBefore(el: Element, stop: Node, max: number, live: boolean): string {
   let out = '';
   for (let c = el.firstChild; c && c !== stop && out.length < max; c = c.nextSibling) {
-    if (c.nodeType === 3) out += c.nodeValue ?? '';
+    if (c.nodeType === 3) out += headingRead(c.nodeValue ?? '', max);
     else if (c.nodeType === 1) out += ' ' + visibleText(c as Element, max, live) + ' ';
   }
   return cleanText(out.replace(ZERO_WIDTH, '')).replace(/\s*[¶#§🔗]$/u, '').slice(0, max).trim();
@@ -712,7 +757,7 @@ function tableText(table: Element, max: number, live: boolean): string {
     const cells: string[] = [];
     for (const c of Array.from(tr.children)) {
       if (isHiddenAttr(c) || isEditable(c) || (live && !rendered(c))) continue;
-      const t = cleanText(live ? shownText(c) : markupText(c));
+      const t = cleanText(live ? shownText(c, max) : markupText(c, max));
       if (t) cells.push(t);
     }
     if (!cells.length) continue;
@@ -965,7 +1010,9 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       const v = node.nodeValue ?? '';
       if (frame.link) bufferLinkChars += v.trim().length;
       addText(v);
-      if (frame.m && mirror) frame.m.appendChild(mirror.createTextNode(v));
+      // As much as the blocks keep: Readability reads the whole copy, and a 10 MB text node that counts as
+      // one word (no spaces) passes its word limit.
+      if (frame.m && mirror) frame.m.appendChild(mirror.createTextNode(v.length > limits.maxBlockChars ? v.slice(0, limits.maxBlockChars) : v));
       continue;
     }
     if (node.nodeType !== 1) continue;
@@ -1017,7 +1064,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if (tag === 'PRE') {
       flush();
       // As shown: the lines of a `pre` kept, what CSS hides in it left out (`shownText`).
-      const text = (live ? shownText(el) : markupText(el)).slice(0, limits.maxBlockChars).replace(/\s+$/, '');
+      const text = (live ? shownText(el, limits.maxBlockChars) : markupText(el, limits.maxBlockChars)).slice(0, limits.maxBlockChars).replace(/\s+$/, '');
       if (text.trim()) push({ kind: 'code', text, ...(el.id ? { id: el.id } : pendingId ? { id: pendingId } : {}) });
       pendingId = undefined;
       mirrorAdd(frame.m, 'pre', el, text);

@@ -4,6 +4,9 @@
  * tables, huge single elements, a page moving on while it is read. What each test checks is the result's
  * shape and size, never a duration: timings of the same pages are in the session's report.
  */
+import { existsSync } from 'node:fs';
+import { build } from 'esbuild';
+import { chromium } from 'playwright';
 import { describe, expect, it } from 'vitest';
 import { EXTRACT_LIMITS } from '../../content/extract.js';
 import { captureDocument } from '../../content/pageCapture.js';
@@ -97,5 +100,95 @@ describe('Readability on deeply nested pages', () => {
     const deep = (await captureDocument(doc(100), { live: false, fallbackTitle: 'example.com' }))!;
     expect(deep.extraction.method).toBe('body');
     expect(deep.payload.blocks.map((b) => b.text)).toEqual(shallow.payload.blocks.map((b) => b.text));
+  });
+});
+
+describe('huge single elements: read up to the caps, never whole', () => {
+  const TEN_MB = 10_000_000;
+
+  it('a 10 MB heading, table cell, code block or unspaced text is cut while it is read: no string of the capture is much longer than a block', async () => {
+    // Reading one element is one task of the page: the whole of a 10 MB heading was copied and cleaned (840
+    // ms in Chromium), a cell's 10 MB textContent cleaned (800 ms), Readability given a 10 MB text node
+    // that counts as one word (230 ms). What the capture keeps was always cut to the caps; now what it
+    // reads is too. Counted as the longest string a `replace` ran over, not as a time.
+    const html = (doc: Document) => {
+      const main = doc.body.appendChild(doc.createElement('div'));
+      main.appendChild(doc.createElement('h1')).textContent = 'Heading words '.repeat(TEN_MB / 14);
+      main.appendChild(doc.createElement('p')).textContent = prose('lead');
+      const row = main.appendChild(doc.createElement('table')).appendChild(doc.createElement('tr'));
+      row.appendChild(doc.createElement('td')).textContent = 'cell words '.repeat(TEN_MB / 11);
+      main.appendChild(doc.createElement('pre')).textContent = 'code line\n'.repeat(TEN_MB / 10);
+      return doc;
+    };
+    const unspaced = (doc: Document) => {
+      doc.body.appendChild(doc.createElement('h1')).textContent = 'Unspaced';
+      doc.body.appendChild(doc.createElement('p')).textContent = 'a'.repeat(TEN_MB);
+      return doc;
+    };
+    for (const build of [html, unspaced]) {
+      const doc = build(parseDocument('<!doctype html><html lang="en"><head><title>Huge</title></head><body></body></html>'));
+      const replace = String.prototype.replace;
+      let longest = 0;
+      String.prototype.replace = function (this: string, ...args: Parameters<typeof replace>) {
+        longest = Math.max(longest, this.length);
+        return replace.apply(this, args);
+      } as typeof replace;
+      let got;
+      try {
+        got = (await captureDocument(doc, { live: false, fallbackTitle: 'example.com' }))!;
+      } finally {
+        String.prototype.replace = replace;
+      }
+      expect(longest, build.name).toBeLessThanOrEqual(4 * EXTRACT_LIMITS.maxBlockChars);
+      for (const b of got.payload.blocks) expect(b.text.length).toBeLessThanOrEqual(b.kind === 'heading' ? EXTRACT_LIMITS.maxHeadingChars : EXTRACT_LIMITS.maxBlockChars);
+      expect(got.payload.blocks.length).toBeGreaterThanOrEqual(2);
+    }
+  });
+});
+
+const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
+
+describe.skipIf(!CHROMIUM)('huge single elements on a live page (content script, real Chromium)', () => {
+  it('a 2 MB code block or table cell is read up to the cap, not as one innerText of all of it', async () => {
+    // A plain-text file of 10 MB (a log) is shown by the browser as one `pre`: its innerText was 200 ms of
+    // the page's main thread in one task, a 10 MB cell's 800 ms (Chromium 156), before being cut to 200,000.
+    // (2 MB here: past the cap is all it takes.)
+    const bundle = await build({ entryPoints: [new URL('../../content/pageCapture.ts', import.meta.url).pathname], bundle: true, format: 'iife', globalName: 'RereadCapture', write: false, platform: 'browser', logLevel: 'silent' });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+    try {
+      const page = await browser.newPage();
+      await page.setContent(`<!doctype html><html lang="en"><head><title>Log</title></head><body><main><h1>Build log</h1><p>${prose('build')}</p></main></body></html>`);
+      await page.evaluate(() => {
+        const main = document.querySelector('main')!;
+        main.appendChild(document.createElement('pre')).textContent = 'code line\n'.repeat(200_000);
+        main.appendChild(document.createElement('table')).insertRow().insertCell().textContent = 'cell words '.repeat(200_000);
+      });
+      await page.addScriptTag({ content: bundle.outputFiles[0]!.text });
+      const got = await page.evaluate(async () => {
+        const g = globalThis as unknown as { RereadCapture: { captureDocument: typeof captureDocument } };
+        const own = Object.getOwnPropertyDescriptor(HTMLElement.prototype, 'innerText')!;
+        let longest = 0;
+        Object.defineProperty(HTMLElement.prototype, 'innerText', {
+          ...own,
+          get(this: HTMLElement) {
+            const v = own.get!.call(this) as string;
+            longest = Math.max(longest, v.length);
+            return v;
+          },
+        });
+        const c = await g.RereadCapture.captureDocument(document, { live: true, fallbackTitle: location.hostname });
+        return { longest, blocks: c!.payload.blocks.map((b) => ({ kind: b.kind, length: b.text.length, start: b.text.slice(0, 20) })) };
+      });
+      expect(got.longest).toBeLessThanOrEqual(4 * EXTRACT_LIMITS.maxBlockChars);
+      const code = got.blocks.find((b) => b.kind === 'code')!;
+      expect(code.start).toBe('code line\ncode line\n');
+      expect(code.length).toBeGreaterThan(EXTRACT_LIMITS.maxBlockChars * 0.9);
+      expect(code.length).toBeLessThanOrEqual(EXTRACT_LIMITS.maxBlockChars);
+      const table = got.blocks.find((b) => b.kind === 'table')!;
+      expect(table.start).toBe('cell words cell word');
+      expect(table.length).toBeLessThanOrEqual(EXTRACT_LIMITS.maxBlockChars);
+    } finally {
+      await browser.close();
+    }
   });
 });
