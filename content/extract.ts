@@ -152,7 +152,7 @@ export interface WalkResult {
   elements: number;
   /** Visible `main` / `role=main` landmarks, outermost only. */
   mains: Landmark[];
-  /** The sanitised copy, or null when none was asked for, the page has a main landmark, or it grew too big. */
+  /** The sanitised copy, or null when none was asked for, the page has a main landmark, or it grew past Readability's limits. */
   mirror: Document | null;
   /** For each block, the share of its characters inside links (navigation-like blocks are mostly links). */
   linkShare: number[];
@@ -745,14 +745,17 @@ function* ownRows(table: Element): Generator<Element> {
 
 /**
  * A table as text, one row a line, cells joined by " | ". On the live page only rendered rows and cells
- * count, and a cell's text is its text as shown (`shownText`: what CSS hides inside it left out).
+ * count, and a cell's text is its text as shown (`shownText`: what CSS hides inside it left out). Its first
+ * 2,000 rows at most, read in the walk's slices (`pace`).
  */
-function tableText(table: Element, max: number, live: boolean): string {
+async function tableText(table: Element, max: number, live: boolean, pace: () => Promise<void>): Promise<string> {
   const rows: string[] = [];
   let len = 0;
   let seen = 0;
   for (const tr of ownRows(table)) {
     if (++seen > 2000) break;
+    // Row by row in the walk's slices: 2,000 rows of 10 cells were one task of 300 ms (Chromium 156).
+    await pace();
     if (isHiddenAttr(tr) || (live && !rendered(tr))) continue;
     const cells: string[] = [];
     for (const c of Array.from(tr.children)) {
@@ -851,6 +854,13 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
   /** Set when a definition list ends: the enclosing section goes on if text follows. */
   let reopen: Block | null = null;
   let sliceStart = now();
+  /** Yields to the page when the slice is over, inside what is read whole (a table's rows; the walk checks between nodes). */
+  const pace = async () => {
+    if (opts.yieldToPage && now() - sliceStart > sliceMs) {
+      await opts.yieldToPage();
+      sliceStart = now();
+    }
+  };
 
   const push = (b: Block) => {
     if (siteHeading) {
@@ -888,6 +898,10 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     chars += b.text.length;
     words += measureWords(b.text);
+    // Past Readability's word limit the copy is of no use (readabilityWorthIt): it is not built further.
+    // Building it cost a large page tens of milliseconds in one task (a table's copy is made row by row in
+    // one go). The margin: a heading that names the site, left out later, takes its words back.
+    if (mirror && words > limits.readabilityMaxWords + limits.maxHeadingChars) mirror = null;
     if (b.kind !== 'heading') content = true;
     blocks.push(b);
     linkShare.push(b.kind === 'text' || b.kind === 'list' ? Math.min(1, bufferLinkChars / Math.max(1, buffer.length)) : 0);
@@ -1072,7 +1086,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     if (tag === 'TABLE') {
       flush();
-      const text = tableText(el, limits.maxBlockChars, live);
+      const text = await tableText(el, limits.maxBlockChars, live, pace);
       if (text) push({ kind: 'table', text, ...(el.id ? { id: el.id } : pendingId ? { id: pendingId } : {}) });
       pendingId = undefined;
       const t = mirrorAdd(frame.m, 'table', el);

@@ -8,11 +8,11 @@ import { existsSync } from 'node:fs';
 import { build } from 'esbuild';
 import { chromium } from 'playwright';
 import { describe, expect, it } from 'vitest';
-import { EXTRACT_LIMITS } from '../../content/extract.js';
+import { EXTRACT_LIMITS, walkBlocks } from '../../content/extract.js';
 import { captureDocument } from '../../content/pageCapture.js';
 import { tokenize } from '../../src/tokenizer.js';
 import { validateCapture } from '../../src/validate.js';
-import { parseDocument } from '../eval/lib/dom.js';
+import { emptyDocument, parseDocument } from '../eval/lib/dom.js';
 
 const prose = (w: string) => Array.from({ length: 6 }, () => `The ${w} report lists the quarterly figures for every region in plain words.`).join(' ');
 
@@ -143,6 +143,28 @@ describe('huge single elements: read up to the caps, never whole', () => {
       for (const b of got.payload.blocks) expect(b.text.length).toBeLessThanOrEqual(b.kind === 'heading' ? EXTRACT_LIMITS.maxHeadingChars : EXTRACT_LIMITS.maxBlockChars);
       expect(got.payload.blocks.length).toBeGreaterThanOrEqual(2);
     }
+  });
+
+  it("a table of thousands of rows is read in the walk's slices, not in one task", async () => {
+    // 2,000 rows of 10 cells were one task of 300 ms in Chromium. With a clock that says every slice is
+    // over, the walk yields before every row it reads (2,000 at most) instead of once around the table.
+    const rows = Array.from({ length: 3000 }, (_, i) => `<tr>${Array.from({ length: 5 }, (_, j) => `<td>c${i}.${j}</td>`).join('')}</tr>`).join('');
+    const doc = parseDocument(`<!doctype html><html><head><title>Rows</title></head><body><h1>Rows</h1><table>${rows}</table></body></html>`);
+    let t = 0;
+    let yields = 0;
+    const walk = await walkBlocks(doc.body, { checkVisibility: false, now: () => t++, sliceMs: 0, yieldToPage: async () => void yields++ });
+    expect(walk.blocks.find((b) => b.kind === 'table')!.text.split('\n')).toHaveLength(2000);
+    expect(yields).toBeGreaterThanOrEqual(2000);
+  });
+
+  it("the copy made for Readability is not built past Readability's word limit", async () => {
+    // One table of 2,500 rows: one element of the copy for the walk's count, 7,500 made for its rows and
+    // cells, for a page Readability is never run on (too many words).
+    const rows = Array.from({ length: 2500 }, (_, i) => `<tr><td>row ${i} first</td><td>row ${i} second</td></tr>`).join('');
+    const doc = parseDocument(`<!doctype html><html><head><title>Rows</title></head><body><h1>Rows</h1><table>${rows}</table></body></html>`);
+    const walk = await walkBlocks(doc.body, { checkVisibility: false, mirror: emptyDocument() });
+    expect(walk.words).toBeGreaterThan(EXTRACT_LIMITS.readabilityMaxWords);
+    expect(walk.mirror).toBeNull();
   });
 });
 
