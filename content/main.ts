@@ -122,6 +122,15 @@ let allowedAsked: Promise<boolean> | null = null;
 /** Set when the page is going away: a capture in progress stops yielding and finishes at once. */
 let hurry = false;
 let lastHash: number | null = null;
+/** The text read last as what its own address shows, and that address (see `capture`). */
+let lastView: { url: string; text: number } | null = null;
+/**
+ * A capture found the page at a new address still showing the view of the one before (see `capture`):
+ * the next change of the page's content, however small, is captured (`start`'s recheck).
+ */
+let awaitingView = false;
+/** Mutation records the page's content has had (`start`'s observer): tells whether it changed while it was read. */
+let contentChanges = 0;
 let running: Promise<void> | null = null;
 /** Bumped by each capture; a capture superseded by a later one (see `capture`) sends nothing. */
 let generation = 0;
@@ -161,29 +170,36 @@ function costMeter() {
 interface Extracted {
   payload: CapturePayload;
   words: number;
+  /** Tells this capture (its title, address and text) from the one sent last. */
   hash: number;
+  /** Its text alone (`lastView`). */
+  textHash: number;
 }
+
+/** An address without its fragment: one page, whatever part of it is shown. */
+const pageKey = (url: string) => url.split('#')[0]!;
 
 /**
  * The page's main content, as blocks and cut into sections (content/pageCapture.ts, the step the
  * backfill and PDF capture run too), with what it cost the page.
  */
-async function extract(urgent: boolean): Promise<Extracted | null> {
+async function extract(urgent: boolean, url: string): Promise<Extracted | null> {
   const meter = costMeter();
   const got = await captureDocument(document, { live: true, urgent, yieldToPage: meter.yieldToPage, fallbackTitle: location.hostname });
   if (!got) return null;
   const { payload } = got;
   // What tells a changed page from the one sent last time. Hashed block by block, in slices like the
   // rest: a megabyte page's text is milliseconds of hashing, too long for one task.
-  const h = new Hash53().update(payload.title).update(location.href.split('#')[0]!);
+  const text = new Hash53();
   for (const b of payload.blocks) {
-    h.update(b.text);
+    text.update(b.text);
     if (meter.taskMs() > 5) await meter.yieldToPage();
   }
-  const hash = h.digest();
+  const textHash = text.digest();
+  const hash = new Hash53().update(payload.title).update(pageKey(url)).update(textHash.toString(36)).digest();
   const cost = meter.finish();
   // The page's cost is reported with the capture (never written into the page).
-  return { payload: { ...payload, extraction: { ...got.extraction, ...cost } }, words: got.words, hash };
+  return { payload: { ...payload, extraction: { ...got.extraction, ...cost } }, words: got.words, hash, textHash };
 }
 
 /**
@@ -227,14 +243,33 @@ async function capture(urgent = false): Promise<void> {
   const run = (async () => {
     try {
       if (!(await askAllowed())) return;
-      const got = await extract(urgent);
+      // The address the page has as it is read: what is read is filed under it, not under the one the
+      // page has when the reading is over.
+      const url = location.href;
+      const changesBefore = contentChanges;
+      const got = await extract(urgent, url);
       // Forgotten while it was read (extraction runs in slices): not sent.
       if (!got || gen !== generation || forgottenHere()) return;
+      // A new address still showing the text read under the address before: an app that changes the
+      // address first and shows the new view when its data comes (seconds later, perhaps in a few text
+      // nodes, no "large" change). Filed now, the old view was stored under the new address and stayed
+      // there. Not sent; the next change of the content is captured.
+      if (lastView && lastView.url !== pageKey(url) && lastView.text === got.textHash) {
+        awaitingView = true;
+        return;
+      }
+      awaitingView = false;
+      lastView = { url: pageKey(url), text: got.textHash };
+      // The page moved to another address while it was read (a single-page app's pushState between two
+      // slices): what was read was filed, whole, under the new address. It is the view of the address
+      // the read began at, unless the content changed meanwhile too: then it may be part one view, part
+      // the next, and is not sent. The move starts a capture of the new address (`start`'s recheck).
+      if (pageKey(location.href) !== pageKey(url) && contentChanges !== changesBefore) return;
       if (got.hash === lastHash) return; // same content as last time: nothing new to send
       lastHash = got.hash;
       captured = true;
       if (got.words === 0 && !got.payload.title) return;
-      const message = { ...got.payload, url: location.href };
+      const message = { ...got.payload, url };
       if (hurry && (await toOutbox(message))) {
         settled();
         return;
@@ -359,7 +394,7 @@ function start(): void {
       changed = 0;
       contentRecaptures = 0;
       void capture();
-    } else if (changed >= LARGE_CHANGE_NODES) {
+    } else if (changed >= LARGE_CHANGE_NODES || (awaitingView && changed > 0)) {
       changed = 0;
       if (++contentRecaptures <= MAX_CONTENT_RECAPTURES) void capture();
     }
@@ -373,6 +408,7 @@ function start(): void {
   };
   const observer = new MutationObserver((records) => {
     for (const r of records) changed += r.addedNodes.length + r.removedNodes.length + (r.type === 'characterData' ? 1 : 0);
+    contentChanges += records.length;
     later();
   });
   if (document.body) observer.observe(document.body, { childList: true, subtree: true, characterData: true });
