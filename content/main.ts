@@ -5,7 +5,8 @@
  *
  * When: one second after load at the latest (in idle time), or at once when the page is hidden or left
  * before that; again after single-page-app navigations and large content changes, once per distinct
- * content.
+ * content. Each read is filed under the address the page had when it began; a new address still showing
+ * the view of the one before waits for its own view.
  */
 import browser from 'webextension-polyfill';
 import { Hash53, hash53 } from '../src/hash.js';
@@ -261,9 +262,9 @@ async function capture(urgent = false): Promise<void> {
       awaitingView = false;
       lastView = { url: pageKey(url), text: got.textHash };
       // The page moved to another address while it was read (a single-page app's pushState between two
-      // slices): what was read was filed, whole, under the new address. It is the view of the address
-      // the read began at, unless the content changed meanwhile too: then it may be part one view, part
-      // the next, and is not sent. The move starts a capture of the new address (`start`'s recheck).
+      // slices; the read used to be filed, whole, under the new address). It is the view of the address
+      // it began at, unless the content changed meanwhile too: then it may be part one view, part the
+      // next, and is not sent. The move starts a capture of the new address (`start`'s recheck).
       if (pageKey(location.href) !== pageKey(url) && contentChanges !== changesBefore) return;
       if (got.hash === lastHash) return; // same content as last time: nothing new to send
       lastHash = got.hash;
