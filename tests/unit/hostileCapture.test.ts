@@ -1,8 +1,9 @@
 /**
- * Capture on hostile pages, for the holes the capture review of session 36 found (content/, and the pure
+ * Capture on hostile pages, for the holes an invariant review of capture found (content/, and the pure
  * code it runs in src/): characters no reader sees, markup nested deeper than a call stack, nested
- * tables, huge single elements, a page moving on while it is read. What each test checks is the result's
- * shape and size, never a duration: timings of the same pages are in the session's report.
+ * tables, Readability on deep nesting, huge single elements, long tables. What each test checks is the
+ * result's shape and size or the work done (the longest string read, the yields), never a duration: a
+ * test cannot time a page without flaking, and the timings belong to the commits that fixed each case.
  */
 import { existsSync } from 'node:fs';
 import { build } from 'esbuild';
