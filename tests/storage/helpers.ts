@@ -8,7 +8,7 @@ import { DB_VERSION, upgrade, type DB, type RereadDB, type StatsRecord, type Sto
 import { DeadSet } from '../../background/delta.js';
 import { Engine } from '../../background/engine.js';
 import type { PageInput } from '../../background/pageStore.js';
-import type { HistorySource } from '../../background/dayone/historyImport.js';
+import type { HistoryImport, HistorySource } from '../../background/dayone/historyImport.js';
 import { chunkSteps, type Block, type Chunk } from '../../src/chunker.js';
 import type { Pace } from '../../src/sections.js';
 import { normalizeBlocks } from '../../src/validate.js';
@@ -278,3 +278,23 @@ export const nextCut = async (blocks: readonly Block[], pace: Pace) => {
     await pace.yieldToPage();
   }
 };
+
+/**
+ * A history import whose worker stops for good after `writes` batch writes (the browser stopped it): the
+ * next write never returns. Resolves when that write is reached.
+ */
+export function stopAfterWrites(importer: HistoryImport, writes: number): Promise<void> {
+  type Write = (b: unknown[], ...rest: unknown[]) => Promise<unknown>;
+  const target = importer as unknown as { write: Write };
+  const inner = target.write.bind(importer);
+  let n = 0;
+  return new Promise<void>((stopped) => {
+    target.write = async (b, ...rest) => {
+      if (++n > writes) {
+        stopped();
+        return new Promise<never>(() => undefined); // never: the worker is gone
+      }
+      return inner(b, ...rest);
+    };
+  });
+}

@@ -3,9 +3,8 @@
  * failed on the code it was written against.
  */
 import { describe, expect, it } from 'vitest';
-import { chromiumHistory, engineOn, fakeHistory, freshDb, heldHistory, type Item } from './helpers.js';
+import { chromiumHistory, engineOn, fakeHistory, freshDb, heldHistory, type Item, stopAfterWrites } from './helpers.js';
 import { HISTORY_STATE_KEY, HistoryImport, WRITE_BATCH } from '../../background/dayone/historyImport.js';
-import type { TitleEntry } from '../../src/historyEntries.js';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
 const DAY = 86_400_000;
@@ -17,18 +16,7 @@ describe('the import count after a worker stop', () => {
     const items: Item[] = Array.from({ length: 1500 }, (_, i) => ({ url: `https://site${i % 30}.example/p${i}`, title: `Entry ${i}`, lastVisitTime: NOW - i * 60_000, visitCount: 1 }));
     // The first worker stores 8 batches of the first window, then stops (the browser stopped it mid-window).
     const first = new HistoryImport(engine, () => fakeHistory(items), () => NOW);
-    type Write = (b: TitleEntry[], ...rest: unknown[]) => Promise<unknown>;
-    const inner = (first as unknown as { write: Write }).write.bind(first);
-    let writes = 0;
-    let stopped!: () => void;
-    const died = new Promise<void>((r) => (stopped = r));
-    (first as unknown as { write: Write }).write = async (b, ...rest) => {
-      if (++writes > 8) {
-        stopped();
-        return new Promise<never>(() => undefined); // never: the worker is gone
-      }
-      return inner(b, ...rest);
-    };
+    const died = stopAfterWrites(first, 8);
     await first.start(0);
     await died;
     // What was stored before the stop is counted already.

@@ -4,11 +4,10 @@
  * and a site excluded while the import runs is not imported. Each test failed on the code before its fix.
  */
 import { describe, expect, it } from 'vitest';
-import { chromiumHistory, engineOn, fakeHistory, firefoxHistory, freshDb, type ChromiumItem, type Item } from './helpers.js';
+import { chromiumHistory, type ChromiumItem, engineOn, fakeHistory, firefoxHistory, freshDb, type Item, stopAfterWrites } from './helpers.js';
 import { killableConnection, reopen } from './killSwitch.js';
 import { HISTORY_STATE_KEY, HistoryImport, READ_BATCH, WRITE_BATCH, type HistorySource } from '../../background/dayone/historyImport.js';
 import { verifyIndex } from '../../background/verify.js';
-import type { TitleEntry } from '../../src/historyEntries.js';
 import type { Engine } from '../../background/engine.js';
 
 const NOW = Date.UTC(2026, 10, 30, 12);
@@ -101,18 +100,7 @@ describe('entries sharing one millisecond', () => {
     const items: ChromiumItem[] = Array.from({ length: 2600 }, (_, i) => ({ url: `https://sync${i % 25}.example/s${i}`, title: `Synced ${i}`, visits: [T] }));
     // The first worker stores 10 batches, then stops for good (the browser stopped it).
     const first = new HistoryImport(engine, () => chromiumHistory(items), () => NOW);
-    type Write = (b: TitleEntry[], ...rest: unknown[]) => Promise<unknown>;
-    const inner = (first as unknown as { write: Write }).write.bind(first);
-    let writes = 0;
-    let stopped!: () => void;
-    const died = new Promise<void>((r) => (stopped = r));
-    (first as unknown as { write: Write }).write = async (b, ...rest) => {
-      if (++writes > 10) {
-        stopped();
-        return new Promise<never>(() => undefined);
-      }
-      return inner(b, ...rest);
-    };
+    const died = stopAfterWrites(first, 10);
     await first.start(0);
     await died;
     expect((await titleUrls(engine)).length).toBe(10 * WRITE_BATCH);
