@@ -6,8 +6,9 @@
  * lists, quotes, code (`pre`) and tables as text, and what the page shows on request (the body of a closed
  * `<details>`, `hidden="until-found"`: see COLLAPSED). It leaves out navigation (`nav`, `role=navigation`,
  * or a class or id that names it), site header and footer, asides, cookie banners and other fixed
- * overlays, hidden and aria-hidden elements, scripts and styles, and never reads form controls or
- * editable regions. Along the way it
+ * overlays, hidden and aria-hidden elements, scripts and styles, and never reads form controls,
+ * editable regions, or what a page draws back of the user's typing (code editors, a query's suggestions:
+ * `typedElsewhereRegions`). Along the way it
  * - notes the page's `main` landmark, which the caller prefers when it holds most of the text;
  * - turns definition entries with an id (Sphinx `<dt id="os.path.join">`, glossary terms) into
  *   sub-sections, so each can be its own result with its own anchor;
@@ -19,6 +20,7 @@ import { Readability } from '@mozilla/readability';
 import type { Block, BlockKind } from '../src/chunker.js';
 import { measureWords } from '../src/chunker.js';
 import { classNamesNavigation, idNamesNavigation, namesContents } from '../src/navigationNames.js';
+import { colourAlpha, TYPED_INPUT_TYPES, typesElsewhere, type InputLook } from '../src/typedElsewhere.js';
 
 export const EXTRACT_LIMITS = {
   maxChars: 2_000_000,
@@ -219,6 +221,116 @@ function isEditable(el: Element): boolean {
   return (el as HTMLElement).isContentEditable === true;
 }
 
+/** Text inputs looked at per walk for `typedElsewhereRegions` (a page of forms holds a few dozen). */
+const TYPED_MAX_INPUTS = 200;
+/**
+ * How many ancestors up from a hidden input its editor is looked for: Ace's and Monaco's textarea is a
+ * child of the editor's box, CodeMirror 5's a grandchild.
+ */
+const EDITOR_MAX_DEPTH = 4;
+/**
+ * What no code editor draws, and every page around one has: headings, paragraphs, landmarks. An ancestor
+ * that is or holds one is the page, not the editor: a hidden input (a honeypot field at `left: -9999px`,
+ * a shortcut catcher under `body`) never takes the page's text out with it.
+ */
+const PAGE_STRUCTURE = 'h1, h2, h3, h4, h5, h6, p, main, article, [role="main"]';
+
+/**
+ * What a text input looks like to a reader (src/typedElsewhere.ts InputLook): its box cut by `clip`,
+ * `clip-path: inset(50%)` (the "visually hidden" patterns) and by every ancestor up to the body that
+ * clips its overflow (CodeMirror 5's 3 x 0 px box around its 1,002 px textarea).
+ */
+function inputLook(el: HTMLInputElement | HTMLTextAreaElement, view: Window): InputLook {
+  const style = view.getComputedStyle(el);
+  const r = el.getBoundingClientRect();
+  let [left, top, right, bottom] = [r.left, r.top, r.right, r.bottom];
+  const clip = /^rect\(([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px,?\s*([-\d.]+)px\)$/.exec(style.clip);
+  if (clip) [top, right, bottom, left] = [top + Number(clip[1]), left + Number(clip[2]), top + Number(clip[3]), left + Number(clip[4])];
+  if (style.clipPath.startsWith('inset(50%')) right = left;
+  for (let a = el.parentElement; a && a.tagName !== 'BODY' && a.tagName !== 'HTML'; a = a.parentElement) {
+    const s = view.getComputedStyle(a);
+    const b = a.getBoundingClientRect();
+    if (s.overflowX !== 'visible') [left, right] = [Math.max(left, b.left), Math.min(right, b.right)];
+    if (s.overflowY !== 'visible') [top, bottom] = [Math.max(top, b.top), Math.min(bottom, b.bottom)];
+  }
+  const fill = style.getPropertyValue('-webkit-text-fill-color');
+  return {
+    disabled: el.disabled,
+    readOnly: el.readOnly,
+    opaque: el.checkVisibility({ opacityProperty: true }),
+    fontPx: parseFloat(style.fontSize) || 0,
+    textAlpha: Math.min(colourAlpha(style.color), fill ? colourAlpha(fill) : 1),
+    shownWidth: Math.max(0, right - left),
+    shownHeight: Math.max(0, bottom - top),
+    offPage: r.right + view.scrollX <= 0 || r.bottom + view.scrollY <= 0,
+  };
+}
+
+/** Whether `el` holds text that is not inside `input` (at most 2,000 text nodes looked at). */
+function drawsText(el: Element, input: Element): boolean {
+  const walker = el.ownerDocument.createTreeWalker(el, 4 /* NodeFilter.SHOW_TEXT */);
+  for (let n = walker.nextNode(), i = 0; n && i < 2_000; n = walker.nextNode(), i++) {
+    if ((n.nodeValue ?? '').trim() && !input.contains(n)) return true;
+  }
+  return false;
+}
+
+/** The editor around a hidden input: its nearest ancestor that draws text of its own, if that is no part of the page's structure. */
+function editorAround(input: Element): Element | null {
+  let a = input.parentElement;
+  for (let depth = 0; a && depth < EDITOR_MAX_DEPTH; depth++, a = a.parentElement) {
+    const tag = tagOf(a);
+    if (tag === 'BODY' || tag === 'HTML' || a.matches(PAGE_STRUCTURE) || a.querySelector(PAGE_STRUCTURE)) return null;
+    if (drawsText(a, input)) return a;
+  }
+  return null;
+}
+
+/**
+ * Where a live page draws back what the user types, outside any form control or editable region. Never
+ * read, like the form controls themselves ("never capture form field values", README):
+ * - Code editors that take keystrokes in an input nobody sees and draw the text themselves (CodeMirror 5,
+ *   Ace, a hand-made one: src/typedElsewhere.ts): the editor around such an input (`editorAround`).
+ *   Its code is left out whether the user typed into it or not: a playground's starting code is the
+ *   page's, but nothing on the page tells the two apart, as for an editable region. A read-only editor
+ *   (CodeMirror 5 `readOnly`, Ace `setReadOnly`) and a highlighted `pre` are read as code.
+ * - A suggestion list that echoes the query: what a combobox (`role=combobox`, or an input with
+ *   `aria-autocomplete`) names with `aria-controls` / `aria-owns` (the ARIA combobox pattern). Most are
+ *   `role=listbox` already (SKIP_ROLES); this catches lists without the role. A `<datalist>` is never read.
+ *   An input's `aria-controls` alone may name a table it filters, which is the page's: not left out.
+ * Left as they are, by decision:
+ * - A Markdown editor's live preview: it is the page's own markup once rendered, marked by nothing
+ *   generic (an `<output>`, which some use, is never read). The textarea itself is never read.
+ * - A textarea's auto-size mirror: react-textarea-autosize clones a `textarea` (never read); mirrors made
+ *   of a `div` are `visibility: hidden` (not rendered: never read).
+ * Empty off a live page (no layout, no typing).
+ */
+export function typedElsewhereRegions(root: Element): Set<Element> | null {
+  const view = root.ownerDocument.defaultView;
+  if (!view) return null;
+  const out = new Set<Element>();
+  const controls = root.querySelectorAll('textarea, input, [role="combobox"]');
+  for (let i = 0; i < controls.length && i < TYPED_MAX_INPUTS; i++) {
+    const el = controls[i]!;
+    const tag = tagOf(el);
+    if (el.getAttribute('role') === 'combobox' || el.hasAttribute('aria-autocomplete')) {
+      for (const attr of ['aria-controls', 'aria-owns']) {
+        for (const id of (el.getAttribute(attr) ?? '').split(/\s+/)) {
+          const popup = id ? el.ownerDocument.getElementById(id) : null;
+          if (popup && !popup.matches(PAGE_STRUCTURE) && !popup.querySelector(PAGE_STRUCTURE)) out.add(popup);
+        }
+      }
+    }
+    if (tag !== 'TEXTAREA' && !(tag === 'INPUT' && TYPED_INPUT_TYPES.has((el.getAttribute('type') ?? '').toLowerCase()))) continue;
+    // Not rendered or `visibility: hidden`: no one types into it.
+    if (!el.checkVisibility(VISIBILITY)) continue;
+    if (!typesElsewhere(inputLook(el as HTMLInputElement | HTMLTextAreaElement, view))) continue;
+    const editor = editorAround(el);
+    if (editor) out.add(editor);
+  }
+  return out.size ? out : null;
+}
+
 /**
  * Content the page shows on request, as HTML defines it: the body of a closed `<details>` (all but its
  * first `<summary>`) and what a `hidden="until-found"` element holds. The browser renders neither, yet
@@ -271,12 +383,12 @@ function rendered(el: Element): boolean {
  * left out); inside collapsed content, which has no innerText until opened, its text without the parts
  * that stay hidden once it is (`rendered`), form controls and editable regions.
  */
-function shownText(el: Element, max: number): string {
-  if (holdsMoreText(el, max)) return readText(el, true, max);
+function shownText(el: Element, max: number, editors: ReadonlySet<Element> | null): string {
+  if (holdsMoreText(el, max)) return readText(el, true, max, editors);
   // innerText holds what an editable region inside says, aria-hidden text and every option of a select:
   // read only where there is none of them.
-  if ((el as Element & { checkVisibility?: (o?: object) => boolean }).checkVisibility?.(VISIBILITY) !== false && !holdsUnread(el)) return (el as HTMLElement).innerText ?? '';
-  return readText(el, true, max);
+  if ((el as Element & { checkVisibility?: (o?: object) => boolean }).checkVisibility?.(VISIBILITY) !== false && !holdsUnread(el, editors)) return (el as HTMLElement).innerText ?? '';
+  return readText(el, true, max, editors);
 }
 
 /** Nodes an element read whole (a `pre`, a table cell) may hold for its innerText or textContent to be read. */
@@ -306,18 +418,21 @@ function holdsMoreText(el: Element, max: number): boolean {
   return false;
 }
 
-/** Whether an element read whole (a table cell, a `pre`) holds something never read: a form control, an editable region, hidden markup, a template. */
-function holdsUnread(el: Element): boolean {
-  for (const d of Array.from(el.querySelectorAll('*'))) if (SKIP_TAGS.has(tagOf(d)) || isHiddenAttr(d) || isEditable(d)) return true;
+/**
+ * Whether an element read whole (a table cell, a `pre`) holds something never read: a form control, an
+ * editable region, hidden markup, a template, an editor that draws what is typed (`typedElsewhereRegions`).
+ */
+function holdsUnread(el: Element, editors: ReadonlySet<Element> | null = null): boolean {
+  for (const d of Array.from(el.querySelectorAll('*'))) if (SKIP_TAGS.has(tagOf(d)) || isHiddenAttr(d) || isEditable(d) || editors?.has(d)) return true;
   return false;
 }
 
 /**
  * An element's text without what is never read (SKIP_TAGS, hidden or aria-hidden markup, editable
- * regions) and, on a live page, without what is not rendered; a line break after each block. At most
- * `max` characters, read from at most WHOLE_MAX_NODES nodes when `max` is given.
+ * regions, `editors`) and, on a live page, without what is not rendered; a line break after each block. At
+ * most `max` characters, read from at most WHOLE_MAX_NODES nodes when `max` is given.
  */
-function readText(el: Element, live: boolean, max = Infinity): string {
+function readText(el: Element, live: boolean, max = Infinity, editors: ReadonlySet<Element> | null = null): string {
   let out = '';
   let nodes = 0;
   const maxNodes = max === Infinity ? Infinity : WHOLE_MAX_NODES;
@@ -342,7 +457,7 @@ function readText(el: Element, live: boolean, max = Infinity): string {
       const e = c as Element;
       const tag = tagOf(e);
       if (tag === 'BR') out += '\n';
-      else if (!SKIP_TAGS.has(tag) && !isHiddenAttr(e) && !isEditable(e) && (!live || rendered(e))) stack.push({ child: e.firstChild, tag });
+      else if (!SKIP_TAGS.has(tag) && !isHiddenAttr(e) && !isEditable(e) && !editors?.has(e) && (!live || rendered(e))) stack.push({ child: e.firstChild, tag });
     }
   }
   return out;
@@ -748,7 +863,7 @@ function* ownRows(table: Element): Generator<Element> {
  * count, and a cell's text is its text as shown (`shownText`: what CSS hides inside it left out). Its first
  * 2,000 rows at most, read in the walk's slices (`pace`).
  */
-async function tableText(table: Element, max: number, live: boolean, pace: () => Promise<void>): Promise<string> {
+async function tableText(table: Element, max: number, live: boolean, pace: () => Promise<void>, editors: ReadonlySet<Element> | null): Promise<string> {
   const rows: string[] = [];
   let len = 0;
   let seen = 0;
@@ -760,7 +875,7 @@ async function tableText(table: Element, max: number, live: boolean, pace: () =>
     const cells: string[] = [];
     for (const c of Array.from(tr.children)) {
       if (isHiddenAttr(c) || isEditable(c) || (live && !rendered(c))) continue;
-      const t = cleanText(live ? shownText(c, max) : markupText(c, max));
+      const t = cleanText(live ? shownText(c, max, editors) : markupText(c, max));
       if (t) cells.push(t);
     }
     if (!cells.length) continue;
@@ -950,8 +1065,10 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
   };
 
   const switchers = switcherCandidates(root);
+  const editors = live ? typedElsewhereRegions(root) : null;
   const skipped = (el: Element, tag: string, insideMain: boolean): boolean => {
     if (SKIP_TAGS.has(tag)) return true;
+    if (editors?.has(el)) return true;
     // Outside the main content these are the site's header and sidebars; inside it, the article's own
     // header and its footnotes or call-outs.
     const role = el.getAttribute('role');
@@ -1078,7 +1195,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if (tag === 'PRE') {
       flush();
       // As shown: the lines of a `pre` kept, what CSS hides in it left out (`shownText`).
-      const text = (live ? shownText(el, limits.maxBlockChars) : markupText(el, limits.maxBlockChars)).slice(0, limits.maxBlockChars).replace(/\s+$/, '');
+      const text = (live ? shownText(el, limits.maxBlockChars, editors) : markupText(el, limits.maxBlockChars)).slice(0, limits.maxBlockChars).replace(/\s+$/, '');
       if (text.trim()) push({ kind: 'code', text, ...(el.id ? { id: el.id } : pendingId ? { id: pendingId } : {}) });
       pendingId = undefined;
       mirrorAdd(frame.m, 'pre', el, text);
@@ -1086,7 +1203,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     if (tag === 'TABLE') {
       flush();
-      const text = await tableText(el, limits.maxBlockChars, live, pace);
+      const text = await tableText(el, limits.maxBlockChars, live, pace, editors);
       if (text) push({ kind: 'table', text, ...(el.id ? { id: el.id } : pendingId ? { id: pendingId } : {}) });
       pendingId = undefined;
       const t = mirrorAdd(frame.m, 'table', el);
