@@ -214,11 +214,27 @@ function sidebarContents(el: Element, tag: string): boolean {
   return true;
 }
 
-/** Editable regions are never read: their text is the user's, not the page's. */
+/**
+ * Editable regions are never read: their text is the user's, not the page's. `contenteditable="false"`
+ * is not editable whatever linkedom's `isContentEditable` (the evaluation's and the unit tests' DOM) says:
+ * it answers whether the attribute is there, where a browser answers false.
+ */
 function isEditable(el: Element): boolean {
-  const ce = el.getAttribute('contenteditable');
-  if (ce !== null && ce.toLowerCase() !== 'false') return true;
+  const ce = el.getAttribute('contenteditable')?.toLowerCase();
+  if (ce === 'false') return false;
+  if (ce === '' || ce === 'true' || ce === 'plaintext-only') return true;
   return (el as HTMLElement).isContentEditable === true;
+}
+
+/**
+ * A `role=textbox` that says it cannot be edited (`contenteditable="false"`): CodeMirror 6's read-only view
+ * (`EditorView.editable.of(false)`), which documentation sites use to show code. Its text is the page's and
+ * is read as such; left out with every other textbox (SKIP_ROLES), a CodeMirror 6 example was not stored
+ * at all (measured with @codemirror/view 6.44 in Chromium 156). An editable one (`contenteditable="true"`,
+ * read-only by `EditorState.readOnly` or not) is never read (`isEditable`).
+ */
+function readOnlyTextbox(el: Element, role: string): boolean {
+  return role === 'textbox' && el.getAttribute('contenteditable')?.toLowerCase() === 'false';
 }
 
 /** Text inputs looked at per walk for `typedElsewhereRegions` (a page of forms holds a few dozen). */
@@ -805,7 +821,7 @@ function detailsBodyWords(details: Element, summary: Element): { plain: number; 
         const tag = tagOf(e);
         if (SKIP_TAGS.has(tag) || isHiddenAttr(e) || isEditable(e)) continue;
         const role = e.getAttribute('role');
-        if (role && SKIP_ROLES.has(role)) continue;
+        if (role && SKIP_ROLES.has(role) && !readOnlyTextbox(e, role)) continue;
         visit(e, link || tag === 'A');
       }
     }
@@ -1074,7 +1090,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     const role = el.getAttribute('role');
     if ((tag === 'HEADER' || tag === 'ASIDE' || role === 'complementary') && !insideMain) return true;
     if (isHiddenAttr(el) || el.getAttribute('aria-modal') === 'true') return true;
-    if (role && SKIP_ROLES.has(role)) return true;
+    if (role && SKIP_ROLES.has(role) && !readOnlyTextbox(el, role)) return true;
     if (isEditable(el)) return true;
     // Inside the main content too: texi2any repeats it before every section.
     if (tag === 'TABLE' && isLinkRow(el)) return true;

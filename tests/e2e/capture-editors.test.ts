@@ -23,7 +23,7 @@ const TYPED: Record<string, string> = {
   '#find': 'suggesttypedword',
 };
 /** Text the page itself shows: its prose and its read-only code. */
-const PAGE_WORDS = ['playgroundprose', 'staticprecode', 'nocursorcode', 'acereadonlycode'];
+const PAGE_WORDS = ['playgroundprose', 'staticprecode', 'nocursorcode', 'acereadonlycode', 'cmsixreadonlycode'];
 
 async function inWorker<T>(expr: string): Promise<T> {
   const w = await ext.sw();
@@ -86,7 +86,7 @@ describe('capture: text typed into code editors', () => {
     await page.close();
   });
 
-  it("stores and finds the page's prose and its read-only code: a highlighted pre, read-only CodeMirror 5 and Ace", async () => {
+  it("stores and finds the page's prose and its read-only code: a highlighted pre, read-only CodeMirror 5, 6 and Ace", async () => {
     const url = server.url('/hard/editors.html');
     const page = await ext.ctx.newPage();
     for (const w of PAGE_WORDS) {

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { captureDocument } from '../../content/pageCapture.js';
 import { colourAlpha, typesElsewhere, type InputLook } from '../../src/typedElsewhere.js';
+import { parseDocument } from '../eval/lib/dom.js';
 
 /** An ordinary visible text field: 200 x 20 px, black text, on the page. */
 const field: InputLook = { disabled: false, readOnly: false, opaque: true, fontPx: 16, textAlpha: 1, shownWidth: 200, shownHeight: 20, offPage: false };
@@ -49,5 +51,21 @@ describe('inputs whose typing is drawn elsewhere (src/typedElsewhere.ts)', () =>
     expect(colourAlpha('transparent')).toBe(0);
     expect(colourAlpha('color(srgb 0 0 0 / 0)')).toBe(0);
     expect(colourAlpha('rgb(0 0 0 / 40%)')).toBe(0.4);
+  });
+});
+
+describe('CodeMirror 6 views in a fetched page (backfill: captureDocument, no layout)', () => {
+  it('reads a read-only view (role=textbox, contenteditable=false) as the page\'s code and leaves an editable one out', async () => {
+    const prose = 'This lesson explains how the sorting exercise works and what the answer prints for each line.';
+    const view = (editable: boolean, text: string) =>
+      `<div class="cm-editor"><div class="cm-scroller"><div class="cm-content" contenteditable="${editable}" role="textbox" aria-multiline="true"><div class="cm-line">${text}</div></div></div></div>`;
+    const doc = parseDocument(`<!doctype html><html lang="en"><head><title>Sorting</title></head><body><main>
+      <h1>Sorting</h1><p>${prose} ${prose}</p>${view(false, 'let cmsixreadonlycode = (line) =&gt; line.sort();')}
+      ${view(true, 'let cmsixeditablecode = 1;')}<div role="textbox">ariatextboxvalue</div><p>${prose}</p></main></body></html>`);
+    const text = (await captureDocument(doc, { live: false, fallbackTitle: 'example.com' }))!.payload.blocks.map((b) => b.text).join('\n');
+    expect(text).toContain('cmsixreadonlycode');
+    expect(text).not.toContain('cmsixeditablecode');
+    // A textbox that does not say it is read-only is still never read.
+    expect(text).not.toContain('ariatextboxvalue');
   });
 });
