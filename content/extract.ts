@@ -237,6 +237,22 @@ function readOnlyTextbox(el: Element, role: string): boolean {
   return role === 'textbox' && el.getAttribute('contenteditable')?.toLowerCase() === 'false';
 }
 
+/**
+ * A positioned block wholly left of or above the page (`left: -9999px`), where no scrolling reaches: not
+ * read. What sits there is a textarea's auto-size mirror holding what the user typed (jQuery autogrow's
+ * `div` at `top: -10000px; left: -10000px`, never hidden otherwise), text stuffed for search engines, or a
+ * closed off-canvas panel. A box of at most 1 x 1 px is the older "visually hidden" pattern (WebAIM's
+ * `left: -10000px; width: 1px; height: 1px; overflow: hidden`) and is read, like the `clip` one: screen
+ * readers read both, and their text labels what is on screen ("Download the report *as PDF*"). Inline
+ * elements are not looked at (no style read for them: most of a page's elements).
+ * Left as they are, by decision: text moved out of its own box (`text-indent: -9999px` image replacement)
+ * names the logo or icon a reader sees instead; `font-size: 0` text is the same trick, and checking it
+ * would cost a style read per element for text that is rare and harmless.
+ */
+function offPage(r: DOMRect, view: Window): boolean {
+  return (r.right + view.scrollX <= 0 || r.bottom + view.scrollY <= 0) && (r.width > 1 || r.height > 1);
+}
+
 /** Text inputs looked at per walk for `typedElsewhereRegions` (a page of forms holds a few dozen). */
 const TYPED_MAX_INPUTS = 200;
 /**
@@ -318,7 +334,7 @@ function editorAround(input: Element): Element | null {
  * - A Markdown editor's live preview: it is the page's own markup once rendered, marked by nothing
  *   generic (an `<output>`, which some use, is never read). The textarea itself is never read.
  * - A textarea's auto-size mirror: react-textarea-autosize clones a `textarea` (never read); mirrors made
- *   of a `div` are `visibility: hidden` (not rendered: never read).
+ *   of a `div` are `visibility: hidden` (not rendered: never read) or off the page (`offPage`).
  * Empty off a live page (no layout, no typing).
  */
 export function typedElsewhereRegions(root: Element): Set<Element> | null {
@@ -1109,10 +1125,12 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     if (live) {
       if (!rendered(el)) return true;
-      // Fixed overlays (cookie and chat banners, sticky bars) that cover part of the screen.
-      if (!insideMain && !INLINE_TAGS.has(tag) && view?.getComputedStyle(el).position === 'fixed') {
+      const position = INLINE_TAGS.has(tag) ? '' : view?.getComputedStyle(el).position;
+      if (position === 'fixed' || position === 'absolute') {
         const r = el.getBoundingClientRect();
-        if (r.width * r.height < viewportArea * 0.5) return true;
+        // Fixed overlays (cookie and chat banners, sticky bars) that cover part of the screen.
+        if (position === 'fixed' && !insideMain && r.width * r.height < viewportArea * 0.5) return true;
+        if (offPage(r, view!)) return true;
       }
     }
     return false;

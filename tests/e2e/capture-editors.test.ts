@@ -3,10 +3,13 @@
  * editors that take keystrokes in a hidden input and draw the text themselves (CodeMirror 5, Ace, Monaco,
  * hand-made ones), an editable region (CodeMirror 6), and a suggestion list that echoes the query. The
  * page's prose and its read-only code (a highlighted `pre`, read-only CodeMirror 5, 6 and Ace) are found.
- * The editors' markup: tests/fixtures/hard/editors.html.
+ * The editors' markup: tests/fixtures/hard/editors.html. Then text a reader cannot see
+ * (tests/fixtures/hard/unseen.html): a block off the page (a textarea's auto-size mirror, stuffed keywords)
+ * is left out; screen-reader-only text is kept.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright';
 import { launch, searchPage, serve, until, FIXTURES, type Extension, type FixtureServer } from './harness.js';
 
 let ext: Extension;
@@ -30,16 +33,14 @@ async function inWorker<T>(expr: string): Promise<T> {
   return (await w.evaluate(`(async () => { const { engine } = globalThis.reread; return (${expr}); })()`)) as T;
 }
 
-let stored = '';
-
-beforeAll(async () => {
-  server = await serve({ '/hard/': join(FIXTURES, 'hard') });
-  ext = await launch();
-  await inWorker('engine.updateSettings({ denseEnabled: false })');
-  const url = server.url('/hard/editors.html');
+/**
+ * Opens `path`, types `typing` (selector -> text) before the page's load event (which the content script
+ * waits for: the load waits for an image answered only once everything is typed), waits for the capture
+ * and returns the text of the chunks stored for the page, lower case.
+ */
+async function captureTyped(path: string, typing: Record<string, string>, drawn: (page: Page) => Promise<void>): Promise<string> {
+  const url = server.url(path);
   const page = await ext.ctx.newPage();
-  // The page's load event (after which the content script captures) waits for this image, answered only
-  // once everything is typed: the capture sees every editor with the typed text drawn.
   let release!: () => void;
   const typed = new Promise<void>((r) => (release = r));
   await page.route('**/hold-load.png', async (route) => {
@@ -47,10 +48,9 @@ beforeAll(async () => {
     await route.fulfill({ status: 200, contentType: 'image/png', body: Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64') });
   });
   await page.goto(url, { waitUntil: 'domcontentloaded' });
-  for (const [sel, text] of Object.entries(TYPED)) {
-    const el = page.locator(sel);
+  for (const [sel, text] of Object.entries(typing)) {
     // Into the element itself: a click lands on what the editor draws over its input.
-    await el.evaluate((e) => {
+    await page.locator(sel).evaluate((e) => {
       (e as HTMLElement).focus();
       const sel = getSelection();
       if ((e as HTMLElement).isContentEditable && sel) {
@@ -61,16 +61,26 @@ beforeAll(async () => {
     await page.keyboard.type(text, { delay: 2 });
   }
   // The typed text is drawn on the page (what a capture would read if it read it).
-  const shown = await page.evaluate(() => document.querySelector('main')!.innerText);
-  for (const w of ['cmfivetypedword', 'secretaceline', 'cmsixtypedword', 'kbdtypedword', 'suggesttypedword']) expect(shown).toContain(w);
-  expect(await page.evaluate(() => document.querySelector('#overlay code')!.textContent)).toContain('overlaytypedword');
+  await drawn(page);
   const since = Date.now();
   release();
-  await until(() => inWorker<boolean>(`engine.captureLog.some((e) => e.url === ${JSON.stringify(url)} && e.at >= ${since} && e.outcome === 'new')`), 'capture of editors.html');
-  stored = (
-    await inWorker<string[]>(`globalThis.rereadDebug.pageChunks(${JSON.stringify(url)}).then((cs) => cs.map((c) => c.text + ' ' + c.headingPath.join(' ')))`)
-  ).join('\n').toLowerCase();
+  await until(() => inWorker<boolean>(`engine.captureLog.some((e) => e.url === ${JSON.stringify(url)} && e.at >= ${since} && e.outcome === 'new')`), `capture of ${path}`);
+  const chunks = await inWorker<string[]>(`globalThis.rereadDebug.pageChunks(${JSON.stringify(url)}).then((cs) => cs.map((c) => c.text + ' ' + c.headingPath.join(' ')))`);
   await page.close();
+  return chunks.join('\n').toLowerCase();
+}
+
+let stored = '';
+
+beforeAll(async () => {
+  server = await serve({ '/hard/': join(FIXTURES, 'hard') });
+  ext = await launch();
+  await inWorker('engine.updateSettings({ denseEnabled: false })');
+  stored = await captureTyped('/hard/editors.html', TYPED, async (page) => {
+    const shown = await page.evaluate(() => document.querySelector('main')!.innerText);
+    for (const w of ['cmfivetypedword', 'secretaceline', 'cmsixtypedword', 'kbdtypedword', 'suggesttypedword']) expect(shown).toContain(w);
+    expect(await page.evaluate(() => document.querySelector('#overlay code')!.textContent)).toContain('overlaytypedword');
+  });
 });
 afterAll(async () => {
   await ext?.close();
@@ -91,6 +101,36 @@ describe('capture: text typed into code editors', () => {
     const page = await ext.ctx.newPage();
     for (const w of PAGE_WORDS) {
       expect(stored, w).toContain(w);
+      expect((await searchPage(ext, { q: w }, page)).map((r) => r.href.split('#')[0]), w).toContain(url);
+    }
+    await page.close();
+  });
+});
+
+describe('capture: text a reader cannot see', () => {
+  const NOTE = 'My autogrowtypedword note says the figures for the north region look wrong to me, please check them again.';
+  let text = '';
+  beforeAll(async () => {
+    text = await captureTyped('/hard/unseen.html', { '#note': NOTE }, async (page) => {
+      // jQuery autogrow's mirror holds what was typed, off the page.
+      expect(await page.evaluate(() => document.body.innerText)).toContain('autogrowtypedword');
+    });
+  });
+
+  it("leaves out a block off the page: a textarea's auto-size mirror of what was typed, text stuffed for search engines", async () => {
+    const page = await ext.ctx.newPage();
+    for (const w of ['autogrowtypedword', 'stuffedpromoword']) {
+      expect(text, w).not.toContain(w);
+      expect(await searchPage(ext, { q: w }, page), w).toEqual([]);
+    }
+    await page.close();
+  });
+
+  it("keeps screen-reader-only text (clip, and a 1 x 1 px box off the page), a logo's text and font-size 0 text", async () => {
+    const url = server.url('/hard/unseen.html');
+    const page = await ext.ctx.newPage();
+    for (const w of ['clipsronlyword', 'offscreensronlyword', 'offscreenblockword', 'quarterlogoword', 'fontzeroiconword']) {
+      expect(text, w).toContain(w);
       expect((await searchPage(ext, { q: w }, page)).map((r) => r.href.split('#')[0]), w).toContain(url);
     }
     await page.close();
