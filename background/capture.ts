@@ -60,7 +60,7 @@ export async function capturePage(engine: Engine, url: string, payload: CaptureP
     if (cut.truncated.chunks || cut.truncated.chars) console.warn(`reread: capped ${url}: ${cut.truncated.chunks} chunks, ${cut.truncated.chars} chars dropped`);
   }
   if (tooLittleText(payload.title, chunks)) return { outcome: 'skipped', chunks: 0, reason: 'too little text', cutBy };
-  const res = await storePage(engine, { url, title: payload.title, lang: payload.lang, blocks: payload.blocks, chunks, chunker: CHUNKER_VERSION, now, source });
+  const res = await storePage(engine, { url, title: payload.title, lang: payload.lang, blocks: payload.blocks, chunks, chunker: CHUNKER_VERSION, now, source, ...(payload.capture ? { capture: payload.capture } : {}) });
   return { ...res, cutBy };
 }
 
@@ -82,6 +82,8 @@ export interface StoreInput {
   /** A re-cut of a stored page whose hash was this: no visit is counted, and nothing is written if the page changed or went meanwhile. */
   recut?: { expectHash: string };
   source?: CaptureSource;
+  /** The page view this is a capture of (CapturePayload.capture): one already counted is not counted again. */
+  capture?: string;
 }
 
 /** Writes a page under the engine's lock and the storage budget, and updates the caches. */
@@ -109,7 +111,7 @@ export async function storePage(engine: Engine, input: StoreInput): Promise<Capt
       if (!(await engine.forget.releaseLocked(url, input.now))) return { outcome: 'skipped', chunks: 0, reason: 'forgotten after it was read' };
       await engine.budget.keepHeadroomLocked(url);
     }
-    const extra = { ...(source.kind ? { kind: source.kind } : {}), ...(source.notAVisit ? { notAVisit: true } : {}), ...(source.pdf ? { pdf: source.pdf } : {}), ...(source.handOver ? { handOver: source.handOver } : {}) };
+    const extra = { ...(source.kind ? { kind: source.kind } : {}), ...(source.notAVisit ? { notAVisit: true } : {}), ...(source.pdf ? { pdf: source.pdf } : {}), ...(source.handOver ? { handOver: source.handOver } : {}), ...(input.capture ? { capture: input.capture } : {}) };
     const page = { url, site: siteOf(url), title, lang: input.lang, hash, words, chunks, blocks: input.blocks, chunker: input.chunker, now: input.now, ...extra };
     const result = await engine.budget.writeLocked(url, () => writePage(db, { ...page, embedModel: engine.dense?.queueModel() ?? null, ...(input.recut ? { recut: true } : {}) }, TOKENIZER));
     engine.applyWrite(result.batch);

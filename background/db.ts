@@ -47,6 +47,11 @@ export interface PageRecord {
    * was kept. A page is in a forget range when any visit is (firstVisit and lastVisit count too).
    */
   visits?: number[];
+  /**
+   * The capture ids (CapturePayload.capture) of the last page views counted as visits, oldest first
+   * (pageStore.ts MAX_VIEWS): the same view delivered again updates the content, not the visits.
+   */
+  captures?: string[];
   /** Hash of the captured content: a revisit with the same hash only bumps the visit. */
   hash: string;
   /** The page's sections, in order (contiguous ids: one write assigns them). */

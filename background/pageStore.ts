@@ -51,6 +51,23 @@ export interface PageInput {
   pdf?: PageRecord['pdf'];
   /** The outbox hand-over this capture came in (an opaque id): recorded in the page's transaction (`handOverFiled`). */
   handOver?: string;
+  /** The page view this is a capture of (CapturePayload.capture): one among the page's `captures` is no new visit. */
+  capture?: string;
+}
+
+/**
+ * Page views remembered per page (PageRecord.captures). A view is delivered again within seconds (a
+ * retry) or minutes (the outbox); a few are kept for two tabs of one page read at once.
+ */
+const MAX_VIEWS = 4;
+
+/** Whether the input is a capture of a page view already counted as a visit of the stored page. */
+const seenView = (cur: PageRecord | undefined, input: PageInput): boolean => !!input.capture && !!cur?.captures?.includes(input.capture);
+
+/** The page's views after this write: a new view counted is added, the oldest go. */
+function withView(page: PageRecord, input: PageInput, counted: boolean): PageRecord {
+  if (!counted || !input.capture) return page;
+  return { ...page, captures: [...(page.captures ?? []).filter((c) => c !== input.capture), input.capture].slice(-MAX_VIEWS) };
 }
 
 /** N and the total section length, as the stats record holds them. */
@@ -272,8 +289,11 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
         const prep = prepared.get(input.url);
         // A re-cut keeps the page as it was (its kind, PDF facts, visits): only its sections change.
         const kindOf: PageInput = input.recut && cur ? { ...input, kind: cur.kind, pdf: cur.pdf } : input;
+        // A capture of a page view counted already (sent again, or filed from the outbox too): the same visit.
+        const again = seenView(cur, input);
         if (!prep) {
-          const page = withKind(input.notAVisit || input.recut ? { ...cur! } : { ...cur!, lastVisit: Math.max(cur!.lastVisit, input.now), visitCount: cur!.visitCount + 1, visits: addVisit(cur!.visits, input.now) }, kindOf);
+          const counts = !input.notAVisit && !input.recut && !again;
+          const page = withView(withKind(counts ? { ...cur!, lastVisit: Math.max(cur!.lastVisit, input.now), visitCount: cur!.visitCount + 1, visits: addVisit(cur!.visits, input.now) } : { ...cur! }, kindOf), input, counts);
           puts.push(putPage(tx, page));
           const b = revisitBlocks.get(input.url);
           if (b) {
@@ -287,8 +307,8 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
         }
         if (cur) await retire(tx, db, cur, stats, dead, puts);
         const ids = prep.docs.map(() => stats.nextChunkId++);
-        const keep = (input.notAVisit || input.recut) && cur;
-        const page: PageRecord = withKind(
+        const keep = (input.notAVisit || input.recut || again) && cur;
+        const page: PageRecord = withView(withKind(
           {
             // Fields other features keep on a page carry over a rewrite.
             ...cur,
@@ -306,7 +326,7 @@ export async function writePages(db: DB, inputs: readonly PageInput[], tok: Toke
             lens: prep.lens,
           },
           kindOf,
-        );
+        ), input, !keep && !input.notAVisit && !input.recut);
         puts.push(putPage(tx, page));
         if (ids.length) puts.push(tx.objectStore('sections').put({ url: input.url, z: prep.z, ...(prep.kept ? { cv: input.chunker ?? '' } : {}) }));
         if (input.embedModel) for (const id of ids) puts.push(tx.objectStore('embedQueue').put({ id, model: input.embedModel }));

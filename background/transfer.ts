@@ -265,7 +265,8 @@ export class JsonlExport {
     const out: string[] = [];
     for (const [i, p] of read.pages.entries()) {
       // The page's own kind (title-only, fetched, PDF) travels as `pageKind`: `kind` names the line.
-      const { chunkIds: _ids, hash: _hash, lens: _lens, kind: pageKind, ...page } = p;
+      // (Page view ids mean nothing in another profile: not exported.)
+      const { chunkIds: _ids, hash: _hash, lens: _lens, captures: _views, kind: pageKind, ...page } = p;
       out.push(JSON.stringify({ kind: 'page', ...page, ...(pageKind ? { pageKind } : {}) }) + '\n');
       for (const c of await sectionsOf(p, read.sections[i], read)) {
         const line: ExportedChunk = { kind: 'chunk', url: p.url, ord: c.ord, headingPath: c.headingPath, section: c.section, anchor: c.anchor, ...(c.parts ? { parts: c.parts } : {}), text: c.text };

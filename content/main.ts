@@ -49,7 +49,8 @@ async function send<K extends MessageType>(type: K, payload: Request<K>): Promis
       else if (!reply.ok && TRANSIENT.has(reply.error.code)) failure = new Error(`${reply.error.code}: ${reply.error.message}`);
     } catch (e) {
       // "message port closed" / "receiving end does not exist": the worker died mid-answer or is
-      // restarting. Writes are idempotent (same content = a revisit), so sending again is safe.
+      // restarting. Sending again is safe: a capture carries its page view's id, and the background
+      // counts one visit per view (the content is taken again, the visit not).
       failure = e;
     }
     if (failure !== null || !reply) {
@@ -181,6 +182,18 @@ interface Extracted {
 const pageKey = (url: string) => url.split('#')[0]!;
 
 /**
+ * The page view being read: its address and capture id (CapturePayload.capture). One id per address
+ * shown in a row: a capture sent again or handed to the outbox as it was in flight, and a re-read of
+ * the same view's changed content, are the same visit; another address, or coming back to this one
+ * after another, is a new visit.
+ */
+let view: { key: string; id: string } | null = null;
+function viewId(url: string): string {
+  if (view?.key !== pageKey(url)) view = { key: pageKey(url), id: Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('') };
+  return view.id;
+}
+
+/**
  * The page's main content, as blocks and cut into sections (content/pageCapture.ts, the step the
  * backfill and PDF capture run too), with what it cost the page.
  */
@@ -270,7 +283,7 @@ async function capture(urgent = false): Promise<void> {
       lastHash = got.hash;
       captured = true;
       if (got.words === 0 && !got.payload.title) return;
-      const message = { ...got.payload, url };
+      const message = { ...got.payload, url, capture: viewId(url) };
       if (hurry && (await toOutbox(message))) {
         settled();
         return;

@@ -33,6 +33,13 @@ export interface CapturePayload {
   chunker?: string;
   /** Capture diagnostics: how much of the page's visible text the extraction kept (0..1), and how. */
   extraction?: Extraction;
+  /**
+   * The page view this capture is of (src/validate.ts isCaptureId: 32 hex digits), picked by the content
+   * script once per address it shows: a capture delivered twice (sent again after the worker stopped
+   * mid-answer, or handed to the outbox while in flight) and a re-read of the same view's changed content
+   * are that one visit, counted once (background/pageStore.ts `captures`).
+   */
+  capture?: string;
 }
 
 export interface Extraction {

@@ -134,6 +134,11 @@ export function* normalizeSteps(raw: readonly unknown[]): Generator<void, { bloc
   return { blocks, truncatedChars };
 }
 
+/** A page view's capture id (CapturePayload.capture): 128 random bits in hex, as the content script makes it. */
+export function isCaptureId(v: unknown): v is string {
+  return typeof v === 'string' && /^[0-9a-f]{32}$/.test(v);
+}
+
 export function validateCapture(v: unknown): CaptureValidation {
   if (!isObject(v)) fail('capture payload must be an object');
   if (typeof v.title !== 'string') fail('title must be a string');
@@ -155,6 +160,10 @@ export function validateCapture(v: unknown): CaptureValidation {
   // address is used then), never cut to an address nobody visited.
   if (v.url !== undefined && typeof v.url !== 'string') fail('url must be a string');
   if (typeof v.url === 'string' && v.url && v.url.length <= MAX_PAGE_URL) payload.url = v.url;
+  if (v.capture !== undefined) {
+    if (!isCaptureId(v.capture)) fail('capture must be a page view id (32 hex digits)');
+    payload.capture = v.capture;
+  }
   if (isObject(v.extraction)) {
     const e = v.extraction;
     const method = e.method === 'readability' || e.method === 'body' || e.method === 'merged' ? e.method : 'body';

@@ -502,6 +502,38 @@ describe('capture: single-page apps, revisits and changes', () => {
     expect(after.chunkIds).toEqual(before.chunkIds);
   });
 
+  it('a page view whose content changes is read again and counted once; loading it again is a new visit', async () => {
+    const url = server.url('/hard/growing.html');
+    server.routes.set(
+      '/hard/growing.html',
+      `<!doctype html><html lang="en"><head><title>Growing page</title></head><body><main id="m"><h1>Growing page</h1>` +
+        Array.from({ length: 3 }, (_, i) => `<h2>Part ${i}</h2><p>This part is about the harbour, its cranes, its ferries and the tides that move the moored boats.</p>`).join('') +
+        `</main></body></html>`,
+    );
+    const page = await ext.ctx.newPage();
+    const since = Date.now();
+    await page.goto(url, { waitUntil: 'load' });
+    expect((await waitCapture(url, since)).outcome).toBe('new');
+    // A large change at the same address (a feed loading more): the content script reads the view again.
+    const grown = Date.now();
+    await page.evaluate(() => {
+      for (let i = 0; i < 30; i++) {
+        const p = document.createElement('p');
+        p.textContent = `Later news ${i}: the quayside market sells smoked kippers and samphire every morning.`;
+        document.getElementById('m')!.append(p);
+      }
+    });
+    expect((await waitCapture(url, grown)).outcome).toBe('changed');
+    expect(await found('samphire')).toContain(url);
+    // One view, one visit (it was counted twice: the content script re-sent the view as a new capture).
+    expect((await pageRecord(url))!.visitCount).toBe(1);
+    const reloaded = Date.now();
+    await page.reload({ waitUntil: 'load' });
+    await waitCapture(url, reloaded);
+    await page.close();
+    expect((await pageRecord(url))!.visitCount).toBe(2);
+  });
+
   it("replaces a changed page's chunks: old-only words are no longer found", async () => {
     const url = server.url('/hard/changing.html');
     const version = (word: string, n: number) =>

@@ -3,7 +3,10 @@
  * - an entry filed after a newer capture of its page keeps the newer text;
  * - an entry filed, then the worker stopped before the entry was removed (the page's transaction and
  *   the storage removal cannot be one): the next start files it again. That is the same visit, not a
- *   second one (the page's visit count went from 1 to 2).
+ *   second one (the page's visit count went from 1 to 2);
+ * - one page view delivered twice: sent again after the worker stopped mid-answer, or handed to the
+ *   outbox while it was in flight. Its id (CapturePayload.capture) counts it once (before: 2 visits,
+ *   and a second visit date when the two deliveries were over a minute apart).
  */
 import { describe, expect, it, vi } from 'vitest';
 
@@ -75,5 +78,63 @@ describe('an outbox entry filed again after a worker stop', () => {
     await areas.session.set({ [key]: { ...entry, at: now - 1000 } });
     expect((await drainOutbox(engine)).filed).toBe(1);
     expect((await db.get('pages', url))!.visitCount).toBe(2);
+  });
+});
+
+describe('one page view delivered twice', () => {
+  const view = (c: string) => c.repeat(32);
+
+  it('sent again after the worker stopped mid-answer: one visit; its changed content is taken; another view counts', async () => {
+    const url = 'https://c.example/notes';
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const t = Date.now() - 3_600_000;
+    expect((await engine.capture(url, { ...page('summer'), capture: view('c') }, t)).outcome).toBe('new');
+    // The worker committed the page and was stopped before it answered: the content script sends the
+    // same capture again (content/main.ts send), to a new worker, 2 s later.
+    expect((await engine.capture(url, { ...page('summer'), capture: view('c') }, t + 2_000)).outcome).toBe('revisit');
+    let p = (await db.get('pages', url))!;
+    expect(p.visitCount, 'one visit counted twice').toBe(1);
+    expect(p.visits).toEqual([t]);
+    // The same view re-read after its content changed (a large change, 3 minutes on): the text is taken,
+    // the visit is the one already counted (before: a second visit, dated 3 minutes later).
+    expect((await engine.capture(url, { ...page('autumn'), capture: view('c') }, t + 180_000)).outcome).toBe('changed');
+    p = (await db.get('pages', url))!;
+    expect(((await pageSections(db, [p])).get(url) ?? []).map((s) => s.text).join('\n')).toContain('autumn');
+    expect([p.visitCount, p.firstVisit, p.lastVisit, p.visits]).toEqual([1, t, t, [t]]);
+    // Another view (the page loaded again) is another visit; so is a capture without a view id (an
+    // outbox entry written by an older content script).
+    await engine.capture(url, { ...page('autumn'), capture: view('d') }, t + 600_000);
+    await engine.capture(url, page('autumn'), t + 1_200_000);
+    p = (await db.get('pages', url))!;
+    expect([p.visitCount, p.visits]).toEqual([3, [t, t + 600_000, t + 1_200_000]]);
+  });
+
+  it('delivered by message and handed to the outbox while in flight: the outbox files the same visit', async () => {
+    const url = 'https://d.example/notes';
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const now = Date.now();
+    const nonce = 'd'.repeat(32);
+    await registerHello(nonce, url, now - 200_000);
+    // The capture reached the worker (slow: behind a long write) at now - 100 s; the tab was hidden
+    // 70 s later, the answer still not in, and the page handed the capture over (content/main.ts `leaving`).
+    await engine.capture(url, { ...page('spring'), capture: view('e') }, now - 100_000);
+    await areas.session.set({ [`outbox:${nonce}-y1`]: { nonce, url, at: now - 30_000, payload: { ...page('spring'), capture: view('e') } } });
+    expect((await drainOutbox(engine)).filed).toBe(1);
+    const p = (await db.get('pages', url))!;
+    expect(p.visitCount, 'one visit counted twice').toBe(1);
+    expect(p.visits, 'a second visit date for one visit').toEqual([now - 100_000]);
+  });
+
+  it('a malformed view id is refused before anything is stored', async () => {
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const url = 'https://e.example/notes';
+    const nonce = 'e'.repeat(32);
+    await registerHello(nonce, url, Date.now() - 10_000);
+    await areas.session.set({ [`outbox:${nonce}-z1`]: { nonce, url, at: Date.now() - 5_000, payload: { ...page('spring'), capture: 'not-a-view' } } });
+    expect((await drainOutbox(engine)).refused).toBe(1);
+    expect(await db.get('pages', url)).toBeUndefined();
   });
 });

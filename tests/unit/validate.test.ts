@@ -129,6 +129,18 @@ describe('validateCapture', { timeout: 30_000 }, () => {
   });
 });
 
+describe("a capture's page view id", () => {
+  const base = { title: 'T', lang: 'en', blocks: [{ kind: 'text', text: 'Hello' }] };
+  it('is kept when it is 32 hex digits, absent when not sent, refused in any other shape', () => {
+    const id = '0123456789abcdef'.repeat(2);
+    expect(validateCapture({ ...base, capture: id }).payload.capture).toBe(id);
+    expect('capture' in validateCapture(base).payload).toBe(false);
+    for (const bad of ['', 'x'.repeat(32), id.toUpperCase(), id + '0', id.slice(1), 42, null, { id }, [id]]) {
+      expect(() => validateCapture({ ...base, capture: bad }), JSON.stringify(bad)).toThrow(ProtocolError);
+    }
+  });
+});
+
 describe('validateSearch and helpers', () => {
   it('validates a search request', () => {
     expect(validateSearch({ q: 'x', site: 'a.com', after: '7d', limit: 1000.4 })).toEqual({ q: 'x', site: 'a.com', after: '7d', limit: 200 });
