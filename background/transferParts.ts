@@ -30,13 +30,22 @@ export interface ImportSink {
   abandon(): void;
 }
 
+type ExportPart = { text: string; next: number | null; pages: number };
+
 interface Outgoing {
   source: ExportSource;
   queue: OutgoingLines;
   done: boolean;
   /** The part to be asked for next. */
   part: number;
-  busy: boolean;
+  /**
+   * The part asked for last and its answer (being read, or read): asked again, it is answered again
+   * with the same text. The answer to a part can be lost on its way (the Options page's message
+   * channel closed as the worker answered) after this side moved on; without it, the export was lost.
+   */
+  last: { part: number; reply: Promise<ExportPart> } | null;
+  /** Its last part was read: nothing more is read, the last part can still be asked again until expiry. */
+  ended: boolean;
   at: number;
   /** The most characters waiting at once (tests: an export is never held whole). */
   peak: number;
@@ -51,6 +60,8 @@ interface Incoming {
 export class Transfers {
   private readonly outgoing = new Map<string, Outgoing>();
   private readonly incoming = new Map<string, Incoming>();
+  /** Exports whose next part is being read. */
+  private readonly reading = new Set<Outgoing>();
 
   constructor(
     private readonly clock: () => number = Date.now,
@@ -59,7 +70,7 @@ export class Transfers {
 
   private expire(): void {
     const old = this.clock() - TRANSFER_TTL_MS;
-    for (const [k, v] of this.outgoing) if (!v.busy && v.at < old) this.outgoing.delete(k);
+    for (const [k, v] of this.outgoing) if (!this.reading.has(v) && v.at < old) this.outgoing.delete(k);
     for (const [k, v] of this.incoming)
       if (!v.busy && v.at < old) {
         this.incoming.delete(k);
@@ -71,22 +82,34 @@ export class Transfers {
   offer(source: ExportSource): { token: string } {
     this.expire();
     const token = crypto.randomUUID();
-    this.outgoing.set(token, { source, queue: new OutgoingLines(), done: false, part: 0, busy: false, at: this.clock(), peak: 0 });
+    this.outgoing.set(token, { source, queue: new OutgoingLines(), done: false, part: 0, last: null, ended: false, at: this.clock(), peak: 0 });
     return { token };
   }
 
   /**
    * Part `part` of an export (parts are read in order, from 0), the next part's number (null: that was
-   * the last; the export is let go) and the pages written out so far. Reads pages only until a part is
-   * full: at most a part and one batch of pages wait here.
+   * the last) and the pages written out so far. Reads pages only until a part is full: at most a part
+   * and one batch of pages wait here (and the part given last, for a re-ask). The part asked for last
+   * may be asked again, while it is read or after, and is the same text; any other part out of order
+   * is refused. An export is let go at expiry (TRANSFER_TTL_MS after its last part was asked for).
    */
-  async part(token: string, part: number): Promise<{ text: string; next: number | null; pages: number }> {
+  async part(token: string, part: number): Promise<ExportPart> {
     this.expire();
     const t = this.outgoing.get(token);
     if (!t) throw new ProtocolError('bad-request', INTERRUPTED);
-    // Another part than the next (a request repeated, or two at once) would leave a gap in the file.
-    if (t.busy || part !== t.part) throw new ProtocolError('bad-request', `part ${part} asked for, part ${t.part} is next`);
-    t.busy = true;
+    t.at = this.clock();
+    if (t.last?.part === part) return t.last.reply;
+    // Another part than the next (an earlier one, or two at once) would leave a gap in the file.
+    if (this.reading.has(t) || t.ended || part !== t.part) throw new ProtocolError('bad-request', `part ${part} asked for, part ${t.ended ? 'none' : t.part} is next`);
+    const reply = this.read(token, t);
+    t.last = { part, reply };
+    // (Whoever asked is answered by `reply`; a failure is not also unhandled here.)
+    reply.catch(() => undefined);
+    return reply;
+  }
+
+  private async read(token: string, t: Outgoing): Promise<ExportPart> {
+    this.reading.add(t);
     try {
       while (!t.done && t.queue.chars < this.partChars) {
         const lines = await t.source.next();
@@ -98,12 +121,12 @@ export class Transfers {
       this.outgoing.delete(token);
       throw e;
     } finally {
-      t.busy = false;
+      this.reading.delete(t);
       t.at = this.clock();
     }
     const text = t.queue.take(this.partChars);
     const last = t.done && t.queue.chars === 0;
-    if (last) this.outgoing.delete(token);
+    if (last) t.ended = true;
     else t.part++;
     return { text, next: last ? null : t.part, pages: t.source.written };
   }

@@ -17,7 +17,7 @@ import { displayLocation, siteLabel } from '../src/url.js';
 import { dayRange } from '../src/forget.js';
 import browser from 'webextension-polyfill';
 import { call } from './api.js';
-import { exportedMessage, exportToBlob, ImportStopped, importFromFile } from './transfer.js';
+import { exportedMessage, ExportStopped, exportToBlob, ImportStopped, importFromFile } from './transfer.js';
 import { formatBytes, formatDay, formatDaySpan, plural } from './format.js';
 import { ModelSettings } from './components/ModelSettings.js';
 import { DayOneCard } from './components/DayOneCard.js';
@@ -96,6 +96,8 @@ function Options() {
   const [report, setReport] = useState<VerifyReport | null>(null);
   const [ask, setAsk] = useState<Ask | null>(null);
   const [undoFocus, setUndoFocus] = useState<string | null>(null);
+  /** An export stopped before its end (no file made): the outcome line offers to start it again. */
+  const [exportStopped, setExportStopped] = useState(false);
   const messageRef = useRef<HTMLParagraphElement>(null);
   const statusRef = useRef<HTMLDivElement>(null);
   // The sticky status line's height (a message, undo bars) is kept clear at the top when focus scrolls:
@@ -169,12 +171,35 @@ function Options() {
   };
   const act = async (what: string, fn: () => Promise<string>) => {
     setMessage(`${what}…`);
+    setExportStopped(false);
     try {
       setMessage(await fn());
     } catch (e) {
       setMessage(`${what} failed: ${(e as Error).message}`);
     }
     refresh();
+  };
+
+  const startExport = () => {
+    void act('Exporting', async () => {
+      const withVectors = (document.querySelector('[data-testid="export-vectors"]') as HTMLInputElement | null)?.checked === true;
+      let file;
+      try {
+        // In parts, never one string (popup/transfer.ts).
+        file = await exportToBlob(call, withVectors, setMessage);
+      } catch (e) {
+        // Not "Exporting failed": the message says that no file was made and what to do.
+        if (!(e instanceof ExportStopped)) throw e;
+        setExportStopped(true);
+        return e.message;
+      }
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(file.blob);
+      a.download = `reread-${new Date().toISOString().slice(0, 10)}.jsonl`;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
+      return exportedMessage(file);
+    });
   };
 
   /** Opens the confirmation with the count computed first (the dialog's button waits for it). */
@@ -229,6 +254,11 @@ function Options() {
         <p class="options__message" role="status" data-testid="options-message" tabIndex={-1} ref={messageRef}>
           {message}
         </p>
+        {exportStopped && (
+          <button type="button" data-testid="export-again" onClick={startExport}>
+            Start the export again
+          </button>
+        )}
         {(pending ?? []).length > 0 && (
           <section aria-label="Undo" class="options__undo" data-testid="pending-forgets">
             {(pending ?? []).map((p) => (
@@ -472,19 +502,7 @@ function Options() {
           <button
             type="button"
             data-testid="export"
-            onClick={() =>
-              void act('Exporting', async () => {
-                const withVectors = (document.querySelector('[data-testid="export-vectors"]') as HTMLInputElement | null)?.checked === true;
-                // In parts, never one string (popup/transfer.ts).
-                const file = await exportToBlob(call, withVectors, setMessage);
-                const a = document.createElement('a');
-                a.href = URL.createObjectURL(file.blob);
-                a.download = `reread-${new Date().toISOString().slice(0, 10)}.jsonl`;
-                a.click();
-                setTimeout(() => URL.revokeObjectURL(a.href), 10_000);
-                return exportedMessage(file);
-              })
-            }
+            onClick={startExport}
           >
             Export all pages (.jsonl file)
           </button>

@@ -19,13 +19,40 @@ export interface ExportedFile {
   listed: number;
 }
 
-/** Reads an export from the background, part by part, into a Blob. */
+/**
+ * An export that could not be read to its end: no file is made (a file cut short would import as a
+ * smaller profile, and nothing would say so). Its message says why and that the export must be started
+ * again; the Options page offers to.
+ */
+export class ExportStopped extends Error {}
+
+/**
+ * Reads an export from the background, part by part, into a Blob. A part whose answer was lost on its
+ * way (`unavailable`: the message channel closed, the background did not answer) is asked for once
+ * more: the background answers a part asked again with the same text (background/transferParts.ts).
+ * Any other failure, or a second loss, stops the export with ExportStopped.
+ */
 export async function exportToBlob(call: Call, vectors: boolean, progress: (message: string) => void = () => {}): Promise<ExportedFile> {
   const { token, pages: listed } = await call('export', { vectors });
   const parts: Blob[] = [];
   let pages = 0;
+  const ask = async (part: number): Promise<Response<'export/part'>> => {
+    try {
+      return await call('export/part', { token, part });
+    } catch (e) {
+      if ((e as { code?: unknown } | null)?.code !== 'unavailable') throw e;
+      return await call('export/part', { token, part });
+    }
+  };
   for (let part: number | null = 0; part !== null; ) {
-    const got: Response<'export/part'> = await call('export/part', { token, part });
+    let got: Response<'export/part'>;
+    try {
+      got = await ask(part);
+    } catch (e) {
+      let reason = String((e as Error | null)?.message ?? e).replace(/\s*Try again[^.]*\.?$/i, '').trim();
+      if (reason && !/[.!?]$/.test(reason)) reason += '.';
+      throw new ExportStopped(`Export stopped before the end, after ${plural(pages, 'page')} of ${listed.toLocaleString()}.${reason ? ` ${reason}` : ''} No file was saved. Start the export again.`);
+    }
     // A Blob at once: the part's string can go (a gigabyte of parts held as strings is the page's memory).
     parts.push(new Blob([got.text]));
     pages = got.pages;

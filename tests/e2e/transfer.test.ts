@@ -1,11 +1,12 @@
 /**
  * Import of a file of several parts in the real Options page (popup/transfer.ts): read in slices,
  * written as it arrives; the worker stopped part-way (as Chrome stops an idle one, or a crash), the
- * page says how many pages are in, and choosing the same file again finishes it. The export and import
- * of a whole profile is in surfaces.test.ts.
+ * page says how many pages are in, and choosing the same file again finishes it. An export the worker
+ * stopped part-way makes no file, says so and offers to start again. The export and import of a whole
+ * profile is in surfaces.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ARTIFACTS, engineStats, launch, until, type Extension } from './harness.js';
 
@@ -76,6 +77,37 @@ describe('an import that stops part-way', () => {
       `(async () => (await (await engine.db()).getAll('pages')).map((p) => ({ url: p.url, sections: p.chunkIds.length, visits: (p.visits ?? []).length, visitCount: p.visitCount })))()`,
     );
     expect(pages.filter((p) => p.sections !== 12 || p.visits !== 1 || p.visitCount !== 1)).toEqual([]);
+    await page.close();
+  });
+});
+
+describe('an export that stops part-way', () => {
+  it('makes no file and says so, offering to start again; started again, the file is whole', async () => {
+    // The profile the import above left: 150 pages, about 10 million characters (three parts).
+    const stored = (await engineStats(ext)).pages;
+    expect(stored).toBe(PAGES);
+    const page = await ext.ctx.newPage();
+    await page.goto(ext.extensionUrl('options.html'));
+    const message = page.getByTestId('options-message');
+    let downloads = 0;
+    page.on('download', () => downloads++);
+    await page.getByTestId('export').click();
+    // The first part is in: the worker stops as the next one is read (its export goes with it).
+    await expect.poll(async () => (await message.textContent()) ?? '', { timeout: 60_000, interval: 20 }).toMatch(new RegExp(`^Exporting… [1-9][\\d,]* of ${PAGES} pages$`));
+    await ext.stopWorker();
+    await expect.poll(async () => (await message.textContent()) ?? '', { timeout: 60_000 }).toMatch(/^Export stopped/);
+    expect(await message.textContent()).toMatch(new RegExp(`^Export stopped before the end, after [\\d,]+ pages of ${PAGES}\\. The transfer was interrupted \\(Reread’s background restarted or it took too long\\)\\. No file was saved\\. Start the export again\\.$`));
+    expect(downloads).toBe(0);
+
+    const download = page.waitForEvent('download');
+    await page.getByTestId('export-again').click();
+    const file = join(ext.profile, 'export-again.jsonl');
+    await (await download).saveAs(file);
+    await expect.poll(async () => (await message.textContent()) ?? '', { timeout: 60_000 }).toBe(`Exported ${PAGES} pages.`);
+    expect(await page.getByTestId('export-again').count()).toBe(0);
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { kind: string });
+    expect(lines.filter((l) => l.kind === 'page').length).toBe(PAGES);
+    expect(lines.filter((l) => l.kind === 'chunk').length).toBe(PAGES * 12);
     await page.close();
   });
 });

@@ -11,7 +11,7 @@ import type { Engine } from '../../background/engine.js';
 import { JsonlExport } from '../../background/transfer.js';
 import { pageSections } from '../../background/sections.js';
 import { verifyIndex } from '../../background/verify.js';
-import { exportedMessage, exportToBlob, ImportStopped, importFromFile, type Call } from '../../popup/transfer.js';
+import { exportedMessage, ExportStopped, exportToBlob, ImportStopped, importFromFile, type Call } from '../../popup/transfer.js';
 import { ProtocolError } from '../../src/protocol.js';
 import { engineOn, freshDb } from './helpers.js';
 import { embedQueued, exportJsonl, importJsonl, queueingLane, transferWorker, vectorsByPlace } from './transferText.js';
@@ -297,6 +297,67 @@ describe('an import that stops part-way', { timeout: 60_000 }, () => {
     expect(await db2.count('pages')).toBe(0);
     await expect(importFromFile(new Blob([]), worker.call)).rejects.toThrow(/not a Reread export/);
     await expect(worker.call('import', { token: 'gone' })).rejects.toThrow(ProtocolError);
+  });
+});
+
+describe('an export whose answers are lost on their way', { timeout: 60_000 }, () => {
+  /** A file without its header line (which says when it was made). */
+  const body = (text: string) => text.slice(text.indexOf('\n') + 1);
+  const lost = () => Object.assign(new Error('Reread’s background is not answering. Try again in a moment.'), { code: 'unavailable' });
+
+  it('a part whose answer is lost (the last one too) is asked again and is the same text: the file is whole', async () => {
+    const { engine } = await profile(12);
+    const whole = (await exportJsonl(engine, true)).jsonl;
+    const worker = transferWorker(engine, { partChars: 2000 });
+    let parts = 0;
+    let lostLast = false;
+    const asked: number[] = [];
+    const call = (async (type: string, payload: unknown) => {
+      const r = await (worker.call as (t: string, p: unknown) => Promise<unknown>)(type, payload);
+      if (type !== 'export/part') return r;
+      asked.push((payload as { part: number }).part);
+      // The background read part 2 and the last part and moved on; their answers never came back.
+      if (++parts === 3 || ((r as { next: number | null }).next === null && !lostLast && (lostLast = true))) throw lost();
+      return r;
+    }) as Call;
+    const file = await exportToBlob(call, true);
+    expect(body(await file.blob.text())).toBe(body(whole));
+    expect(file.pages).toBe(12);
+    const last = asked.at(-1)!;
+    expect(asked.length).toBeGreaterThan(4);
+    expect(asked.filter((p) => p === 2 || p === last)).toEqual([2, 2, last, last]);
+  });
+
+  it('the worker stopped mid-export: no file, a message that says so; started again, the file is whole', async () => {
+    const { engine } = await profile(12);
+    const whole = (await exportJsonl(engine, false)).jsonl;
+    const worker = transferWorker(engine, { partChars: 2000 });
+    let parts = 0;
+    const call = (async (type: string, payload: unknown) => {
+      const r = await (worker.call as (t: string, p: unknown) => Promise<unknown>)(type, payload);
+      // The worker stopped as it answered part 2: its answer is lost, and so is the export it held.
+      if (type === 'export/part' && ++parts === 3) {
+        worker.restart();
+        throw lost();
+      }
+      return r;
+    }) as Call;
+    const err = await exportToBlob(call, false).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ExportStopped);
+    expect((err as Error).message).toMatch(/^Export stopped before the end, after \d+ pages of 12\. The transfer was interrupted \(Reread’s background restarted or it took too long\)\. No file was saved\. Start the export again\.$/);
+    expect(body(await (await exportToBlob(worker.call, false)).blob.text())).toBe(body(whole));
+
+    // Two answers lost in a row: asked again once, then stopped (never a file cut short).
+    let n = 0;
+    const twice = (async (type: string, payload: unknown) => {
+      const r = await (worker.call as (t: string, p: unknown) => Promise<unknown>)(type, payload);
+      if (type === 'export/part' && ++n >= 2) throw lost();
+      return r;
+    }) as Call;
+    const err2 = await exportToBlob(twice, false).catch((e: unknown) => e);
+    expect(err2).toBeInstanceOf(ExportStopped);
+    expect((err2 as Error).message).toMatch(/Reread’s background is not answering\. No file was saved\. Start the export again\.$/);
+    expect(n).toBe(3);
   });
 });
 
