@@ -247,6 +247,13 @@ export class DenseService implements DenseLane {
     this.loadLog?.push(...ids);
   }
 
+  onVectorsStored(model: string, dim: number, stored: readonly { id: number; codes: Int8Array; scale: number }[]): void {
+    if (this.indexModel !== model || this.indexDim !== dim) return;
+    if (this.index) for (const e of stored) this.index.add(e.id, e.codes, e.scale);
+    // (A load under way applies them once it is there.)
+    else if (this.loadLog) this.loadLog.push(...stored);
+  }
+
   onChunksAdded(): void {
     if (this.draining) {
       this.drainAgain = true;
@@ -311,9 +318,7 @@ export class DenseService implements DenseLane {
           const q = quantize(v);
           return [{ id: x.id, codes: q.codes, scale: q.scale }];
         });
-        const stored = await storeVectors(db, model.id, embedder.dim, entries, batch.map((q) => q.id));
-        if (this.index && this.indexModel === model.id && this.indexDim === embedder.dim) for (const e of stored) this.index.add(e.id, e.codes, e.scale);
-        else if (this.loadLog && this.indexModel === model.id && this.indexDim === embedder.dim) this.loadLog.push(...stored);
+        this.onVectorsStored(model.id, embedder.dim, await storeVectors(db, model.id, embedder.dim, entries, batch.map((q) => q.id)));
         this.lastError = undefined;
         this.host.keepAlive?.();
       }

@@ -35,6 +35,11 @@ export interface DenseLane {
   search(text: string, k: number, allowed: ReadonlySet<number> | null, opts?: DenseSearchOptions): Promise<{ hits: LaneHit[]; calibration: DenseCalibration; timings?: Record<string, number> } | DenseLoading | null>;
   onChunksRemoved(ids: readonly number[]): void;
   onChunksAdded(): void;
+  /**
+   * Vectors stored for these sections by another writer than the lane's own queue (an import carrying
+   * them, background/transfer.ts): the resident index takes them at once.
+   */
+  onVectorsStored(model: string, dim: number, stored: readonly { id: number; codes: Int8Array; scale: number }[]): void;
   pending(): Promise<number>;
   /** Settings changed: a new model or a re-enabled lane re-embeds what it lacks. */
   onSettingsChanged(previous: Settings): void;

@@ -363,8 +363,6 @@ export class JsonlImport {
   private read = 0;
   private listed: number | null = null;
   private vectorsStored = 0;
-  /** Vectors stored since the dense lane was last told to reload. */
-  private reloadDue = false;
 
   constructor(
     private readonly engine: Engine,
@@ -396,12 +394,13 @@ export class JsonlImport {
     return { pages: this.imported, skipped: this.skipped + this.splitter.overlong, vectors: this.vectorsStored };
   }
 
-  /** No more parts will come (finished, failed or left): the dense lane reloads what was stored. */
-  abandon(): void {
-    // The resident dense index is reloaded from storage on its next use, imported vectors included.
-    if (this.reloadDue) this.engine.dense?.onChunksRemoved([]);
-    this.reloadDue = false;
-  }
+  /**
+   * No more parts will come (finished, failed or left). Nothing is left to do: each page's vectors went
+   * to the dense lane's resident index as the page was written (`writeImported`). An import left part-way
+   * (its page closed) is abandoned only at its expiry or when the worker stops; the dense lane used to
+   * reload here, so until then the pages it had written were missing from search by meaning.
+   */
+  abandon(): void {}
 
   private async line(line: string): Promise<void> {
     if (!this.header) {
@@ -474,7 +473,7 @@ export class JsonlImport {
     const pending = this.current;
     this.current = null;
     if (!pending) return;
-    if (await writeImported(this.engine, pending, this.model, (n) => ((this.vectorsStored += n), (this.reloadDue ||= n > 0)))) this.imported++;
+    if (await writeImported(this.engine, pending, this.model, (n) => (this.vectorsStored += n))) this.imported++;
     else this.skipped++;
   }
 }
@@ -521,11 +520,15 @@ async function writeImported(engine: Engine, { page, chunks, vectors }: Pending,
     // Sections that came with a vector of this profile's model are not embedded again (storeVectors
     // takes only ids still queued, so a drain that got there first is never doubled).
     const entries = res.addedChunkIds.flatMap((id, i) => (vectors[i] ? [{ id, codes: vectors[i]!.codes, scale: vectors[i]!.scale }] : []));
-    if (model && entries.length) stored((await storeVectors(db, model, modelInfo(model)!.dim, entries, entries.map((e) => e.id))).length);
-    return { res, fixed };
+    const kept = model && entries.length ? await storeVectors(db, model, modelInfo(model)!.dim, entries, entries.map((e) => e.id)) : [];
+    stored(kept.length);
+    return { res, fixed, kept };
   });
   if (!done) return false;
-  const { res, fixed } = done;
+  const { res, fixed, kept } = done;
   engine.applyWrite({ ...res.batch, pages: [{ ...res.batch.pages[0]!, page: fixed }] });
+  // Taken off the queue, so the lane's drain never sees them: its resident index takes them now (after
+  // the page table knows their page).
+  if (model && kept.length) engine.dense?.onVectorsStored(model, modelInfo(model)!.dim, kept);
   return true;
 }

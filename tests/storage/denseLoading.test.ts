@@ -17,6 +17,7 @@ import type { DenseIndex } from '../../src/vectors.js';
 import { engineOn, freshDb, pageInput } from './helpers.js';
 import { writePage } from '../../background/pageStore.js';
 import { TOKENIZER } from '../../src/indexing.js';
+import { exportJsonl, transferWorker } from './transferText.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const BUNDLED = 'reread/glove-100d';
@@ -166,5 +167,42 @@ describe('the first search after a start', { timeout: 60_000 }, () => {
     await dense.resumeBacklog();
     await dense.idle();
     expect(await dense.pending()).toBe(0);
+  });
+});
+
+describe('vectors an import brings', { timeout: 60_000 }, () => {
+  it('are in the resident index as each page is written, though the import never ends (its page was closed)', async () => {
+    // The exporting profile: PAGES, embedded; its file carries their vectors.
+    const file = (await exportJsonl((await warmWorker()).engine, true)).jsonl;
+    expect(file.split('\n').filter((l) => l.includes('"vector"')).length).toBe(PAGES.length);
+    // The importing worker: a page of its own, embedded, and its dense index loaded by a search.
+    const db = await freshDb();
+    const engine = engineOn(db);
+    const dense = new DenseService(engine, host);
+    engine.dense = dense;
+    await dense.init();
+    engine.applyWrite((await writePage(db, pageInput('https://z.example/tea', 'Tea', ['brew the green tea leaves in water that is not quite boiling'], 1_700_000_000_000, BUNDLED), TOKENIZER)).batch);
+    await dense.idle();
+    expect((await engine.search({ q: 'green tea leaves', awaitDense: true })).lanesUsed.dense).toBe(true);
+    // The Options page sends the file (one part) and is closed before it asks to finish: every page but
+    // the last is written (the last waits for an end that never comes).
+    const got = await transferWorker(engine).call('import/part', { token: null, text: file });
+    expect(got.pages).toBe(PAGES.length - 1);
+    await dense.idle();
+    // Their vectors came with them: nothing is queued to embed.
+    expect(await dense.pending()).toBe(0);
+    const imported = (await db.getAll('pages')).filter((p) => p.url !== 'https://z.example/tea');
+    expect(imported.length).toBe(PAGES.length - 1);
+    const index = resident(dense)!;
+    expect(
+      imported.flatMap((p) => p.chunkIds).filter((id) => !index.has(id)),
+      'imported sections missing from the dense lane until the worker restarts',
+    ).toEqual([]);
+    // Found by meaning: each imported page, by its own words.
+    for (const p of imported) {
+      const text = PAGES.find(([url]) => url === p.url)![2];
+      const res = await engine.search({ q: text, awaitDense: true });
+      expect(res.results.find((r) => r.url === p.url)?.lanes.dense, p.url).toBeDefined();
+    }
   });
 });

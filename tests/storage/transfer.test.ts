@@ -196,16 +196,17 @@ describe('export with vectors', () => {
 
     const withVectors = await exportJsonl(a, true);
     expect(withVectors.jsonl.split('\n').filter((l) => l.includes('"vector"')).length).toBe(await countSections(adb));
-    const removed: number[][] = [];
+    const told: number[] = [];
     const b = engineOn(await freshDb());
-    b.dense = queueingLane(removed);
+    b.dense = queueingLane([], told);
     const r = await importJsonl(b, withVectors.jsonl);
     const bdb = await b.db();
     expect(r.vectors).toBe(await countSections(bdb));
     expect(await bdb.count('embedQueue')).toBe(0);
     expect(await vectorsByPlace(bdb)).toEqual(await vectorsByPlace(adb));
-    // The resident index is told to reload.
-    expect(removed).toContainEqual([]);
+    // The resident index is given each vector as it is stored (nothing reloaded).
+    expect(told.length).toBe(r.vectors);
+    expect(new Set(told)).toEqual(new Set((await bdb.getAll('pages')).flatMap((p) => p.chunkIds)));
     expect((await verifyIndex(b, false)).problems).toEqual([]);
 
     // Without vectors (or for another model), every section is queued for embedding as before.

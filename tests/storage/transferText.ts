@@ -63,11 +63,12 @@ export function transferWorker(engine: Engine, opts: { partChars?: number; expor
 export const MODEL = 'reread/glove-100d';
 
 /** A dense lane that queues chunks for the bundled model; `embedQueued` embeds them. */
-export const queueingLane = (removed: number[][] = []): DenseLane => ({
+export const queueingLane = (removed: number[][] = [], stored: number[] = []): DenseLane => ({
   queueModel: () => MODEL,
   search: async () => null,
   onChunksRemoved: (ids) => void removed.push([...ids]),
   onChunksAdded: () => undefined,
+  onVectorsStored: (_model, _dim, vectors) => void stored.push(...vectors.map((v) => v.id)),
   pending: async () => 0,
   onSettingsChanged: () => undefined,
   status: () => ({ model: MODEL }),

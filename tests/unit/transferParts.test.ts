@@ -246,7 +246,7 @@ describe('transfers held in the worker', () => {
     await expect(t.finish('no-such-token')).rejects.toThrow(/interrupted/);
   });
 
-  it('a transfer left unfinished is dropped after ten minutes (an import: what it stored is reloaded)', async () => {
+  it('a transfer left unfinished is dropped after ten minutes (an import is abandoned)', async () => {
     let now = 0;
     const t = new Transfers(() => now);
     const sink = new FakeImport();
