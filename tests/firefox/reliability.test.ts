@@ -2,7 +2,8 @@
  * Nothing lost in Firefox: the background page is suspended (as Firefox does when it idles:
  * DebugUtils.terminateBackgroundScript) at random moments while 200 pages are being captured by their
  * content scripts and embedded. Afterwards every page is searchable exactly once, no chunk is
- * duplicated or orphaned, every chunk has one vector, and the integrity check passes.
+ * duplicated or orphaned, every chunk has one vector, each page counts one visit, and the integrity
+ * check passes.
  *
  * The same corpus and schedule as the Chromium test (tests/e2e/reliability.test.ts). Pages left while
  * the background is suspended reach it through the outbox in storage.local (src/outbox.ts).
@@ -106,6 +107,11 @@ describe('reliability (Firefox)', () => {
       return out;
     })()`, 60_000);
     for (const { i, urls } of found) expect(urls, `page ${i}`).toEqual([server.url(`/r/${i}.html`)]);
+
+    // Each page was loaded once: one visit, however often its capture was sent again to a background
+    // woken from suspension or handed to the outbox while in flight (CapturePayload.capture).
+    const counted = await ext.bg<[string, number][]>('engine.pages.all().then((m) => [...m.values()].filter((p) => p.visitCount !== 1).map((p) => [p.url, p.visitCount]))');
+    expect(counted, 'pages counted as more than one visit').toEqual([]);
 
     const report = await ext.bg<{ ok: boolean; problems: string[]; checked: { chunks: number; vectors: number } }>('debug.verifyIndex(engine, false)', 60_000);
     expect(report.problems).toEqual([]);
