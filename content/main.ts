@@ -183,8 +183,8 @@ const pageKey = (url: string) => url.split('#')[0]!;
 
 /**
  * The page view being read: its address and capture id (CapturePayload.capture). One id per address
- * shown in a row: a capture sent again or handed to the outbox as it was in flight, and a re-read of
- * the same view's changed content, are the same visit; another address, or coming back to this one
+ * read in a row: a capture sent again or handed to the outbox as it was in flight, and a re-read of
+ * the same view's changed content, are the same visit; another address read, or this one read again
  * after another, is a new visit.
  */
 let view: { key: string; id: string } | null = null;
@@ -260,6 +260,7 @@ async function capture(urgent = false): Promise<void> {
       // The address the page has as it is read: what is read is filed under it, not under the one the
       // page has when the reading is over.
       const url = location.href;
+      const capture = viewId(url);
       const changesBefore = contentChanges;
       const got = await extract(urgent, url);
       // Forgotten while it was read (extraction runs in slices): not sent.
@@ -283,7 +284,7 @@ async function capture(urgent = false): Promise<void> {
       lastHash = got.hash;
       captured = true;
       if (got.words === 0 && !got.payload.title) return;
-      const message = { ...got.payload, url, capture: viewId(url) };
+      const message = { ...got.payload, url, capture };
       if (hurry && (await toOutbox(message))) {
         settled();
         return;
