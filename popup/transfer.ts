@@ -51,7 +51,10 @@ export async function exportToBlob(call: Call, vectors: boolean, progress: (mess
     } catch (e) {
       let reason = String((e as Error | null)?.message ?? e).replace(/\s*Try again[^.]*\.?$/i, '').trim();
       if (reason && !/[.!?]$/.test(reason)) reason += '.';
-      throw new ExportStopped(`Export stopped before the end, after ${plural(pages, 'page')} of ${listed.toLocaleString()}.${reason ? ` ${reason}` : ''} No file was saved. Start the export again.`);
+      // A part holds a batch of whole pages' lines and can be cut in several: every page may be read while
+      // the file is not yet whole ("after 150 pages of 150" said the opposite of "stopped").
+      const where = pages < listed ? `before the end, after ${plural(pages, 'page')} of ${listed.toLocaleString()}` : 'before the file was complete';
+      throw new ExportStopped(`Export stopped ${where}.${reason ? ` ${reason}` : ''} No file was saved. Start the export again.`);
     }
     // A Blob at once: the part's string can go (a gigabyte of parts held as strings is the page's memory).
     parts.push(new Blob([got.text]));
