@@ -1,15 +1,29 @@
 import { defineConfig } from 'vitest/config';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 
 /**
- * The Firefox project's one file (every Firefox file in turn, tests/firefox/all.test.ts) starts first in
- * the browsers' group, so that one worker runs it from the start while the other takes the Chromium files.
- * Otherwise vitest's order (by project name, then by size or the last run's times) starts it last, alone.
+ * The longest files start first in each group, so that its two workers end together: each worker takes
+ * the next file when it is free, and a long file taken last runs alone. The seconds are one full run's
+ * (tests/durations.json, written by scripts/test-durations.mjs). vitest orders by its cache of the last
+ * run, which a clean clone (CI) does not have; its fallback, larger files first, started
+ * tests/e2e/transfer.test.ts (4.9 KB, 104 s) last and alone for 84 s, and tests/storage/crashAnywhere.test.ts
+ * (42 s) last of the unit group, alone for 27 s (2026-12-07, load average 20-30). A file not in the table
+ * starts first (vitest's own rule for files it has not timed). The Firefox project's one file (every
+ * Firefox file in turn, tests/firefox/all.test.ts) is the browsers' group's longest: one worker runs it from
+ * the start while the other takes the Chromium files.
  */
-class FirefoxFirst extends BaseSequencer {
+const DURATIONS = JSON.parse(readFileSync(new URL('./tests/durations.json', import.meta.url), 'utf8')) as Record<string, number>;
+
+class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files);
-    return [...sorted.filter((f) => f.project.name === 'firefox'), ...sorted.filter((f) => f.project.name !== 'firefox')];
+    const seconds = (f: TestSpecification) => DURATIONS[`${f.project.name}:${relative(f.project.config.root, f.moduleId)}`];
+    const group = (f: TestSpecification) => f.project.config.sequence.groupOrder;
+    const longer = (a: number | undefined, b: number | undefined) => (a === b ? 0 : a === undefined ? -1 : b === undefined ? 1 : b - a);
+    // Array.prototype.sort is stable: files of equal (or no) time keep vitest's order.
+    return sorted.sort((a, b) => group(a) - group(b) || longer(seconds(a), seconds(b)));
   }
 }
 
@@ -19,7 +33,7 @@ export default defineConfig({
     // Unit, storage and eval files run two at a time (vitest's default on two cores is one: cores - 1);
     // so do the browsers' files: never more than two browsers at once, one of them at most a Firefox.
     maxWorkers: 2,
-    sequence: { sequencer: FirefoxFirst },
+    sequence: { sequencer: LongestFirst },
     projects: [
       {
         extends: true,
@@ -60,7 +74,7 @@ export default defineConfig({
         test: {
           name: 'firefox',
           // One file that runs every Firefox file in turn, each under a describe of its own: one Firefox at
-          // a time, in one worker, while the group's other worker runs the Chromium files (FirefoxFirst
+          // a time, in one worker, while the group's other worker runs the Chromium files (LongestFirst
           // above starts it first). Before, Firefox's files had a group of their own, one after another with
           // the second core mostly idle (200-250 s here); at most two browsers run at once either way.
           // One file alone: FIREFOX_FILES=privacy npx vitest run --project firefox.
