@@ -29,6 +29,7 @@ import { bestSnippet, type SnippetLead, type SnippetQuery } from './snippet.js';
 import { editDistance, maxEditsFor, type NearTerm } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
 import { bestCut, compoundCuts } from './compound.js';
+import { listWeight } from './listLike.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
 import { normalizeStoredUrl, sectionHref, siteFilter } from './url.js';
 import { sameTextAs, snippetChecker, textPrint } from './sameText.js';
@@ -208,6 +209,12 @@ export interface LexicalOptions {
    * 28 of them "matched: の を て くだ さい"). A query of particles only is answered by them.
    */
   kanaAlone: boolean;
+  /**
+   * Whether a candidate section that is a list of short entries (a table of contents, a book index, a
+   * sitemap; src/listLike.ts) has its score lowered in proximity's rescoring, so the section that is text
+   * about the query's words ranks above the list naming them.
+   */
+  lists: boolean;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -232,6 +239,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   compounds: true,
   kanaWeight: 0.5,
   kanaAlone: false,
+  lists: true,
 };
 
 /** The fewest and most words of a remembered phrase (shorter: a few keywords; longer: sentences and questions). */
@@ -809,6 +817,8 @@ async function lexicalLane(
         }
         score += prox.heading * best * weightSum;
       }
+      // A table of contents, a book index, a sitemap: a list that names every topic weighs less than text about one.
+      if (lex.lists) score *= listWeight(v.text, v.headingPath.length > 0);
       return { h, score, sequence };
     });
     let rest = hits.slice(top.length);
