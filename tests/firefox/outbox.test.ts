@@ -46,15 +46,24 @@ describe('capture outbox (Firefox: storage.local)', () => {
     await until(async () => (await ext.backgroundState()) === 'running', 'the storage change woke the background page', 10_000);
     await until(async () => (await urlsFor('quillwort')).length > 0, 'the left page is searchable');
     expect(await urlsFor('quillwort')).toEqual([url]);
-    // Through storage.local: Firefox's content scripts have no storage.session.
-    expect(await ext.bg<string[]>('globalThis.__handedOver')).toEqual(['local']);
+    // Through storage.local: Firefox's content scripts have no storage.session. Once, or (clean-clone CI,
+    // 2026-12-07, the machine loaded) more than once: the capture done in one go as the page went away and
+    // the regular one, in flight while the background was stopped, handed over as well.
+    const handed = await ext.bg<string[]>('globalThis.__handedOver');
+    expect(handed.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(handed)).toEqual(new Set(['local']));
     expect((await ext.bg<{ filed: number }>('debug.outboxTotals')).filed).toBeGreaterThanOrEqual(1);
     expect(await pendingKeys()).toEqual([]);
-    // Filed once. Its extraction is the one done in one go as the page went away ('body'), or, on a
-    // machine slow enough that the regular capture began before the page was left, that capture,
-    // handed to the outbox while it waited for the stopped background ('body', 'merged' or 'readability').
+    // Its extraction is the one done in one go as the page went away ('body'), or, on a machine slow
+    // enough that the regular capture began before the page was left, that capture, handed to the outbox
+    // while it waited for the stopped background ('body', 'merged' or 'readability').
     const log = await ext.bg<{ url: string; extraction?: { method: string } }[]>('engine.captureLog');
-    expect(log.filter((l) => l.url === url).map((l) => l.extraction?.method)).toEqual([expect.stringMatching(/^(body|merged|readability)$/)]);
+    const methods = log.filter((l) => l.url === url).map((l) => l.extraction?.method);
+    expect(methods.length).toBeGreaterThanOrEqual(1);
+    for (const m of methods) expect(m).toMatch(/^(body|merged|readability)$/);
+    // However often it was handed over, the one page view is one page and one visit (its capture id).
+    const pages = await ext.bg<{ url: string; visitCount: number }[]>(`engine.db().then((db) => db.getAll('pages')).then((all) => all.map((p) => ({ url: p.url, visitCount: p.visitCount })))`);
+    expect(pages.filter((p) => p.url === url)).toEqual([{ url, visitCount: 1 }]);
     await tab.close();
   });
 
