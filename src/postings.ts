@@ -687,3 +687,43 @@ export function decodeSegment(seg: EncodedSegment, base: number, onTerm: (term: 
   }
   if (r.pos !== seg.d.length) throw new Error('malformed segment (trailing bytes)');
 }
+
+/**
+ * One posting list for several terms that are one word (a word and its inflected forms, src/variants.ts):
+ * each section once, its body counts added and its field bits joined (src/indexing.ts `tfCode`), so BM25
+ * scores the word as if the index had stemmed it: a section saying "Akkord" and "Akkorde" counts the
+ * word twice, not two words once each.
+ */
+export function mergeLists(lists: readonly PostingList[]): PostingList {
+  const live = lists.filter((l) => l.ids.length);
+  if (live.length <= 1) return live[0] ?? emptyList(0);
+  const at = new Map<number, number>();
+  const ids: number[] = [];
+  const tfs: number[] = [];
+  const lens: number[] = [];
+  for (const l of live) {
+    for (let i = 0; i < l.ids.length; i++) {
+      const id = l.ids[i]!;
+      const j = at.get(id);
+      if (j === undefined) {
+        at.set(id, ids.length);
+        ids.push(id);
+        tfs.push(l.tfs[i]!);
+        lens.push(l.lens[i]!);
+      } else {
+        const a = tfs[j]!;
+        const b = l.tfs[i]!;
+        // tfCode: body count * 8 + field bits (src/indexing.ts).
+        tfs[j] = (Math.floor(a / 8) + Math.floor(b / 8)) * 8 + ((a | b) & 7);
+      }
+    }
+  }
+  const order = ids.map((_, i) => i).sort((x, y) => ids[x]! - ids[y]!);
+  const out = emptyList(ids.length);
+  order.forEach((k, i) => {
+    out.ids[i] = ids[k]!;
+    out.tfs[i] = tfs[k]!;
+    out.lens[i] = lens[k]!;
+  });
+  return out;
+}

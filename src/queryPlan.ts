@@ -120,6 +120,18 @@ export interface QueryWord {
   fragment?: boolean;
   /** For a typo: the index term it was corrected to, how many edits away, and how to show it. */
   correction?: { term: string; distance: number; display: string; also?: string[] };
+  /**
+   * Other inflected forms of the word that the index holds (src/variants.ts: `Akkorde` for `Akkord`).
+   * Their postings are merged into the word's own term's for scoring; the forms are what the text
+   * matchers (proximity, snippets) look for besides the word itself.
+   */
+  variants?: string[];
+}
+
+/** The index terms that stand for a word in a section's text: its correction's, else its own and its inflected forms. */
+export function textTerms(w: QueryWord): string[] {
+  if (w.correction) return correctionTerms(w.correction);
+  return w.variants?.length ? [...w.terms, ...w.variants] : w.terms;
 }
 
 /** The index terms a corrected word is searched as: its correction and the candidates as near as it. */

@@ -21,13 +21,15 @@ import type { ResultSection, SearchRequest, SearchResponse, SearchResult } from 
 import { DEFAULT_PROXIMITY, headingMatch, maySequence, proximityScore, type ProximityParams } from './proximity.js';
 import { namedHeadingQuery, namedInPath, namedLineIn, namesAt, type NamedHeadingQuery } from './namedHeading.js';
 import { addressedQuery, parseDateOperand, parseQuery, type ParsedQuery } from './query.js';
-import { correctedText, correctionTerms, DEFAULT_COMMON, isStopword, isStopwordOf, kanaFunctionWord, markCommon, narrowOptions, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, type CommonWordOptions, type QueryWord } from './queryPlan.js';
+import { correctedText, correctionTerms, DEFAULT_COMMON, isStopword, isStopwordOf, kanaFunctionWord, markCommon, narrowOptions, queryWords, scoredTerms, TYPO_WEIGHT, unknownWords, unspacedWord, textTerms, type CommonWordOptions, type QueryWord } from './queryPlan.js';
 import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
 import { bestSnippet, type SnippetLead, type SnippetQuery } from './snippet.js';
 import { editDistance, maxEditsFor, type NearTerm } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
+import { mergeLists } from './postings.js';
+import { germanForms } from './variants.js';
 import { bestCut, compoundCuts } from './compound.js';
 import { listWeight } from './listLike.js';
 import { recutRun, type UnspacedTerms } from './recut.js';
@@ -215,6 +217,13 @@ export interface LexicalOptions {
    * about the query's words ranks above the list naming them.
    */
   lists: boolean;
+  /**
+   * A German query of at most this many content words (0: none) searches each word with its other
+   * inflected forms the index holds (src/variants.ts: `Akkord` with `Akkorde`, `Akkorden`), as one term.
+   * Measured (tests/eval/README.md): short phrases gain, as each of their few words is a large share of
+   * the evidence; long questions, with words enough, lost as many queries as they won.
+   */
+  variantWords: number;
 }
 
 export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
@@ -240,6 +249,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   kanaWeight: 0.5,
   kanaAlone: false,
   lists: true,
+  variantWords: 4,
 };
 
 /** The fewest and most words of a remembered phrase (shorter: a few keywords; longer: sentences and questions). */
@@ -577,6 +587,8 @@ async function lexicalLane(
     // (markCommon keeps a query of stop words only as it is).
     if (words.every((w) => w.common) && words.some((w) => w.correction)) for (const w of words) w.common = false;
   }
+  // After typos: a slip ("comman") is the word one edit away ("command"), not a form of a shorter one ("comma").
+  if (lex.variantWords > 0 && !exact) await addVariants(src, words, postings, lex.variantWords);
   mark('typosAt');
 
   const scored = scoredTerms(words);
@@ -743,7 +755,7 @@ async function lexicalLane(
     if (unread.length) for (const v of await src.sections(unread)) sections.set(v.id, v);
     const pages = await src.pages();
     mark('proximityReadAt');
-    const groups = words.map((w) => (w.correction ? correctionTerms(w.correction) : w.terms));
+    const groups = words.map(textTerms);
     // A corrected word's terms are its equally near candidates: any one carries it.
     const corrected = (i: number) => !!words[i]!.correction;
     const matcher = new QueryMatcher(groups, TOKENIZER, true, corrected);
@@ -999,6 +1011,45 @@ async function recutUnknown(src: SearchSource, words: QueryWord[], postings: Map
 }
 
 /**
+ * Searches a short German query's words with their other inflected forms the index holds (src/variants.ts):
+ * each such word's posting list becomes the union of its forms' (`mergeLists`), so BM25 scores the word
+ * as an index stemmed in German would, and the forms join the word's terms for the text matchers.
+ *
+ * A word gets them when the query reads as German (its function words, `queryLanguages`), or when the
+ * query shows no language, or only letters beyond ASCII, and the word is no English word (the bundled
+ * lexicon): "Akkord wiederholen Abkürzung" has no function word, and "parse" in an English query must not
+ * find "parser". A form that is an English word is never one. Without the lexicon, only a German query.
+ */
+async function addVariants(src: SearchSource, words: QueryWord[], postings: Map<string, PostingList>, maxWords: number): Promise<void> {
+  const content = words.filter((w) => !w.common);
+  if (!content.length || content.length > maxWords) return;
+  const shown = queryLanguages(words.map((w) => w.text).join(' '));
+  const german = shown?.includes('de') ?? false;
+  if (!german && shown !== null && !shown.includes('und')) return;
+  const lexicon = src.lexicon ? await src.lexicon().catch(() => null) : null;
+  if (!german && !lexicon) return;
+  const wanted = new Map<QueryWord, string[]>();
+  for (const w of content) {
+    if (w.correction || w.terms.length !== 1 || unspacedWord(w.text) || functionWordOf(w.text, ['de'])) continue;
+    const typed = wordTerms(foldText(w.text), { ...TOKENIZER, stem: false })[0];
+    if (!typed || (!german && lexicon!.has(typed))) continue;
+    const own = w.terms[0]!;
+    const forms = [...new Set(germanForms(typed).filter((f) => !lexicon?.has(f)).map((f) => wordTerms(f, TOKENIZER)[0] ?? own))].filter((t) => t !== own);
+    if (forms.length) wanted.set(w, forms);
+  }
+  if (!wanted.size) return;
+  const fresh = [...new Set([...wanted.values()].flat())].filter((t) => !postings.has(t));
+  if (fresh.length) for (const [t, list] of await src.postings(fresh)) postings.set(t, list);
+  for (const [w, forms] of wanted) {
+    const known = forms.filter((t) => (postings.get(t)?.ids.length ?? 0) > 0);
+    if (!known.length) continue;
+    const own = w.terms[0]!;
+    w.variants = known;
+    postings.set(own, mergeLists([postings.get(own) ?? EMPTY_LIST, ...known.map((t) => postings.get(t)!)]));
+  }
+}
+
+/**
  * Corrects the words the index does not know (and the language does not either) to their nearest index
  * term: fewest edits, then the most sections. Their postings join `postings`.
  */
@@ -1174,7 +1225,7 @@ async function present(src: SearchSource, fused: FusedHit[], parsed: ParsedQuery
   const textFilters = phrases.length + excludePhrases.length > 0;
   const table = await src.pages();
   const snippetQuery: SnippetQuery = {
-    matcher: new QueryMatcher(plan.words.map((w) => (w.correction ? correctionTerms(w.correction) : w.terms)), TOKENIZER),
+    matcher: new QueryMatcher(plan.words.map(textTerms), TOKENIZER),
     // Common words only break ties between windows.
     weights: plan.words.map((w, i) => (plan.markedAt[i] ? Math.max(plan.weights[i]!, 0.01) : 0.001)),
     marked: plan.marked,
