@@ -32,7 +32,7 @@ import { countWords } from '../src/chunker.js';
 import { hashHex } from '../src/hash.js';
 import { plainId, readAbove, SECTION_LIMITS, wellFormed } from '../src/validate.js';
 import { LineSplitter, MAX_LINE_CHARS } from '../src/transferParts.js';
-import { isFileUrl, normalizeStoredUrl, siteOf } from '../src/url.js';
+import { isFileUrl, normalizeStoredUrl, siteMatches, siteOf } from '../src/url.js';
 import type { ChunkRecord, DB, PageRecord, SectionsRecord, StoredSection, TextRecord, VectorBlockRecord } from './db.js';
 import type { Engine } from './engine.js';
 import { ProtocolError } from '../src/protocol.js';
@@ -339,6 +339,8 @@ export interface ImportResult {
   /** Lines skipped (malformed, refused, or a page with no section), pages refused and lines too long. */
   skipped: number;
   vectors: number;
+  /** Pages left out because their site is one this profile never saves (Options' excluded sites). */
+  excluded: number;
 }
 
 const NOT_AN_EXPORT = 'not a Reread export (missing header line)';
@@ -363,6 +365,11 @@ export class JsonlImport {
   private read = 0;
   private listed: number | null = null;
   private vectorsStored = 0;
+  private excluded = 0;
+  /** A page of a site never saved, whose section lines are passed over (not counted as skipped). */
+  private passing: string | null = null;
+  /** The sites this profile never saves, read when the first page line comes. */
+  private neverSaved: readonly string[] | null = null;
 
   constructor(
     private readonly engine: Engine,
@@ -391,7 +398,7 @@ export class JsonlImport {
     if (!this.header) throw new ProtocolError('bad-request', NOT_AN_EXPORT);
     await this.flush();
     this.abandon();
-    return { pages: this.imported, skipped: this.skipped + this.splitter.overlong, vectors: this.vectorsStored };
+    return { pages: this.imported, skipped: this.skipped + this.splitter.overlong, vectors: this.vectorsStored, excluded: this.excluded };
   }
 
   /**
@@ -439,6 +446,16 @@ export class JsonlImport {
       }
       await this.flush();
       this.seen.add(url);
+      this.passing = null;
+      // A site this profile never saves is never stored, whoever's file brings it (capture checks the
+      // same list, background/capture.ts): an export made elsewhere, or before the site was excluded.
+      this.neverSaved ??= (await this.engine.settings()).excludedSites;
+      const site = isFileUrl(url) ? null : siteOf(url);
+      if (site && this.neverSaved.some((p) => siteMatches(site, p))) {
+        this.excluded++;
+        this.passing = url;
+        return;
+      }
       const page: Partial<PageRecord> = { url, title: String(rec.title ?? ''), lang: String(rec.lang ?? ''), firstVisit: importedTime(rec.firstVisit), lastVisit: importedTime(rec.lastVisit), visitCount: Number(rec.visitCount) || 1, ...importedVisits(rec.visits) };
       if (isPageKind(rec.pageKind)) page.kind = rec.pageKind;
       const fs = rec.fetchSkipped as { at?: unknown; reason?: unknown } | undefined;
@@ -447,6 +464,7 @@ export class JsonlImport {
       if (page.kind === 'pdf' && pdf && Number.isInteger(pdf.pages) && Number.isInteger(pdf.read)) page.pdf = { pages: pdf.pages as number, read: pdf.read as number };
       this.current = { page, chunks: [], vectors: [] };
     } else if (rec.kind === 'chunk') {
+      if (url === this.passing) return;
       const p = this.current?.page.url === url ? this.current : null;
       // As capture caps a page (src/validate.ts SECTION_LIMITS): sections, their text, their headings.
       if (!p || typeof rec.text !== 'string' || !isStringArray(rec.headingPath) || p.chunks.length >= SECTION_LIMITS.maxSections) {

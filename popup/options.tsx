@@ -533,7 +533,9 @@ function Options() {
                     if (e instanceof ImportStopped) return e.message;
                     throw e;
                   }
-                  return `Imported ${plural(r.pages, 'page')}${r.vectors ? `, with search-by-meaning data for ${plural(r.vectors, 'section')}` : ''}${r.skipped ? ` (${plural(r.skipped, 'line')} skipped)` : ''}.`;
+                  // Pages of sites this profile never saves are left out, as capture leaves them out: said, not silent.
+                  const left = r.excluded ? ` ${plural(r.excluded, 'page')} of sites you never save ${r.excluded === 1 ? 'was' : 'were'} left out.` : '';
+                  return `Imported ${plural(r.pages, 'page')}${r.vectors ? `, with search-by-meaning data for ${plural(r.vectors, 'section')}` : ''}${r.skipped ? ` (${plural(r.skipped, 'line')} skipped)` : ''}.${left}`;
                 });
             }}
           />

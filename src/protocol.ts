@@ -297,7 +297,7 @@ export interface Messages {
    * header lists (null: it does not say). 'import' ends it.
    */
   'import/part': { req: { token: string | null; text: string }; res: { token: string; pages: number; read: number; listed: number | null } };
-  import: { req: { token: string }; res: { pages: number; skipped: number; vectors?: number } };
+  import: { req: { token: string }; res: { pages: number; skipped: number; vectors?: number; excluded?: number } };
   verify: { req: { repair?: boolean }; res: VerifyReport };
   open: { req: { url: string; newTab?: boolean }; res: { tabId: number | null } };
   /** The results page's parameters, handed over in memory (see background/tabs.ts searchPageUrl). */

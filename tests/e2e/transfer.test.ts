@@ -98,8 +98,11 @@ describe('an export that stops part-way', () => {
     await expect.poll(async () => (await message.textContent()) ?? '', { timeout: 60_000 }).toMatch(/^Export stopped/);
     expect(await message.textContent()).toMatch(new RegExp(`^Export stopped (before the end, after [\\d,]+ pages? of ${PAGES}|before the file was complete)\\. The transfer was interrupted \\(Reread’s background restarted or it took too long\\)\\. No file was saved\\. Start the export again\\.$`));
     expect(downloads).toBe(0);
-    // For a person to look at: the message and the button under it.
+    // For a person to look at: the message and the button under it, in both themes.
     await page.locator('.options__status').screenshot({ path: join(ARTIFACTS, 'screens', 'options-export-stopped.png') });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.locator('.options__status').screenshot({ path: join(ARTIFACTS, 'screens', 'options-export-stopped-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
 
     const download = page.waitForEvent('download');
     await page.getByTestId('export-again').click();
@@ -111,5 +114,32 @@ describe('an export that stops part-way', () => {
     expect(lines.filter((l) => l.kind === 'page').length).toBe(PAGES);
     expect(lines.filter((l) => l.kind === 'chunk').length).toBe(PAGES * 12);
     await page.close();
+  });
+});
+
+describe('an import holding pages of a site this profile never saves', () => {
+  it('leaves them out and says so', async () => {
+    const before = (await engineStats(ext)).pages;
+    // mail.google.com is on the list of sites never saved from the start (src/settings.ts).
+    const page = (url: string, word: string) => [
+      JSON.stringify({ kind: 'page', url, title: `Note ${word}`, lang: 'en', firstVisit: 1_700_000_000_000, lastVisit: 1_700_000_000_000, visitCount: 1 }),
+      JSON.stringify({ kind: 'chunk', url, ord: 0, headingPath: ['Note'], section: 'Note', anchor: {}, text: `A note about ${word} and other things worth keeping.` }),
+    ];
+    const lines = [JSON.stringify({ kind: 'reread-export', version: 1, exportedAt: '2026-01-01T00:00:00Z', pages: 3 }), ...page('https://mail.google.com/mail/u/0/abc', 'inboxsecretword'), ...page('https://mail.google.com/mail/u/1/def', 'inboxotherword'), ...page('https://kept.example/note', 'keptnoteword')];
+    const file = join(ext.profile, 'with-mail.jsonl');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const options = await ext.ctx.newPage();
+    await options.goto(ext.extensionUrl('options.html'));
+    await options.getByTestId('import-file').setInputFiles(file);
+    const message = options.getByTestId('options-message');
+    await expect.poll(async () => (await message.textContent()) ?? '', { timeout: 60_000 }).toBe('Imported 1 page. 2 pages of sites you never save were left out.');
+    expect((await engineStats(ext)).pages).toBe(before + 1);
+    const urls = await ext.evalSw<string[]>(`(async () => (await (await engine.db()).getAllKeys('pages')).filter((u) => !u.includes('big')))()`);
+    expect(urls).toEqual(['https://kept.example/note']);
+    for (const colorScheme of ['light', 'dark'] as const) {
+      await options.emulateMedia({ colorScheme });
+      await options.locator('.options__status').screenshot({ path: join(ARTIFACTS, 'screens', `options-import-excluded-${colorScheme}.png`) });
+    }
+    await options.close();
   });
 });

@@ -74,7 +74,7 @@ describe('export / import', { timeout: 30_000 }, () => {
     expect(jsonl).toContain('"above":[{"depth":0,"id":"intro-');
     const db2 = await freshDb();
     const engine2 = engineOn(db2);
-    expect(await importJsonl(engine2, jsonl)).toEqual({ pages: 5, skipped: 0, vectors: 0 });
+    expect(await importJsonl(engine2, jsonl)).toEqual({ pages: 5, skipped: 0, vectors: 0, excluded: 0 });
 
     expect(await answers(engine2)).toEqual(await answers(engine));
     expect(await scores(engine2, db2)).toEqual(await scores(engine, db));
@@ -146,6 +146,25 @@ describe('export / import', { timeout: 30_000 }, () => {
     expect(res.skipped).toBe(5);
     await expect(importJsonl(engineOn(db2), lines.slice(1).join('\n'))).rejects.toThrow(/not a Reread export/);
     await expect(importJsonl(engineOn(db2), '')).rejects.toThrow(/not a Reread export/);
+  });
+
+  it('never stores a page of a site this profile never saves, and says how many were left out', async () => {
+    const { engine } = await capturedProfile();
+    const { jsonl } = await exportJsonl(engine, false);
+    const db2 = await freshDb();
+    const engine2 = engineOn(db2);
+    // b.example and its subdomains (docs.b.example) are never saved here: 2 of the 5 pages.
+    await engine2.updateSettings({ excludedSites: [...(await engine2.settings()).excludedSites, 'b.example'] });
+    const res = await importJsonl(engine2, jsonl);
+    expect(res).toEqual({ pages: 3, skipped: 0, vectors: 0, excluded: 2 });
+    expect((await db2.getAllKeys('pages')).sort()).toEqual(['https://a.example/1', 'https://a.example/2?id=3', 'https://c.example/']);
+    // Not in any index either: no section of theirs is searchable, and the index is whole.
+    expect((await engine2.search({ q: 'site:b.example commit', limit: 50 })).results).toEqual([]);
+    expect((await verifyIndex(engine2)).problems).toEqual([]);
+    // The site taken off the list, the same file brings them in.
+    await engine2.updateSettings({ excludedSites: (await engine2.settings()).excludedSites.filter((s) => s !== 'b.example') });
+    expect(await importJsonl(engine2, jsonl)).toMatchObject({ pages: 5, excluded: 0 });
+    expect(await db2.count('pages')).toBe(5);
   });
 });
 

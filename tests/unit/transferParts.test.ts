@@ -157,7 +157,7 @@ class FakeImport implements ImportSink {
     return { pages: this.got.length, read: this.got.length, listed: null };
   }
   async end() {
-    return { pages: this.got.length, skipped: 0, vectors: 0 };
+    return { pages: this.got.length, skipped: 0, vectors: 0, excluded: 0 };
   }
   abandon() {
     this.abandoned++;
@@ -225,7 +225,7 @@ describe('transfers held in the worker', () => {
     const parts = textParts(lines.join(''), 1000);
     for (const part of parts) token = (await t.receive(token, part, () => sink)).token;
     expect(sink.got.join('')).toBe(lines.join(''));
-    expect(await t.finish(token!)).toEqual({ pages: parts.length, skipped: 0, vectors: 0 });
+    expect(await t.finish(token!)).toEqual({ pages: parts.length, skipped: 0, vectors: 0, excluded: 0 });
     expect(sink.abandoned).toBe(1);
     await expect(t.finish(token!)).rejects.toThrow(/interrupted/);
     await expect(t.receive(null, 'x'.repeat(1001), () => new FakeImport())).rejects.toThrow(ProtocolError);
