@@ -23,6 +23,7 @@ import { TermIds } from './termIds.js';
 import { traced } from './bootTrace.js';
 import { searchStored } from './search.js';
 import { StorageBudget, type QuotaLog, type StorageEstimate } from './storageBudget.js';
+import type { Lexicon } from '../src/spelling.js';
 
 /** The dense lane as the engine sees it (implemented in dense.ts). */
 export interface DenseLane {
@@ -64,7 +65,7 @@ export class Engine {
   readonly recut: Recut;
   dense: DenseLane | null = null;
   /** Real words that are not typos (background/lexicon.ts in the worker; none in Node tests). */
-  lexicon: (() => Promise<ReadonlySet<string> | null>) | null = null;
+  lexicon: (() => Promise<Lexicon | null>) | null = null;
   private settingsCache: Settings | null = null;
   /** The last captures' diagnostics (extraction method, retention, page cost), newest last. */
   readonly captureLog: { url: string; at: number; outcome: string; chunks: number; words: number; extraction?: CapturePayload['extraction']; cutBy?: CutBy; workerMs?: number }[] = [];

@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromeManifest, firefoxManifest } from './manifest.mjs';
 import { makeIcons } from './icons.mjs';
+import { lexiconText } from './lexicon.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const finalDist = join(root, 'dist');
@@ -96,6 +97,9 @@ for (const [entry, format, name, outDir, plugins] of [
 await mkdir(join(chrome, 'wasm'), { recursive: true });
 for (const f of ['ort-wasm-simd.wasm', 'ort-wasm.wasm']) await cp(join(root, 'node_modules/onnxruntime-web/dist', f), join(chrome, 'wasm', f));
 await cp(join(root, 'models'), join(chrome, 'models'), { recursive: true, filter: (src) => !src.endsWith('README.md') });
+// The model's words, sorted, one a line (scripts/lexicon.mjs): what the worker looks typed words up in.
+const glove = join(chrome, 'models/reread/glove-100d');
+await writeFile(join(glove, 'lexicon.txt'), lexiconText(JSON.parse(await readFile(join(glove, 'tokenizer.json'), 'utf8'))));
 await makeIcons(join(chrome, 'icons'));
 // pdf.js's worker (the offscreen document / Firefox's background page start it from the extension itself).
 await cp(join(root, 'node_modules/pdfjs-dist/build/pdf.worker.min.mjs'), join(chrome, 'pdf.worker.min.mjs'));

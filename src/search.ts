@@ -26,7 +26,7 @@ import type { FusedHit, LaneHit } from './rrf.js';
 import type { Settings } from './settings.js';
 import type { PageKind } from './pageKind.js';
 import { bestSnippet, type SnippetLead, type SnippetQuery } from './snippet.js';
-import { editDistance, maxEditsFor, type NearTerm } from './spelling.js';
+import { editDistance, maxEditsFor, type Lexicon, type NearTerm } from './spelling.js';
 import { foldText, wordTerms } from './tokenizer.js';
 import { mergeLists } from './postings.js';
 import { germanForms } from './variants.js';
@@ -108,7 +108,7 @@ export interface SearchSource {
    */
   unspacedTerms?: () => Promise<UnspacedTerms>;
   /** Words of the language that are not typos even when the index lacks them ("bread"); absent: none known. */
-  lexicon?: () => Promise<ReadonlySet<string> | null>;
+  lexicon?: () => Promise<Lexicon | null>;
   /**
    * Whether a stored page is hidden by a forget whose undo window is open (`pages()` leaves it out); absent:
    * none is. An address search says such a page is left out, not that Reread never saved it.

@@ -292,6 +292,21 @@ describe('typos on the results page', () => {
     expect(await tab.getByTestId('corrected').count()).toBe(0);
     await tab.close();
   });
+
+  it('reads the model\'s words from the build\'s sorted list, and a real word the pages lack is no typo', async () => {
+    // The worker's lexicon (background/lexicon.ts): the list scripts/lexicon.mjs wrote, by binary search.
+    const probe = await ext.evalSw<{ kind: string; bread: boolean; akkord: boolean; size: number }>(
+      `(async () => { const l = await engine.lexicon(); return { kind: l.constructor.name, bread: l.has('bread'), akkord: l.has('akkord'), size: l.size }; })()`,
+    );
+    expect(probe).toMatchObject({ bread: true, akkord: false });
+    expect(probe.size).toBeGreaterThan(40_000);
+    const tab = await ext.ctx.newPage();
+    // "bread" is no page's word here, but a word: not corrected into one the pages have.
+    await searchPage(ext, { q: 'bread' }, tab);
+    await tab.getByTestId('no-results').waitFor();
+    expect(await tab.getByTestId('corrected').count()).toBe(0);
+    await tab.close();
+  });
 });
 
 describe('some of the words, on request', () => {
