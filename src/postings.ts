@@ -690,40 +690,43 @@ export function decodeSegment(seg: EncodedSegment, base: number, onTerm: (term: 
 
 /**
  * One posting list for several terms that are one word (a word and its inflected forms, src/variants.ts):
- * each section once, its body counts added and its field bits joined (src/indexing.ts `tfCode`), so BM25
- * scores the word as if the index had stemmed it: a section saying "Akkord" and "Akkorde" counts the
- * word twice, not two words once each.
+ * each section once, its body counts added and its field bits joined (src/indexing.ts `tfCode`: body
+ * count * 8 + field bits), so BM25 scores the word as if the index had stemmed it: a section saying
+ * "Akkord" and "Akkorde" counts the word twice, not two words once each. The lists are sorted by id
+ * and merged two at a time.
  */
 export function mergeLists(lists: readonly PostingList[]): PostingList {
-  const live = lists.filter((l) => l.ids.length);
-  if (live.length <= 1) return live[0] ?? emptyList(0);
-  const at = new Map<number, number>();
-  const ids: number[] = [];
-  const tfs: number[] = [];
-  const lens: number[] = [];
-  for (const l of live) {
-    for (let i = 0; i < l.ids.length; i++) {
-      const id = l.ids[i]!;
-      const j = at.get(id);
-      if (j === undefined) {
-        at.set(id, ids.length);
-        ids.push(id);
-        tfs.push(l.tfs[i]!);
-        lens.push(l.lens[i]!);
-      } else {
-        const a = tfs[j]!;
-        const b = l.tfs[i]!;
-        // tfCode: body count * 8 + field bits (src/indexing.ts).
-        tfs[j] = (Math.floor(a / 8) + Math.floor(b / 8)) * 8 + ((a | b) & 7);
-      }
-    }
-  }
-  const order = ids.map((_, i) => i).sort((x, y) => ids[x]! - ids[y]!);
-  const out = emptyList(ids.length);
-  order.forEach((k, i) => {
-    out.ids[i] = ids[k]!;
-    out.tfs[i] = tfs[k]!;
-    out.lens[i] = lens[k]!;
-  });
+  let out: PostingList = emptyList(0);
+  for (const l of lists) out = mergeTwo(out, l);
   return out;
+}
+
+function mergeTwo(a: PostingList, b: PostingList): PostingList {
+  if (!b.ids.length) return a;
+  if (!a.ids.length) return b;
+  const out = emptyList(a.ids.length + b.ids.length);
+  let i = 0;
+  let j = 0;
+  let n = 0;
+  while (i < a.ids.length || j < b.ids.length) {
+    const x = i < a.ids.length ? a.ids[i]! : Infinity;
+    const y = j < b.ids.length ? b.ids[j]! : Infinity;
+    if (x < y) {
+      out.ids[n] = x;
+      out.tfs[n] = a.tfs[i]!;
+      out.lens[n] = a.lens[i++]!;
+    } else if (y < x) {
+      out.ids[n] = y;
+      out.tfs[n] = b.tfs[j]!;
+      out.lens[n] = b.lens[j++]!;
+    } else {
+      const p = a.tfs[i]!;
+      const q = b.tfs[j++]!;
+      out.ids[n] = x;
+      out.tfs[n] = (Math.floor(p / 8) + Math.floor(q / 8)) * 8 + ((p | q) & 7);
+      out.lens[n] = a.lens[i++]!;
+    }
+    n++;
+  }
+  return { ids: out.ids.subarray(0, n), tfs: out.tfs.subarray(0, n), lens: out.lens.subarray(0, n) };
 }
