@@ -58,10 +58,8 @@ describe('reliability', () => {
     const visits = new Map<number, [number, number]>();
     const killer = (async () => {
       // Stop at random moments while browsing and forgetting, and go on (during the embedding backlog
-      // and the last merges and sweep) until 20, five of them in a merge or sweep: whether a stop lands
-      // in one is chance (the maintenance may be done before the stop on a loaded machine: 4 of 20+ once
-      // in CI), so the rounds go on until it has happened five times, not for a fixed number.
-      for (let round = 0; (browsing || stops < 20 || duringMaintenance < 5) && round < 200; round++) {
+      // and the last merges and sweep) until 20.
+      for (let round = 0; (browsing || stops < 20) && round < 200; round++) {
         await new Promise((r) => setTimeout(r, 2000 + random() * 2000));
         // Once browsing is over nothing wakes the worker by itself: wake it (it resumes the backlog).
         if (!browsing) await ext.evalSw('engine.stats()');
