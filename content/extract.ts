@@ -160,6 +160,8 @@ export interface WalkResult {
   linkShare: number[];
   /** Tables of contents left out (`WalkOptions.keepContents`). */
   contentsLeft: number;
+  /** The editors that draw what is typed, left out (`typedElsewhereRegions`; null off a live page or when none). */
+  editors: ReadonlySet<Element> | null;
 }
 
 // Soft hyphens (a hyphenation script puts one between the syllables of every long word: "Kon\u00ADfi\u00ADgu…")
@@ -330,9 +332,9 @@ function editorAround(input: Element): Element | null {
  *   `aria-autocomplete`) names with `aria-controls` / `aria-owns` (the ARIA combobox pattern). Most are
  *   `role=listbox` already (SKIP_ROLES); this catches lists without the role. A `<datalist>` is never read.
  *   An input's `aria-controls` alone may name a table it filters, which is the page's: not left out.
+ * - A Markdown editor's live preview, marked by nothing generic (an `<output>`, which some use, is never
+ *   read): found by its text instead, after the walk (`typedValues`, src/typedMirror.ts).
  * Left as they are, by decision:
- * - A Markdown editor's live preview: it is the page's own markup once rendered, marked by nothing
- *   generic (an `<output>`, which some use, is never read). The textarea itself is never read.
  * - A textarea's auto-size mirror: react-textarea-autosize clones a `textarea` (never read); mirrors made
  *   of a `div` are `visibility: hidden` (not rendered: never read) or off the page (`offPage`).
  * Empty off a live page (no layout, no typing).
@@ -361,6 +363,35 @@ export function typedElsewhereRegions(root: Element): Set<Element> | null {
     if (editor) out.add(editor);
   }
   return out.size ? out : null;
+}
+
+/** Fields and editable regions whose text is looked at for `typedValues` (a page of forms holds a few dozen). */
+const TYPED_MAX_FIELDS = 500;
+
+/**
+ * What the visitor has typed on a live page, for the test of its echoes (src/typedMirror.ts): the value
+ * of each text field that differs from the page's own default (never a password's), the text of each
+ * editable region (outermost only; nothing tells typed text there from the page's), and the code of
+ * each editor that draws what is typed (`editors`: typedElsewhereRegions). Only ever held in memory
+ * while the page is read; none of it is stored.
+ */
+export function typedValues(root: Element, editors: ReadonlySet<Element> | null): string[] {
+  const out: string[] = [];
+  const fields = root.querySelectorAll('textarea, input, [contenteditable]');
+  for (let i = 0; i < fields.length && i < TYPED_MAX_FIELDS; i++) {
+    const el = fields[i]!;
+    const tag = tagOf(el);
+    if (tag === 'TEXTAREA' || tag === 'INPUT') {
+      const type = (el.getAttribute('type') ?? '').toLowerCase();
+      if (tag === 'INPUT' && (type === 'password' || !TYPED_INPUT_TYPES.has(type))) continue;
+      const f = el as HTMLInputElement | HTMLTextAreaElement;
+      if (f.value && f.value !== f.defaultValue) out.push(f.value);
+    } else if (isEditable(el) && !(el.parentElement && isEditable(el.parentElement))) {
+      out.push(el.textContent ?? '');
+    }
+  }
+  for (const e of editors ?? []) out.push(e.textContent ?? '');
+  return out;
 }
 
 /**
@@ -1304,7 +1335,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     stack.push(child);
   }
   flush();
-  return { blocks, words, truncated, nodes, elements, mains, mirror, linkShare, contentsLeft };
+  return { blocks, words, truncated, nodes, elements, mains, mirror, linkShare, contentsLeft, editors };
 }
 
 /**

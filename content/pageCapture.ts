@@ -11,7 +11,9 @@
 import type { CapturePayload, Extraction } from '../src/protocol.js';
 import { cutSections } from '../src/sections.js';
 import { tooLittleText } from '../src/chunker.js';
-import { mainContent, pageTitle, walkBlocks } from './extract.js';
+import { mainContent, pageTitle, typedValues, walkBlocks } from './extract.js';
+import { echoesTyped, typedText } from '../src/typedMirror.js';
+import type { Block } from '../src/chunker.js';
 
 /** A capture done in one go as the page goes away reads at most this much (about a large manual page). */
 export const URGENT_LIMITS = { maxNodes: 60_000, maxChars: 500_000 };
@@ -52,6 +54,9 @@ export async function captureDocument(doc: Document, opts: CaptureOptions): Prom
     const cleaned = await walkBlocks(body, { checkVisibility: opts.live, ...pace, ...(mirror ? { mirror } : {}), ...(url ? { url } : {}), ...(keepContents ? { keepContents } : {}) });
     const main = await mainContent(cleaned, { title: doc.title, readability: !urgent, ...(yieldToPage ? { yieldToPage } : {}) });
     if (yieldToPage) await yieldToPage();
+    // What the page draws back of the visitor's typing (a Markdown editor's live preview) is left out.
+    const typed = opts.live ? typedText(typedValues(body, cleaned.editors)) : null;
+    if (typed) main.blocks = await withoutEchoes(main.blocks, typed, yieldToPage);
     const cut = await cutSections(main.blocks, yieldToPage ? { yieldToPage, now: () => performance.now() } : undefined);
     return { cleaned, ...main, cut, title: pageTitle(doc.title, cut.blocks, opts.fallbackTitle) };
   };
@@ -65,4 +70,22 @@ export async function captureDocument(doc: Document, opts: CaptureOptions): Prom
     extraction: { method, retention: cleaned.words ? Math.min(1, words / cleaned.words) : 1, visibleWords: cleaned.words },
     words,
   };
+}
+
+/** Characters of blocks tested between two yields to the page (about 5 ms here). */
+const ECHO_SLICE_CHARS = 100_000;
+
+/** The blocks that are no echo of what the visitor typed (src/typedMirror.ts), yielding to the page as it goes. */
+async function withoutEchoes(blocks: readonly Block[], typed: NonNullable<ReturnType<typeof typedText>>, yieldToPage?: () => Promise<void>): Promise<Block[]> {
+  const out: Block[] = [];
+  let chars = 0;
+  for (const b of blocks) {
+    if (!echoesTyped(b.text, typed)) out.push(b);
+    chars += b.text.length;
+    if (yieldToPage && chars > ECHO_SLICE_CHARS) {
+      chars = 0;
+      await yieldToPage();
+    }
+  }
+  return out;
 }
