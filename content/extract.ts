@@ -160,8 +160,11 @@ export interface WalkResult {
   linkShare: number[];
   /** Tables of contents left out (`WalkOptions.keepContents`). */
   contentsLeft: number;
-  /** The editors that draw what is typed, left out (`typedElsewhereRegions`; null off a live page or when none). */
-  editors: ReadonlySet<Element> | null;
+  /**
+   * On a live page, what the visitor typed (`typedValue`) into the form controls and editable regions the
+   * walk left out, and the text of the editors that draw what is typed (`typedElsewhereRegions`).
+   */
+  typed: string[];
 }
 
 // Soft hyphens (a hyphenation script puts one between the syllables of every long word: "Kon\u00ADfi\u00ADgu…")
@@ -333,7 +336,7 @@ function editorAround(input: Element): Element | null {
  *   `role=listbox` already (SKIP_ROLES); this catches lists without the role. A `<datalist>` is never read.
  *   An input's `aria-controls` alone may name a table it filters, which is the page's: not left out.
  * - A Markdown editor's live preview, marked by nothing generic (an `<output>`, which some use, is never
- *   read): found by its text instead, after the walk (`typedValues`, src/typedMirror.ts).
+ *   read): found by its text instead, after the walk (`WalkResult.typed`, src/typedMirror.ts).
  * Left as they are, by decision:
  * - A textarea's auto-size mirror: react-textarea-autosize clones a `textarea` (never read); mirrors made
  *   of a `div` are `visibility: hidden` (not rendered: never read) or off the page (`offPage`).
@@ -365,33 +368,23 @@ export function typedElsewhereRegions(root: Element): Set<Element> | null {
   return out.size ? out : null;
 }
 
-/** Fields and editable regions whose text is looked at for `typedValues` (a page of forms holds a few dozen). */
+/** Typed values kept per walk (`WalkResult.typed`; a page of forms holds a few dozen). */
 const TYPED_MAX_FIELDS = 500;
 
 /**
- * What the visitor has typed on a live page, for the test of its echoes (src/typedMirror.ts): the value
- * of each text field that differs from the page's own default (never a password's), the text of each
- * editable region (outermost only; nothing tells typed text there from the page's), and the code of
- * each editor that draws what is typed (`editors`: typedElsewhereRegions). Only ever held in memory
- * while the page is read; none of it is stored.
+ * What the visitor typed into a form control or editable region the walk leaves out, for the test of its
+ * echoes (src/typedMirror.ts): a text field's value when it differs from the page's own default (never a
+ * password's), an editable region's text (outermost only; nothing tells typed text there from the
+ * page's). Undefined for anything else. Only ever held in memory while the page is read.
  */
-export function typedValues(root: Element, editors: ReadonlySet<Element> | null): string[] {
-  const out: string[] = [];
-  const fields = root.querySelectorAll('textarea, input, [contenteditable]');
-  for (let i = 0; i < fields.length && i < TYPED_MAX_FIELDS; i++) {
-    const el = fields[i]!;
-    const tag = tagOf(el);
-    if (tag === 'TEXTAREA' || tag === 'INPUT') {
-      const type = (el.getAttribute('type') ?? '').toLowerCase();
-      if (tag === 'INPUT' && (type === 'password' || !TYPED_INPUT_TYPES.has(type))) continue;
-      const f = el as HTMLInputElement | HTMLTextAreaElement;
-      if (f.value && f.value !== f.defaultValue) out.push(f.value);
-    } else if (isEditable(el) && !(el.parentElement && isEditable(el.parentElement))) {
-      out.push(el.textContent ?? '');
-    }
+function typedValue(el: Element, tag: string): string | undefined {
+  if (tag === 'TEXTAREA' || tag === 'INPUT') {
+    const type = (el.getAttribute('type') ?? '').toLowerCase();
+    if (tag === 'INPUT' && (type === 'password' || !TYPED_INPUT_TYPES.has(type))) return undefined;
+    const f = el as HTMLInputElement | HTMLTextAreaElement;
+    return f.value && f.value !== f.defaultValue ? f.value : undefined;
   }
-  for (const e of editors ?? []) out.push(e.textContent ?? '');
-  return out;
+  return isEditable(el) ? (el.textContent ?? '') : undefined;
 }
 
 /**
@@ -1129,6 +1122,12 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
 
   const switchers = switcherCandidates(root);
   const editors = live ? typedElsewhereRegions(root) : null;
+  const typed: string[] = [];
+  const noteTyped = (el: Element, tag: string): void => {
+    if (!live || typed.length >= TYPED_MAX_FIELDS) return;
+    const v = typedValue(el, tag);
+    if (v) typed.push(v);
+  };
   const skipped = (el: Element, tag: string, insideMain: boolean): boolean => {
     if (SKIP_TAGS.has(tag)) return true;
     if (editors?.has(el)) return true;
@@ -1138,7 +1137,10 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if ((tag === 'HEADER' || tag === 'ASIDE' || role === 'complementary') && !insideMain) return true;
     if (isHiddenAttr(el) || el.getAttribute('aria-modal') === 'true') return true;
     if (role && SKIP_ROLES.has(role) && !readOnlyTextbox(el, role)) return true;
-    if (isEditable(el)) return true;
+    if (isEditable(el)) {
+      noteTyped(el, tag);
+      return true;
+    }
     // Inside the main content too: texi2any repeats it before every section.
     if (tag === 'TABLE' && isLinkRow(el)) return true;
     if (switchers?.has(el) && isLanguageSwitcher(el, pageUrl)) return true;
@@ -1335,7 +1337,19 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     stack.push(child);
   }
   flush();
-  return { blocks, words, truncated, nodes, elements, mains, mirror, linkShare, contentsLeft, editors };
+  if (live) {
+    // Every text field, hidden ones too: GitHub's comment box hides its textarea while its Preview tab
+    // shows the draft. (A tag's list: 4 ms the first time on a page of 160,000 elements, Chromium 156.)
+    for (const tag of ['textarea', 'input'] as const) {
+      const fields = root.getElementsByTagName(tag);
+      for (let i = 0; i < fields.length && typed.length < TYPED_MAX_FIELDS; i++) {
+        const v = typedValue(fields[i]!, tag.toUpperCase());
+        if (v) typed.push(v);
+      }
+    }
+    for (const e of editors ?? []) if (typed.length < TYPED_MAX_FIELDS) typed.push(e.textContent ?? '');
+  }
+  return { blocks, words, truncated, nodes, elements, mains, mirror, linkShare, contentsLeft, typed };
 }
 
 /**

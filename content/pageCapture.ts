@@ -11,7 +11,7 @@
 import type { CapturePayload, Extraction } from '../src/protocol.js';
 import { cutSections } from '../src/sections.js';
 import { tooLittleText } from '../src/chunker.js';
-import { mainContent, pageTitle, typedValues, walkBlocks } from './extract.js';
+import { mainContent, pageTitle, walkBlocks } from './extract.js';
 import { echoesTyped, typedText } from '../src/typedMirror.js';
 import type { Block } from '../src/chunker.js';
 
@@ -55,7 +55,7 @@ export async function captureDocument(doc: Document, opts: CaptureOptions): Prom
     const main = await mainContent(cleaned, { title: doc.title, readability: !urgent, ...(yieldToPage ? { yieldToPage } : {}) });
     if (yieldToPage) await yieldToPage();
     // What the page draws back of the visitor's typing (a Markdown editor's live preview) is left out.
-    const typed = opts.live ? typedText(typedValues(body, cleaned.editors)) : null;
+    const typed = opts.live ? typedText(cleaned.typed) : null;
     if (typed) main.blocks = await withoutEchoes(main.blocks, typed, yieldToPage);
     const cut = await cutSections(main.blocks, yieldToPage ? { yieldToPage, now: () => performance.now() } : undefined);
     return { cleaned, ...main, cut, title: pageTitle(doc.title, cut.blocks, opts.fallbackTitle) };
