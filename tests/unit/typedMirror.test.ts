@@ -7,7 +7,7 @@ import { build } from 'esbuild';
 import { chromium } from 'playwright';
 import { describe, expect, it } from 'vitest';
 import type { captureDocument } from '../../content/pageCapture.js';
-import { echoesTyped, mirrorNormal, MIRROR_SHINGLE, typedText } from '../../src/typedMirror.js';
+import { echoesTyped, MAX_TYPED_CHARS, mirrorNormal, MIRROR_SHINGLE, typedText } from '../../src/typedMirror.js';
 import { prng } from '../shared/corpus.js';
 
 const CHROMIUM = ['/usr/lib/chromium/chromium', '/usr/bin/chromium'].find((p) => existsSync(p));
@@ -42,6 +42,13 @@ describe('echoesTyped', () => {
   it('nothing typed, or too little, tests nothing', () => {
     expect(typedText([])).toBeNull();
     expect(typedText(['', '  ', 'a!'])).toBeNull();
+  });
+  it('a pasted megabyte is tested up to MAX_TYPED_CHARS, its start still found', () => {
+    const huge = Array.from({ length: 100_000 }, (_, i) => `line${i}`).join(' ');
+    const t = typedText([huge])!;
+    expect(t.pieces.length).toBeLessThanOrEqual(MAX_TYPED_CHARS);
+    expect(echoesTyped('line10 line11 line12 line13 line14', t)).toBe(true);
+    expect(echoesTyped('line99990 line99991 line99992 line99993', t)).toBe(false);
   });
   it('normalises full-width and case as typed', () => {
     expect(mirrorNormal('ＣＭａｋｅ  --Build!')).toBe('cmake build');
