@@ -70,6 +70,9 @@ interface SectionAt {
   section: GtSection;
 }
 
+/** The language a query drawn from the page is in: the page's (as captured), or the corpus's layout's when its pages misdeclare it. */
+const langOf = (c: CorpusDef, page: CapturedPage): string => (c.langByFile ? c.lang(page.file) : page.lang);
+
 function byLanguage<T>(items: readonly T[], langOf: (t: T) => string): Map<string, T[]> {
   const m = new Map<string, T[]>();
   for (const it of items) {
@@ -167,7 +170,7 @@ const pad = (n: number) => String(n).padStart(3, '0');
 function spans(c: CorpusDef, pages: readonly CapturedPage[], uniq: Uniqueness): EvalQuery[] {
   const all: SectionAt[] = pages.flatMap((page) => page.gt.sections.map((section) => ({ page, section })));
   const out: EvalQuery[] = [];
-  const langs = byLanguage(all, (s) => s.page.lang);
+  const langs = byLanguage(all, (s) => langOf(c, s.page));
   const want = quota(COUNTS.span, [...langs.keys()]);
   for (const [lang, secs] of langs) {
     const r = rng(`${c.name}/span/${lang}/${VERSION}`);
@@ -226,7 +229,7 @@ function headings(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] {
     return counts.get(norm(h)) === 1 && [...h].length >= 3 && /\p{L}/u.test(h);
   });
   const out: EvalQuery[] = [];
-  const langs = byLanguage(eligible, (s) => s.page.lang);
+  const langs = byLanguage(eligible, (s) => langOf(c, s.page));
   const want = quota(COUNTS.heading, [...langs.keys()]);
   for (const [lang, secs] of langs) {
     const r = rng(`${c.name}/heading/${lang}/${VERSION}`);
@@ -326,7 +329,7 @@ function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] 
   const define = (name: string, page: CapturedPage, key: string) => {
     if (!defs.has(name)) defs.set(name, new Map());
     const m = defs.get(name)!;
-    if (!m.has(page.file)) m.set(page.file, { file: page.file, keys: [], lang: page.lang });
+    if (!m.has(page.file)) m.set(page.file, { file: page.file, keys: [], lang: langOf(c, page) });
     const keys = m.get(page.file)!.keys;
     if (!keys.includes(key)) keys.push(key);
   };
@@ -400,9 +403,9 @@ function sample(c: CorpusDef, pages: readonly CapturedPage[], n: number): (Secti
   const all: SectionAt[] = pages.flatMap((page) => page.gt.sections.map((section) => ({ page, section })));
   const eligible = all.filter(({ page, section }) => {
     const body = section.text.slice(section.heading.length);
-    return isCjkLang(page.lang) ? (body.match(CJK_G)?.length ?? 0) >= 80 : body.split(/\s+/).length >= 40;
+    return isCjkLang(langOf(c, page)) ? (body.match(CJK_G)?.length ?? 0) >= 80 : body.split(/\s+/).length >= 40;
   });
-  const langs = byLanguage(eligible, (s) => s.page.lang);
+  const langs = byLanguage(eligible, (s) => langOf(c, s.page));
   const want = quota(n, [...langs.keys()]);
   return [...langs].flatMap(([lang, secs]) => shuffled(rng(`${c.name}/manual/${lang}/${VERSION}`), secs).slice(0, want.get(lang)!).map((s, k) => ({ ...s, tag: `${lang}#${k + 1}` })));
 }

@@ -174,10 +174,10 @@ describe('corpora', () => {
     expect([...HELD_OUT].sort()).toEqual(['cmake', 'devref', 'gimp', 'rust', 'sqlite']);
     expect(GATED).toBe('devref');
     expect(isHeldOut('cmake') && isHeldOut('devref') && isHeldOut('sqlite') && isHeldOut('rust') && isHeldOut('gimp') && !isHeldOut('apache') && !isHeldOut('nodejs') && !isHeldOut('python') && !isHeldOut('zsh') && !isHeldOut('doxygen') && !isHeldOut('instguide')).toBe(true);
-    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc', 'glib', 'exim', 'handbook', 'policy', 'apache', 'lilypond']);
+    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc', 'glib', 'exim', 'handbook', 'policy', 'apache', 'lilypond', 'kicad']);
   });
   it('a corpus extracted rather than installed says how to get it when it is missing', () => {
-    for (const name of ['nodejs', 'ant', 'mkdocs', 'glib', 'exim', 'handbook', 'policy', 'apache', 'gimp', 'lilypond']) {
+    for (const name of ['nodejs', 'ant', 'mkdocs', 'glib', 'exim', 'handbook', 'policy', 'apache', 'gimp', 'lilypond', 'kicad']) {
       const c = CORPORA.find((x) => x.name === name)!;
       expect(c.install).toMatch(/apt-get download .*dpkg-deb -x/);
       const missing = checkInstalled({ ...c, root: '/nonexistent', files: () => [] });
@@ -210,6 +210,18 @@ describe('a manual whose pages name their language (lilypond)', () => {
     expect(c.lang('usage/lilypond_002dbook.ja.html')).toBe('ja');
     expect(c.lang('learning/adding-text.html')).toBe('en');
     expect(c.lang('essay/index.html')).toBe('en');
+    expect(c.heldOut).toBe(false);
+  });
+});
+
+describe('a manual whose pages declare English whatever their language (kicad)', () => {
+  it('reads the language from the directory, and draws its queries by it', () => {
+    const c = CORPORA.find((x) => x.name === 'kicad')!;
+    expect(c.lang('de/pl_editor.html')).toBe('de');
+    expect(c.lang('ja/gerbview.html')).toBe('ja');
+    expect(c.lang('en/eeschema.html')).toBe('en');
+    expect(c.langByFile).toBe(true);
+    expect(CORPORA.filter((x) => x.langByFile).map((x) => x.name)).toEqual(['kicad']);
     expect(c.heldOut).toBe(false);
   });
 });
