@@ -14,8 +14,9 @@
 
 /**
  * German's inflectional endings of nouns and adjectives (plural and case: `Datei-en`, `Paket-e`,
- * `automatisch-en`, `Akkord-es`, `klein-em`), longest first. Verb endings (`-t`, `-st`) are left alone:
- * taking them off joins words of different meaning (`bestimmt` "certainly", `bestimmen` "decide").
+ * `automatisch-en`, `Akkord-es`, `klein-em`), longest first. Verb endings (`-t`, `-st`) are not taken off
+ * a word typed: that joins words of different meaning (`bestimmt` "certainly", `bestimmen` "decide"). An
+ * infinitive typed gets its weak forms (`verbStem`): measured, session 38, tests/eval/README.md.
  */
 const ENDINGS = ['ern', 'em', 'en', 'er', 'es', 'e', 'n', 's'] as const;
 
@@ -40,6 +41,25 @@ export function germanForms(word: string): string[] {
   const base = germanBase(word);
   const out = new Set<string>([base]);
   for (const e of ENDINGS) out.add(base + e);
+  // An infinitive typed (`wiederholen`, `aktualisieren`, `ändern`, `sammeln`): a weak verb's finite forms
+  // and participle (`wiederholt`, `aktualisierte`, `geändert`). Only ever added to what the word matches
+  // (an infinitive is never cut from a form typed: `bestimmt` "certainly" is not `bestimmen` "decide").
+  const stem = verbStem(word);
+  if (stem) {
+    for (const e of VERB_ENDINGS) out.add(stem + e);
+    out.add('ge' + stem + 't');
+  }
   out.delete(word);
   return [...out];
+}
+
+/** A weak verb's endings on its stem: `wiederhol-t`, `-te`, `-ten`, `-st`, `-et` (`arbeit-et`). */
+const VERB_ENDINGS = ['t', 'te', 'ten', 'st', 'et'] as const;
+
+/** The stem of what may be an infinitive (`wiederhol` of `wiederholen`, `änder` of `ändern`), or null. */
+export function verbStem(word: string): string | null {
+  if (!/(?:[^e]en|[elr]n)$/.test(word)) return null;
+  // `-eln` / `-ern` verbs drop the `n` only (`sammel-n`, `änder-n`); the rest `-en`.
+  const stem = word.endsWith('en') && !/[elr]n$/.test(word.slice(0, -1)) ? word.slice(0, -2) : word.slice(0, -1);
+  return stem.length >= MIN_BASE ? stem : null;
 }
