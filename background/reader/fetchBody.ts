@@ -9,9 +9,15 @@ export interface Fetched {
   response: Response;
 }
 
-export async function fetchWithTimeout(url: string, init: RequestInit, timeoutMs: number): Promise<{ res: Response; done: () => void; signal: AbortSignal }> {
+/**
+ * `fetch` aborted after `timeoutMs`, or as soon as `cancel` aborts (the service worker that asked for the
+ * page stopped: nobody will take the answer, and the site should not see the request go on).
+ */
+export async function fetchWithTimeout(url: string, init: RequestInit, timeoutMs: number, cancel?: AbortSignal): Promise<{ res: Response; done: () => void; signal: AbortSignal }> {
   const ctl = new AbortController();
   const timer = setTimeout(() => ctl.abort(), timeoutMs);
+  if (cancel?.aborted) ctl.abort();
+  else cancel?.addEventListener('abort', () => ctl.abort(), { once: true });
   try {
     const res = await fetch(url, { ...init, signal: ctl.signal });
     return { res, done: () => clearTimeout(timer), signal: ctl.signal };

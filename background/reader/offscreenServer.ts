@@ -17,14 +17,20 @@ export function servePageReader(): void {
       return;
     }
     let open = true;
-    port.onDisconnect.addListener(() => (open = false));
+    // The worker that asked went away (stopped while a page was read): its reads are aborted, so no site
+    // sees a request of a stopped worker go on beside the next one's (one request a host at a time).
+    const gone = new AbortController();
+    port.onDisconnect.addListener(() => {
+      open = false;
+      gone.abort();
+    });
     const send = (m: ReaderReply) => {
       if (open) port.postMessage(m);
     };
     port.onMessage.addListener((raw: unknown) => {
       const req = parseReaderRequest(raw);
       if (!req) return;
-      const work = req.op === 'hello' ? Promise.resolve(null) : req.op === 'html' ? readHtml(req.url) : readPdf(req.url, req.credentials);
+      const work = req.op === 'hello' ? Promise.resolve(null) : req.op === 'html' ? readHtml(req.url, gone.signal) : readPdf(req.url, req.credentials, gone.signal);
       work.then(
         (data) => send({ id: req.id, ok: true, data }),
         (e: unknown) => send({ id: req.id, ok: false, error: e instanceof Error ? e.message : String(e) }),

@@ -186,14 +186,14 @@ export function pdfFallbackTitle(url: string): string {
  * fetch: Chromium lets an extension page fetch files while the user allows file access and `file:///*`
  * is granted (background/dayone/fileAccess.ts); a file answers status 0 or 200, never an HTTP error.
  */
-export async function readPdf(url: string, credentials: 'include' | 'omit'): Promise<ReadPdfResult> {
+export async function readPdf(url: string, credentials: 'include' | 'omit', cancel?: AbortSignal): Promise<ReadPdfResult> {
   const local = /^file:\/\//i.test(url);
   if (!local && !/^https?:\/\//i.test(url)) return { ok: false, problem: 'unreachable', detail: 'only web addresses and local files are read' };
   let bytes: Uint8Array;
   try {
     // One request, to the PDF's own address: a redirect is not followed (with the user's cookies, it would
     // carry them to wherever it points, an excluded site too, and store that site's file under this address).
-    const { res, done } = await fetchWithTimeout(url, local ? { cache: 'no-store' } : { credentials, cache: 'no-store', redirect: 'manual', referrerPolicy: 'no-referrer' }, FETCH_TIMEOUT_MS);
+    const { res, done } = await fetchWithTimeout(url, local ? { cache: 'no-store' } : { credentials, cache: 'no-store', redirect: 'manual', referrerPolicy: 'no-referrer' }, FETCH_TIMEOUT_MS, cancel);
     try {
       if (!local && (res.type === 'opaqueredirect' || (res.status >= 300 && res.status < 400))) {
         await res.body?.cancel().catch(() => undefined);

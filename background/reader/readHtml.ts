@@ -10,14 +10,14 @@ import { captureDocument } from '../../content/pageCapture.js';
 import { decodeHtml, fetchWithTimeout, readCapped, TooLarge } from './fetchBody.js';
 import type { ReadHtmlResult } from './readerProtocol.js';
 
-export async function readHtml(url: string): Promise<ReadHtmlResult> {
+export async function readHtml(url: string, cancel?: AbortSignal): Promise<ReadHtmlResult> {
   if (!/^https?:\/\//i.test(url)) return { ok: false, reason: 'not-html' };
   let fetched: Awaited<ReturnType<typeof fetchWithTimeout>>;
   try {
     // A redirect is not followed: where it points may be a site the user excluded or an address on their
     // own network, and a browser hides where (an opaque answer). The address it leads to is in the
     // history on its own when the user read it there.
-    fetched = await fetchWithTimeout(url, { credentials: 'omit', cache: 'no-store', redirect: 'manual', referrerPolicy: 'no-referrer', headers: { accept: 'text/html,application/xhtml+xml;q=0.9' } }, FETCH_TIMEOUT_MS);
+    fetched = await fetchWithTimeout(url, { credentials: 'omit', cache: 'no-store', redirect: 'manual', referrerPolicy: 'no-referrer', headers: { accept: 'text/html,application/xhtml+xml;q=0.9' } }, FETCH_TIMEOUT_MS, cancel);
   } catch {
     return { ok: false, reason: 'network' };
   }
