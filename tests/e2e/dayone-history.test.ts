@@ -2,8 +2,8 @@
  * Day one (#14), parts 2 and 3 in the real browser: the history from before Reread, imported as
  * title-only entries from the first-run card, found by title and URL words and marked in results; then
  * the backfill ("Read these pages now") of 200+ pages from a local server on five site names, with the
- * worker stopped at least five times while it runs. The server checks what a site sees: no request of
- * the backfill carries a cookie (the browser holds one for every site, and sends it on a normal visit:
+ * worker stopped six times while it runs (the server holds the pages past each 15th until the stop). The
+ * server checks what a site sees: no request of the backfill carries a cookie (the browser holds one for every site, and sends it on a normal visit:
  * the positive control), and never two requests to one host at once. Login walls and 404s stay
  * title-only; nothing is lost or stored twice (verifyIndex, counts).
  *
