@@ -166,10 +166,18 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
         if (!woke) {
           // The old way, should the quiet tab fail: the options page asks the worker for its settings;
           // once it shows them, the worker is up.
+          // Twice: a clean-clone CI run (load 12) saw a just-launched browser's worker not answer the first
+          // options page within 30 s (snippets.test.ts's first evaluation, 2026-12-07).
           const p = await ctx.newPage();
-          await p.goto(`chrome-extension://${extId}/options.html`);
-          await p.getByTestId('stat-pages').waitFor({ timeout: 30_000 });
-          await p.close();
+          try {
+            for (let attempt = 1; ; attempt++) {
+              await p.goto(`chrome-extension://${extId}/options.html`);
+              const up = await p.getByTestId('stat-pages').waitFor({ timeout: 30_000 }).then(() => true, (e: unknown) => (attempt < 2 ? false : Promise.reject(e)));
+              if (up) break;
+            }
+          } finally {
+            await p.close();
+          }
         }
       }
       // After a restart Playwright may keep the old Worker object or announce a new one: take the newest.
