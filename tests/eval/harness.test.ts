@@ -174,10 +174,10 @@ describe('corpora', () => {
     expect([...HELD_OUT].sort()).toEqual(['cmake', 'devref', 'gimp', 'rust', 'sqlite']);
     expect(GATED).toBe('devref');
     expect(isHeldOut('cmake') && isHeldOut('devref') && isHeldOut('sqlite') && isHeldOut('rust') && isHeldOut('gimp') && !isHeldOut('apache') && !isHeldOut('nodejs') && !isHeldOut('python') && !isHeldOut('zsh') && !isHeldOut('doxygen') && !isHeldOut('instguide')).toBe(true);
-    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc', 'glib', 'exim', 'handbook', 'policy', 'apache', 'lilypond', 'kicad']);
+    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc', 'glib', 'exim', 'handbook', 'policy', 'apache', 'lilypond', 'kicad', 'edu']);
   });
   it('a corpus extracted rather than installed says how to get it when it is missing', () => {
-    for (const name of ['nodejs', 'ant', 'mkdocs', 'glib', 'exim', 'handbook', 'policy', 'apache', 'gimp', 'lilypond', 'kicad']) {
+    for (const name of ['nodejs', 'ant', 'mkdocs', 'glib', 'exim', 'handbook', 'policy', 'apache', 'gimp', 'lilypond', 'kicad', 'edu']) {
       const c = CORPORA.find((x) => x.name === name)!;
       expect(c.install).toMatch(/apt-get download .*dpkg-deb -x/);
       const missing = checkInstalled({ ...c, root: '/nonexistent', files: () => [] });
@@ -201,6 +201,12 @@ describe('a translated manual: pages left in English are not pages of its langua
     expect(writtenIn(page('<p class="the and of to is you">画像を切り抜きます</p>'), 'ja')).toBe(true);
     expect(writtenIn(page('<p>anything</p>'), 'en')).toBe(true);
   });
+  it('reads French by its function words and Chinese by its characters (edu)', () => {
+    expect(writtenIn(page('<p>Le serveur principal fournit les services dont les clients ont besoin pour démarrer sur le réseau.</p>'), 'fr')).toBe(true);
+    expect(writtenIn(page('<p>The main server provides the services the clients need to boot from the network.</p>'), 'fr')).toBe(false);
+    expect(writtenIn(page('<p>主服务器为网络中的客户机提供所需的服务。LTSP 服务器</p>'), 'zh-cn')).toBe(true);
+    expect(writtenIn(page('<p>The main server provides the services the clients need.</p>'), 'zh-cn')).toBe(false);
+  });
 });
 
 describe('a manual whose pages name their language (lilypond)', () => {
@@ -222,6 +228,17 @@ describe('a manual whose pages declare English whatever their language (kicad)',
     expect(c.lang('en/eeschema.html')).toBe('en');
     expect(c.langByFile).toBe(true);
     expect(CORPORA.filter((x) => x.langByFile).map((x) => x.name)).toEqual(['kicad']);
+    expect(c.heldOut).toBe(false);
+  });
+});
+
+describe('one manual a language in five languages, no <html lang> (edu)', () => {
+  it('reads the language from the package directory: de, fr, ja, zh-cn, en', () => {
+    const c = CORPORA.find((x) => x.name === 'edu')!;
+    expect(c.lang('debian-edu-doc-de/debian-edu-bookworm-manual.html')).toBe('de');
+    expect(c.lang('debian-edu-doc-zh-cn/debian-edu-bookworm-manual.html')).toBe('zh-cn');
+    expect(c.lang('debian-edu-doc-en/debian-edu-bookworm-manual.html')).toBe('en');
+    expect(c.langByFile).toBeFalsy();
     expect(c.heldOut).toBe(false);
   });
 });
