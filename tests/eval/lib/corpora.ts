@@ -549,12 +549,12 @@ export const CORPORA: readonly CorpusDef[] = [
   {
     // A tuning corpus in five languages, Chinese among them (session 39, helper edu39): the Debian Edu /
     // Skolelinux 12 Bookworm manual in English, German, French, Japanese and Simplified Chinese. DocBook XSL
-    // as one page a language (~250-300 kB: an article of 26 sections, h2-h6 inside, most ids generated
+    // as one page a language (~250-300 kB: an article of 27 sections, h2-h6 inside, most ids generated
     // `idm123`, some the wiki's `Installation--Download`), an empty `<a id>` inside each heading, the
     // article's whole table of contents (`div.toc`) and a navigation header above it. The manual is kept as
     // a wiki and exported, so its translations lag: headings translated, paragraphs often left in English
     // (`writtenIn` per section with text: de 16 of 170 not German, fr 65 of 170, ja 56 of 164, zh-cn 59 of
-    // 155), and the GPL's text closes every page in English. Each page is written in its language as a whole
+    // 155), and the GPL's English text is near every page's end. Each page is written in its language as a whole
     // (`writtenIn`, all five kept; fr and zh-cn added to its rule for this corpus). The pages declare no
     // `<html lang>` (their language is on the `div.article`'s `lang`), so the harness takes the directory's.
     // Not the Bullseye manual beside it (the previous release: the same text again, mostly).
