@@ -220,6 +220,29 @@ function sidebarContents(el: Element, tag: string): boolean {
 }
 
 /**
+ * A table of contents inside the content whose links go to this page's own sections (DocBook's `div.toc`
+ * under a one-page manual's or a chapter's title, a README's contents list): the headings it names are
+ * on the page below it, each with its own section, so it says nothing they do not. Kept, it was stored
+ * as sections of 700–1,300 words of headings under the title (a one-page DocBook manual: 22 of 988
+ * sections, tests/eval/README.md session 39) that matched any phrase naming a chapter. Eight links at
+ * least, nine in ten of them to this page (a fragment of its address), none of the page's title or main
+ * content inside; a contents list of other pages (a chapter's index page) stays (and a page left with
+ * too little text without it is read again keeping it: content/pageCapture.ts).
+ */
+function contentsOfThisPage(el: Element, tag: string, pageUrl: string | undefined): boolean {
+  if (!pageUrl || tag === 'MAIN' || tag === 'ARTICLE' || el.getAttribute('role') === 'main' || el.querySelector('h1, main, article, [role="main"]')) return false;
+  const here = resolvedWithoutHash(pageUrl, pageUrl);
+  let links = 0;
+  let own = 0;
+  for (const a of el.querySelectorAll('a[href]')) {
+    links++;
+    const href = a.getAttribute('href')!;
+    if (href.startsWith('#') ? href.length > 1 : href.includes('#') && resolvedWithoutHash(href, pageUrl) === here) own++;
+  }
+  return links >= 8 && own * 10 >= links * 9;
+}
+
+/**
  * Editable regions are never read: their text is the user's, not the page's. `contenteditable="false"`
  * is not editable whatever linkedom's `isContentEditable` (the evaluation's and the unit tests' DOM) says:
  * it answers whether the attribute is there, where a browser answers false.
@@ -1151,7 +1174,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       const id = tag === 'SECTION' || tag === 'A' || HEADINGS[tag] !== undefined ? '' : el.id;
       if ((cls && BOILERPLATE.test(cls) && !textSidebar(el, cls)) || (id && BOILERPLATE.test(id))) return true;
       if (namesNavigation(el, tag, cls, id)) return true;
-      if (!opts.keepContents && namesContents(cls, id) && sidebarContents(el, tag)) {
+      if (!opts.keepContents && namesContents(cls, id) && (sidebarContents(el, tag) || contentsOfThisPage(el, tag, pageUrl))) {
         contentsLeft++;
         return true;
       }

@@ -452,4 +452,28 @@ describe('tables of contents', () => {
     const kept = (await captureDocument(doc(docbook), { live: false, fallbackTitle: 'x' }))!;
     expect(kept.payload.sections.map((s) => s.text).join(' ')).toContain('topic3');
   });
+
+  it("a table of contents of the page's own sections (a one-page DocBook manual's) is left out; the sections it names stay", async () => {
+    const page = (n: number, listed = n) => {
+      const own = `<div class="toc"><p><b>Table of Contents</b></p><dl class="toc">${Array.from({ length: listed }, (_, i) => `<dt><span class="sect1"><a href="#s${i}">${i + 1}. Chapter about topic${i} and more</a></span></dt>`).join('')}</dl></div>`;
+      const body = Array.from({ length: n }, (_, i) => `<div class="sect1"><h2 class="title" id="s${i}">${i + 1}. Chapter about topic${i} and more</h2><p>${words(40, `body${i}x`)}.</p></div>`).join('');
+      return `<!doctype html><html><head><title>Manual</title></head><body><div class="article"><div class="titlepage"><h1 class="title">The Manual</h1><p>Publish date: 2024-01-31</p></div>${own}${body}</div></body></html>`;
+    };
+    const n = 12;
+    const html = page(n);
+    const got = (await captureDocument(doc(html), { live: false, fallbackTitle: 'x', url: 'https://example.org/manual.html' }))!;
+    const texts = got.payload.sections.map((s) => s.text);
+    // Each chapter's title is in its own section only: no section lists them all.
+    expect(texts.filter((t) => t.includes('topic3 and more'))).toHaveLength(1);
+    expect(texts.join(' ')).not.toContain('Table of Contents');
+    for (let i = 0; i < n; i++) expect(texts.some((t) => t.includes(`body${i}x39`))).toBe(true);
+    // Linked by the page's full address (DocBook's chunked output links "manual.html#s3"): the same.
+    const full = html.replace(/href="#/g, 'href="manual.html#');
+    const again = (await captureDocument(doc(full), { live: false, fallbackTitle: 'x', url: 'https://example.org/manual.html' }))!;
+    expect(again.payload.sections.map((s) => s.text).filter((t) => t.includes('topic3 and more'))).toHaveLength(1);
+    // Links to other pages (a chapter's contents of its section pages) keep it, as above; so do fewer than eight own links.
+    const short = page(n, 7);
+    const kept = (await captureDocument(doc(short), { live: false, fallbackTitle: 'x', url: 'https://example.org/manual.html' }))!;
+    expect(kept.payload.sections.map((s) => s.text).join(' ')).toContain('Table of Contents');
+  });
 });
