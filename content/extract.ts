@@ -1493,9 +1493,29 @@ export function articleSpan(walk: Pick<WalkResult, 'blocks' | 'linkShare'>, arti
     }
     return -1;
   };
+  // Backward, as forward: across a run of short plain list items (no links, no heading) to the prose
+  // before them. A section that introduces a list ("The Calculator has the following tools:" and
+  // nine one-word items) is dropped by Readability, and the span stopped at its last item: KiCad's
+  // pcb_calculator lost its whole "1. Introduction" once its table of contents was left out.
+  const listRunBefore = (from: number): number => {
+    let words = 0;
+    for (let i = from; i >= Math.max(0, from - SPAN_LONG_BRIDGE); i--) {
+      if (!plain(i)) return -1;
+      // To the sentence that introduces the list, right under its section's heading, only: a list right
+      // under a heading may be a site's tags under its name, and a sentence in the middle of a section
+      // would start the span there (git-imap-send's options: its NAME, SYNOPSIS and DESCRIPTION were
+      // lost when the span, so widened, outgrew the share that picks it over the whole body).
+      if (prose(i)) return i < from && i > 0 && heading(i - 1) ? i : -1;
+      if (body[i]!.kind !== 'list') return -1;
+      words += measureWords(body[i]!.text);
+      if (words > SPAN_LONG_BRIDGE_WORDS) return -1;
+    }
+    return -1;
+  };
   for (;;) {
     if (last + 1 < body.length && (prose(last + 1) || proseWithin(last + 1))) last++;
     else if (first > 0 && (prose(first - 1) || heading(first - 1))) first--;
+    else if (first > 0 && listRunBefore(first - 1) >= 0) first = listRunBefore(first - 1);
     else if (first > 0 && !heading(first) && headingWithin(first - 1) >= 0) first = headingWithin(first - 1);
     else if (first > 0 && titleHeadingWithin(first - 1) >= 0) first = titleHeadingWithin(first - 1);
     else break;

@@ -108,4 +108,19 @@ describe('articleSpan', () => {
     // A heading of 7 characters or fewer is too short to name a page by its start.
     expect(articleSpan({ blocks: [{ kind: 'heading', text: 'Python', level: 1 } as Block, p('Notes'), ...post], linkShare: [0, 0, 0, 0] }, post, 'Python Tutorial')!.blocks.map((b) => b.text)).toEqual(post.map((b) => b.text));
   });
+  it('reaches back across a short list to the sentence that introduces it (a section Readability dropped before the article)', () => {
+    // KiCad's pcb_calculator: "1. Introduction", a sentence ending in a colon, nine one-word items; the
+    // article Readability kept starts at "2. Calculators".
+    const tools = ['Regulators', 'Track Width', 'Electrical Spacing', 'Trans Line', 'RF Attenuators', 'Color Code', 'Board Classes'].map(li);
+    const intro = [h('1. Introduction'), p('The PCB Calculator is a set of utilities to help you find the values of components. It has the following tools:'), ...tools];
+    const kept = [h('2. Calculators'), p('This calculator helps with the task of finding the values of the resistors needed for regulators.')];
+    const got = (blocks: Block[], linkShare = blocks.map(() => 0)) => articleSpan({ blocks, linkShare }, kept)!.blocks.map((b) => b.text);
+    expect(got([...intro, ...kept])).toEqual([...intro, ...kept].map((b) => b.text));
+    // Not across links, nor a list right under a heading (a site's tags under its name), nor a long list.
+    expect(got([...intro, ...kept], [0, 0, ...tools.map(() => 0.9), 0, 0])).toEqual(kept.map((b) => b.text));
+    const tags = [{ kind: 'heading', text: 'My site', level: 1 } as Block, li('music'), li('travel'), li('notes')];
+    expect(got([...tags, ...kept])).toEqual(kept.map((b) => b.text));
+    const long = Array.from({ length: 12 }, (_, k) => li(`item number ${k} of a long list`));
+    expect(got([intro[0]!, intro[1]!, ...long, ...kept])).toEqual(kept.map((b) => b.text));
+  });
 });
