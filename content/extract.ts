@@ -234,9 +234,13 @@ function contentsOfThisPage(el: Element, tag: string, pageUrl: string | undefine
   const here = resolvedWithoutHash(pageUrl, pageUrl);
   let links = 0;
   let own = 0;
-  for (const a of el.querySelectorAll('a[href]')) {
+  // Judged on its first thousand links, read lazily: a hostile page's million-link "toc" costs no more.
+  const anchors = el.getElementsByTagName('a');
+  // (By index until none: a live collection's `length` would walk all of it first.)
+  for (let i = 0, a = anchors[0]; a && links < 1000; a = anchors[++i]) {
+    const href = a.getAttribute('href');
+    if (href === null) continue;
     links++;
-    const href = a.getAttribute('href')!;
     if (href.startsWith('#') ? href.length > 1 : href.includes('#') && resolvedWithoutHash(href, pageUrl) === here) own++;
   }
   return links >= 8 && own * 10 >= links * 9;

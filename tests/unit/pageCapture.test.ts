@@ -472,6 +472,10 @@ describe('tables of contents', () => {
     const again = (await captureDocument(doc(full), { live: false, fallbackTitle: 'x', url: 'https://example.org/manual.html' }))!;
     expect(again.payload.sections.map((s) => s.text).filter((t) => t.includes('topic3 and more'))).toHaveLength(1);
     // Links to other pages (a chapter's contents of its section pages) keep it, as above; so do fewer than eight own links.
+    // Judged on its first thousand links: 1,000 own ones then 4,000 to other pages read as the page's own contents.
+    const many = `<div class="toc">${Array.from({ length: 5000 }, (_, i) => `<a href="${i < 1000 ? '#s' : 'other.html#s'}${i}">entry${i}</a> `).join('')}</div>`;
+    const huge = (await captureDocument(doc(html.replace('<div class="toc">', `${many}<div class="toc">`)), { live: false, fallbackTitle: 'x', url: 'https://example.org/manual.html' }))!;
+    expect(huge.payload.sections.map((s) => s.text).join(' ')).not.toContain('entry4999');
     const short = page(n, 7);
     const kept = (await captureDocument(doc(short), { live: false, fallbackTitle: 'x', url: 'https://example.org/manual.html' }))!;
     expect(kept.payload.sections.map((s) => s.text).join(' ')).toContain('Table of Contents');
