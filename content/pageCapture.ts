@@ -66,10 +66,23 @@ export async function captureDocument(doc: Document, opts: CaptureOptions): Prom
   if (got.cleaned.contentsLeft && tooLittleText(got.title, got.cut.sections)) got = await read(true);
   const { cleaned, words, method, cut, title } = got;
   return {
-    payload: { title, lang: doc.documentElement?.getAttribute('lang') ?? '', blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker },
+    payload: { title, lang: pageLanguage(doc), blocks: cut.blocks, sections: cut.sections, chunker: cut.chunker },
     extraction: { method, retention: cleaned.words ? Math.min(1, words / cleaned.words) : 1, visibleWords: cleaned.words },
     words,
   };
+}
+
+/**
+ * The page's language: its root's `lang` (or `xml:lang`), else the language its title heading is written
+ * in (the nearest `lang` around the first `h1`, else `h2`). DocBook's XHTML (the Debian Edu manual) leaves
+ * the root without one and says it on the `div.article` that holds everything; stored as '' before.
+ */
+export function pageLanguage(doc: Document): string {
+  const root = doc.documentElement;
+  const own = (root?.getAttribute('lang') || root?.getAttribute('xml:lang'))?.trim();
+  if (own) return own;
+  const heading = doc.querySelector('h1') ?? doc.querySelector('h2');
+  return heading?.closest('[lang]')?.getAttribute('lang')?.trim() ?? '';
 }
 
 /**

@@ -9,7 +9,7 @@ import { parseHTML } from 'linkedom';
 import { describe, expect, it } from 'vitest';
 import { chunkBlocks, CHUNKER_VERSION } from '../../src/chunker.js';
 import { validateCapture } from '../../src/validate.js';
-import { captureDocument } from '../../content/pageCapture.js';
+import { captureDocument, pageLanguage } from '../../content/pageCapture.js';
 import { partAt } from '../../src/search.js';
 import { tooLittleText } from '../../src/indexing.js';
 import { parseDocument } from '../eval/lib/dom.js';
@@ -479,5 +479,18 @@ describe('tables of contents', () => {
     const short = page(n, 7);
     const kept = (await captureDocument(doc(short), { live: false, fallbackTitle: 'x', url: 'https://example.org/manual.html' }))!;
     expect(kept.payload.sections.map((s) => s.text).join(' ')).toContain('Table of Contents');
+  });
+});
+
+describe("the page's language (pageLanguage)", () => {
+  const lang = (html: string) => pageLanguage(parseHTML(html).document as unknown as Document);
+  it("reads the root's lang, else xml:lang, else the language its title heading is written in", () => {
+    expect(lang('<html lang="fr"><body><div lang="de"><h1>Titel</h1></div></body></html>')).toBe('fr');
+    expect(lang('<html xml:lang="ja"><body><h1>題</h1></body></html>')).toBe('ja');
+    // DocBook XHTML (the Debian Edu manual): the language on the div that holds the book.
+    expect(lang('<html xmlns="http://www.w3.org/1999/xhtml"><body><div class="article" lang="de"><div class="titlepage"><h2 class="title">Handbuch</h2></div><p>Text</p></div></body></html>')).toBe('de');
+    // A language switcher's link says nothing about the page; nothing at all: ''.
+    expect(lang('<html><body><a lang="de" href="/de/">Deutsch</a><h1>Title</h1></body></html>')).toBe('');
+    expect(lang('<html><body><p>No heading</p></body></html>')).toBe('');
   });
 });
