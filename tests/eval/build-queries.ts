@@ -25,7 +25,8 @@
  *   (`core.autocrlf`) of AsciiDoc definition lists (`dt.hdlist1`); and a heading that is one name whose anchor is
  *   that name with its parameter list in brackets (Javadoc's methods: `id="setBasedir(java.io.File)"` over
  *   `<h3>setBasedir</h3>`); gtk-doc's functions (`<a name="g-strdup"></a><h3>g_strdup ()</h3>`); rustdoc's methods as `Type::method` (the `fn` signature headings of a
- *   struct's, trait's or enum's page before its trait implementations). Each defining page is grade 2; every
+ *   struct's, trait's or enum's page before its trait implementations); RDoc's methods as `Array#each_slice`, `File.open` (Darkfish's
+ *   `div.method-detail` ids `method-i-each_slice`, `method-c-open`; names, not operators; an alias's section a target too). Each defining page is grade 2; every
  *   section of it that defines the name is a target.
  */
 import { execFileSync } from 'node:child_process';
@@ -323,6 +324,39 @@ export function gtkdocName(s: { heading: string; headingIds: readonly string[] }
   return name && s.headingIds[0] === name.replace(/_/g, '-') ? name : null;
 }
 
+const RDOC_METHOD = /^method-([ic])-(.+)$/;
+const RUBY_METHOD_NAME = /^[A-Za-z_]\w*[?!=]?$/;
+const RDOC_ALIASES = /(?:Alias for|Also aliased as): ([\w?!=, ]+)$/;
+
+/** A Darkfish method id's name: RDoc's aref escapes it as a URL with `-` for `%` (`empty-3F` is `empty?`). */
+function rdocName(escaped: string): string | null {
+  try {
+    return decodeURIComponent(escaped.replace(/-([0-9A-F]{2})/g, '%$1'));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * RDoc's methods as a Ruby programmer writes them, `Array#each_slice` and `File.open`: on a class's or module's
+ * page (`File/Stat.html` is `File::Stat`), each section whose key is a Darkfish method id (`method-i-each_slice`,
+ * `method-c-open`); names only (`empty?`, `[]=` left out with the other operators). A method's aliases repeat
+ * its description in sections of their own ("Alias for: collect", "Also aliased as: map"): those are its
+ * sections too.
+ */
+export function rdocMethods(file: string, sections: readonly { key: string; text: string }[]): { name: string; keys: string[] }[] {
+  const cls = file.replace(/\.html$/, '').split('/').join('::');
+  const named = sections.flatMap((s) => {
+    const m = RDOC_METHOD.exec(s.key);
+    const name = m ? rdocName(m[2]!) : null;
+    return m && name && RUBY_METHOD_NAME.test(name) ? [{ kind: m[1]!, name, key: s.key, aliases: RDOC_ALIASES.exec(s.text)?.[1]!.split(/,\s*/) ?? [] }] : [];
+  });
+  return named.map((x) => ({
+    name: `${cls}${x.kind === 'i' ? '#' : '.'}${x.name}`,
+    keys: [x.key, ...named.filter((y) => y !== x && y.kind === x.kind && x.aliases.includes(y.name)).map((y) => y.key)],
+  }));
+}
+
 function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] {
   // name -> defining page -> the sections of that page that define it (in order).
   const defs = new Map<string, Map<string, { file: string; keys: string[]; lang: string }>>();
@@ -340,6 +374,7 @@ function identifiers(c: CorpusDef, pages: readonly CapturedPage[]): EvalQuery[] 
       if (sig) define(sig, page, s.key);
     }
     for (const m of rustdocMethods(page.file, page.gt.sections)) define(m.name, page, m.key);
+    for (const m of rdocMethods(page.file, page.gt.sections)) for (const key of m.keys) define(m.name, page, key);
   }
   const eligible = [...defs].filter(([, m]) => m.size <= 2).sort((a, b) => (a[0] < b[0] ? -1 : 1));
   const r = rng(`${c.name}/identifier/${VERSION}`);

@@ -3,7 +3,7 @@
  * corpora (Sphinx, DocBook, AsciiDoc), the judge, the naive baseline and the query generator's pieces.
  */
 import { describe, expect, it } from 'vitest';
-import { definedNames, norm, rustdocMethods, signatureName, stripNumbering, typo } from './build-queries.js';
+import { definedNames, norm, rdocMethods, rustdocMethods, signatureName, stripNumbering, typo } from './build-queries.js';
 import type { CapturedPage } from './lib/capture.js';
 import { checkInstalled, CORPORA, GATED, HELD_OUT, isHeldOut, writtenIn } from './lib/corpora.js';
 import { findText, groundTruth, landing } from './lib/groundTruth.js';
@@ -344,6 +344,45 @@ describe('query generation', () => {
       expect.stringMatching(/^UdpSocket::too_far h:pub fn too_far/),
     ]);
     expect(rustdocMethods('net/index.html', gt.sections)).toEqual([]);
+  });
+  it("RDoc's Darkfish: each method's div.method-detail is a section headed by its call-seq lines, its id landing on it; methods as Class#name and Class.name", () => {
+    const method = (id: string, cls: string, seqs: string[], body: string, aliases = '') =>
+      `<div id="${id}" class="method-detail ${cls}">${seqs.map((q) => `<div class="method-heading"><span class="method-callseq">${q}</span><span class="method-click-advice">click to toggle source</span></div>`).join('')}<div class="method-description"><p>${body}</p></div>${aliases ? `<div class="aliases">${aliases}</div>` : ''}</div>`;
+    const gt = groundTruth(
+      page(`<nav role="navigation"><div id="method-list-section"><h3>Methods</h3><a href="#method-i-collect">#collect</a></div></nav>
+        <main role="main"><h1 id="class-Array" class="class">class Array</h1><section class="description"><p>An Array is an ordered collection.</p></section>
+        <section id="5Buntitled-5D" class="documentation-section"><section id="public-class-5Buntitled-5D-method-details" class="method-section"><header><h3>Public Class Methods</h3></header>
+        ${method('method-c-new', '', ['Array.new &rarr; new_empty_array'], 'Returns a new Array.')}
+        </section><section id="public-instance-5Buntitled-5D-method-details" class="method-section"><header><h3>Public Instance Methods</h3></header>
+        ${method('method-i-collect', '', ['array.map {|element| ... } &rarr; new_array', 'array.map &rarr; new_enumerator'], 'Calls the block.', 'Also aliased as: <a href="#method-i-map">map</a>')}
+        ${method('method-i-empty-3F', '', ['array.empty? &rarr; true or false'], 'Whether it is empty.')}
+        ${method('method-i-3C-3D-3E', '', ['array &lt;=&gt; other_array &rarr; -1, 0, or 1'], 'Compares.')}
+        ${method('method-i-map', 'method-alias', ['array.map {|element| ... } &rarr; new_array'], 'Calls the block.', 'Alias for: <a href="#method-i-collect">collect</a>')}
+        </section></section></main>`),
+    );
+    expect(gt.sections.map((s) => `${s.level} ${s.key} ${s.heading}`)).toEqual([
+      '1 class-Array class Array',
+      '3 5Buntitled-5D Public Class Methods',
+      '4 method-c-new Array.new → new_empty_array',
+      '3 public-instance-5Buntitled-5D-method-details Public Instance Methods',
+      '4 method-i-collect array.map {|element| ... } → new_array array.map → new_enumerator',
+      '4 method-i-empty-3F array.empty? → true or false',
+      '4 method-i-3C-3D-3E array <=> other_array → -1, 0, or 1',
+      '4 method-i-map array.map {|element| ... } → new_array',
+    ]);
+    expect(landing(gt, 'method-i-empty-3F')).toBe(5);
+    expect(landing(gt, 'public-instance-5Buntitled-5D-method-details')).toBe(3);
+    expect(landing(gt, 'method-list-section')).toBeNull();
+    expect(gt.sections[4]!.paragraphs).toEqual(['Calls the block.']);
+    expect(gt.sections[3]!.text).toBe('Public Instance Methods');
+    expect(rdocMethods('Array.html', gt.sections)).toEqual([
+      { name: 'Array.new', keys: ['method-c-new'] },
+      { name: 'Array#collect', keys: ['method-i-collect', 'method-i-map'] },
+      { name: 'Array#empty?', keys: ['method-i-empty-3F'] },
+      { name: 'Array#map', keys: ['method-i-map', 'method-i-collect'] },
+    ]);
+    expect(rdocMethods('File/Stat.html', [{ key: 'method-i-size', text: 'size → integer Returns the size.' }])).toEqual([{ name: 'File::Stat#size', keys: ['method-i-size'] }]);
+    expect(rdocMethods('syntax/methods_rdoc.html', [{ key: 'label-Methods', text: 'Methods' }])).toEqual([]);
   });
   it('a heading leaves out an icon-font glyph (a private-use character), as a reader would type it', () => {
     const gt = groundTruth(page('<div role="main"><h1 id="w">Writing your docs<a class="headerlink" href="#w">\uf0c1</a></h1><p>Text.</p></div>'));

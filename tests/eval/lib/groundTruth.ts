@@ -4,7 +4,9 @@
  *
  * The rule (tests/eval/README.md, "Ground truth"):
  * - A section starts at a content heading (h1–h6 outside the excluded regions below) and runs to the next
- *   one. Text belongs to the nearest preceding content heading.
+ *   one. Text belongs to the nearest preceding content heading. RDoc's methods count as headings: a
+ *   `<div class="method-detail" id>` (Darkfish) starts a section one level below the heading before it,
+ *   headed by the text of its `div.method-heading`s (the call-seq lines), its id landing on it.
  * - A link `page#id` lands where the element with that id (or `<a name>`, first in document order) is:
  *   on the heading it is or is inside; else on the next content heading when no text lies between the
  *   element's start and that heading (an empty `<a id>`/`<span id>` just before the heading, a
@@ -28,7 +30,8 @@ export interface GtSection {
   level: number;
   /** Heading text, whitespace collapsed, pilcrows (¶) and icon-font glyphs (private-use characters: the
    * permalink icon of MkDocs' default theme) removed, and a permalink mark at either end (a "#", "§" or "🔗"
-   * link: Node's and MkDocs' headings) left out: the heading's words, as a reader would type them. */
+   * link: Node's and MkDocs' headings; Darkfish's "↑" link to the page's top at its end) left out: the heading's words,
+   * as a reader would type them. */
   heading: string;
   /** Ids that land on this heading (see the rule), in document order. */
   headingIds: string[];
@@ -90,7 +93,31 @@ function isExcluded(el: Element, tag: string): boolean {
 const LEAD_IN = 40;
 
 export const collapse = (s: string): string => s.replace(/\s+/g, ' ').trim();
-export const headingText = (s: string): string => collapse(collapse(s.replace(/¶|\p{Co}/gu, '')).replace(/^[#§🔗]\s*|\s*[#§🔗]$/gu, ''));
+// A permalink mark at either end; RDoc's Darkfish closes every heading with "¶ ↑", the second a link back to the page's top.
+export const headingText = (s: string): string => collapse(collapse(s.replace(/¶|\p{Co}/gu, '')).replace(/^[#§🔗]\s*|\s*[#§🔗↑]$/gu, ''));
+
+/**
+ * RDoc's Darkfish writes each method as `<div id="method-i-each" class="method-detail">` holding one
+ * `<div class="method-heading">` per call-seq line (`array.each {|element| ... } → self`) and its description:
+ * no heading element, so the rule treats it as one (see the module's comment).
+ */
+function isMethodDetail(el: Element, tag: string): boolean {
+  return tag === 'DIV' && !!el.id && el.classList.contains('method-detail');
+}
+
+/** A Darkfish method's heading: the text of its `div.method-heading`s (not the "click to toggle source" advice). */
+function methodHeading(el: Element): string {
+  const parts: string[] = [];
+  const text = (n: Node): string => {
+    if (n.nodeType === 3) return n.nodeValue ?? '';
+    if (n.nodeType !== 1) return '';
+    const e = n as Element;
+    if (SKIP.has(e.tagName) || SKIP.has(e.tagName.toUpperCase()) || e.classList.contains('method-click-advice')) return '';
+    return Array.from(e.childNodes).map(text).join(INLINE.has(e.tagName.toUpperCase()) ? '' : ' ');
+  };
+  for (const c of Array.from(el.children)) if (c.classList.contains('method-heading')) parts.push(text(c));
+  return headingText(parts.join(' '));
+}
 
 interface Pending {
   id: string;
@@ -119,6 +146,7 @@ export function groundTruthOf(doc: Document, fallbackLang = ''): GtPage {
   const ids: Pending[] = [];
   const seenIds = new Set<string>();
   let current = -1;
+  let lastHeadingLevel = 0;
 
   const sep = () => {
     if (!lastSpace) {
@@ -182,7 +210,12 @@ export function groundTruthOf(doc: Document, fallbackLang = ''): GtPage {
     if (hm && !ex && f.heading < 0) {
       heading = sections.length;
       current = heading;
-      sections.push({ index: heading, level: Number(hm[1]), heading: '', headingIds: [], key: '', start: acc.length, inkStart: ink, contentInkStart: contentInk, el, textParts: [], paragraphs: [], definitions: [] });
+      lastHeadingLevel = Number(hm[1]);
+      sections.push({ index: heading, level: lastHeadingLevel, heading: '', headingIds: [], key: '', start: acc.length, inkStart: ink, contentInkStart: contentInk, el, textParts: [], paragraphs: [], definitions: [] });
+    } else if (!ex && f.heading < 0 && isMethodDetail(el, tag)) {
+      // RDoc's method: a section of its own, one level below the heading it sits under, headed by its call-seq lines.
+      current = sections.length;
+      sections.push({ index: current, level: Math.min(6, lastHeadingLevel + 1), heading: methodHeading(el), headingIds: [], key: '', start: acc.length, inkStart: ink, contentInkStart: contentInk, el, textParts: [], paragraphs: [], definitions: [] });
     }
     for (const id of [el.id, tag === 'A' ? el.getAttribute('name') : null]) {
       if (!id || seenIds.has(id)) continue;
