@@ -407,15 +407,17 @@ function packageVersions(c: CorpusDef): Record<string, string> {
 }
 
 /**
- * A package extracted with `dpkg-deb -x` (not installed): the version its changelog.Debian.gz opens with, or a
+ * A package extracted with `dpkg-deb -x` (not installed; its pages under the tree's usr/share/doc, or, ruby's, written
+ * out beside it): the version its changelog.Debian.gz opens with, or a
  * native package's changelog.gz (debian-handbook has no other) when it opens with the package's own entry or
  * with that of the source package it is built from, named as its prefix (debian-policy-ja's opens with
  * debian-policy's).
  */
 function extractedVersion(c: CorpusDef, p: string): string | null {
+  // The pages are under the extracted tree's usr/share/doc, or written out beside it (ruby's html/).
   const at = c.root.indexOf('/usr/share/doc');
-  if (at < 0) return null;
-  const log = ['changelog.Debian.gz', 'changelog.gz'].map((name) => path.join(c.root.slice(0, at), 'usr/share/doc', p, name)).find((f) => fs.existsSync(f));
+  const tree = at >= 0 ? c.root.slice(0, at) : path.dirname(c.root);
+  const log = ['changelog.Debian.gz', 'changelog.gz'].map((name) => path.join(tree, 'usr/share/doc', p, name)).find((f) => fs.existsSync(f));
   if (!log) return null;
   const head = /^(\S+) \(([^)]+)\)/.exec(zlib.gunzipSync(fs.readFileSync(log)).toString('utf8'));
   return head && (head[1] === p || p.startsWith(`${head[1]}-`) || log.endsWith('changelog.Debian.gz')) ? head[2]! : null;

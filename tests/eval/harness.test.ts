@@ -174,10 +174,10 @@ describe('corpora', () => {
     expect([...HELD_OUT].sort()).toEqual(['cmake', 'devref', 'gimp', 'rust', 'sqlite']);
     expect(GATED).toBe('devref');
     expect(isHeldOut('cmake') && isHeldOut('devref') && isHeldOut('sqlite') && isHeldOut('rust') && isHeldOut('gimp') && !isHeldOut('apache') && !isHeldOut('nodejs') && !isHeldOut('python') && !isHeldOut('zsh') && !isHeldOut('doxygen') && !isHeldOut('instguide')).toBe(true);
-    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc', 'glib', 'exim', 'handbook', 'policy', 'apache', 'lilypond', 'kicad', 'edu']);
+    expect(CORPORA.filter((c) => !c.heldOut).map((c) => c.name)).toEqual(['python', 'git', 'debian-faq', 'maint-guide', 'instguide', 'zsh', 'doxygen', 'nodejs', 'ant', 'mkdocs', 'rustdoc', 'glib', 'exim', 'handbook', 'policy', 'apache', 'lilypond', 'kicad', 'edu', 'ruby']);
   });
   it('a corpus extracted rather than installed says how to get it when it is missing', () => {
-    for (const name of ['nodejs', 'ant', 'mkdocs', 'glib', 'exim', 'handbook', 'policy', 'apache', 'gimp', 'lilypond', 'kicad', 'edu']) {
+    for (const name of ['nodejs', 'ant', 'mkdocs', 'glib', 'exim', 'handbook', 'policy', 'apache', 'gimp', 'lilypond', 'kicad', 'edu', 'ruby']) {
       const c = CORPORA.find((x) => x.name === name)!;
       expect(c.install).toMatch(/apt-get download .*dpkg-deb -x/);
       const missing = checkInstalled({ ...c, root: '/nonexistent', files: () => [] });
@@ -240,6 +240,16 @@ describe('one manual a language in five languages, no <html lang> (edu)', () => 
     expect(c.lang('debian-edu-doc-en/debian-edu-bookworm-manual.html')).toBe('en');
     expect(c.langByFile).toBeFalsy();
     expect(c.heldOut).toBe(false);
+  });
+});
+
+describe("Ruby 3.1's reference, written out of the ri store Debian ships (ruby)", () => {
+  it('a tuning corpus in English; with no classes.tsv (the pages not written out) it has no pages', () => {
+    const c = CORPORA.find((x) => x.name === 'ruby')!;
+    expect(c.heldOut).toBe(false);
+    expect(c.lang('String.html')).toBe('en');
+    expect(c.install).toContain('tests/eval/ruby-darkfish.rb');
+    expect(CORPORA.find((x) => x.name === 'ruby')!.files.call({ ...c, root: '/nonexistent' })).toEqual([]);
   });
 });
 

@@ -4,7 +4,7 @@
  * writes bench/results/eval.json. See tests/eval/README.md.
  *
  *   npm run eval                                  # every corpus, every lane, the shipped configuration
- *   npm run eval -- --corpus python,git           # some corpora (python, git, debian-faq, maint-guide, instguide, handbook, policy, zsh, doxygen, nodejs, ant, mkdocs, rustdoc, glib, exim, lilypond, kicad, edu, devref, cmake, sqlite, rust, gimp)
+ *   npm run eval -- --corpus python,git           # some corpora (python, git, debian-faq, maint-guide, instguide, handbook, policy, zsh, doxygen, nodejs, ant, mkdocs, rustdoc, glib, exim, lilypond, kicad, edu, ruby, devref, cmake, sqlite, rust, gimp)
  *   npm run eval -- --class span,typo             # some classes
  *   npm run eval -- --lanes hybrid,naive          # some lanes (lexical, dense, hybrid, naive)
  *   npm run eval -- --failures 8                  # list the first 8 misses per class (tuning corpora only)

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust' | 'rustdoc' | 'glib' | 'exim' | 'handbook' | 'policy' | 'apache' | 'gimp' | 'lilypond' | 'kicad' | 'edu';
+export type CorpusName = 'python' | 'git' | 'debian-faq' | 'maint-guide' | 'instguide' | 'devref' | 'cmake' | 'zsh' | 'sqlite' | 'doxygen' | 'nodejs' | 'ant' | 'mkdocs' | 'rust' | 'rustdoc' | 'glib' | 'exim' | 'handbook' | 'policy' | 'apache' | 'gimp' | 'lilypond' | 'kicad' | 'edu' | 'ruby';
 
 export interface CorpusDef {
   name: CorpusName;
@@ -58,6 +58,8 @@ const GIMP_LANGS = ['en', 'de', 'ja'];
 const LILYPOND_MANUALS = ['learning', 'usage', 'essay'];
 const KICAD_LANGS = ['en', 'de', 'ja'];
 const EDU_LANGS = ['en', 'de', 'fr', 'ja', 'zh-cn'];
+// ruby's pages that are not the guides: in Japanese (README, extension), licences, the NEWS of releases before 3.0.
+const RUBY_NOT_GUIDES = /^(README_ja_md|extension_ja_rdoc|COPYING|COPYING_ja|LEGAL|NEWS-[12]_\d_\d|index|table_of_contents)\.html$/;
 const GERMAN_WORDS = new Set(['der', 'die', 'das', 'und', 'ist', 'mit', 'werden', 'nicht', 'ein', 'eine', 'zu', 'den', 'sie', 'wird', 'auf']);
 const ENGLISH_WORDS = new Set(['the', 'and', 'of', 'to', 'is', 'you', 'this', 'with', 'for', 'are', 'can', 'be', 'it', 'in', 'on']);
 const FRENCH_WORDS = new Set(['le', 'la', 'les', 'et', 'est', 'des', 'un', 'une', 'du', 'pour', 'dans', 'que', 'qui', 'sur', 'avec']);
@@ -576,6 +578,46 @@ export const CORPORA: readonly CorpusDef[] = [
       });
     },
     lang: (file) => file.split('/')[0]!.replace(/^debian-edu-doc-/, ''),
+  },
+  {
+    // A tuning corpus of a generator none of the others has (session 39, helper ruby39): RDoc 6.4's Darkfish,
+    // Ruby 3.1's reference. ruby3.1-doc ships no HTML, only the ri store (RDoc's marshalled classes, methods and
+    // pages), so tests/eval/ruby-darkfish.rb writes that store out with the Darkfish generator of the same
+    // Ruby's RDoc (ruby3.1 and libruby3.1, extracted beside it, not installed): one page a class or module,
+    // its description (h2-h4 with ids `class-Array-label-Methods+for+Querying` and a "¶ ↑" permalink pair
+    // inside), then each method as a `<div id="method-i-each" class="method-detail">` holding a
+    // `div.method-heading` (the call-seq lines, `array.each {|element| ... } → self`) and its description: no
+    // heading element, so every method of a kind sits under one `<h3>Public Instance Methods</h3>` (String's:
+    // 144 methods). The core only: the classes and modules whose documentation comes from the
+    // interpreter's own sources (array.c, kernel.rb; classes.tsv), 149 of the 1,257 pages, not the standard
+    // library's; and the guides (doc/*.rdoc, doc/syntax/*.rdoc, the 3.0 and 3.1 NEWS): not the Japanese ones,
+    // the licences or the NEWS of older releases, nor the index and table of contents.
+    name: 'ruby',
+    title: "Ruby 3.1's core reference and guides (RDoc Darkfish)",
+    generator: 'RDoc 6.4 Darkfish (one page a class; each method a div.method-detail with an id and no heading, under an h3 per kind)',
+    packages: ['ruby3.1-doc'],
+    // Extracted, not installed: `.ci/run` does not fetch it; a run without it skips it.
+    install:
+      'apt-get download ruby3.1-doc ruby3.1 libruby3.1 && for d in ruby3.1-doc_*.deb ruby3.1_*.deb libruby3.1_*.deb; do dpkg-deb -x $d .cache/corpora/ruby; done && R=$PWD/.cache/corpora/ruby && LD_LIBRARY_PATH=$R/usr/lib/x86_64-linux-gnu $R/usr/bin/ruby3.1 -I$R/usr/lib/ruby/3.1.0 -I$R/usr/lib/x86_64-linux-gnu/ruby/3.1.0 tests/eval/ruby-darkfish.rb $R/usr/share/ri/3.1.0/system $R/html',
+    root: process.env.REREAD_RUBY_DOC ?? path.join(import.meta.dirname, '../../../.cache/corpora/ruby/html'),
+    heldOut: false,
+    files() {
+      const list = path.join(this.root, 'classes.tsv');
+      if (!fs.existsSync(list)) return [];
+      // A class page is the core's when its comment comes from a top-level source of the interpreter (`array.c`,
+      // `kernel.rb`, `parse.y`), not from lib/ or ext/ alone.
+      const core = new Set(
+        fs
+          .readFileSync(list, 'utf8')
+          .split('\n')
+          .map((l) => l.split('\t'))
+          .filter(([, , from]) => (from ?? '').split(',').some((f) => f && !f.includes('/')))
+          .map(([file]) => file!),
+      );
+      const classes = new Set(fs.readFileSync(list, 'utf8').split('\n').map((l) => l.split('\t')[0]!));
+      return walk(this.root, (rel) => (classes.has(rel) ? core.has(rel) : !RUBY_NOT_GUIDES.test(rel)));
+    },
+    lang: () => 'en',
   },
 ];
 
