@@ -927,6 +927,38 @@ function summaryHeading(details: Element, maxChars: number, live: boolean): { su
   return { summary, text, ...(id ? { id } : {}) };
 }
 
+/** A class token naming a heading drawn without a heading element: `method-heading`, `entry_heading`, `heading`. */
+const HEADING_CLASS = /(?:^|[-_])heading$/i;
+/** Elements that are never such an entry: headings, definitions, summaries and what has its own handling. */
+const NOT_ENTRY = new Set(['H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'DT', 'DD', 'DL', 'DETAILS', 'SUMMARY', 'TABLE', 'PRE', 'A', 'P', 'SPAN', 'UL', 'OL', 'LI', 'BODY', 'MAIN', 'ARTICLE', 'HEADER', 'FOOTER', 'NAV']);
+
+/**
+ * An entry that names something a link can jump to, drawn without a heading element: an element with an
+ * id whose first children are short lines classed as headings. RDoc's Darkfish writes each method so
+ * (`<div id="method-i-gsub" class="method-detail"><div class="method-heading"><span class="method-callseq">
+ * gsub(pattern, replacement) → new_string</span></div>…`, one such line per call form), under one `h3`
+ * "Public Instance Methods" for all of them: cut at headings only, 144 methods of String were stored as 42
+ * sections all linked to that `h3`, and a search for `gsub` landed 57 methods above it (tests/eval/README.md,
+ * session 39, the ruby corpus). Each entry is a section now, like a `dt` with an id (`isDefinitionTerm`):
+ * its heading the lines joined, its link the entry's id. Not when the lines hold a heading element (that
+ * heading is the section's), nor when they are long (over `maxChars` together: text, not a heading).
+ */
+function entryHeading(el: Element, tag: string, maxChars: number, live: boolean): { lines: Element[]; text: string } | null {
+  if (!el.id || NOT_ENTRY.has(tag)) return null;
+  const lines: Element[] = [];
+  for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+    const cls = c.getAttribute('class');
+    if (!cls || !cls.split(/\s+/).some((t) => HEADING_CLASS.test(t))) break;
+    lines.push(c);
+  }
+  if (!lines.length || lines.some((c) => HEADINGS[tagOf(c)] !== undefined || c.querySelector(HEADING_SELECTOR))) return null;
+  const text = lines
+    .map((c) => visibleText(c, maxChars, live))
+    .filter(Boolean)
+    .join('; ');
+  return text && text.length <= maxChars ? { lines, text } : null;
+}
+
 /**
  * The rows of a table itself (directly under it or under its `thead`, `tbody`, `tfoot`), not those of a
  * table inside one of its cells: that one is in its cell's text already. Read as rows again, a table nested
@@ -1010,6 +1042,8 @@ interface Frame {
   only?: Element | null;
   /** A `<details>` whose summary heads a section (`summaryHeading`): that summary, not walked again. */
   skip?: Element;
+  /** An entry whose first lines head a section (`entryHeading`): those lines, not walked again. */
+  skipLines?: readonly Element[];
   /** And the section it sits in, which goes on after it: the heading and level before it. */
   details?: { context: Block | null; lastLevel: number };
 }
@@ -1230,7 +1264,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     }
     frame.child = node.nextSibling;
     nodes++;
-    if ((frame.only !== undefined && node !== frame.only) || node === frame.skip) continue;
+    if ((frame.only !== undefined && node !== frame.only) || node === frame.skip || frame.skipLines?.includes(node as Element)) continue;
     if (node.nodeType === 3) {
       const v = node.nodeValue ?? '';
       if (frame.link) bufferLinkChars += v.trim().length;
@@ -1351,6 +1385,20 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       lastLevel = summaryLevel;
       context = b;
       mirrorAdd(child.m, 'summary', summary.summary, summary.text);
+    }
+    const entry = !summary && child.only === undefined ? entryHeading(el, tag, limits.maxHeadingChars, live) : null;
+    if (entry) {
+      // As a summary's: one level below the heading (or definition) it sits under, until the entry ends.
+      const entryLevel = Math.min(6, (frame.defLevel || lastLevel) + 1);
+      flush();
+      child.details = { context, lastLevel };
+      child.skipLines = entry.lines;
+      const b: Block = { kind: 'heading', level: entryLevel, text: entry.text, id: el.id };
+      push(b);
+      pendingId = undefined;
+      lastLevel = entryLevel;
+      context = b;
+      mirrorAdd(child.m, `h${entryLevel}`, entry.lines[0]!, entry.text);
     }
     if (isMain) {
       child.landmark = { start: blocks.length, words };

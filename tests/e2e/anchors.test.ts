@@ -145,7 +145,7 @@ async function judgeFirst(tab: Page, e: { page: string; query: string; heading: 
         const norm = (s: string | null) => (s ?? '').replace(/\[\s*edit\s*\]/g, '').replace(/[\u200b-\u200d\u2060\ufeff]/g, '').replace(/[¶§#]/g, ' ').replace(/\s+/g, ' ').trim();
         if (!fragment) return true;
         // "Examples (2)": the page's second heading "Examples" (tests/fixtures/anchors/resolveLink.ts).
-        const all = [...document.querySelectorAll('h1,h2,h3,h4,h5,h6,dt[id]')];
+        const all = [...document.querySelectorAll('h1,h2,h3,h4,h5,h6,dt[id],[id] > .method-heading:first-child')];
         const nth = /^(.*) \((\d+)\)$/.exec(want);
         const r = (all.find((h) => norm(h.textContent) === want) ?? (nth ? all.filter((h) => norm(h.textContent) === nth[1])[Number(nth[2]) - 1] : undefined))?.getBoundingClientRect();
         return scrollY > 0 && !!r && r.bottom > 0 && r.top < innerHeight;
@@ -159,7 +159,7 @@ async function judgeFirst(tab: Page, e: { page: string; query: string; heading: 
       const resolve = new Function(`return (${src})`)() as (doc: Document, href: string) => string | null;
       const at = resolve(document, href);
       const norm = (s: string | null) => (s ?? '').replace(/\[\s*edit\s*\]/g, '').replace(/[\u200b-\u200d\u2060\ufeff]/g, '').replace(/[¶§#]/g, ' ').replace(/\s+/g, ' ').trim();
-      const all = [...document.querySelectorAll('h1,h2,h3,h4,h5,h6,dt[id]')];
+      const all = [...document.querySelectorAll('h1,h2,h3,h4,h5,h6,dt[id],[id] > .method-heading:first-child')];
       const nth = /^(.*) \((\d+)\)$/.exec(want);
       const heading = all.find((h) => norm(h.textContent) === want) ?? (nth ? all.filter((h) => norm(h.textContent) === nth[1])[Number(nth[2]) - 1] : undefined);
       const r = heading?.getBoundingClientRect();

@@ -494,3 +494,50 @@ describe("the page's language (pageLanguage)", () => {
     expect(lang('<html><body><p>No heading</p></body></html>')).toBe('');
   });
 });
+
+describe('entries headed without a heading element (RDoc Darkfish methods: content/extract.ts entryHeading)', () => {
+  const doc = (html: string) => {
+    const { document } = parseHTML(html);
+    Object.defineProperty(document, 'implementation', { value: { createHTMLDocument: () => parseHTML('<!doctype html><html><head></head><body></body></html>').document } });
+    return document as unknown as Document;
+  };
+  const method = (id: string, calls: string[], body: string) =>
+    `<div id="${id}" class="method-detail">${calls.map((c) => `<div class="method-heading"><span class="method-callseq">${c}</span></div>`).join('')}<div class="method-description">${body}</div></div>`;
+  const page = `<!doctype html><html lang="en"><head><title>class String - Ruby</title></head><body><main>
+    <h1 id="class-String">class String</h1><p>${words(60, 'intro')}.</p>
+    <section id="public-instance-method-details" class="method-section"><header><h3>Public Instance Methods</h3></header>
+    ${method('method-i-center', ['center(size, pad_string = \' \') → new_string'], `<p>${words(40, 'centre')}.</p><h4 id="method-i-center-label-Examples">Examples</h4><p>${words(30, 'centreexample')}.</p>`)}
+    ${method('method-i-gsub', ['gsub(pattern, replacement) → new_string', 'gsub(pattern) {|match| ... } → new_string'], `<p>${words(120, 'substitute')}.</p>`)}
+    ${method('method-i-upcase', ['upcase(*options) → string'], `<p>${words(90, 'uppercase')}.</p>`)}
+    </section></main></body></html>`;
+
+  it('makes each method a section under its kind, headed by its call forms and linked by its id', async () => {
+    const got = (await captureDocument(doc(page), { live: false, fallbackTitle: 'x' }))!;
+    const heading = (b: { kind: string; text: string; id?: string; level?: number }) => `${b.level} ${b.text} #${b.id ?? ''}`;
+    expect(got.payload.blocks.filter((b) => b.kind === 'heading').map(heading)).toEqual([
+      '1 class String #class-String',
+      '3 Public Instance Methods #public-instance-method-details',
+      "4 center(size, pad_string = ' ') → new_string #method-i-center",
+      // A heading element inside a method keeps its own level (the page's h4).
+      '4 Examples #method-i-center-label-Examples',
+      '4 gsub(pattern, replacement) → new_string; gsub(pattern) {|match| ... } → new_string #method-i-gsub',
+      '4 upcase(*options) → string #method-i-upcase',
+    ]);
+    // gsub's text is under gsub, not under center's "Examples" (where it was, linked 2 methods above it).
+    const all = [...got.payload.sections.flatMap((s) => [{ path: s.headingPath, id: s.anchor?.id, text: s.text }])];
+    const gsub = all.find((s) => s.text.includes('substitute119'))!;
+    expect(gsub.path.at(-1)).toMatch(/^gsub\(pattern, replacement\)/);
+    expect(gsub.id).toBe('method-i-gsub');
+    expect(all.find((s) => s.text.includes('uppercase89'))!.id).toBe('method-i-upcase');
+  });
+
+  it('leaves entries alone whose lines hold a heading element, or that have no id, and reads a Bootstrap panel as a heading', async () => {
+    const body = (inner: string) => `<!doctype html><html><head><title>t</title></head><body><main><h2 id="top">Top</h2>${inner}</main></body></html>`;
+    const headings = async (inner: string) => (await captureDocument(doc(body(inner)), { live: false, fallbackTitle: 'x' }))!.payload.blocks.filter((b) => b.kind === 'heading').map((b) => `${b.level} ${b.text}`);
+    expect(await headings(`<div id="a"><div class="card-heading"><h3>Real heading</h3></div><p>${words(30, 'a')}.</p></div>`)).toEqual(['2 Top', '3 Real heading']);
+    expect(await headings(`<div><div class="method-heading">no id</div><p>${words(30, 'b')}.</p></div>`)).toEqual(['2 Top']);
+    expect(await headings(`<div id="p1" class="panel"><div class="panel-heading">Panel title</div><div class="panel-body"><p>${words(30, 'c')}.</p></div></div>`)).toEqual(['2 Top', '3 Panel title']);
+    // A class that only ends in the letters (subheading) is no heading.
+    expect(await headings(`<div id="q"><div class="subheading">Lead text</div><p>${words(30, 'd')}.</p></div>`)).toEqual(['2 Top']);
+  });
+});
