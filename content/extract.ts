@@ -201,8 +201,12 @@ function isHiddenAttr(el: Element): boolean {
  */
 function namesNavigation(el: Element, tag: string, cls: string | null, id: string): boolean {
   if (!(cls && classNamesNavigation(cls)) && !(id && idNamesNavigation(id))) return false;
-  if (tag === 'H1' || tag === 'MAIN' || tag === 'ARTICLE' || el.getAttribute('role') === 'main') return false;
-  return !el.querySelector('h1, main, article, [role="main"]');
+  return tag !== 'H1' && !holdsPage(el, tag);
+}
+
+/** Whether an element is or holds the page's title (`h1`), a main landmark or an article: never chrome to drop. */
+function holdsPage(el: Element, tag: string): boolean {
+  return tag === 'MAIN' || tag === 'ARTICLE' || el.getAttribute('role') === 'main' || !!el.querySelector('h1, main, article, [role="main"]');
 }
 
 /**
@@ -212,7 +216,7 @@ function namesNavigation(el: Element, tag: string, cls: string | null, id: strin
  * chapter, as does one holding the page's title or its main content.
  */
 function sidebarContents(el: Element, tag: string): boolean {
-  if (tag === 'MAIN' || tag === 'ARTICLE' || el.getAttribute('role') === 'main' || el.querySelector('h1, main, article, [role="main"]')) return false;
+  if (holdsPage(el, tag)) return false;
   for (let a = el.parentElement; a && a.tagName !== 'BODY' && a.tagName !== 'HTML'; a = a.parentElement) {
     for (const h of a.querySelectorAll('h1, h2, h3, h4, h5, h6')) if (!el.contains(h)) return false;
   }
@@ -230,7 +234,7 @@ function sidebarContents(el: Element, tag: string): boolean {
  * too little text without it is read again keeping it: content/pageCapture.ts).
  */
 function contentsOfThisPage(el: Element, tag: string, pageUrl: string | undefined): boolean {
-  if (!pageUrl || tag === 'MAIN' || tag === 'ARTICLE' || el.getAttribute('role') === 'main' || el.querySelector('h1, main, article, [role="main"]')) return false;
+  if (!pageUrl || holdsPage(el, tag)) return false;
   const here = resolvedWithoutHash(pageUrl, pageUrl);
   let links = 0;
   let own = 0;

@@ -496,11 +496,7 @@ describe("the page's language (pageLanguage)", () => {
 });
 
 describe('entries headed without a heading element (RDoc Darkfish methods: content/extract.ts entryHeading)', () => {
-  const doc = (html: string) => {
-    const { document } = parseHTML(html);
-    Object.defineProperty(document, 'implementation', { value: { createHTMLDocument: () => parseHTML('<!doctype html><html><head></head><body></body></html>').document } });
-    return document as unknown as Document;
-  };
+  const doc = parseDocument;
   const method = (id: string, calls: string[], body: string) =>
     `<div id="${id}" class="method-detail">${calls.map((c) => `<div class="method-heading"><span class="method-callseq">${c}</span></div>`).join('')}<div class="method-description">${body}</div></div>`;
   const page = `<!doctype html><html lang="en"><head><title>class String - Ruby</title></head><body><main>
