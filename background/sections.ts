@@ -345,8 +345,9 @@ export async function recordBlocks(rec: Pick<SectionsRecord, 'z' | 'b'>): Promis
 /**
  * A page's blocks as stored (format 1: SectionsRecord.b, deflate-raw; format 2: the `b` column of the
  * stream): a JSON array with one entry per block, `[kind, text]`, `[kind, text, id]`; a heading's kind
- * carries its level (`h2`). A folded heading (Block.folded) has a fourth entry, 1, after its id or 0:
- * `[kind, text, id | 0, 1]` (a reader before it took the 0 for no id and left the 1 alone).
+ * carries its level (`h2`). A folded heading (Block.folded) or an entry's (Block.entry) has a fourth entry
+ * after its id or 0, its flags: 1 folded, 2 entry: `[kind, text, id | 0, flags]` (a reader before it took
+ * the 0 for no id and left the flags alone; one before the entry flag reads 2 as not folded).
  */
 const KIND_CODE: Record<BlockKind, string> = { heading: 'h', text: 't', code: 'c', table: 'b', list: 'l', quote: 'q' };
 const CODE_KIND = new Map(Object.entries(KIND_CODE).map(([k, c]) => [c, k as BlockKind]));
@@ -354,7 +355,8 @@ const CODE_KIND = new Map(Object.entries(KIND_CODE).map(([k, c]) => [c, k as Blo
 function blockRows(blocks: readonly Block[]): (string | number)[][] {
   return blocks.map((b) => {
     const kind = KIND_CODE[b.kind] + (b.kind === 'heading' ? String(b.level ?? 2) : '');
-    if (b.folded) return [kind, b.text, b.id ?? 0, 1];
+    const flags = (b.folded ? 1 : 0) | (b.entry ? 2 : 0);
+    if (flags && b.kind === 'heading') return [kind, b.text, b.id ?? 0, flags];
     return b.id ? [kind, b.text, b.id] : [kind, b.text];
   });
 }
@@ -377,7 +379,10 @@ function blocksFromRows(rows: unknown): Block[] {
     const b: Block = { kind, text: r[1] };
     if (kind === 'heading') b.level = Number(r[0].slice(1)) || 2;
     if (typeof r[2] === 'string') b.id = r[2];
-    if (kind === 'heading' && r[3] === 1) b.folded = true;
+    if (kind === 'heading' && typeof r[3] === 'number') {
+      if (r[3] & 1) b.folded = true;
+      if (r[3] & 2) b.entry = true;
+    }
     return b;
   });
 }

@@ -1397,7 +1397,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       flush();
       child.details = { context, lastLevel };
       child.skipLines = entry.lines;
-      const b: Block = { kind: 'heading', level: entryLevel, text: entry.text, id: el.id };
+      const b: Block = { kind: 'heading', level: entryLevel, text: entry.text, id: el.id, entry: true };
       push(b);
       pendingId = undefined;
       lastLevel = entryLevel;

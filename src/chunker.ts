@@ -32,6 +32,11 @@ export interface Block {
    * Firefox ESR 153, measured): such a section is linked by its first words, where the page holds them once.
    */
   folded?: boolean;
+  /**
+   * A heading that opens an entry of a reference (content/extract.ts entryHeading: RDoc's methods): its
+   * section is a unit of its own however short, never merged into the section above it.
+   */
+  entry?: boolean;
 }
 
 export interface ChunkAnchor {
@@ -211,6 +216,8 @@ interface Section {
   repeated?: boolean;
   /** Its heading is folded (Block.folded): linked by its lead whenever it has one. */
   folded?: boolean;
+  /** Its heading opens an entry (Block.entry): never merged into its parent. */
+  entry?: boolean;
   /** Then a text fragment of its own first words that the page holds nowhere else. */
   lead?: string;
   /** The ids of the headings above it, by place in `path`. */
@@ -245,7 +252,7 @@ function* sectionize(blocks: readonly Block[], maxHeadingChars: number): Generat
         }
       }
       while (open.length && open[open.length - 1]!.level >= level) open.pop();
-      current = { level, path: [...open.map((s) => s.path[s.path.length - 1]!), title], headingId: b.id, block: bi, body: [], words: 0, ...(b.folded ? { folded: true } : {}) };
+      current = { level, path: [...open.map((s) => s.path[s.path.length - 1]!), title], headingId: b.id, block: bi, body: [], words: 0, ...(b.folded ? { folded: true } : {}), ...(b.entry ? { entry: true } : {}) };
       const above = open.flatMap((s, depth) => (s.headingId ? [{ depth, id: s.headingId }] : []));
       if (above.length) current.above = above;
       if (rest) {
@@ -451,7 +458,7 @@ function mergeTiny(sections: Section[], minWords: number): Section[] {
     if (words === 0 && (s.level === 0 || (next && isAncestor(s, next)))) continue;
     while (open.length && !isAncestor(open[open.length - 1]!, s)) open.pop();
     const parent = open[open.length - 1];
-    if (words < minWords && s.level > 0 && parent) {
+    if (words < minWords && s.level > 0 && parent && !s.entry) {
       // Its path below the parent: headings in between that have no chunk of their own live on here.
       const heading = s.path.slice(parent.path.length).join(' > ');
       const body = s.body.map((p) => p.text).join(' ');

@@ -117,6 +117,7 @@ export function* normalizeSteps(raw: readonly unknown[]): Generator<void, { bloc
     if (b.kind === 'heading') {
       block.level = typeof b.level === 'number' && b.level >= 1 && b.level <= 6 ? Math.round(b.level) : 2;
       if (b.folded === true) block.folded = true;
+      if (b.entry === true) block.entry = true;
     }
     const id = plainId(b.id);
     if (id) block.id = id;

@@ -77,4 +77,22 @@ describe('sections record with kept blocks', () => {
     expect(rows[1]).toEqual(['h3', 'How long does it take?', 0, 1]);
     expect(rows[3]).toEqual(['h3', 'Is it free?', 'q-free', 1]);
   });
+
+  it("keeps an entry's heading (Block.entry: a method of a reference) in both formats, beside folded ones", async () => {
+    const raw: Block[] = [
+      { kind: 'heading', level: 3, text: 'Public Instance Methods', id: 'methods' },
+      { kind: 'heading', level: 4, text: 'chr → string', id: 'method-i-chr', entry: true },
+      { kind: 'text', text: 'Returns the first character of the heron.' },
+      { kind: 'heading', level: 5, text: 'Is it free?', folded: true },
+      { kind: 'text', text: 'Over fifty euros the heron carries it for free.' },
+    ];
+    const cut = await cutSections(raw);
+    expect(cut.blocks).toEqual(raw);
+    expect(await recordBlocks({ z: await packSections(cut.sections, cut.blocks), b: await packBlocks(cut.blocks) })).toEqual(raw);
+    expect(await recordBlocks({ z: await packPage(cut.sections, cut.blocks) })).toEqual(raw);
+    const rows = JSON.parse(blocksJson(raw)) as unknown[][];
+    // Flags after the id: 2 an entry (a reader before the flag reads it as no folded heading), 1 folded.
+    expect(rows[1]).toEqual(['h4', 'chr → string', 'method-i-chr', 2]);
+    expect(rows[3]).toEqual(['h5', 'Is it free?', 0, 1]);
+  });
 });

@@ -57,6 +57,17 @@ describe('chunkBlocks: sections', () => {
     expect(chunks[0]!.text).toContain('Tiny: only five words in here');
   });
 
+  it('never merges an entry (Block.entry: a method of a reference), however short', () => {
+    const entry = (level: number, text: string, id: string): Block => ({ ...h(level, text, id), entry: true });
+    const blocks = [h(1, 'Parent', 'p'), p(words(30)), entry(2, 'chr → string', 'method-i-chr'), p('Returns the first character.'), h(3, 'Tiny', 't'), p('only five words in here')];
+    const { chunks } = chunkBlocks(blocks);
+    expect(chunks.map((c) => c.section)).toEqual(['Parent', 'chr → string']);
+    expect(chunks[1]!.anchor).toMatchObject({ id: 'method-i-chr' });
+    expect(chunks[1]!.text).toContain('Tiny: only five words in here');
+    // Without the flag it is a tiny section like any other.
+    expect(chunkBlocks(blocks.map(({ entry: _, ...b }) => b)).chunks.map((c) => c.section)).toEqual(['Parent']);
+  });
+
   it('keeps the heading of an empty leaf section, and drops an empty heading that only has sub-sections', () => {
     const { chunks } = chunkBlocks([h(1, 'Top', 'top'), p(words(30)), h(2, 'Empty leaf'), h(2, 'Wrapper'), h(3, 'Inner', 'in'), p(words(30, 'in'))]);
     expect(chunks.map((c) => c.headingPath.join(' > '))).toEqual(['Top', 'Top > Wrapper > Inner']);

@@ -527,6 +527,23 @@ describe('entries headed without a heading element (RDoc Darkfish methods: conte
     expect(all.find((s) => s.text.includes('uppercase89'))!.id).toBe('method-i-upcase');
   });
 
+  it('keeps a method of one line a section of its own (an entry is never merged into the section above it)', async () => {
+    const short = page.replace('</section>', `${method('method-i-chr', ['chr → string'], '<p>Returns the first character.</p>')}${method('method-i-size', ['size → integer'], '<p>Returns the count of characters.</p>')}</section>`);
+    const got = (await captureDocument(doc(short), { live: false, fallbackTitle: 'x' }))!;
+    expect(got.payload.blocks.filter((b) => b.entry).map((b) => b.id)).toEqual(['method-i-center', 'method-i-gsub', 'method-i-upcase', 'method-i-chr', 'method-i-size']);
+    // The background accepts the flag and cuts the same.
+    const { payload } = validateCapture(JSON.parse(JSON.stringify(got.payload)));
+    expect(payload.blocks.filter((b) => b.entry).length).toBe(5);
+    expect(payload.sections).toEqual(got.payload.sections);
+    const sections = payload.sections ?? [];
+    for (const id of ['method-i-chr', 'method-i-size']) {
+      const own = sections.filter((s) => s.anchor.id === id);
+      expect(own.map((s) => s.headingPath.at(-1))).toEqual([id === 'method-i-chr' ? 'chr → string' : 'size → integer']);
+    }
+    expect(sections.find((s) => s.anchor.id === 'method-i-chr')!.text).toContain('Returns the first character.');
+    expect(sections.flatMap((s) => s.parts ?? []).map((x) => x.anchor.id)).not.toContain('method-i-chr');
+  });
+
   it('leaves entries alone whose lines hold a heading element, or that have no id, and reads a Bootstrap panel as a heading', async () => {
     const body = (inner: string) => `<!doctype html><html><head><title>t</title></head><body><main><h2 id="top">Top</h2>${inner}</main></body></html>`;
     const headings = async (inner: string) => (await captureDocument(doc(body(inner)), { live: false, fallbackTitle: 'x' }))!.payload.blocks.filter((b) => b.kind === 'heading').map((b) => `${b.level} ${b.text}`);
