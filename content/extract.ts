@@ -1049,7 +1049,7 @@ interface Frame {
   /** An entry whose first lines head a section (`entryHeading`): those lines, not walked again. */
   skipLines?: readonly Element[];
   /** And the section it sits in, which goes on after it: the heading and level before it. */
-  details?: { context: Block | null; lastLevel: number };
+  details?: { context: Block | null; lastLevel: number; start: number };
 }
 
 /** Walks `root` into blocks. Runs in slices of `sliceMs`, awaiting `yieldToPage` between them. */
@@ -1089,6 +1089,8 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
   let context: Block | null = null;
   /** Set when a definition list ends: the enclosing section goes on if text follows. */
   let reopen: Block | null = null;
+  /** The re-opened heading was closed inside the element just over: re-opened before a heading below it too. */
+  let reopenClosed = false;
   let sliceStart = now();
   /** Yields to the page when the slice is over, inside what is read whole (a table's rows; the walk checks between nodes). */
   const pace = async () => {
@@ -1117,7 +1119,10 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
         }
       }
     }
-    if (b.kind !== 'heading' && reopen) {
+    // A heading below the re-opened one (the next entry, the next summary) sits in it: re-opened first when
+    // a heading inside the element just over closed it (File.new's description has an h3 "Examples", the
+    // level of the "Public Class Methods" all File's methods sit in). One at its level or above closes it anyway.
+    if (reopen && (b.kind !== 'heading' || (reopenClosed && (b.level ?? 2) > (reopen.level ?? 2)))) {
       const r = reopen;
       reopen = null;
       push(r);
@@ -1258,11 +1263,15 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
         context = frame.details.context;
         lastLevel = frame.details.lastLevel;
         reopen = context ? { ...context } : null;
+        const level = context?.level ?? 0;
+        reopenClosed = false;
+        for (let i = frame.details.start; i < blocks.length && !reopenClosed; i++) if (blocks[i]!.kind === 'heading' && (blocks[i]!.level ?? 2) <= level) reopenClosed = true;
       }
       if (frame.dl?.termLevel) {
         // The definitions are over: what follows belongs to the section around the list again.
         context = frame.dl.context;
         reopen = context?.id ? { ...context } : null;
+        reopenClosed = false;
       }
       continue;
     }
@@ -1379,7 +1388,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if (summary) {
       // One level below the heading (or definition) it sits under; each answer of a FAQ is a section.
       const summaryLevel = Math.min(6, (frame.defLevel || lastLevel) + 1);
-      child.details = { context, lastLevel };
+      child.details = { context, lastLevel, start: blocks.length };
       child.skip = summary.summary;
       // A closed one opens for a link only to something inside its body: the chunker links it by its
       // first words (Block.folded); an open one by the summary's id or text, as any heading.
@@ -1395,7 +1404,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       // As a summary's: one level below the heading (or definition) it sits under, until the entry ends.
       const entryLevel = Math.min(6, (frame.defLevel || lastLevel) + 1);
       flush();
-      child.details = { context, lastLevel };
+      child.details = { context, lastLevel, start: blocks.length };
       child.skipLines = entry.lines;
       const b: Block = { kind: 'heading', level: entryLevel, text: entry.text, id: el.id, entry: true };
       push(b);

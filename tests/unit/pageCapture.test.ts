@@ -544,6 +544,20 @@ describe('entries headed without a heading element (RDoc Darkfish methods: conte
     expect(sections.flatMap((s) => s.parts ?? []).map((x) => x.anchor.id)).not.toContain('method-i-chr');
   });
 
+  it('puts the method after one whose text has a heading of its kind\'s level back under its kind (File.new\'s "Examples")', async () => {
+    const file = `<!doctype html><html lang="en"><head><title>class File - Ruby</title></head><body><main>
+      <h1 id="class-File">class File</h1><p>${words(60, 'intro')}.</p>
+      <section class="method-section"><header><h3 id="public-class-methods">Public Class Methods</h3></header>
+      ${method('method-c-new', ['new(filename, mode="r") → file'], `<p>${words(40, 'opens')}.</p><h3 id="method-c-new-label-Examples">Examples</h3><p>${words(30, 'example')}.</p>`)}
+      ${method('method-c-open', ['open(filename, mode="r") → file'], `<p>${words(40, 'block')}.</p>`)}
+      ${method('method-c-owned-3F', ['owned?(file_name) → true or false'], `<p>${words(30, 'owner')}.</p>`)}
+      </section></main></body></html>`;
+    const got = (await captureDocument(doc(file), { live: false, fallbackTitle: 'x' }))!;
+    const pathOf = (word: string) => got.payload.sections!.find((s) => s.text.includes(word))!.headingPath;
+    expect(pathOf('block39')).toEqual(['class File', 'Public Class Methods', 'open(filename, mode="r") → file']);
+    expect(pathOf('owner29')).toEqual(['class File', 'Public Class Methods', 'owned?(file_name) → true or false']);
+  });
+
   it('leaves entries alone whose lines hold a heading element, or that have no id, and reads a Bootstrap panel as a heading', async () => {
     const body = (inner: string) => `<!doctype html><html><head><title>t</title></head><body><main><h2 id="top">Top</h2>${inner}</main></body></html>`;
     const headings = async (inner: string) => (await captureDocument(doc(body(inner)), { live: false, fallbackTitle: 'x' }))!.payload.blocks.filter((b) => b.kind === 'heading').map((b) => `${b.level} ${b.text}`);
