@@ -1040,6 +1040,13 @@ interface Frame {
   dl?: { context: Block | null; termLevel: number };
   /** Heading level of the definition this frame sits in (0 outside definitions). */
   defLevel: number;
+  /**
+   * The entry this frame sits in (`entryHeading`): its heading level, and how many levels its heading
+   * elements are moved (set by the first): they go below it whatever their own levels, keeping their order
+   * among themselves (File.new's "Examples", an h3, is File.new's, not a sibling of the "Public Class
+   * Methods" h3 its entry sits under; IO.new's h2 "Open Mode" and h3 "IO Open Mode" stay one above the other).
+   */
+  entry?: { level: number; shift?: number };
   /** Inside a link. */
   link?: boolean;
   /** A closed `<details>` too big to read (`collapsedTooBig`): only this child of it (its summary) is walked. */
@@ -1293,14 +1300,17 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
     if (skipped(el, tag, frame.insideMain)) continue;
     elements++;
     const role = el.getAttribute('role');
-    const level = HEADINGS[tag] ?? (role === 'heading' ? Math.min(6, Math.max(1, Number(el.getAttribute('aria-level')) || 2)) : 0);
+    const own = HEADINGS[tag] ?? (role === 'heading' ? Math.min(6, Math.max(1, Number(el.getAttribute('aria-level')) || 2)) : 0);
+    const inEntry = own ? frame.entry : undefined;
+    if (inEntry) inEntry.shift ??= inEntry.level + 1 - own;
+    const level = inEntry ? Math.min(6, Math.max(inEntry.level + 1, own + inEntry.shift!)) : own;
     if (level) {
       flush();
       // An unclosed heading swallows the blocks after it (`<h1>Title<p>…`): the heading is its text
       // before the first block; the blocks are walked as content.
       const inner = firstBlockChild(el);
       const text = inner ? textBefore(el, inner, limits.maxHeadingChars, live) : visibleText(el, limits.maxHeadingChars, live);
-      if (inner) stack.push({ el, child: inner, insideMain: frame.insideMain, block: true, m: frame.m, defLevel: frame.defLevel });
+      if (inner) stack.push({ el, child: inner, insideMain: frame.insideMain, block: true, m: frame.m, defLevel: frame.defLevel, ...(frame.entry ? { entry: frame.entry } : {}) });
       // The site's name above the page (a heading that is one link to the site's root) is no heading of
       // the page: left out, like a site header; one linking to the project's home, if a heading follows.
       const site = text && !content && !frame.insideMain ? namesSite(el, text, pageUrl, live) : null;
@@ -1379,6 +1389,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       m: mirrorAdd(frame.m, tag.toLowerCase(), el),
       defLevel: frame.defLevel,
       link: frame.link || tag === 'A',
+      ...(frame.entry ? { entry: frame.entry } : {}),
     };
     if (live && collapsedTooBig(el, tag)) {
       // Its summary stays; an until-found element has none (`only` null: nothing of it is walked).
@@ -1406,6 +1417,7 @@ export async function walkBlocks(root: Element, opts: WalkOptions): Promise<Walk
       flush();
       child.details = { context, lastLevel, start: blocks.length };
       child.skipLines = entry.lines;
+      child.entry = { level: entryLevel };
       const b: Block = { kind: 'heading', level: entryLevel, text: entry.text, id: el.id, entry: true };
       push(b);
       pendingId = undefined;

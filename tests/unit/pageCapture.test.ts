@@ -514,8 +514,8 @@ describe('entries headed without a heading element (RDoc Darkfish methods: conte
       '1 class String #class-String',
       '3 Public Instance Methods #public-instance-method-details',
       "4 center(size, pad_string = ' ') → new_string #method-i-center",
-      // A heading element inside a method keeps its own level (the page's h4).
-      '4 Examples #method-i-center-label-Examples',
+      // A heading element inside a method goes below it (the page's h4, the method's level).
+      '5 Examples #method-i-center-label-Examples',
       '4 gsub(pattern, replacement) → new_string; gsub(pattern) {|match| ... } → new_string #method-i-gsub',
       '4 upcase(*options) → string #method-i-upcase',
     ]);
@@ -544,18 +544,35 @@ describe('entries headed without a heading element (RDoc Darkfish methods: conte
     expect(sections.flatMap((s) => s.parts ?? []).map((x) => x.anchor.id)).not.toContain('method-i-chr');
   });
 
-  it('puts the method after one whose text has a heading of its kind\'s level back under its kind (File.new\'s "Examples")', async () => {
+  it('puts a heading inside a method below it, and the methods after it under their kind (File.new\'s "Examples", an h3)', async () => {
     const file = `<!doctype html><html lang="en"><head><title>class File - Ruby</title></head><body><main>
       <h1 id="class-File">class File</h1><p>${words(60, 'intro')}.</p>
       <section class="method-section"><header><h3 id="public-class-methods">Public Class Methods</h3></header>
       ${method('method-c-new', ['new(filename, mode="r") → file'], `<p>${words(40, 'opens')}.</p><h3 id="method-c-new-label-Examples">Examples</h3><p>${words(30, 'example')}.</p>`)}
-      ${method('method-c-open', ['open(filename, mode="r") → file'], `<p>${words(40, 'block')}.</p>`)}
+      ${method('method-c-open', ['open(filename, mode="r") → file'], `<p>${words(40, 'block')}.</p><h2 id="method-c-open-label-Open+Mode">Open Mode</h2><p>${words(30, 'mode')}.</p><h3 id="method-c-open-label-IO+Open+Mode">IO Open Mode</h3><p>${words(30, 'iomode')}.</p>`)}
       ${method('method-c-owned-3F', ['owned?(file_name) → true or false'], `<p>${words(30, 'owner')}.</p>`)}
       </section></main></body></html>`;
     const got = (await captureDocument(doc(file), { live: false, fallbackTitle: 'x' }))!;
     const pathOf = (word: string) => got.payload.sections!.find((s) => s.text.includes(word))!.headingPath;
+    expect(pathOf('example29')).toEqual(['class File', 'Public Class Methods', 'new(filename, mode="r") → file', 'Examples']);
     expect(pathOf('block39')).toEqual(['class File', 'Public Class Methods', 'open(filename, mode="r") → file']);
+    // An h2 and an h3 inside one method keep their order below it.
+    expect(pathOf('mode29')).toEqual(['class File', 'Public Class Methods', 'open(filename, mode="r") → file', 'Open Mode']);
+    expect(pathOf('iomode29')).toEqual(['class File', 'Public Class Methods', 'open(filename, mode="r") → file', 'Open Mode', 'IO Open Mode']);
     expect(pathOf('owner29')).toEqual(['class File', 'Public Class Methods', 'owned?(file_name) → true or false']);
+  });
+
+  it('re-opens the heading a <details> sat in before the next summary, when a heading inside its body closed it', async () => {
+    const faq = `<!doctype html><html lang="en"><head><title>FAQ</title></head><body><main>
+      <h1 id="top">Help</h1><p>${words(30, 'intro')}.</p>
+      <h2 id="faq">Questions</h2><p>${words(30, 'faq')}.</p>
+      <details><summary>How long does delivery take?</summary><p>${words(30, 'long')}.</p><h2 id="inner">Tracking</h2><p>${words(30, 'track')}.</p></details>
+      <details><summary>Is delivery free?</summary><p>${words(30, 'free')}.</p></details>
+      </main></body></html>`;
+    const got = (await captureDocument(doc(faq), { live: false, fallbackTitle: 'x' }))!;
+    const pathOf = (word: string) => got.payload.sections!.find((s) => s.text.includes(word))!.headingPath;
+    expect(pathOf('track29')).toEqual(['Help', 'Tracking']);
+    expect(pathOf('free29')).toEqual(['Help', 'Questions', 'Is delivery free?']);
   });
 
   it('leaves entries alone whose lines hold a heading element, or that have no id, and reads a Bootstrap panel as a heading', async () => {
