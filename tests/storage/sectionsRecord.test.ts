@@ -60,6 +60,14 @@ describe('sections record with kept blocks', () => {
     await expect(unpackSections({ z, b: shorter }, page(1))).rejects.toThrow(/reference/);
   });
 
+  /** The blocks as cut, and as read back from a record of either format, are the blocks given. */
+  async function expectKeptInBothFormats(raw: Block[]): Promise<void> {
+    const cut = await cutSections(raw);
+    expect(cut.blocks).toEqual(raw);
+    expect(await recordBlocks({ z: await packSections(cut.sections, cut.blocks), b: await packBlocks(cut.blocks) })).toEqual(raw);
+    expect(await recordBlocks({ z: await packPage(cut.sections, cut.blocks) })).toEqual(raw);
+  }
+
   it('keeps folded headings (a closed <details> summary: Block.folded) in both formats, with and without an id', async () => {
     const raw: Block[] = [
       { kind: 'heading', level: 2, text: 'Questions', id: 'faq' },
@@ -68,10 +76,7 @@ describe('sections record with kept blocks', () => {
       { kind: 'heading', level: 3, text: 'Is it free?', id: 'q-free', folded: true },
       { kind: 'text', text: 'Over fifty euros the heron carries it for free.' },
     ];
-    const cut = await cutSections(raw);
-    expect(cut.blocks).toEqual(raw);
-    expect(await recordBlocks({ z: await packSections(cut.sections, cut.blocks), b: await packBlocks(cut.blocks) })).toEqual(raw);
-    expect(await recordBlocks({ z: await packPage(cut.sections, cut.blocks) })).toEqual(raw);
+    await expectKeptInBothFormats(raw);
     // A reader from before the flag took the 0 for no id and read the rest as it always did.
     const rows = JSON.parse(blocksJson(raw)) as unknown[][];
     expect(rows[1]).toEqual(['h3', 'How long does it take?', 0, 1]);
@@ -86,10 +91,7 @@ describe('sections record with kept blocks', () => {
       { kind: 'heading', level: 5, text: 'Is it free?', folded: true },
       { kind: 'text', text: 'Over fifty euros the heron carries it for free.' },
     ];
-    const cut = await cutSections(raw);
-    expect(cut.blocks).toEqual(raw);
-    expect(await recordBlocks({ z: await packSections(cut.sections, cut.blocks), b: await packBlocks(cut.blocks) })).toEqual(raw);
-    expect(await recordBlocks({ z: await packPage(cut.sections, cut.blocks) })).toEqual(raw);
+    await expectKeptInBothFormats(raw);
     const rows = JSON.parse(blocksJson(raw)) as unknown[][];
     // Flags after the id: 2 an entry (a reader before the flag reads it as no folded heading), 1 folded.
     expect(rows[1]).toEqual(['h4', 'chr → string', 'method-i-chr', 2]);
