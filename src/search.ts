@@ -504,14 +504,23 @@ async function writtenInCompoundingLanguage(src: SearchSource, id: number, secti
 
 /** At most this many compounds of a query are cut (`splitCompounds`). */
 const MAX_COMPOUNDS = 2;
+/** Of at most this many words no page holds that are long enough to cut, the first MAX_COMPOUNDS with a cut are cut. */
+const MAX_COMPOUND_CANDIDATES = 8;
 
 /**
  * The query with its compounds cut (src/compound.ts): words no page holds, each replaced by the two known
  * parts its best cut gives, in the parsed text and in the text as typed. Null when no word has such a cut.
+ * The words cut are the first that can be: a question's first words no page holds are often ones that
+ * are no compound ("Mit welchem Programm mit Fenstern kann ich … Verbindungsdaten"), and only the first
+ * two unknown words were tried before.
  */
 async function splitCompounds(src: SearchSource, text: string, typed: string, run: LexicalRun): Promise<{ text: string; q: string } | null> {
-  const unknown = run.plan.words.filter((w) => !w.common && w.terms.every((t) => run.df(t) === 0)).slice(0, MAX_COMPOUNDS);
-  const cutsOf = unknown.map((w) => compoundCuts(w.text));
+  const unknown = run.plan.words
+    .filter((w) => !w.common && w.terms.every((t) => run.df(t) === 0))
+    .map((w) => ({ w, cuts: compoundCuts(w.text) }))
+    .filter((u) => u.cuts.length > 0)
+    .slice(0, MAX_COMPOUND_CANDIDATES);
+  const cutsOf = unknown.map((u) => u.cuts);
   const parts = [...new Set(cutsOf.flat().flatMap((c) => [c.left, c.right]))];
   if (!parts.length) return null;
   // Folded as the pages' words are (`Änderungen` is indexed as `anderungen`): a part with an umlaut or
@@ -521,16 +530,17 @@ async function splitCompounds(src: SearchSource, text: string, typed: string, ru
   const df = (part: string) => Math.max(0, ...(termsOf.get(part) ?? []).map((t) => postings.get(t)?.ids.length ?? 0));
   let outText = text;
   let outTyped = typed;
-  let any = false;
-  unknown.forEach((w, i) => {
+  let cuts = 0;
+  unknown.forEach(({ w }, i) => {
+    if (cuts >= MAX_COMPOUNDS) return;
     const cut = bestCut(cutsOf[i]!, df);
     if (!cut) return;
-    any = true;
+    cuts++;
     const asTwo = `${cut.left} ${cut.right}`;
     outText = outText.replace(w.text, asTwo);
     outTyped = outTyped.replace(w.text, asTwo);
   });
-  return any ? { text: outText, q: outTyped } : null;
+  return cuts > 0 ? { text: outText, q: outTyped } : null;
 }
 
 interface LexicalRun {

@@ -71,6 +71,15 @@ describe('search: a compound no page holds', () => {
     }
   });
 
+  it('cuts a compound that comes after other words no page holds (only the first two were tried before)', async () => {
+    // "kommt", "unser" and "wirklich" are on no page and have no cut into two known words; "Bauregeln" comes after them.
+    const query = 'Wie kommt unser wirklich Bauregeln des Pakets';
+    const res = await search(source(pages), { q: query });
+    expect(res.results[0]?.url).toBe('https://x.test/rules');
+    expect(res.corrected?.query).toBe('Wie kommt unser wirklich Bau regeln des Pakets');
+    expect((await search(source(pages), { q: query }, { lexical: { compounds: false } })).results).toEqual([]);
+  });
+
   it('is not cut when switched off, nor when asked to search as typed (the test would catch it gone)', async () => {
     const off = await search(source(pages), { q }, { lexical: { compounds: false } });
     expect(off.results).toEqual([]);
