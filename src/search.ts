@@ -154,6 +154,13 @@ export interface LexicalOptions {
    * words; an off-topic question matches a section by one or two generic words (tests/eval/README.md).
    */
   coverageWords: number;
+  /**
+   * Whether a section (of the first ten) holding a name-shaped word of the query the index knows
+   * (`kicad_wks`, `Bitmap2Component`: NAME_SHAPED) passes the coverage gate whatever the other words: a
+   * question that names a file type or a tool its answer names is not an off-topic one matching by generic
+   * words, though its paraphrased words ("Vorlage als kicad_wks speichern") are on no page.
+   */
+  coverageNames: boolean;
   /** Whether unknown words of scripts without spaces count against the coverage. */
   coverageUnspaced: boolean;
   typos: boolean;
@@ -236,6 +243,7 @@ export const DEFAULT_LEXICAL: Readonly<LexicalOptions> = {
   minMatchFill: 3,
   minCoverage: 0.3,
   coverageWords: 3,
+  coverageNames: true,
   coverageUnspaced: false,
   typos: true,
   recut: true,
@@ -489,6 +497,9 @@ async function pageAt(src: SearchSource, url: string): Promise<PageView | undefi
   return page?.chunkIds.length ? page : undefined;
 }
 
+/** A name no prose word looks like: snake_case, camelCase inside, letters and digits mixed, dotted or `::` paths. */
+const NAME_SHAPED = /^(?:[\p{L}\p{N}]+_[\p{L}\p{N}_]+|\p{L}+\p{Ll}\p{Lu}[\p{L}\p{N}]*|(?=[\p{L}\p{N}]*\p{L})(?=[\p{L}\p{N}]*\p{N})[\p{L}\p{N}]{4,}|[\p{L}_][\p{L}\p{N}_]*(?:(?:\.|::)[\p{L}_][\p{L}\p{N}_]*)+)$/u;
+
 /** Languages that write compounds as one word, of those `queryLanguages` tells (English's "weekend" is not cut). */
 const COMPOUNDING = new Set(['de', 'nl']);
 
@@ -700,7 +711,7 @@ async function lexicalLane(
   mark('bm25At');
 
   // The query's distinct content words, each by the terms that stand for it (a repeated word counts once).
-  const content = new Map<string, { terms: string[]; weight: number }>();
+  const content = new Map<string, { terms: string[]; weight: number; name: boolean }>();
   // Only a query with a word of a script without spaces pays for its edges (below and in the proximity step).
   const edges = lex.unspacedEdges && words.some((w) => unspacedWord(w.text));
   for (const [i, w] of words.entries()) {
@@ -710,7 +721,7 @@ async function lexicalLane(
     // (a remembered span starting mid-word) as a word the pages lack: no evidence either way.
     if (!lex.coverageUnspaced && (unspacedWord(w.text) || (edges && gluedEdge(words, i))) && terms.every((t) => df(t) === 0)) continue;
     // idf: its best term's, or the highest possible for a word the index lacks.
-    content.set(terms.join('\u0000'), { terms, weight: Math.max(...terms.map((t) => idf(stats.N, Math.max(0.5, df(t))))) });
+    content.set(terms.join('\u0000'), { terms, weight: Math.max(...terms.map((t) => idf(stats.N, Math.max(0.5, df(t))))), name: lex.coverageNames && NAME_SHAPED.test(w.text) && terms.some((t) => df(t) > 0) });
   }
   if (lex.minCoverage > 0 && content.size >= 2 && hits.length) {
     const total = [...content.values()].reduce((a, c) => a + c.weight, 0);
@@ -720,13 +731,15 @@ async function lexicalLane(
       const matched = h.terms;
       let covered = 0;
       let count = 0;
+      let named = false;
       for (const c of content.values()) {
         if (c.terms.some((t) => matched.includes(t))) {
           covered += c.weight;
           count++;
+          named ||= c.name;
         }
       }
-      best = Math.max(best, lex.coverageWords > 0 && count >= lex.coverageWords ? 1 : covered / total);
+      best = Math.max(best, named || (lex.coverageWords > 0 && count >= lex.coverageWords) ? 1 : covered / total);
     }
     if (best < lex.minCoverage) {
       hits = [];

@@ -164,6 +164,29 @@ describe('questions and common words', () => {
     expect((await search(s, { q }, { lexical: { coverageWords: 0 } })).results).toEqual([]);
   });
 
+  it('answers a question naming a file type or tool its answer names, though its other words are on no page', async () => {
+    // "Vorlage", "Rahmens" and "speichern" are on no page and weigh the most: `kicad_wks` alone covers
+    // under 0.3 of the query's weight. A name-shaped word (snake_case, camelCase, letters and digits) shared with a
+    // section is no generic word: the question is answered.
+    const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`Note number ${i} is kept short, said the ${i}th reader of the notes.`)] }));
+    const s = source([
+      ...everyday,
+      { url: 'https://docs.test/wks', title: 'Worksheets', blocks: [h(1, 'Output file'), p('The editor writes the page layout to a file ending in .kicad_wks, read again by the schematic editor.')] },
+      { url: 'https://docs.test/logo', title: 'Logos', blocks: [h(1, 'Adding logos'), p('Convert a bitmap with Bitmap2Component first; the editor then places it as a polygon.')] },
+    ]);
+    s.words = new Set(['vorlage', 'rahmens', 'speichern', 'firmenlogo', 'vektorgrafik', 'umwandeln']);
+    for (const [q, url] of [
+      ['Vorlage des Rahmens als kicad_wks speichern', 'https://docs.test/wks'],
+      ['Firmenlogo als Vektorgrafik mit Bitmap2Component umwandeln', 'https://docs.test/logo'],
+    ] as const) {
+      expect((await search(s, { q })).results[0]?.url, q).toBe(url);
+      // Without the exception the coverage gate answers nothing: the test would catch it gone.
+      expect((await search(s, { q }, { lexical: { coverageNames: false } })).results, q).toEqual([]);
+    }
+    // A prose word the pages hold is no name: an off-topic question with unknown words still gets nothing.
+    expect((await search(s, { q: 'Vorlage des Rahmens als editor speichern' })).results).toEqual([]);
+  });
+
   it('does not ask a section for two words when one of three is a word no page holds', async () => {
     // `obliterate` is on no page: the question can still be answered by `reflog` or `expiry`, which no
     // one section holds together (counting the unknown word, the two-word minimum left nothing).
