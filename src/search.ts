@@ -497,7 +497,11 @@ async function pageAt(src: SearchSource, url: string): Promise<PageView | undefi
   return page?.chunkIds.length ? page : undefined;
 }
 
-/** A name no prose word looks like: snake_case, camelCase inside, letters and digits mixed, dotted or `::` paths. */
+/**
+ * A name no prose word looks like: snake_case, camelCase inside, letters and digits mixed, dotted or `::`
+ * paths. Narrower than src/hybrid.ts's IDENTIFIER (which also takes numbers and `--options`): a year or
+ * `--help` the pages hold says nothing about an everyday question's topic (coverageNames).
+ */
 const NAME_SHAPED = /^(?:[\p{L}\p{N}]+_[\p{L}\p{N}_]+|\p{L}+\p{Ll}\p{Lu}[\p{L}\p{N}]*|(?=[\p{L}\p{N}]*\p{L})(?=[\p{L}\p{N}]*\p{N})[\p{L}\p{N}]{4,}|[\p{L}_][\p{L}\p{N}_]*(?:(?:\.|::)[\p{L}_][\p{L}\p{N}_]*)+)$/u;
 
 /** Languages that write compounds as one word, of those `queryLanguages` tells (English's "weekend" is not cut). */

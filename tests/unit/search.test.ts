@@ -7,6 +7,11 @@ import { lexicalSearch, search, type SearchSource } from '../../src/search.js';
 import { h, p, source } from './pagesSource.js';
 import { chunkBlocks } from '../../src/chunker.js';
 
+/** Thirty short pages of everyday words (https://docs.test/notes/0 ... /29), page i's text given by `text`. */
+function notes(text: (i: number) => string) {
+  return Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(text(i))] }));
+}
+
 
 const filler = (seed: string, n: number) => Array.from({ length: n }, (_, i) => `${seed}${i % 7}`).join(' ');
 
@@ -129,7 +134,7 @@ describe('questions and common words', () => {
 
   it('returns nothing for an off-topic question', async () => {
     // "best" and "recipe" are everyday words on these pages, as generic words are on real ones.
-    const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`The best recipe for note number ${i} is to keep it short, said the ${i}th reader.`)] }));
+    const everyday = notes((i) => `The best recipe for note number ${i} is to keep it short, said the ${i}th reader.`);
     const s = source([
       ...pages,
       ...everyday,
@@ -150,7 +155,7 @@ describe('questions and common words', () => {
     // one or two generic words.
     // The known words are everyday words here (each on a third of the pages), as on real ones.
     const topic = ['newer', 'upstream', 'tarball'];
-    const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`Note number ${i} on the ${topic[i % 3]} one is kept short, said the ${i}th reader of the notes.`)] }));
+    const everyday = notes((i) => `Note number ${i} on the ${topic[i % 3]} one is kept short, said the ${i}th reader of the notes.`);
     const s = source([
       ...everyday,
       { url: 'https://docs.test/watch', title: 'The watch file', blocks: [h(1, 'The watch file'), p('The watch file tells the scanner where upstream releases are published: when a newer upstream tarball appears, it is downloaded and unpacked next to the old one.')] },
@@ -168,7 +173,7 @@ describe('questions and common words', () => {
     // "Vorlage", "Rahmens" and "speichern" are on no page and weigh the most: `kicad_wks` alone covers
     // under 0.3 of the query's weight. A name-shaped word (snake_case, camelCase, letters and digits) shared with a
     // section is no generic word: the question is answered.
-    const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`Note number ${i} is kept short, said the ${i}th reader of the notes.`)] }));
+    const everyday = notes((i) => `Note number ${i} is kept short, said the ${i}th reader of the notes.`);
     const s = source([
       ...everyday,
       { url: 'https://docs.test/wks', title: 'Worksheets', blocks: [h(1, 'Output file'), p('The editor writes the page layout to a file ending in .kicad_wks, read again by the schematic editor.')] },
@@ -190,7 +195,7 @@ describe('questions and common words', () => {
   it('does not ask a section for two words when one of three is a word no page holds', async () => {
     // `obliterate` is on no page: the question can still be answered by `reflog` or `expiry`, which no
     // one section holds together (counting the unknown word, the two-word minimum left nothing).
-    const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`Note number ${i} is kept short, said the ${i}th reader of the notes.`)] }));
+    const everyday = notes((i) => `Note number ${i} is kept short, said the ${i}th reader of the notes.`);
     const s = source([
       ...everyday,
       { url: 'https://docs.test/reflog', title: 'The reflog', blocks: [h(1, 'The reflog'), p('The reflog records where the tips of branches were, so that a lost commit can be found again.')] },
@@ -304,7 +309,7 @@ describe('a compound written apart, or cut by the segmenter, still holds the wor
 });
 
 describe('pages with some of the words (loose), offered when the gates leave nothing', () => {
-  const everyday = Array.from({ length: 30 }, (_, i) => ({ url: `https://docs.test/notes/${i}`, title: `Note ${i}`, blocks: [h(1, `Note ${i}`), p(`The best package for note number ${i} is to keep it short, said the ${i}th reader.`)] }));
+  const everyday = notes((i) => `The best package for note number ${i} is to keep it short, said the ${i}th reader.`);
   const pages = [
     ...everyday,
     { url: 'https://docs.test/changelog', title: 'The changelog', blocks: [h(1, 'The changelog'), p('Every upload of the package adds an entry to the changelog, with the version and what changed.')] },
