@@ -127,6 +127,35 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
     return targetInfos.filter((t) => t.type === 'service_worker' && t.url.startsWith(swPrefix));
   };
   /**
+   * When the worker behind `targetId` started (its performance.timeOrigin), or undefined when it does not
+   * answer within 500 ms (stopping, or not started yet). Asks the worker as it is: wakes nothing.
+   */
+  const startedAt = async (targetId: string): Promise<number | undefined> => {
+    const cdp = await session();
+    let sessionId: string | undefined;
+    let onMessage: ((ev: { sessionId: string; message: string }) => void) | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      ({ sessionId } = (await cdp.send('Target.attachToTarget', { targetId, flatten: false })) as { sessionId: string });
+      const reply = new Promise<number | undefined>((resolve) => {
+        onMessage = (ev) => {
+          if (ev.sessionId !== sessionId) return;
+          const msg = JSON.parse(ev.message) as { id?: number; result?: { result?: { value?: unknown } } };
+          if (msg.id === 1) resolve(typeof msg.result?.result?.value === 'number' ? msg.result.result.value : undefined);
+        };
+        cdp.on('Target.receivedMessageFromTarget', onMessage as never);
+      });
+      await cdp.send('Target.sendMessageToTarget', { sessionId, message: JSON.stringify({ id: 1, method: 'Runtime.evaluate', params: { expression: 'performance.timeOrigin', returnByValue: true } }) });
+      return await Promise.race([reply, new Promise<undefined>((r) => (timer = setTimeout(() => r(undefined), 500)))]);
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      if (onMessage) cdp.off('Target.receivedMessageFromTarget', onMessage as never);
+      if (sessionId) await cdp.send('Target.detachFromTarget', { sessionId }).catch(() => undefined);
+    }
+  };
+  /**
    * A quiet tab of the extension's origin (its manifest.json: no script of ours runs there, so it sends
    * the worker nothing by itself), opened in the background the first time the worker must be woken.
    * A message from it is an extension event, the same wake-up as before (an options page asking for the
@@ -189,17 +218,32 @@ export async function launch(opts: LaunchOptions = {}): Promise<Extension> {
     async stopWorker() {
       const cdp = await session();
       const targets = await swTargets();
+      if (!targets.length) return 0;
+      // A worker that has an event waiting is started again at once, under the same target id, and Chrome
+      // then reports no destruction: its start time (performance.timeOrigin) tells the new worker from the
+      // old. Before, such a stop (most of those while pages were being captured) waited out the 5 s below.
+      const origins = new Map<string, number | undefined>();
+      for (const t of targets) origins.set(t.targetId, await startedAt(t.targetId));
       // closeTarget answers before the worker is gone: an evaluation sent at once could still land in the
       // dying worker (a CI run set a test's hold there, and the next worker never saw it). Wait for each
-      // closed target's destruction (or its absence from the list), up to 5 s.
+      // closed target's destruction, its absence from the list, or a new start under its id, up to 5 s.
       const gone = new Set<string>();
       const onDestroyed = (ev: { targetId: string }) => gone.add(ev.targetId);
       cdp.on('Target.targetDestroyed', onDestroyed as never);
       try {
         for (const t of targets) await cdp.send('Target.closeTarget', { targetId: t.targetId });
-        for (let i = 0; i < 100 && targets.some((t) => !gone.has(t.targetId)); i++) {
+        const until5s = Date.now() + 5000;
+        for (let i = 0; Date.now() < until5s && targets.some((t) => !gone.has(t.targetId)); i++) {
           const listed = new Set((await swTargets()).map((t) => t.targetId));
-          for (const t of targets) if (!listed.has(t.targetId)) gone.add(t.targetId);
+          for (const t of targets) {
+            if (gone.has(t.targetId)) continue;
+            if (!listed.has(t.targetId)) gone.add(t.targetId);
+            // Every fourth round (about 0.2 s): asking a worker that is still stopping would only wait.
+            else if (i % 4 === 3 && origins.get(t.targetId) !== undefined) {
+              const now = await startedAt(t.targetId);
+              if (now !== undefined && now !== origins.get(t.targetId)) gone.add(t.targetId);
+            }
+          }
           if (targets.some((t) => !gone.has(t.targetId))) await new Promise((r) => setTimeout(r, 50));
         }
       } finally {
