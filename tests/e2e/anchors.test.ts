@@ -134,7 +134,7 @@ async function judgeFirst(tab: Page, e: { page: string; query: string; heading: 
     const log = await inWorker<unknown>(`engine.captureLog.filter((e) => e.url === ${JSON.stringify(url)}).map((e) => ({ outcome: e.outcome, chunks: e.chunks, words: e.words }))`);
     return `"${e.query}": first result ${top?.href ?? 'none'}; captures of the page: ${JSON.stringify(log)}`;
   }
-  await tab.goto(server.url('/anchors/blank'));
+  // The tab is on the results page: this is a new document, scrolled to the link's fragment as a click would.
   await tab.goto(top.href, { waitUntil: 'load' });
   // Chromium scrolls to a text fragment in a task after load: give it up to 150 ms as before, but
   // go on as soon as the page has scrolled and the heading is on screen (no later scroll follows a
