@@ -1,20 +1,30 @@
 /**
  * Nothing lost in Firefox: the background page is suspended (as Firefox does when it idles:
- * DebugUtils.terminateBackgroundScript) at random moments while 120 pages are being captured by their
+ * DebugUtils.terminateBackgroundScript) at random moments while 200 pages are being captured by their
  * content scripts and embedded. Afterwards every page is searchable exactly once, no chunk is
  * duplicated or orphaned, every chunk has one vector, each page counts one visit, and the integrity
  * check passes.
  *
- * The same corpus as the Chromium test (tests/e2e/reliability.test.ts), 120 pages of it, and a
- * suspension every 1-2.5 s (200 pages and every 2-4 s before: 25 suspensions in 84 s of CI time; now the
- * 20+ land in about half the browsing). Pages left while the background is suspended reach it through
- * the outbox in storage.local (src/outbox.ts).
+ * The same corpus and schedule as the Chromium test (tests/e2e/reliability.test.ts). Pages left while
+ * the background is suspended reach it through the outbox in storage.local (src/outbox.ts).
+ *
+ * RELIABILITY_PAGES and RELIABILITY_SUSPEND_EVERY (ms; a suspension every 1-2 times that) change the
+ * load. Session 42 tried 120 pages and a suspension every 1-2.5 s (RELIABILITY_PAGES=120
+ * RELIABILITY_SUSPEND_EVERY=1000, to halve the test's time): alone 5 runs of 5 passed, beside other load
+ * (Chromium's reliability test, or two or three busy processes) 3 runs of 18 lost pages. In one, r/105
+ * and r/111, each left 300 ms after it loaded, had their captures in the outbox and no hello recorded
+ * (the hello died with a suspended background; such an entry is refused by design, as in Chromium's
+ * test, which allows a few); in another r/117.html had its hello recorded and neither a stored page nor
+ * an outbox entry (not explained yet); the third was not detailed. Kept at 200 pages every 2-4 s, which
+ * no run has failed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { launchFirefox, serve, until, type FirefoxExtension, type FixtureServer } from './harness.js';
 import { prng, reliabilityPage } from '../shared/corpus.js';
 
-const PAGES = Number(process.env.RELIABILITY_PAGES ?? 120);
+const PAGES = Number(process.env.RELIABILITY_PAGES ?? 200);
+/** A suspension every EVERY to 2 × EVERY ms. */
+const EVERY = Number(process.env.RELIABILITY_SUSPEND_EVERY ?? 2000);
 const TABS = 4;
 /** RELIABILITY_SUSPEND=0 measures the same run without suspensions (the test then fails on the count). */
 const SUSPEND = process.env.RELIABILITY_SUSPEND !== '0';
@@ -40,7 +50,7 @@ describe('reliability (Firefox)', () => {
     let stops = 0;
     const killer = (async () => {
       for (let round = 0; (browsing || (SUSPEND && stops < 20)) && round < 200; round++) {
-        await new Promise((r) => setTimeout(r, 1000 + random() * 1500));
+        await new Promise((r) => setTimeout(r, EVERY + random() * EVERY));
         // Once browsing is over nothing wakes the background by itself: wake it (it resumes the backlog).
         if (!browsing) await ext.bg('engine.stats()');
         if (SUSPEND && (await ext.backgroundState()) === 'running') {
@@ -98,7 +108,9 @@ describe('reliability (Firefox)', () => {
       : [];
     const totals = await ext.bg<unknown>('debug.outboxTotals');
     console.log(`reliability (Firefox): ${stops} background suspensions while ${PAGES} pages were captured and embedded; ${missing.length} lost; outbox since last start ${JSON.stringify(totals)}; ${((Date.now() - started) / 1000).toFixed(0)} s`);
-    expect(missing, `pages lost (${last.pages} stored): ${whereabouts.join('; ')}`).toEqual([]);
+    // And what the content scripts said of their captures (a send given up, the outbox refused).
+    const said = missing.length ? (await ext.consoleEntries()).filter((e) => /reread: (capture failed|outbox refused)/.test(e.message)).map((e) => `${e.level} ${e.source}: ${e.message}`) : [];
+    expect(missing, `pages lost (${last.pages} stored): ${whereabouts.join('; ')}; content scripts said: ${said.join(' | ') || 'nothing'}`).toEqual([]);
 
     const found = await ext.bg<{ i: number; urls: string[] }[]>(`(async () => {
       const out = [];
