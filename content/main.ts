@@ -293,11 +293,19 @@ async function capture(urgent = false): Promise<void> {
       try {
         await send('page/capture', message);
       } catch (e) {
-        // Not delivered: the page is not counted as captured, so leaving it hands the capture over.
         // A refusal (storage full, too large, excluded meanwhile) was delivered: handing it over
         // would only have the background refuse it again, or at the storage limit forget other
         // pages for a page it already turned down.
         if (!(e instanceof Refused)) {
+          // Not delivered after every attempt (the background kept stopping, or failing): the outbox
+          // keeps it for the background's next start, as for a page left while it was away. Left to
+          // the page's leaving, it was lost when the tab closed before a capture read again there
+          // could be handed over (seen in Firefox with its background suspended every 1-2.5 s).
+          if (!forgottenHere() && (await toOutbox(message))) {
+            settled();
+            return;
+          }
+          // Not kept anywhere: the page is not counted as captured, so leaving it tries again.
           captured = false;
           lastHash = null;
         }

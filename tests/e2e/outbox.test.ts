@@ -61,6 +61,35 @@ describe('capture outbox', () => {
     }
   });
 
+  it('hands a capture the worker kept failing to the outbox while the page is still open, and it is filed', async () => {
+    // Every capture fails in the worker (a transient error, as when it is stopped while it answers), for
+    // longer than the content script's ten tries. Before, the capture waited for the page to be left,
+    // and was lost when its tab closed before a capture read again could be handed over.
+    const word = 'marshwort';
+    const url = server.url(`/o/${word}.html`);
+    server.routes.set(`/o/${word}.html`, wordPage('Kept by the outbox', word));
+    await ext.evalSw(`(() => {
+      const own = engine.capture;
+      globalThis.__heldCaptures = 0;
+      engine.capture = (...a) => { if (a[0].includes(${JSON.stringify(word)})) { globalThis.__heldCaptures++; throw new Error('held by the test'); } return own.apply(engine, a); };
+      return true;
+    })()`);
+    const tab = await ext.ctx.newPage();
+    await tab.goto(url, { waitUntil: 'load' });
+    const entries = () => ext.evalSw<number>(`chrome.storage.session.get(null).then((all) => Object.entries(all).filter(([k, v]) => k.startsWith('outbox:') && v.url === ${JSON.stringify(url)}).length)`);
+    // The page stays open: the entry comes from the content script having given up, not from leaving.
+    await until(async () => (await entries()) > 0, 'the capture in the outbox', 30_000, 200);
+    expect(await ext.evalSw<number>('globalThis.__heldCaptures')).toBeGreaterThanOrEqual(10);
+    // A worker started again (the held capture gone with the old one) files it at start.
+    expect(await ext.stopWorker()).toBe(1);
+    await until(async () => (await urlsFor(word)).length > 0, 'the page searchable');
+    expect(await urlsFor(word)).toEqual([url]);
+    expect(await entries()).toBe(0);
+    expect(await ext.evalSw<number>(`engine.pages.get(${JSON.stringify(url)}).then((p) => p.visitCount)`)).toBe(1);
+    expect(tab.isClosed()).toBe(false);
+    await tab.close();
+  });
+
   it('refuses an entry whose nonce no page registered', async () => {
     // Older than the grace period a hello gets to arrive, so it is judged at once.
     const entry = { nonce: 'f'.repeat(32), url: server.url('/o/forged.html'), at: Date.now() - 61_000, payload: payload('forgedword') };
